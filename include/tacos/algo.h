@@ -1,0 +1,64 @@
+/**
+ * @file algo.h
+ * The registry of schedule generators (src/algo/registry.c).  Every generator, classic or synthesized,
+ * has the same signature and one entry in the table; the table drives --algo, --list-algos, the JSON
+ * `algorithm` field and the man page.
+ */
+#ifndef TACOS_ALGO_H
+#define TACOS_ALGO_H
+
+#include "tacos/ir.h"
+
+typedef enum { TC_MATCH_BEST = 0, TC_MATCH_RANDOM = 1 } tc_match_mode;
+
+/** Options every generator receives; generators ignore what does not concern them. */
+typedef struct tc_gen_opts {
+    uint64_t size;        /**< collective size in bytes (default 1 MiB) */
+    int chunks;           /**< chunks per rank (default 1) */
+    int root;             /**< root for rooted collectives (default 0) */
+    int unwind;           /**< switch unwinding degree, 0 = per-switch or default */
+    int trials;           /**< TACOS: best of T seeds (default 1) */
+    tc_match_mode match;  /**< TACOS matching */
+    int stats_only;       /**< TACOS: do not keep the transfer list */
+    int threads;          /**< worker threads (0 = automatic) */
+} tc_gen_opts;
+
+void tc_gen_opts_init(tc_gen_opts *o);
+
+/** Generator: build a schedule of `coll` on `topo`.  Returns TC_ERR_UNSUPPORTED (with a diagnostic
+ *  giving the reason) when it cannot serve this input; never substitutes another algorithm. */
+typedef tc_status (*tc_gen_fn)(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_gen_opts *opts,
+                               tc_sched **out);
+
+typedef struct tc_algo_entry {
+    const char *name;
+    const char *desc;
+    unsigned colls;       /**< TC_COLL_BIT mask of the collectives it can generate */
+    tc_gen_fn fn;
+} tc_algo_entry;
+
+/** The registry, terminated by an entry with name == NULL. */
+extern const tc_algo_entry tc_algo_registry[];
+/** Look up by name; NULL when unknown. */
+const tc_algo_entry *tc_algo_find(const char *name);
+/** Print the registry ("name  collectives  description"). */
+void tc_algo_list(FILE *f);
+/** Run a generator by name with the registry's checks (collective supported). */
+tc_status tc_algo_run(tc_ctx *ctx, const char *name, const tc_topo *topo, tc_coll coll,
+                      const tc_gen_opts *opts, tc_sched **out);
+
+/* Generators (one file each under src/algo/, tacos under src/synth/). */
+tc_status tc_algo_ring(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_gen_opts *opts,
+                       tc_sched **out);
+tc_status tc_algo_direct(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_gen_opts *opts,
+                         tc_sched **out);
+
+/** Helper for logical generators: append a transfer routed on a shortest path of topo (route empty and
+ *  link set when src and dst are neighbours). */
+tc_status tc_algo_add_routed(tc_sched *s, const tc_topo *topo, int src, int dst, int chunk, tc_op op,
+                             int step, double t_start, double t_end);
+
+/** Cost of the shortest path from src to dst: summed alpha and bottleneck (largest) beta. */
+tc_status tc_algo_route_cost(const tc_topo *topo, int src, int dst, double *alpha, double *beta);
+
+#endif

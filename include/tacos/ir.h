@@ -1,0 +1,291 @@
+/**
+ * @file ir.h
+ * The one intermediate representation of tacosc: status codes, the context that carries options and
+ * diagnostics, the topology IR and the schedule IR.  Every stage of the pipeline reads and writes these
+ * types; module headers (topo.h, check.h, emit.h, algo.h, synth.h, sim.h, msccl.h) declare the passes.
+ *
+ * Ownership: an object returned through an out-parameter by a `tc_*_create`, `tc_*_read`, `tc_*_load` or
+ * generator belongs to the caller and is released with the matching `tc_*_free`, which accepts NULL.
+ * Out-parameters are written only on success.  Strings inside IR objects are owned by the object.
+ */
+#ifndef TACOS_IR_H
+#define TACOS_IR_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define TC_VERSION "0.1.0"
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Status                                                                                            */
+
+/** One status enum for the whole code base: TC_OK is zero, errors are negative. */
+typedef enum {
+    TC_OK = 0,
+    TC_ERR_NOMEM = -1,       /**< allocation failed */
+    TC_ERR_IO = -2,          /**< a file could not be opened, read or written */
+    TC_ERR_PARSE = -3,       /**< malformed input (XML, JSON, cost file) */
+    TC_ERR_INVALID = -4,     /**< well-formed input that breaks a rule (range, schema, duplicate) */
+    TC_ERR_UNSUPPORTED = -5, /**< an algorithm or pass cannot serve this input; the diagnostic says why */
+    TC_ERR_CHECK = -6,       /**< the checker or verifier found a violation */
+    TC_ERR_LIMIT = -7,       /**< a runtime limit (MSCCL target) cannot be met */
+    TC_ERR_INTERNAL = -8,    /**< a bug: an invariant of tacosc itself broke */
+    TC_ERR_USAGE = -9        /**< bad command-line usage */
+} tc_status;
+
+/** Short English text for a status ("out of memory", ...). Never NULL. */
+const char *tc_status_str(tc_status st);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Context and diagnostics                                                                           */
+
+typedef enum { TC_DIAG_ERROR, TC_DIAG_WARNING, TC_DIAG_NOTE } tc_diag_level;
+
+/**
+ * A diagnostic sink.  `file` may be NULL (no location); `line` and `col` are 0 when unknown.  `msg` has no
+ * trailing newline.  The default sink (tc_ctx_init) formats `file:line:col: error: msg` to stderr.
+ */
+typedef void (*tc_diag_fn)(void *user, tc_diag_level level, const char *file, int line, int col,
+                           const char *msg);
+
+/**
+ * The context carried through every pass: options that are not part of an IR, the seed, the verbosity
+ * and the diagnostic sink.  No mutable globals exist in tacosc; everything lives here.
+ */
+typedef struct tc_ctx {
+    uint64_t seed;        /**< seed for every randomized choice (default TC_DEFAULT_SEED) */
+    int verbose;          /**< 0 quiet, 1 progress, 2 debug */
+    tc_diag_fn sink;      /**< where diagnostics go */
+    void *sink_user;      /**< passed back to sink */
+    int n_errors;         /**< errors reported so far */
+    int n_warnings;       /**< warnings reported so far */
+    int progress;         /**< nonzero: long passes may print a progress line on stderr (a tty) */
+} tc_ctx;
+
+#define TC_DEFAULT_SEED 1u
+
+/** Initialise a context with the default seed and the stderr sink. */
+void tc_ctx_init(tc_ctx *ctx);
+
+/** The default sink: prints `file:line:col: level: msg` (or `tacosc: level: msg`) to stderr. */
+void tc_diag_stderr(void *user, tc_diag_level level, const char *file, int line, int col, const char *msg);
+
+/** Report a diagnostic through ctx's sink (printf-style). */
+void tc_diag(tc_ctx *ctx, tc_diag_level level, const char *file, int line, int col, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+void tc_diag_v(tc_ctx *ctx, tc_diag_level level, const char *file, int line, int col, const char *fmt,
+               va_list ap);
+
+/** Report an error at file:line and return `st`, so callers can write `return tc_error(...)`. */
+tc_status tc_error(tc_ctx *ctx, tc_status st, const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+/** Report a warning at file:line. */
+void tc_warn(tc_ctx *ctx, const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/** A sink that appends every diagnostic, formatted as the stderr sink would, to a tc_buf (tests). */
+typedef struct tc_buf {
+    char *data;  /**< NUL-terminated */
+    size_t len;
+    size_t cap;
+} tc_buf;
+void tc_diag_buffer(void *user /* tc_buf* */, tc_diag_level level, const char *file, int line, int col,
+                    const char *msg);
+tc_status tc_buf_printf(tc_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void tc_buf_free(tc_buf *b);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Deterministic random numbers (splitmix64 seeding a xoshiro256**)                                  */
+
+typedef struct tc_rng { uint64_t s[4]; } tc_rng;
+void tc_rng_seed(tc_rng *r, uint64_t seed);
+uint64_t tc_rng_next(tc_rng *r);
+/** Uniform integer in [0, n). n > 0. */
+uint64_t tc_rng_below(tc_rng *r, uint64_t n);
+/** Uniform double in [0, 1). */
+double tc_rng_unit(tc_rng *r);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Utilities                                                                                         */
+
+/** Parse a byte size with optional K/M/G/T suffix (powers of 1024; "KB"/"KiB" accepted). */
+tc_status tc_parse_size(const char *s, uint64_t *out);
+/** Format seconds as a fixed-precision human string ("12.345 us"). buf of at least 32 bytes. */
+const char *tc_fmt_time(double seconds, char *buf, size_t n);
+/** Format a byte count ("1.00 GiB"). */
+const char *tc_fmt_bytes(double bytes, char *buf, size_t n);
+/** strdup that returns NULL on NULL. */
+char *tc_strdup(const char *s);
+/** Wall-clock seconds (monotonic). */
+double tc_now(void);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Topology IR                                                                                       */
+
+/** A link class: a named (alpha, beta) pair.  alpha in seconds, beta in seconds per byte. */
+typedef struct tc_link_class {
+    char *name;
+    double alpha;
+    double beta;
+    int defined;   /**< nonzero once alpha/beta were given (inline in the topology or by a cost file) */
+    int line;      /**< where it was defined (0: cost file or built-in) */
+} tc_link_class;
+
+/** A directed point-to-point link. */
+typedef struct tc_link {
+    int src, dst;
+    int cls;        /**< index into tc_topo.classes */
+    double alpha;   /**< effective latency in s (class value unless overridden) */
+    double beta;    /**< effective s/byte (class value unless overridden) */
+    unsigned char alpha_set, beta_set; /**< per-link overrides present */
+    int line;       /**< source line in the topology file (0 when generated) */
+} tc_link;
+
+/** A switch with attached NPUs; unwound to point-to-point links by the synthesizer (TACOS §IV-G). */
+typedef struct tc_switch {
+    char *name;
+    int n_ports;
+    int *npus;      /**< attached NPU ids, in declaration order */
+    int cls;        /**< link class of the NPU<->switch links */
+    double alpha, beta;
+    int unwind;     /**< unwinding degree d requested in the XML; 0 = use the default */
+    int line;
+} tc_switch;
+
+/** Optional photonic fabric description (PCCL photonic paper); all zero when absent. */
+typedef struct tc_photonic {
+    int present;
+    double reconfig_delay;  /**< seconds */
+    int tx_per_npu, rx_per_npu;
+    int wavelengths;
+    int mzi_size;           /**< ports of the MZI mesh per server, 0 if none */
+    int grid_rows, grid_cols; /**< server grid for fibers */
+    int fibers;             /**< fibers between adjacent servers */
+} tc_photonic;
+
+/**
+ * The topology: NPUs 0..n_npus-1, directed links, link classes, switches, optional node (server) ids and
+ * photonic fabric.  Links are stored flat; tc_topo_index() builds CSR adjacency (out and in) over them.
+ */
+typedef struct tc_topo {
+    char *name;
+    char *file;               /**< path it was read from (for diagnostics), may be NULL */
+    int n_npus;
+    int n_links, cap_links;
+    tc_link *links;
+    int n_classes, cap_classes;
+    tc_link_class *classes;
+    int n_switches, cap_switches;
+    tc_switch *switches;
+    int *node_of;             /**< per NPU server id, NULL when no hierarchy is given */
+    int n_nodes;              /**< number of distinct servers (0 when node_of is NULL) */
+    tc_photonic photonic;
+    /* CSR adjacency built by tc_topo_index(); NULL until then */
+    int *out_off, *out_link;  /**< links leaving npu v: out_link[out_off[v] .. out_off[v+1]) */
+    int *in_off, *in_link;    /**< links entering npu v */
+} tc_topo;
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Schedule IR                                                                                       */
+
+typedef enum {
+    TC_COLL_ALLGATHER = 0,
+    TC_COLL_REDUCESCATTER,
+    TC_COLL_ALLREDUCE,
+    TC_COLL_BROADCAST,
+    TC_COLL_REDUCE,
+    TC_COLL_GATHER,
+    TC_COLL_SCATTER,
+    TC_COLL_ALLTOALL,
+    TC_COLL_COUNT
+} tc_coll;
+
+#define TC_COLL_BIT(c) (1u << (c))
+
+/** Name as MSCCL spells it ("allgather", "reducescatter", ...). */
+const char *tc_coll_name(tc_coll c);
+/** Parse a collective name; accepts MSCCL spellings and "all-gather", "reduce-scatter", "all-reduce",
+ *  "all-to-all". Returns TC_ERR_INVALID for unknown names. */
+tc_status tc_coll_parse(const char *s, tc_coll *out);
+/** nccl-tests bus-bandwidth factor for n ranks. */
+double tc_coll_busbw_factor(tc_coll c, int n);
+/** Nonzero when the collective reduces (reduce-scatter, all-reduce, reduce). */
+int tc_coll_reduces(tc_coll c);
+/** Nonzero when the collective has a root (broadcast, reduce, gather, scatter). */
+int tc_coll_rooted(tc_coll c);
+
+typedef enum { TC_OP_COPY = 0, TC_OP_REDUCE = 1 } tc_op;
+
+/**
+ * One transfer: rank `src` sends its current copy of global chunk `chunk` to rank `dst`, which either
+ * replaces its copy (copy) or reduces into it (reduce).  The data leaves src at t_start (what src holds
+ * then) and is present at dst from t_end on.  `link` is the physical link id used when the transfer is on
+ * one direct link (-1 otherwise); `route` lists the physical links a logical transfer crosses
+ * (route_len == 0 for a direct neighbour or when unknown).  `step` is the algorithmic step.
+ */
+typedef struct tc_xfer {
+    int src, dst;
+    int chunk;
+    int op;         /**< tc_op */
+    int link;
+    int step;
+    double t_start, t_end;  /**< seconds */
+    int route_off, route_len; /**< into tc_sched.route */
+} tc_xfer;
+
+/**
+ * Chunk numbering (the checker's and every emitter's contract), R = n_ranks, K = chunks_per_rank:
+ *  - allgather, reducescatter, gather, scatter: n_chunks = R*K; chunk c belongs to rank c / K.
+ *  - allreduce: n_chunks = R*K (any n_chunks >= 1 accepted when read from a file); every rank holds every
+ *    chunk with its own contribution.
+ *  - broadcast, reduce: n_chunks = K, all from/to `root`.
+ *  - alltoall: n_chunks = R*R*K; chunk c goes from rank c / (R*K) to rank (c / K) % R.
+ */
+typedef struct tc_sched {
+    tc_coll coll;
+    int n_ranks;
+    int chunks_per_rank;
+    int n_chunks;
+    int root;               /**< for rooted collectives, else 0 */
+    uint64_t size_bytes;    /**< collective size (per-rank buffer for all-reduce; output size for
+                                 all-gather; input size for reduce-scatter) */
+    uint64_t chunk_bytes;   /**< bytes of one chunk */
+    char *algo;             /**< generator name */
+    char *topo_name;        /**< topology name, may be NULL */
+    uint64_t seed;
+    double time;            /**< predicted collective time in s (0 when unknown) */
+    int n_steps;            /**< 1 + the largest step number */
+    int n_xfers, cap_xfers;
+    tc_xfer *xfers;
+    int n_route, cap_route;
+    int *route;
+} tc_sched;
+
+/**
+ * Create an empty schedule.  n_chunks is derived from coll, n_ranks and chunks_per_rank by the rule above.
+ * chunk_bytes = size_bytes / (R*K) for allgather/reducescatter/allreduce/gather/scatter,
+ * size_bytes / K for broadcast/reduce, size_bytes / (R*K) for alltoall (per-destination block).
+ */
+tc_status tc_sched_create(tc_coll coll, int n_ranks, int chunks_per_rank, uint64_t size_bytes,
+                          tc_sched **out);
+void tc_sched_free(tc_sched *s);
+/** Set the algorithm and topology names (copied). */
+tc_status tc_sched_set_names(tc_sched *s, const char *algo, const char *topo_name);
+/** Append a transfer.  route may be NULL when route_len is 0.  Updates n_steps. */
+tc_status tc_sched_add(tc_sched *s, int src, int dst, int chunk, tc_op op, int link, int step,
+                       double t_start, double t_end, const int *route, int route_len);
+/** Reserve room for n more transfers (optional). */
+tc_status tc_sched_reserve(tc_sched *s, int n);
+/** Sort transfers by (t_start, t_end, step, src, dst, chunk): the canonical order written to files. */
+void tc_sched_sort(tc_sched *s);
+/** Latest t_end (0 for an empty schedule). */
+double tc_sched_makespan(const tc_sched *s);
+/** Global chunk count for a collective (see the numbering above). */
+int tc_sched_chunk_count(tc_coll coll, int n_ranks, int chunks_per_rank);
+/** Deep copy. */
+tc_status tc_sched_clone(const tc_sched *s, tc_sched **out);
+
+#endif

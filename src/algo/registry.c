@@ -1,0 +1,89 @@
+/* The one registry of schedule generators: drives --algo, --list-algos, the JSON `algorithm` field and
+ * the man page.  Selection is data: add a row, never an `if`. */
+#include "tacos/algo.h"
+#include "tacos/algo_classic.h"
+#include "tacos/synth.h"
+
+#include <string.h>
+
+#define RS_AG_AR (TC_COLL_BIT(TC_COLL_ALLGATHER) | TC_COLL_BIT(TC_COLL_REDUCESCATTER) | \
+                  TC_COLL_BIT(TC_COLL_ALLREDUCE))
+#define ALL_COLLS ((1u << TC_COLL_COUNT) - 1)
+
+const tc_algo_entry tc_algo_registry[] = {
+    {"tacos", "TACOS link-chunk matching over a time-expanded network (default)",
+     ALL_COLLS & ~TC_COLL_BIT(TC_COLL_ALLTOALL), tc_synth_tacos},
+    {"ring", "logical unidirectional ring in rank order, routed on shortest paths", RS_AG_AR, tc_algo_ring},
+    {"direct", "every rank exchanges with every other rank in one step", RS_AG_AR, tc_algo_direct},
+    /* classic generators: begin */
+    /* classic generators: end */
+    {NULL, NULL, 0, NULL},
+};
+
+void tc_gen_opts_init(tc_gen_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->size = 1u << 20;
+    o->chunks = 1;
+    o->trials = 1;
+    o->match = TC_MATCH_BEST;
+}
+
+const tc_algo_entry *tc_algo_find(const char *name)
+{
+    for (const tc_algo_entry *e = tc_algo_registry; name && e->name; e++)
+        if (!strcmp(e->name, name))
+            return e;
+    return NULL;
+}
+
+void tc_algo_list(FILE *f)
+{
+    for (const tc_algo_entry *e = tc_algo_registry; e->name; e++) {
+        char colls[160] = "";
+        for (int c = 0; c < TC_COLL_COUNT; c++)
+            if (e->colls & TC_COLL_BIT(c)) {
+                if (colls[0])
+                    strcat(colls, ",");
+                strcat(colls, tc_coll_name((tc_coll)c));
+            }
+        fprintf(f, "%-10s %-40s %s\n", e->name, colls, e->desc);
+    }
+}
+
+tc_status tc_algo_run(tc_ctx *ctx, const char *name, const tc_topo *topo, tc_coll coll,
+                      const tc_gen_opts *opts, tc_sched **out)
+{
+    const tc_algo_entry *e = tc_algo_find(name);
+    if (!e)
+        return tc_error(ctx, TC_ERR_INVALID, NULL, 0, "unknown algorithm '%s' (see --list-algos)",
+                        name ? name : "");
+    if (!(e->colls & TC_COLL_BIT(coll)))
+        return tc_error(ctx, TC_ERR_UNSUPPORTED, NULL, 0, "algorithm '%s' does not generate %s", e->name,
+                        tc_coll_name(coll));
+    if (topo->n_switches > 0)
+        return tc_error(ctx, TC_ERR_INVALID, topo->file, 0,
+                        "topology has %d switch(es): unwind them first (tc_topo_unwind)",
+                        topo->n_switches);
+    tc_gen_opts defaults;
+    if (!opts) {
+        tc_gen_opts_init(&defaults);
+        opts = &defaults;
+    }
+    if (opts->chunks < 1)
+        return tc_error(ctx, TC_ERR_INVALID, NULL, 0, "chunks per rank must be at least 1");
+    if (tc_coll_rooted(coll) && (opts->root < 0 || opts->root >= topo->n_npus))
+        return tc_error(ctx, TC_ERR_INVALID, NULL, 0, "root %d out of range (topology has %d npus)",
+                        opts->root, topo->n_npus);
+    tc_sched *s = NULL;
+    tc_status st = e->fn(ctx, topo, coll, opts, &s);
+    if (st)
+        return st;
+    if (!s->algo && (st = tc_sched_set_names(s, e->name, topo->name))) {
+        tc_sched_free(s);
+        return st;
+    }
+    s->seed = ctx->seed;
+    *out = s;
+    return TC_OK;
+}

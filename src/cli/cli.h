@@ -1,0 +1,21 @@
+/* Subcommands of the tacosc command line; each returns the process exit status (0 ok, 1 error, 2 usage). */
+#ifndef TACOS_CLI_H
+#define TACOS_CLI_H
+
+#include "tacos/ir.h"
+
+int tc_cli_compile(int argc, char **argv); /* tacosc TOPO.xml --collective C ... */
+int tc_cli_topo(int argc, char **argv);    /* tacosc topo KIND DIMS ... */
+int tc_cli_info(int argc, char **argv);    /* tacosc info TOPO.xml ... */
+int tc_cli_verify(int argc, char **argv);  /* tacosc verify PLAN ... */
+int tc_cli_sim(int argc, char **argv);     /* tacosc sim PLAN TOPO ... */
+int tc_cli_compare(int argc, char **argv); /* tacosc compare TOPO ... */
+
+/** Exit status for a tc_status: 0 for TC_OK, 2 for usage errors, 1 otherwise. */
+int tc_cli_exit(tc_status st);
+/** Open `path` for writing ("-" is stdout); the file is written to a temporary name and renamed into
+ *  place by tc_cli_close_output so a failed run never leaves a partial file. */
+tc_status tc_cli_open_output(tc_ctx *ctx, const char *path, FILE **f, char **tmp);
+tc_status tc_cli_close_output(tc_ctx *ctx, const char *path, FILE *f, char *tmp, int ok);
+
+#endif

@@ -1,0 +1,99 @@
+/* tacosc verify PLAN: check a JSON schedule or an MSCCL XML program. */
+#include "cli.h"
+#include "tacos/check.h"
+#include "tacos/emit.h"
+#include "tacos/msccl.h"
+#include "tacos/topo.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *f)
+{
+    fputs("usage: tacosc verify PLAN [--topo TOPO.xml [--costs FILE] [--unwind D]] [--target nccl|rccl]\n"
+          "\n"
+          "Verify a schedule.  A JSON plan is checked by symbolic execution (causality, double counting,\n"
+          "one chunk per link at a time, the collective's postcondition); with --topo its links and routes\n"
+          "must exist in that topology (switches unwound with degree D, default each switch's own).\n"
+          "An MSCCL XML plan is checked for the runtime's structural rules, matched send/receive sequences,\n"
+          "deadlock freedom and the collective's result; --target also applies that runtime's limits.\n"
+          "Exit status 0 when the plan is correct, 1 otherwise.\n",
+          f);
+}
+
+int tc_cli_verify(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"topo", required_argument, 0, 't'}, {"costs", required_argument, 0, 'c'},
+        {"unwind", required_argument, 0, 'u'}, {"target", required_argument, 0, 'T'},
+        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0},
+    };
+    tc_ctx ctx;
+    tc_ctx_init(&ctx);
+    const char *topo_path = NULL, *costs_path = NULL, *target = NULL;
+    int unwind = 0, opt;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (opt) {
+        case 't': topo_path = optarg; break;
+        case 'c': costs_path = optarg; break;
+        case 'u': unwind = atoi(optarg); break;
+        case 'T': target = optarg; break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (optind != argc - 1) {
+        usage(stderr);
+        return 2;
+    }
+    const char *path = argv[optind];
+    tc_status st = TC_OK;
+    tc_topo *topo = NULL, *flat = NULL;
+    tc_costs *costs = NULL;
+    tc_msccl *m = NULL;
+    tc_sched *s = NULL;
+    tc_msccl_limits limits, *lim = NULL;
+    if (target) {
+        if (strcmp(target, "nccl") && strcmp(target, "rccl")) {
+            st = tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "unknown target '%s' (nccl or rccl)", target);
+            goto done;
+        }
+        tc_msccl_limits_get(!strcmp(target, "nccl") ? TC_TARGET_NCCL : TC_TARGET_RCCL, &limits);
+        lim = &limits;
+    }
+    if (topo_path) {
+        if ((st = tc_topo_read(&ctx, topo_path, &topo)))
+            goto done;
+        if (costs_path && (st = tc_costs_read(&ctx, costs_path, &costs)))
+            goto done;
+        if ((st = tc_topo_apply_costs(&ctx, topo, costs)) || (st = tc_topo_unwind(&ctx, topo, unwind, &flat)))
+            goto done;
+    }
+    if (tc_format_from_path(path) == TC_FMT_MSCCL) {
+        if ((st = tc_msccl_read(&ctx, path, &m)) || (st = tc_msccl_verify(&ctx, m, lim, path)))
+            goto done;
+        printf("%s: ok: MSCCL %s, %d gpus, %d channels, %d chunks per loop, proto %s%s\n", path,
+               tc_coll_name(m->coll), m->ngpus, m->nchannels, m->nchunksperloop, m->proto,
+               lim ? (lim->max_tbs_per_gpu == 64 ? ", rccl limits" : ", nccl limits") : "");
+    } else {
+        if ((st = tc_sched_load(&ctx, path, &s)))
+            goto done;
+        tc_check_opts co = {.topo = flat};
+        if ((st = tc_sched_check(&ctx, s, &co, path)))
+            goto done;
+        char tb[32];
+        printf("%s: ok: %s, %d ranks, %d chunks, %d transfers, %d steps, predicted %s\n", path,
+               tc_coll_name(s->coll), s->n_ranks, s->n_chunks, s->n_xfers, s->n_steps,
+               tc_fmt_time(s->time, tb, sizeof tb));
+    }
+done:
+    tc_sched_free(s);
+    tc_msccl_free(m);
+    tc_topo_free(flat);
+    tc_topo_free(topo);
+    tc_costs_free(costs);
+    return tc_cli_exit(st);
+}

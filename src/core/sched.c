@@ -1,0 +1,237 @@
+/* The schedule IR: creation, transfers, canonical order; collective names and factors. */
+#include "tacos/ir.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static const char *const coll_names[TC_COLL_COUNT] = {
+    "allgather", "reducescatter", "allreduce", "broadcast", "reduce", "gather", "scatter", "alltoall",
+};
+
+const char *tc_coll_name(tc_coll c)
+{
+    return (unsigned)c < TC_COLL_COUNT ? coll_names[c] : "unknown";
+}
+
+tc_status tc_coll_parse(const char *s, tc_coll *out)
+{
+    static const struct { const char *alias; tc_coll c; } aliases[] = {
+        {"all-gather", TC_COLL_ALLGATHER},     {"reduce-scatter", TC_COLL_REDUCESCATTER},
+        {"all-reduce", TC_COLL_ALLREDUCE},     {"all-to-all", TC_COLL_ALLTOALL},
+        {"alltoall", TC_COLL_ALLTOALL},        {"bcast", TC_COLL_BROADCAST},
+    };
+    if (!s)
+        return TC_ERR_INVALID;
+    for (int c = 0; c < TC_COLL_COUNT; c++)
+        if (!strcasecmp(s, coll_names[c])) {
+            *out = (tc_coll)c;
+            return TC_OK;
+        }
+    for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
+        if (!strcasecmp(s, aliases[i].alias)) {
+            *out = aliases[i].c;
+            return TC_OK;
+        }
+    return TC_ERR_INVALID;
+}
+
+double tc_coll_busbw_factor(tc_coll c, int n)
+{
+    if (n <= 0)
+        return 0;
+    switch (c) {
+    case TC_COLL_ALLREDUCE: return 2.0 * (n - 1) / n;
+    case TC_COLL_BROADCAST:
+    case TC_COLL_REDUCE: return 1.0;
+    default: return (double)(n - 1) / n;
+    }
+}
+
+int tc_coll_reduces(tc_coll c)
+{
+    return c == TC_COLL_REDUCESCATTER || c == TC_COLL_ALLREDUCE || c == TC_COLL_REDUCE;
+}
+
+int tc_coll_rooted(tc_coll c)
+{
+    return c == TC_COLL_BROADCAST || c == TC_COLL_REDUCE || c == TC_COLL_GATHER || c == TC_COLL_SCATTER;
+}
+
+int tc_sched_chunk_count(tc_coll coll, int n_ranks, int k)
+{
+    switch (coll) {
+    case TC_COLL_BROADCAST:
+    case TC_COLL_REDUCE: return k;
+    case TC_COLL_ALLTOALL: return n_ranks * n_ranks * k;
+    default: return n_ranks * k;
+    }
+}
+
+tc_status tc_sched_create(tc_coll coll, int n_ranks, int chunks_per_rank, uint64_t size_bytes,
+                          tc_sched **out)
+{
+    if ((unsigned)coll >= TC_COLL_COUNT || n_ranks < 1 || chunks_per_rank < 1)
+        return TC_ERR_INVALID;
+    int64_t nc = (coll == TC_COLL_ALLTOALL) ? (int64_t)n_ranks * n_ranks * chunks_per_rank
+                                            : (int64_t)n_ranks * chunks_per_rank;
+    if (nc > INT32_MAX)
+        return TC_ERR_LIMIT;
+    tc_sched *s = calloc(1, sizeof *s);
+    if (!s)
+        return TC_ERR_NOMEM;
+    s->coll = coll;
+    s->n_ranks = n_ranks;
+    s->chunks_per_rank = chunks_per_rank;
+    s->n_chunks = tc_sched_chunk_count(coll, n_ranks, chunks_per_rank);
+    s->size_bytes = size_bytes;
+    uint64_t div = (coll == TC_COLL_BROADCAST || coll == TC_COLL_REDUCE)
+                       ? (uint64_t)chunks_per_rank
+                       : (uint64_t)n_ranks * (uint64_t)chunks_per_rank;
+    s->chunk_bytes = (size_bytes + div - 1) / div;
+    *out = s;
+    return TC_OK;
+}
+
+void tc_sched_free(tc_sched *s)
+{
+    if (!s)
+        return;
+    free(s->algo);
+    free(s->topo_name);
+    free(s->xfers);
+    free(s->route);
+    free(s);
+}
+
+tc_status tc_sched_set_names(tc_sched *s, const char *algo, const char *topo_name)
+{
+    char *a = tc_strdup(algo), *t = tc_strdup(topo_name);
+    if ((algo && !a) || (topo_name && !t)) {
+        free(a);
+        free(t);
+        return TC_ERR_NOMEM;
+    }
+    free(s->algo);
+    free(s->topo_name);
+    s->algo = a;
+    s->topo_name = t;
+    return TC_OK;
+}
+
+static tc_status grow(void **p, int *cap, int need, size_t elem)
+{
+    if (need <= *cap)
+        return TC_OK;
+    int64_t c = *cap ? *cap : 64;
+    while (c < need)
+        c *= 2;
+    if (c > INT32_MAX)
+        c = INT32_MAX;
+    if (c < need)
+        return TC_ERR_LIMIT;
+    void *q = realloc(*p, (size_t)c * elem);
+    if (!q)
+        return TC_ERR_NOMEM;
+    *p = q;
+    *cap = (int)c;
+    return TC_OK;
+}
+
+tc_status tc_sched_reserve(tc_sched *s, int n)
+{
+    if (n < 0 || (int64_t)s->n_xfers + n > INT32_MAX)
+        return TC_ERR_LIMIT;
+    return grow((void **)&s->xfers, &s->cap_xfers, s->n_xfers + n, sizeof *s->xfers);
+}
+
+tc_status tc_sched_add(tc_sched *s, int src, int dst, int chunk, tc_op op, int link, int step,
+                       double t_start, double t_end, const int *route, int route_len)
+{
+    tc_status st = tc_sched_reserve(s, 1);
+    if (st)
+        return st;
+    if (route_len > 0) {
+        st = grow((void **)&s->route, &s->cap_route, s->n_route + route_len, sizeof *s->route);
+        if (st)
+            return st;
+        memcpy(s->route + s->n_route, route, (size_t)route_len * sizeof *route);
+    }
+    tc_xfer *x = &s->xfers[s->n_xfers++];
+    x->src = src;
+    x->dst = dst;
+    x->chunk = chunk;
+    x->op = op;
+    x->link = link;
+    x->step = step;
+    x->t_start = t_start;
+    x->t_end = t_end;
+    x->route_off = route_len > 0 ? s->n_route : 0;
+    x->route_len = route_len > 0 ? route_len : 0;
+    if (route_len > 0)
+        s->n_route += route_len;
+    if (step + 1 > s->n_steps)
+        s->n_steps = step + 1;
+    return TC_OK;
+}
+
+static int cmp_xfer(const void *pa, const void *pb)
+{
+    const tc_xfer *a = pa, *b = pb;
+    if (a->t_start != b->t_start) return a->t_start < b->t_start ? -1 : 1;
+    if (a->t_end != b->t_end) return a->t_end < b->t_end ? -1 : 1;
+    if (a->step != b->step) return a->step < b->step ? -1 : 1;
+    if (a->src != b->src) return a->src < b->src ? -1 : 1;
+    if (a->dst != b->dst) return a->dst < b->dst ? -1 : 1;
+    if (a->chunk != b->chunk) return a->chunk < b->chunk ? -1 : 1;
+    if (a->link != b->link) return a->link < b->link ? -1 : 1;
+    if (a->op != b->op) return a->op < b->op ? -1 : 1;
+    return 0;
+}
+
+void tc_sched_sort(tc_sched *s)
+{
+    if (s->n_xfers > 1)
+        qsort(s->xfers, (size_t)s->n_xfers, sizeof *s->xfers, cmp_xfer);
+}
+
+double tc_sched_makespan(const tc_sched *s)
+{
+    double m = 0;
+    for (int i = 0; i < s->n_xfers; i++)
+        if (s->xfers[i].t_end > m)
+            m = s->xfers[i].t_end;
+    return m;
+}
+
+tc_status tc_sched_clone(const tc_sched *s, tc_sched **out)
+{
+    tc_sched *c = calloc(1, sizeof *c);
+    if (!c)
+        return TC_ERR_NOMEM;
+    *c = *s;
+    c->algo = c->topo_name = NULL;
+    c->xfers = NULL;
+    c->route = NULL;
+    c->cap_xfers = s->n_xfers;
+    c->cap_route = s->n_route;
+    if (s->n_xfers) {
+        c->xfers = malloc((size_t)s->n_xfers * sizeof *c->xfers);
+        if (!c->xfers)
+            goto fail;
+        memcpy(c->xfers, s->xfers, (size_t)s->n_xfers * sizeof *c->xfers);
+    }
+    if (s->n_route) {
+        c->route = malloc((size_t)s->n_route * sizeof *c->route);
+        if (!c->route)
+            goto fail;
+        memcpy(c->route, s->route, (size_t)s->n_route * sizeof *c->route);
+    }
+    if (tc_sched_set_names(c, s->algo, s->topo_name))
+        goto fail;
+    *out = c;
+    return TC_OK;
+fail:
+    tc_sched_free(c);
+    return TC_ERR_NOMEM;
+}

@@ -1,0 +1,144 @@
+/* Small shared utilities: deterministic RNG, size parsing and formatting, time. */
+#include "tacos/ir.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+static uint64_t splitmix64(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+void tc_rng_seed(tc_rng *r, uint64_t seed)
+{
+    uint64_t x = seed;
+    for (int i = 0; i < 4; i++)
+        r->s[i] = splitmix64(&x);
+}
+
+static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+uint64_t tc_rng_next(tc_rng *r)
+{
+    uint64_t *s = r->s;
+    uint64_t result = rotl(s[1] * 5, 7) * 9;
+    uint64_t t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+    return result;
+}
+
+uint64_t tc_rng_below(tc_rng *r, uint64_t n)
+{
+    /* Lemire's nearly divisionless method, exact (rejection on the biased band). */
+    uint64_t x = tc_rng_next(r);
+    __uint128_t m = (__uint128_t)x * n;
+    uint64_t l = (uint64_t)m;
+    if (l < n) {
+        uint64_t t = -n % n;
+        while (l < t) {
+            x = tc_rng_next(r);
+            m = (__uint128_t)x * n;
+            l = (uint64_t)m;
+        }
+    }
+    return (uint64_t)(m >> 64);
+}
+
+double tc_rng_unit(tc_rng *r) { return (double)(tc_rng_next(r) >> 11) * 0x1.0p-53; }
+
+tc_status tc_parse_size(const char *s, uint64_t *out)
+{
+    if (!s || !*s)
+        return TC_ERR_INVALID;
+    errno = 0;
+    char *end;
+    if (!isdigit((unsigned char)*s))
+        return TC_ERR_INVALID;
+    double v = strtod(s, &end);
+    if (errno || end == s || v < 0)
+        return TC_ERR_INVALID;
+    while (*end == ' ')
+        end++;
+    double mul = 1;
+    if (*end) {
+        switch (toupper((unsigned char)*end)) {
+        case 'B': mul = 1; break;
+        case 'K': mul = 1024.0; break;
+        case 'M': mul = 1024.0 * 1024; break;
+        case 'G': mul = 1024.0 * 1024 * 1024; break;
+        case 'T': mul = 1024.0 * 1024 * 1024 * 1024; break;
+        default: return TC_ERR_INVALID;
+        }
+        const char *rest = end + 1;
+        if (toupper((unsigned char)*end) != 'B' && *rest) {
+            if (strcasecmp(rest, "B") && strcasecmp(rest, "iB"))
+                return TC_ERR_INVALID;
+        } else if (toupper((unsigned char)*end) == 'B' && *rest)
+            return TC_ERR_INVALID;
+    }
+    double b = v * mul;
+    if (b > 1.8e19 || b != floor(b))
+        return TC_ERR_INVALID;
+    *out = (uint64_t)b;
+    return TC_OK;
+}
+
+const char *tc_fmt_time(double t, char *buf, size_t n)
+{
+    double a = fabs(t);
+    if (a >= 1.0)
+        snprintf(buf, n, "%.3f s", t);
+    else if (a >= 1e-3)
+        snprintf(buf, n, "%.3f ms", t * 1e3);
+    else if (a >= 1e-6 || a == 0)
+        snprintf(buf, n, "%.3f us", t * 1e6);
+    else
+        snprintf(buf, n, "%.3f ns", t * 1e9);
+    return buf;
+}
+
+const char *tc_fmt_bytes(double b, char *buf, size_t n)
+{
+    static const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    while (b >= 1024 && u < 4) {
+        b /= 1024;
+        u++;
+    }
+    if (u == 0)
+        snprintf(buf, n, "%.0f B", b);
+    else
+        snprintf(buf, n, "%.2f %s", b, unit[u]);
+    return buf;
+}
+
+char *tc_strdup(const char *s)
+{
+    if (!s)
+        return NULL;
+    size_t n = strlen(s) + 1;
+    char *p = malloc(n);
+    if (p)
+        memcpy(p, s, n);
+    return p;
+}
+
+double tc_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}

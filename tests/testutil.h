@@ -1,0 +1,129 @@
+/* Shared helpers for the Check suites (header-only). */
+#ifndef TACOS_TESTUTIL_H
+#define TACOS_TESTUTIL_H
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tacos/ir.h"
+
+/* A context whose diagnostics are captured in a buffer (tu_diags). */
+static tc_buf tu_diag_buf;
+static inline void tu_ctx(tc_ctx *ctx)
+{
+    tc_ctx_init(ctx);
+    tc_buf_free(&tu_diag_buf);
+    ctx->sink = tc_diag_buffer;
+    ctx->sink_user = &tu_diag_buf;
+}
+static inline const char *tu_diags(void) { return tu_diag_buf.data ? tu_diag_buf.data : ""; }
+
+/* Write `text` to a fresh temporary file named with `suffix`; returns a malloc'd path. */
+static inline char *tu_tmpfile(const char *suffix, const char *text)
+{
+    char *path = malloc(256);
+    static int n;
+    snprintf(path, 256, "/tmp/tacosc-test-%d-%d%s", (int)getpid(), n++, suffix ? suffix : "");
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return path;
+    if (text)
+        fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+/* Read a whole file (malloc'd, NUL-terminated); NULL when missing. */
+static inline char *tu_slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)n + 1);
+    size_t got = fread(b, 1, (size_t)n, f);
+    b[got] = 0;
+    fclose(f);
+    if (len)
+        *len = got;
+    return b;
+}
+
+/* The real MSCCL examples beside the repository (../shared/msccl-examples), or $TC_EXAMPLES. */
+static inline const char *tu_examples_dir(void)
+{
+    const char *e = getenv("TC_EXAMPLES");
+    if (e)
+        return e;
+    if (access("../shared/msccl-examples", R_OK) == 0)
+        return "../shared/msccl-examples";
+    return NULL;
+}
+
+/* A fresh seed per run (printed so a failure can be replayed with TC_TEST_SEED). */
+static inline unsigned long tu_seed(void)
+{
+    const char *e = getenv("TC_TEST_SEED");
+    static unsigned long s;
+    if (s)
+        return s;
+    s = e ? strtoul(e, NULL, 10) : ((unsigned long)time(NULL) ^ ((unsigned long)getpid() << 16));
+    if (!s)
+        s = 1;
+    fprintf(stderr, "test seed: %lu (TC_TEST_SEED to replay)\n", s);
+    return s;
+}
+
+/* Path of the tacosc binary under test ($TACOSC, set by the Makefile). */
+static inline const char *tu_tacosc(void)
+{
+    const char *e = getenv("TACOSC");
+    return e ? e : "./tacosc";
+}
+
+/* Run a shell command, capture stdout+stderr into a malloc'd string; returns the exit status. */
+static inline int tu_run(const char *cmd, char **output)
+{
+    char full[4096];
+    snprintf(full, sizeof full, "(%s) 2>&1", cmd);
+    FILE *p = popen(full, "r");
+    if (!p)
+        return -1;
+    size_t cap = 4096, len = 0;
+    char *buf = malloc(cap);
+    size_t n;
+    while ((n = fread(buf + len, 1, cap - len - 1, p)) > 0) {
+        len += n;
+        if (cap - len < 1024) {
+            cap *= 2;
+            buf = realloc(buf, cap);
+        }
+    }
+    buf[len] = 0;
+    int st = pclose(p);
+    if (output)
+        *output = buf;
+    else
+        free(buf);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+/* Main for a suite built by `make_suite`. */
+#define TU_MAIN(make_suite)                                                                           \
+    int main(void)                                                                                    \
+    {                                                                                                 \
+        SRunner *sr = srunner_create(make_suite());                                                   \
+        srunner_run_all(sr, CK_NORMAL);                                                               \
+        int nf = srunner_ntests_failed(sr);                                                           \
+        srunner_free(sr);                                                                             \
+        return nf == 0 ? 0 : 1;                                                                       \
+    }
+
+#endif
