@@ -1,0 +1,28 @@
+/**
+ * @file emit.h
+ * Writers and readers of schedules (src/emit/).  Emitters take a const IR and a FILE *.
+ */
+#ifndef TACOS_EMIT_H
+#define TACOS_EMIT_H
+
+#include "tacos/ir.h"
+
+#define TC_JSON_FORMAT "tacosc-schedule"
+#define TC_JSON_VERSION 1
+
+/** Write the JSON schedule (format, version, tool version, seed, ... transfers). Deterministic. */
+tc_status tc_emit_json_write(tc_ctx *ctx, const tc_sched *s, FILE *f);
+/** Read a JSON schedule written by tc_emit_json_write (diagnostics name `path`). */
+tc_status tc_emit_json_read(tc_ctx *ctx, const char *path, tc_sched **out);
+tc_status tc_emit_json_read_mem(tc_ctx *ctx, const char *name, const char *buf, size_t len, tc_sched **out);
+
+/** Output formats known to the CLI. */
+typedef enum { TC_FMT_AUTO = 0, TC_FMT_JSON, TC_FMT_MSCCL, TC_FMT_SVG } tc_format;
+/** Format from a file name's extension (.json, .xml); TC_FMT_AUTO when unknown. */
+tc_format tc_format_from_path(const char *path);
+tc_status tc_format_parse(const char *s, tc_format *out);
+
+/** Read any schedule file: JSON or MSCCL XML (by content).  MSCCL files are lowered into the IR. */
+tc_status tc_sched_load(tc_ctx *ctx, const char *path, tc_sched **out);
+
+#endif
