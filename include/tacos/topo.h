@@ -21,13 +21,23 @@ tc_status tc_topo_class_get(tc_topo *t, const char *name, int *out);
 tc_status tc_topo_add_link(tc_topo *t, int src, int dst, int cls, double alpha, double beta, int line);
 /** Build CSR in/out adjacency (tc_topo.out_off ...).  Idempotent; must be redone after adding links. */
 tc_status tc_topo_index(tc_topo *t);
-/** Recompute each link's alpha/beta from its class unless overridden. */
+/** Recompute each link's alpha/beta from its class unless overridden (and each switch's from its class). */
 void tc_topo_refresh_costs(tc_topo *t);
+/** Define class `cls` (alpha in s, beta in s/byte > 0) and refresh link costs. */
+tc_status tc_topo_class_set(tc_topo *t, int cls, double alpha, double beta);
+/** Append a switch with `n_ports` attached NPUs (copied), link class `cls`, unwinding degree `unwind`
+ *  (0 = default).  Ranges are checked (TC_ERR_INVALID); duplicates and names are checked by the reader. */
+tc_status tc_topo_add_switch(tc_topo *t, const char *name, const int *npus, int n_ports, int cls,
+                             int unwind, int line);
+/** Deep copy (the CSR index is rebuilt when the source had one). */
+tc_status tc_topo_clone(const tc_topo *t, tc_topo **out);
 
 /**
  * Read a topology XML file, validate it against the shipped schema and the semantic rules (ranges,
- * duplicates, self links, classes, connectivity), and build its CSR index.  Diagnostics are
- * `file:line: error: ...`.  No network access and no external entities.
+ * duplicates, self links, units, connectivity), and build its CSR index.  Diagnostics are
+ * `file:line: error: ...`.  No network access, no DTD, no entities (a <!DOCTYPE> is refused).
+ * A link may name a class that the file does not define (a cost file may define it): always call
+ * tc_topo_apply_costs() next, with the cost file or NULL; it rejects classes that stay undefined.
  */
 tc_status tc_topo_read(tc_ctx *ctx, const char *path, tc_topo **out);
 /** Same from memory; `name` is used as the file name in diagnostics. */
@@ -58,16 +68,36 @@ tc_status tc_topo_generate(tc_ctx *ctx, const char *kind, const char *dims, cons
 /** One line per generator kind ("ring N  unidirectional ring"), for --help. */
 void tc_topo_list_kinds(FILE *f);
 
-/** Derived metrics (on an indexed topology; switches counted as unwound with d = 1 where relevant). */
+/** Diameter work budget: exact all-sources BFS while n * (n + m) stays below this. */
+#define TC_TOPO_EXACT_WORK 4e8
+/** Above the budget, BFS runs from this many evenly spaced NPUs plus the farthest NPU of each. */
+#define TC_TOPO_SAMPLE_SOURCES 32
+
+/**
+ * Derived metrics.  Switches are counted as unwound (each switch's own `unwind` degree, else d = 1), i.e.
+ * metrics are those of the point-to-point topology the synthesizer sees; the counts n_links/n_switches
+ * are those of `t` itself.  An unindexed topology is indexed on a private copy.
+ * Diameter: exact (BFS from every NPU) while n*(n+m) <= TC_TOPO_EXACT_WORK; otherwise the largest
+ * eccentricity found from TC_TOPO_SAMPLE_SOURCES evenly spaced NPUs and a second sweep from the farthest
+ * NPU of each: a lower bound that is exact for vertex-transitive topologies (rings, tori, hypercubes,
+ * fully connected) and for meshes (NPU 0 is a corner); diameter_exact says which.
+ */
 typedef struct tc_topo_info {
     int n_npus, n_links, n_classes, n_switches;
     int diameter;              /**< hops; -1 when disconnected */
     double diameter_alpha;     /**< largest over pairs of the smallest summed alpha along a path, s */
     double min_injection_bw;   /**< min over NPUs of the summed outgoing bandwidth, B/s */
     double min_ejection_bw;    /**< min over NPUs of the summed incoming bandwidth, B/s */
+    int diameter_exact;        /**< 1 when diameter and diameter_alpha were computed from every NPU */
 } tc_topo_info;
 tc_status tc_topo_info_get(tc_ctx *ctx, const tc_topo *t, tc_topo_info *out);
-/** Ideal time of a collective of `size` bytes (TACOS §V-A bound). */
+/**
+ * Ideal time of a collective of `size` bytes on n_ranks ranks (0: info->n_npus), TACOS §V-A:
+ * bytes / B + diameter_alpha, where B = min(min_injection_bw, min_ejection_bw) and bytes is
+ * size*2(n-1)/n for all-reduce; size*(n-1)/n for all-gather, reduce-scatter, gather, scatter and
+ * all-to-all (size as in tc_sched: output, input, per-rank buffer); size for broadcast and reduce.
+ * 0 for a single rank; INFINITY when disconnected or without links.
+ */
 double tc_topo_ideal_time(const tc_topo_info *info, tc_coll coll, uint64_t size, int n_ranks);
 /** Nonzero when every NPU reaches every other; otherwise writes an unreachable pair. */
 int tc_topo_connected(const tc_topo *t, int *from, int *to);

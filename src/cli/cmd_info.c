@@ -1,0 +1,132 @@
+/* `tacosc info TOPO.xml [--costs F] [--size S]`: summary of a topology and the ideal collective times. */
+#include "cli.h"
+#include "tacos/topo.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void info_usage(FILE *f)
+{
+    fprintf(f, "usage: tacosc info TOPO.xml [--costs FILE] [--size BYTES]\n"
+               "Print npus, links, classes, switches, nodes, diameter, minimum injection bandwidth and the\n"
+               "ideal time (TACOS paper, section V-A) of all-gather, reduce-scatter and all-reduce.\n"
+               "  --costs FILE   cost file (man 5 tacosc-costs); default class: 0.5us, 50GB/s\n"
+               "  --size BYTES   collective size, K/M/G suffixes (powers of 1024); default 1G\n");
+}
+
+static const char *gbps(double bw, char *buf, size_t n)
+{
+    if (isinf(bw))
+        snprintf(buf, n, "none");
+    else
+        snprintf(buf, n, "%.3f GB/s", bw / 1e9);
+    return buf;
+}
+
+int tc_cli_info(int argc, char **argv)
+{
+    tc_ctx ctx;
+    tc_ctx_init(&ctx);
+    const char *path = NULL, *costs_path = NULL, *size_arg = "1G";
+    tc_topo *t = NULL;
+    tc_costs *costs = NULL;
+    tc_status st = TC_OK;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            info_usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--costs") || !strcmp(a, "--size")) {
+            if (i + 1 >= argc)
+                return tc_cli_exit(tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "info: %s needs a value", a));
+            if (!strcmp(a, "--costs"))
+                costs_path = argv[++i];
+            else
+                size_arg = argv[++i];
+        } else if (a[0] == '-' && a[1]) {
+            return tc_cli_exit(
+                tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "info: unknown option '%s' (see 'tacosc info --help')", a));
+        } else if (!path) {
+            path = a;
+        } else {
+            return tc_cli_exit(tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "info: unexpected argument '%s'", a));
+        }
+    }
+    if (!path) {
+        info_usage(stderr);
+        return 2;
+    }
+    uint64_t size;
+    if (tc_parse_size(size_arg, &size) != TC_OK || size == 0)
+        return tc_cli_exit(tc_error(&ctx, TC_ERR_USAGE, NULL, 0,
+                                    "info: bad --size '%s' (bytes, optional K/M/G suffix)", size_arg));
+    if ((st = tc_topo_read(&ctx, path, &t)) != TC_OK)
+        goto done;
+    if (costs_path && (st = tc_costs_read(&ctx, costs_path, &costs)) != TC_OK)
+        goto done;
+    if ((st = tc_topo_apply_costs(&ctx, t, costs)) != TC_OK)
+        goto done;
+    tc_topo_info in;
+    if ((st = tc_topo_info_get(&ctx, t, &in)) != TC_OK)
+        goto done;
+
+    char b1[64], b2[64];
+    printf("topology        %s (%s)\n", t->name, path);
+    printf("npus            %d\n", t->n_npus);
+    printf("links           %d directed\n", t->n_links);
+    int used = 0;
+    for (int k = 0; k < t->n_classes; k++)
+        for (int i = 0; i < t->n_links + t->n_switches; i++)
+            if ((i < t->n_links ? t->links[i].cls : t->switches[i - t->n_links].cls) == k) {
+                used++;
+                break;
+            }
+    printf("classes         %d used\n", used);
+    for (int k = 0; k < t->n_classes; k++) {
+        int nl = 0, ns = 0;
+        for (int i = 0; i < t->n_links; i++)
+            nl += t->links[i].cls == k;
+        for (int i = 0; i < t->n_switches; i++)
+            ns += t->switches[i].cls == k;
+        if (nl + ns == 0)
+            continue;
+        printf("  %-13s alpha %s  bandwidth %s  links %d  switches %d\n", t->classes[k].name,
+               tc_fmt_time(t->classes[k].alpha, b1, sizeof b1), gbps(1.0 / t->classes[k].beta, b2, sizeof b2),
+               nl, ns);
+    }
+    printf("switches        %d\n", t->n_switches);
+    for (int s = 0; s < t->n_switches; s++)
+        printf("  %-13s %d npus  class %s  unwind %d\n", t->switches[s].name, t->switches[s].n_ports,
+               t->classes[t->switches[s].cls].name, t->switches[s].unwind > 0 ? t->switches[s].unwind : 1);
+    if (t->node_of)
+        printf("nodes           %d\n", t->n_nodes);
+    else
+        printf("nodes           none given\n");
+    if (t->photonic.present)
+        printf("photonic        reconfig %s, tx %d, rx %d, wavelengths %d, mzi %d, grid %dx%d, fibers %d\n",
+               tc_fmt_time(t->photonic.reconfig_delay, b1, sizeof b1), t->photonic.tx_per_npu,
+               t->photonic.rx_per_npu, t->photonic.wavelengths, t->photonic.mzi_size, t->photonic.grid_rows,
+               t->photonic.grid_cols, t->photonic.fibers);
+    printf("diameter        %d hops, %s alpha (%s)%s\n", in.diameter, tc_fmt_time(in.diameter_alpha, b1, sizeof b1),
+           in.diameter_exact ? "exact" : "sampled lower bound", t->n_switches ? ", switches unwound" : "");
+    printf("min injection   %s\n", gbps(in.min_injection_bw, b1, sizeof b1));
+    printf("min ejection    %s\n", gbps(in.min_ejection_bw, b1, sizeof b1));
+    printf("ideal time for %s (%llu bytes), TACOS bound:\n", tc_fmt_bytes((double)size, b1, sizeof b1),
+           (unsigned long long)size);
+    static const struct { tc_coll c; const char *name; } colls[] = {
+        {TC_COLL_ALLGATHER, "all-gather"},
+        {TC_COLL_REDUCESCATTER, "reduce-scatter"},
+        {TC_COLL_ALLREDUCE, "all-reduce"},
+    };
+    for (size_t i = 0; i < sizeof colls / sizeof colls[0]; i++) {
+        double tm = tc_topo_ideal_time(&in, colls[i].c, size, t->n_npus);
+        printf("  %-14s %s  (algbw %.3f GB/s)\n", colls[i].name, tc_fmt_time(tm, b1, sizeof b1),
+               tm > 0 ? (double)size / tm / 1e9 : 0.0);
+    }
+done:
+    tc_costs_free(costs);
+    tc_topo_free(t);
+    return tc_cli_exit(st);
+}

@@ -1,0 +1,178 @@
+/* `tacosc topo KIND DIMS [--class C]... [--alpha T[,T...]] [--bandwidth B[,B...]] [-o FILE]`:
+ * write a generated topology as XML (stdout without -o). */
+#include "cli.h"
+#include "tacos/topo.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void topo_usage(FILE *f)
+{
+    fprintf(f,
+            "usage: tacosc topo KIND [DIMS] [--class C]... [--alpha T[,T...]] [--bandwidth B[,B...]] [-o FILE]\n"
+            "Write a generated topology as XML (man 5 tacosc-topology); stdout without -o.\n"
+            "  --class C        link class of the next dimension (repeat: one per dimension, the last repeats)\n"
+            "  --alpha T        latency of the classes in dimension order, e.g. 0.5us or 0.7us,1us\n"
+            "  --bandwidth B    bandwidth of the classes in dimension order, e.g. 50GB/s or 400GB/s,200GB/s\n"
+            "                   (classes without values get 0.5us and 50GB/s; a cost file overrides both)\n"
+            "  -o FILE          output file\n"
+            "kinds:\n");
+    tc_topo_list_kinds(f);
+}
+
+/* Split "a,b,c" into at most max parts (in place). */
+static int split(char *s, char **parts, int max)
+{
+    int n = 0;
+    for (char *p = strtok(s, ","); p && n < max; p = strtok(NULL, ","))
+        parts[n++] = p;
+    return n;
+}
+
+static int class_used(const tc_topo *t, int k)
+{
+    for (int i = 0; i < t->n_links; i++)
+        if (t->links[i].cls == k)
+            return 1;
+    for (int i = 0; i < t->n_switches; i++)
+        if (t->switches[i].cls == k)
+            return 1;
+    return 0;
+}
+
+static int count_used(const tc_topo *t)
+{
+    int n = 0;
+    for (int k = 0; k < t->n_classes; k++)
+        n += class_used(t, k);
+    return n;
+}
+
+int tc_cli_topo(int argc, char **argv)
+{
+    tc_ctx ctx;
+    tc_ctx_init(&ctx);
+    const char *kind = NULL, *dims = NULL, *outp = "-";
+    char *alpha_arg = NULL, *bw_arg = NULL;
+    const char **classes = calloc((size_t)argc + 1, sizeof *classes);
+    int n_classes = 0;
+    tc_topo *t = NULL;
+    tc_status st = TC_OK;
+    if (!classes)
+        return 1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            topo_usage(stdout);
+            free(classes);
+            return 0;
+        } else if (!strcmp(a, "--class") || !strcmp(a, "--alpha") || !strcmp(a, "--bandwidth") ||
+                   !strcmp(a, "-o") || !strcmp(a, "--output")) {
+            if (i + 1 >= argc) {
+                st = tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "topo: %s needs a value", a);
+                goto done;
+            }
+            const char *v = argv[++i];
+            if (!strcmp(a, "--class"))
+                classes[n_classes++] = v;
+            else if (!strcmp(a, "--alpha"))
+                alpha_arg = (char *)v;
+            else if (!strcmp(a, "--bandwidth"))
+                bw_arg = (char *)v;
+            else
+                outp = v;
+        } else if (a[0] == '-' && a[1]) {
+            st = tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "topo: unknown option '%s' (see 'tacosc topo --help')", a);
+            goto done;
+        } else if (!kind) {
+            kind = a;
+        } else if (!dims) {
+            dims = a;
+        } else {
+            st = tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "topo: unexpected argument '%s'", a);
+            goto done;
+        }
+    }
+    if (!kind) {
+        topo_usage(stderr);
+        st = TC_ERR_USAGE;
+        goto done;
+    }
+    st = tc_topo_generate(&ctx, kind, dims, classes, n_classes, &t);
+    if (st != TC_OK)
+        goto done;
+    /* Per-dimension values for a kind whose dimensions share one class by default: name the classes
+     * dim0, dim1, ... so each dimension can get its own value. */
+    int n_vals = 1;
+    for (int k = 0; k < 2; k++) {
+        const char *s = k ? bw_arg : alpha_arg;
+        int c = s ? 1 : 0;
+        for (; s && *s; s++)
+            c += *s == ',';
+        if (c > n_vals)
+            n_vals = c;
+    }
+    if (n_vals > 1 && n_classes == 0 && count_used(t) < n_vals) {
+        static const char *const dimnames[] = {"dim0", "dim1", "dim2", "dim3"};
+        tc_topo_free(t);
+        t = NULL;
+        st = tc_topo_generate(&ctx, kind, dims, dimnames, 4, &t);
+        if (st != TC_OK)
+            goto done;
+    }
+    if (alpha_arg || bw_arg) {
+        /* classes in index order, skipping unused ones: that is dimension order */
+        char *al[64], *bl[64];
+        int na = 0, nb = 0;
+        char *abuf = alpha_arg ? strdup(alpha_arg) : NULL, *bbuf = bw_arg ? strdup(bw_arg) : NULL;
+        if (abuf)
+            na = split(abuf, al, 64);
+        if (bbuf)
+            nb = split(bbuf, bl, 64);
+        int used_i = 0;
+        for (int k = 0; k < t->n_classes && st == TC_OK; k++) {
+            if (!class_used(t, k))
+                continue;
+            double alpha = t->classes[k].alpha, beta = t->classes[k].beta, v;
+            if (na) {
+                const char *s = al[used_i < na ? used_i : na - 1];
+                if (tc_parse_time(s, &v) != TC_OK || v < 0)
+                    st = tc_error(&ctx, TC_ERR_USAGE, NULL, 0,
+                                  "topo: bad --alpha '%s' (a time with a unit: ns, us, ms or s)", s);
+                else
+                    alpha = v;
+            }
+            if (nb && st == TC_OK) {
+                const char *s = bl[used_i < nb ? used_i : nb - 1];
+                if (tc_parse_bandwidth(s, &v) != TC_OK || !(v > 0))
+                    st = tc_error(&ctx, TC_ERR_USAGE, NULL, 0,
+                                  "topo: bad --bandwidth '%s' (a positive bandwidth with a unit: B/s, KB/s, "
+                                  "MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s or TiB/s)",
+                                  s);
+                else
+                    beta = 1.0 / v;
+            }
+            if (st == TC_OK)
+                tc_topo_class_set(t, k, alpha, beta);
+            used_i++;
+        }
+        free(abuf);
+        free(bbuf);
+        if (st != TC_OK)
+            goto done;
+    }
+    FILE *f;
+    char *tmp;
+    st = tc_cli_open_output(&ctx, outp, &f, &tmp);
+    if (st != TC_OK)
+        goto done;
+    st = tc_topo_write(&ctx, t, f);
+    tc_status st2 = tc_cli_close_output(&ctx, outp, f, tmp, st == TC_OK);
+    if (st == TC_OK)
+        st = st2;
+done:
+    tc_topo_free(t);
+    free(classes);
+    return tc_cli_exit(st);
+}

@@ -1,0 +1,985 @@
+/* Check suite of the topology stage: reader, writer, schema, cost files, generators, unwinding,
+ * metrics and the `topo` / `info` commands. */
+#include "testutil.h"
+
+#include <glob.h>
+#include <math.h>
+
+#include "tacos/topo.h"
+
+static tc_topo *read_ok(const char *name, const char *xml)
+{
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_topo *t = NULL;
+    tc_status st = tc_topo_read_mem(&ctx, name, xml, strlen(xml), &t);
+    ck_assert_msg(st == TC_OK, "read failed: %s", tu_diags());
+    ck_assert_str_eq(tu_diags(), "");
+    return t;
+}
+
+/* Read must fail with exactly `want` (one diagnostic line). */
+static void read_bad(const char *name, const char *xml, const char *want)
+{
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_topo *t = NULL;
+    tc_status st = tc_topo_read_mem(&ctx, name, xml, strlen(xml), &t);
+    ck_assert_msg(st != TC_OK, "accepted bad input for: %s", want);
+    ck_assert_ptr_null(t);
+    char exp[2048];
+    snprintf(exp, sizeof exp, "%s\n", want);
+    ck_assert_str_eq(tu_diags(), exp);
+}
+
+static char *write_str(const tc_topo *t)
+{
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ck_assert_int_eq(tc_topo_write(&ctx, t, f), TC_OK);
+    fclose(f);
+    return buf;
+}
+
+static tc_topo *gen_ok(const char *kind, const char *dims)
+{
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_topo *t = NULL;
+    ck_assert_msg(tc_topo_generate(&ctx, kind, dims, NULL, 0, &t) == TC_OK, "%s %s: %s", kind, dims, tu_diags());
+    return t;
+}
+
+static tc_topo_info info_of(const tc_topo *t)
+{
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_topo_info in;
+    ck_assert_int_eq(tc_topo_info_get(&ctx, t, &in), TC_OK);
+    return in;
+}
+
+static int out_degree(const tc_topo *t, int v) { return t->out_off[v + 1] - t->out_off[v]; }
+
+/* ---------------------------------------------------------------------------------------------- */
+
+static const char *RICH =
+    "<?xml version=\"1.0\"?>\n"
+    "<topology name=\"rich\" npus=\"6\">\n"
+    "  <class name=\"nvlink\" alpha=\"0.7us\" bandwidth=\"25GB/s\"/>\n"
+    "  <class name=\"net\" alpha=\"2 us\" bandwidth=\"12.5 GiB/s\"/>\n"
+    "  <link src=\"0\" dst=\"1\" class=\"nvlink\" duplex=\"1\"/>\n"
+    "  <link src=\"0\" dst=\"1\" class=\"nvlink\" duplex=\"true\" parallel=\"1\"/>\n"
+    "  <link src=\"1\" dst=\"2\" alpha=\"100ns\" bandwidth=\"100GB/s\"/>\n"
+    "  <link src=\"2\" dst=\"0\"/>\n"
+    "  <link src=\"3\" dst=\"4\" class=\"net\" duplex=\"1\"/>\n"
+    "  <switch name=\"sw\" class=\"net\" unwind=\"2\" npus=\"0 3\">\n"
+    "    <port npu=\"5\"/>\n"
+    "  </switch>\n"
+    "  <nodes size=\"3\"/>\n"
+    "  <photonic reconfig=\"5us\" tx=\"2\" rx=\"3\" wavelengths=\"8\" mzi=\"4\" grid=\"2x3\" fibers=\"1\"/>\n"
+    "</topology>\n";
+
+START_TEST(test_read_happy)
+{
+    tc_topo *t = read_ok("rich.xml", RICH);
+    ck_assert_str_eq(t->name, "rich");
+    ck_assert_str_eq(t->file, "rich.xml");
+    ck_assert_int_eq(t->n_npus, 6);
+    ck_assert_int_eq(t->n_links, 8);
+    /* duplex expands to consecutive opposite links with the element's line */
+    ck_assert_int_eq(t->links[0].src, 0);
+    ck_assert_int_eq(t->links[0].dst, 1);
+    ck_assert_int_eq(t->links[1].src, 1);
+    ck_assert_int_eq(t->links[1].dst, 0);
+    ck_assert_int_eq(t->links[1].line, 5);
+    ck_assert_int_eq(t->links[2].line, 6);
+    ck_assert_str_eq(t->classes[t->links[0].cls].name, "nvlink");
+    ck_assert_double_eq_tol(t->links[0].alpha, 0.7e-6, 1e-18);
+    ck_assert_double_eq_tol(t->links[0].beta, 1.0 / 25e9, 1e-24);
+    /* overrides */
+    ck_assert_int_eq(t->links[4].alpha_set, 1);
+    ck_assert_int_eq(t->links[4].beta_set, 1);
+    ck_assert_double_eq_tol(t->links[4].alpha, 100e-9, 1e-20);
+    ck_assert_double_eq_tol(t->links[4].beta, 1.0 / 100e9, 1e-24);
+    ck_assert_str_eq(t->classes[t->links[5].cls].name, "default");
+    ck_assert_double_eq_tol(t->links[5].beta, 1.0 / 50e9, 1e-24);
+    ck_assert_double_eq_tol(t->links[6].beta, 1.0 / (12.5 * 1073741824.0), 1e-24);
+    /* switch with npus attribute and port children */
+    ck_assert_int_eq(t->n_switches, 1);
+    ck_assert_str_eq(t->switches[0].name, "sw");
+    ck_assert_int_eq(t->switches[0].n_ports, 3);
+    ck_assert_int_eq(t->switches[0].npus[2], 5);
+    ck_assert_int_eq(t->switches[0].unwind, 2);
+    ck_assert_int_eq(t->switches[0].line, 10);
+    ck_assert_double_eq_tol(t->switches[0].alpha, 2e-6, 1e-18);
+    /* nodes */
+    ck_assert_ptr_nonnull(t->node_of);
+    ck_assert_int_eq(t->n_nodes, 2);
+    ck_assert_int_eq(t->node_of[2], 0);
+    ck_assert_int_eq(t->node_of[3], 1);
+    /* photonic */
+    ck_assert_int_eq(t->photonic.present, 1);
+    ck_assert_double_eq_tol(t->photonic.reconfig_delay, 5e-6, 1e-18);
+    ck_assert_int_eq(t->photonic.tx_per_npu, 2);
+    ck_assert_int_eq(t->photonic.rx_per_npu, 3);
+    ck_assert_int_eq(t->photonic.wavelengths, 8);
+    ck_assert_int_eq(t->photonic.mzi_size, 4);
+    ck_assert_int_eq(t->photonic.grid_rows, 2);
+    ck_assert_int_eq(t->photonic.grid_cols, 3);
+    ck_assert_int_eq(t->photonic.fibers, 1);
+    /* indexed */
+    ck_assert_ptr_nonnull(t->out_off);
+    ck_assert_int_eq(out_degree(t, 0), 2);
+    tc_topo_free(t);
+}
+END_TEST
+
+START_TEST(test_read_npu_nodes)
+{
+    tc_topo *t = read_ok("n.xml", "<topology name=\"n\" npus=\"3\">\n"
+                                  "<link src=\"0\" dst=\"1\" duplex=\"1\"/><link src=\"1\" dst=\"2\" duplex=\"1\"/>\n"
+                                  "<npu id=\"0\" node=\"2\"/><npu id=\"1\" node=\"0\"/><npu id=\"2\" node=\"2\"/>\n"
+                                  "</topology>\n");
+    ck_assert_int_eq(t->node_of[0], 2);
+    ck_assert_int_eq(t->node_of[1], 0);
+    ck_assert_int_eq(t->n_nodes, 3);
+    char *w = write_str(t);
+    ck_assert_ptr_nonnull(strstr(w, "<npu id=\"0\" node=\"2\"/>"));
+    free(w);
+    tc_topo_free(t);
+}
+END_TEST
+
+START_TEST(test_read_file_line7)
+{
+    /* the issue's acceptance case, through a real file */
+    const char *xml = "<?xml version=\"1.0\"?>\n"
+                      "<topology name=\"bad\" npus=\"8\">\n"
+                      "  <link src=\"0\" dst=\"1\" duplex=\"1\"/>\n"
+                      "  <link src=\"1\" dst=\"2\" duplex=\"1\"/>\n"
+                      "  <link src=\"2\" dst=\"3\" duplex=\"1\"/>\n"
+                      "  <link src=\"3\" dst=\"4\" duplex=\"1\"/>\n"
+                      "  <link src=\"3\" dst=\"9\"/>\n"
+                      "</topology>\n";
+    char *path = tu_tmpfile("-bad.xml", xml);
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_topo *t = NULL;
+    ck_assert_int_eq(tc_topo_read(&ctx, path, &t), TC_ERR_INVALID);
+    char want[512];
+    snprintf(want, sizeof want, "%s:7: error: link 3->9: npu 9 out of range (topology has 8 npus)\n", path);
+    ck_assert_str_eq(tu_diags(), want);
+    remove(path);
+    free(path);
+    tu_ctx(&ctx);
+    ck_assert_int_eq(tc_topo_read(&ctx, "/nonexistent/t.xml", &t), TC_ERR_IO);
+    ck_assert_str_eq(tu_diags(), "/nonexistent/t.xml: error: cannot open topology: No such file or directory\n");
+}
+END_TEST
+
+#define HDR "<topology name=\"b\" npus=\"4\">\n"
+#define RING4 "<link src=\"0\" dst=\"1\" duplex=\"1\"/><link src=\"1\" dst=\"2\" duplex=\"1\"/><link src=\"2\" dst=\"3\" duplex=\"1\"/>\n"
+
+START_TEST(test_read_negative)
+{
+    static const struct { const char *xml, *want; } cases[] = {
+        {HDR "<link src=\"0\" dst=\"1\"\n</topology>\n", "b.xml:3: error: malformed XML: error parsing attribute name"},
+        {HDR RING4 "</topolog>\n", "b.xml:3: error: malformed XML: Opening and ending tag mismatch: topology line 1 and topolog"},
+        {"", "b.xml:1: error: malformed XML: Document is empty"},
+        {"<?xml version=\"1.0\"?>\n<!DOCTYPE t [<!ENTITY x \"xx\">]>\n" HDR RING4 "</topology>\n",
+         "b.xml:2: error: <!DOCTYPE> is not allowed in a topology file"},
+        {"<topo name=\"b\" npus=\"4\"/>\n", "b.xml:1: error: root element must be <topology>, got <topo>"},
+        {HDR RING4 "<lnk src=\"0\" dst=\"1\"/>\n</topology>\n",
+         "b.xml:3: error: schema: Element 'lnk': This element is not expected."},
+        {HDR RING4 "<link src=\"0\" dst=\"2\" colour=\"red\"/>\n</topology>\n",
+         "b.xml:3: error: schema: Element 'link', attribute 'colour': The attribute 'colour' is not allowed."},
+        {HDR RING4 "<link src=\"x\" dst=\"2\"/>\n</topology>\n",
+         "b.xml:3: error: schema: Element 'link', attribute 'src': 'x' is not a valid value of the atomic type "
+         "'xs:nonNegativeInteger'."},
+        {"<topology name=\"b\">\n</topology>\n",
+         "b.xml:1: error: schema: Element 'topology': The attribute 'npus' is required but missing."},
+        {HDR RING4 "<link src=\"4\" dst=\"0\"/>\n</topology>\n",
+         "b.xml:3: error: link 4->0: npu 4 out of range (topology has 4 npus)"},
+        {HDR RING4 "<link src=\"0\" dst=\"99999999999\"/>\n</topology>\n",
+         "b.xml:3: error: link 0->99999999999: npu 99999999999 out of range (topology has 4 npus)"},
+        {HDR RING4 "\n<link src=\"2\" dst=\"2\"/>\n</topology>\n", "b.xml:4: error: link 2->2: self link"},
+        {HDR RING4 "<link src=\"1\" dst=\"0\"/>\n</topology>\n",
+         "b.xml:3: error: link 1->0: duplicate link (first on line 2); add parallel=\"1\" for a parallel link"},
+        {HDR RING4 "<link src=\"0\" dst=\"3\" bandwidth=\"0GB/s\"/>\n</topology>\n",
+         "b.xml:3: error: link 0->3: bandwidth must be positive, got '0GB/s'"},
+        {HDR RING4 "<link src=\"0\" dst=\"3\" bandwidth=\"-5GB/s\"/>\n</topology>\n",
+         "b.xml:3: error: link 0->3: bandwidth must be positive, got '-5GB/s'"},
+        {HDR RING4 "<link src=\"0\" dst=\"3\" bandwidth=\"5Gbps\"/>\n</topology>\n",
+         "b.xml:3: error: link 0->3: bad bandwidth: unknown bandwidth unit 'Gbps' (use B/s, KB/s, MB/s, GB/s, TB/s, "
+         "KiB/s, MiB/s, GiB/s or TiB/s)"},
+        {HDR RING4 "<link src=\"0\" dst=\"3\" alpha=\"5\"/>\n</topology>\n",
+         "b.xml:3: error: link 0->3: bad alpha: missing time unit in '5' (use ns, us, ms or s)"},
+        {HDR RING4 "<link src=\"0\" dst=\"3\" alpha=\"-1us\"/>\n</topology>\n",
+         "b.xml:3: error: link 0->3: alpha must not be negative, got '-1us'"},
+        {HDR "<class name=\"c\" alpha=\"1us\" bandwidth=\"1GB/s\"/>\n<class name=\"c\" alpha=\"1us\" "
+             "bandwidth=\"2GB/s\"/>\n" RING4 "</topology>\n",
+         "b.xml:3: error: class 'c' defined twice (first on line 2)"},
+        {HDR "<class name=\"c\" alpha=\"1xs\" bandwidth=\"1GB/s\"/>\n" RING4 "</topology>\n",
+         "b.xml:2: error: class 'c': bad alpha: unknown time unit 'xs' (use ns, us, ms or s)"},
+        {"<topology name=\"b\" npus=\"0\">\n</topology>\n", "b.xml:1: error: empty topology: npus=\"0\""},
+        {HDR "</topology>\n", "b.xml:1: error: empty topology: 4 npus but no links or switches"},
+        {HDR "<link src=\"0\" dst=\"1\" duplex=\"1\"/>\n<link src=\"2\" dst=\"3\" duplex=\"1\"/>\n</topology>\n",
+         "b.xml:1: error: disconnected topology: npu 0 cannot reach npu 2"},
+        {HDR "<link src=\"0\" dst=\"1\"/><link src=\"1\" dst=\"2\"/><link src=\"2\" dst=\"3\"/>\n</topology>\n",
+         "b.xml:1: error: disconnected topology: npu 1 cannot reach npu 0"},
+        {HDR "<switch name=\"s\" npus=\"0 1 7\"/>\n</topology>\n",
+         "b.xml:2: error: switch 's': npu 7 out of range (topology has 4 npus)"},
+        {HDR "<switch name=\"s\" npus=\"0 1\">\n<port npu=\"1\"/></switch>\n</topology>\n",
+         "b.xml:2: error: switch 's': npu 1 attached twice"},
+        {HDR "<switch name=\"s\" npus=\"0\"/>\n</topology>\n", "b.xml:2: error: switch 's': needs at least 2 npus, has 1"},
+        {HDR "<switch name=\"s\" unwind=\"4\" npus=\"0 1 2 3\"/>\n</topology>\n",
+         "b.xml:2: error: switch 's': unwind 4 out of range (1 to 3 for 4 npus)"},
+        {HDR "<switch name=\"s\" npus=\"0 1\"/>\n<switch name=\"s\" npus=\"2 3\"/>\n</topology>\n",
+         "b.xml:3: error: switch 's' defined twice (first on line 2)"},
+        {HDR RING4 "<nodes size=\"3\"/>\n</topology>\n", "b.xml:3: error: nodes size 3 does not divide the 4 npus"},
+        {HDR RING4 "<npu id=\"0\" node=\"0\"/>\n</topology>\n",
+         "b.xml:1: error: npu 1 has no node id (give every npu one when any <npu node=...> is present)"},
+        {HDR RING4 "<nodes size=\"2\"/>\n<npu id=\"0\" node=\"0\"/>\n</topology>\n",
+         "b.xml:4: error: npu 0: <npu node=...> cannot be combined with <nodes size=...> (line 3)"},
+        {HDR RING4 "<photonic reconfig=\"5\"/>\n</topology>\n",
+         "b.xml:3: error: photonic: bad reconfig: missing time unit in '5' (use ns, us, ms or s)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        read_bad("b.xml", cases[i].xml, cases[i].want);
+}
+END_TEST
+
+/* The out-of-range NPU is reported on its own line wherever it is: fresh random position. */
+START_TEST(test_read_negative_random_line)
+{
+    tc_rng rng;
+    tc_rng_seed(&rng, tu_seed());
+    for (int rep = 0; rep < 20; rep++) {
+        int n = 3 + (int)tc_rng_below(&rng, 50), bad_at = (int)tc_rng_below(&rng, n);
+        int bad_npu = n + (int)tc_rng_below(&rng, 1000);
+        tc_buf b = {0};
+        tc_buf_printf(&b, "<topology name=\"r\" npus=\"%d\">\n", n);
+        int bad_line = 0;
+        for (int i = 0; i < n; i++) {
+            if (i == bad_at) {
+                tc_buf_printf(&b, "<link src=\"%d\" dst=\"%d\"/>\n", i, bad_npu);
+                bad_line = i + 2;
+            }
+            tc_buf_printf(&b, "<link src=\"%d\" dst=\"%d\" duplex=\"1\"/>\n", i, (i + 1) % n);
+        }
+        tc_buf_printf(&b, "</topology>\n");
+        char want[256];
+        snprintf(want, sizeof want, "r.xml:%d: error: link %d->%d: npu %d out of range (topology has %d npus)",
+                 bad_line, bad_at, bad_npu, bad_npu, n);
+        read_bad("r.xml", b.data, want);
+        tc_buf_free(&b);
+    }
+}
+END_TEST
+
+/* ---------------------------------------------------------------------------------------------- */
+
+START_TEST(test_units)
+{
+    static const struct { const char *s; double v; } times[] = {
+        {"1ns", 1e-9}, {"0.5us", 0.5e-6}, {"2 us", 2e-6}, {"3\xc2\xb5s", 3e-6}, {"1.5ms", 1.5e-3}, {"2s", 2.0},
+        {" 7 ns ", 7e-9}, {"1e3ns", 1e-6}};
+    for (size_t i = 0; i < sizeof times / sizeof times[0]; i++) {
+        double v;
+        ck_assert_int_eq(tc_parse_time(times[i].s, &v), TC_OK);
+        ck_assert_double_eq_tol(v, times[i].v, times[i].v * 1e-12);
+    }
+    static const struct { const char *s; double v; } bws[] = {
+        {"1B/s", 1},           {"1KB/s", 1e3},          {"1MB/s", 1e6},          {"50GB/s", 50e9},
+        {"2TB/s", 2e12},       {"1KiB/s", 1024},        {"1MiB/s", 1048576},     {"25 GiB/s", 25 * 1073741824.0},
+        {"1TiB/s", 1099511627776.0}};
+    for (size_t i = 0; i < sizeof bws / sizeof bws[0]; i++) {
+        double v;
+        ck_assert_int_eq(tc_parse_bandwidth(bws[i].s, &v), TC_OK);
+        ck_assert_double_eq_tol(v, bws[i].v, bws[i].v * 1e-12);
+    }
+    static const char *bad_t[] = {"5", "5 xs", "us", "", "inf us", "nanus", "5 GB/s"};
+    static const char *bad_b[] = {"5", "5GB", "5Gb/s", "GB/s", "5 gb/s", "5s"};
+    double v;
+    for (size_t i = 0; i < sizeof bad_t / sizeof bad_t[0]; i++)
+        ck_assert_msg(tc_parse_time(bad_t[i], &v) != TC_OK, "accepted time '%s'", bad_t[i]);
+    for (size_t i = 0; i < sizeof bad_b / sizeof bad_b[0]; i++)
+        ck_assert_msg(tc_parse_bandwidth(bad_b[i], &v) != TC_OK, "accepted bandwidth '%s'", bad_b[i]);
+}
+END_TEST
+
+START_TEST(test_costs_read)
+{
+    const char *txt = "# class alpha bandwidth\n"
+                      "default   0.5us   50GB/s\n"
+                      "\n"
+                      "nvlink    0.7 us  25 GiB/s   # comment\n"
+                      "net 2us beta=0.04\n"
+                      "reconfig  5us\n";
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_costs *c = NULL;
+    ck_assert_int_eq(tc_costs_read_mem(&ctx, "c.cost", txt, strlen(txt), &c), TC_OK);
+    ck_assert_str_eq(tu_diags(), "");
+    ck_assert_int_eq(c->n_classes, 3);
+    ck_assert_str_eq(c->classes[1].name, "nvlink");
+    ck_assert_double_eq_tol(c->classes[1].alpha, 0.7e-6, 1e-18);
+    ck_assert_double_eq_tol(c->classes[1].beta, 1.0 / (25 * 1073741824.0), 1e-24);
+    ck_assert_int_eq(c->classes[1].line, 4);
+    ck_assert_double_eq_tol(c->classes[2].beta, 0.04 / 1e9, 1e-24);
+    ck_assert_double_eq_tol(c->reconfig, 5e-6, 1e-18);
+    tc_costs_free(c);
+    /* file reader and a missing file */
+    char *path = tu_tmpfile(".cost", "x 1ns 1B/s\n");
+    tu_ctx(&ctx);
+    ck_assert_int_eq(tc_costs_read(&ctx, path, &c), TC_OK);
+    ck_assert_double_eq_tol(c->classes[0].beta, 1.0, 1e-12);
+    ck_assert(c->reconfig < 0); /* absent */
+    tc_costs_free(c);
+    remove(path);
+    free(path);
+    ck_assert_int_eq(tc_costs_read(&ctx, "/nonexistent.cost", &c), TC_ERR_IO);
+}
+END_TEST
+
+START_TEST(test_costs_errors)
+{
+    static const struct { const char *line, *want; } cases[] = {
+        {"nvlink 0.7us", "class 'nvlink': missing bandwidth (expected 'CLASS ALPHA BANDWIDTH' or 'CLASS ALPHA beta=S_PER_GB')"},
+        {"nvlink", "class 'nvlink': missing alpha and bandwidth (expected 'CLASS ALPHA BANDWIDTH' or 'CLASS ALPHA beta=S_PER_GB')"},
+        {"nvlink 0.7us 25GB", "class 'nvlink': bad bandwidth: unknown bandwidth unit 'GB' (use B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s or TiB/s)"},
+        {"nvlink 0.7 25GB/s", "class 'nvlink': bad alpha: missing time unit in '0.7' (use ns, us, ms or s)"},
+        {"nvlink 0.7xs 25GB/s", "class 'nvlink': bad alpha: unknown time unit 'xs' (use ns, us, ms or s)"},
+        {"nvlink -1us 25GB/s", "class 'nvlink': alpha must not be negative, got '-1us'"},
+        {"nvlink 1us 0GB/s", "class 'nvlink': bandwidth must be positive, got '0GB/s'"},
+        {"nvlink 1us beta=0", "class 'nvlink': beta must be positive, got '0'"},
+        {"nvlink 1us beta=abc", "class 'nvlink': bad beta 'abc' (expected beta=SECONDS_PER_GB, e.g. beta=0.02)"},
+        {"nvlink 1us 1GB/s extra", "class 'nvlink': unexpected 'extra' after the bandwidth"},
+        {"9lives 1us 1GB/s", "bad class name '9lives' (letters, digits, '_', '-', '.'; starting with a letter or '_')"},
+        {"reconfig", "reconfig: missing delay (expected 'reconfig TIME')"},
+        {"reconfig 5", "reconfig: missing time unit in '5' (use ns, us, ms or s)"},
+        {"reconfig 5us 6us", "reconfig: unexpected '6us' after the delay"},
+    };
+    tc_rng rng;
+    tc_rng_seed(&rng, tu_seed() + 1);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        /* put the bad line after a random number of good, blank and comment lines */
+        int pre = (int)tc_rng_below(&rng, 6);
+        tc_buf b = {0};
+        for (int k = 0; k < pre; k++)
+            if (k % 3 == 0)
+                tc_buf_printf(&b, "# comment %d\n", k);
+            else if (k % 3 == 1)
+                tc_buf_printf(&b, "   \n");
+            else
+                tc_buf_printf(&b, "c%d 1us 1GB/s\n", k);
+        tc_buf_printf(&b, "%s\n", cases[i].line);
+        tc_ctx ctx;
+        tu_ctx(&ctx);
+        tc_costs *c = NULL;
+        ck_assert_int_ne(tc_costs_read_mem(&ctx, "costs.txt", b.data, b.len, &c), TC_OK);
+        ck_assert_ptr_null(c);
+        char want[512];
+        snprintf(want, sizeof want, "costs.txt:%d: error: %s\n", pre + 1, cases[i].want);
+        ck_assert_str_eq(tu_diags(), want);
+        tc_buf_free(&b);
+    }
+    const char *dup = "a 1us 1GB/s\n# x\nreconfig 1us\na 2us 2GB/s\n";
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_costs *c = NULL;
+    ck_assert_int_ne(tc_costs_read_mem(&ctx, "costs.txt", dup, strlen(dup), &c), TC_OK);
+    ck_assert_str_eq(tu_diags(), "costs.txt:4: error: class 'a' defined twice (first on line 1)\n");
+    const char *dup2 = "reconfig 1us\nreconfig 2us\n";
+    tu_ctx(&ctx);
+    ck_assert_int_ne(tc_costs_read_mem(&ctx, "costs.txt", dup2, strlen(dup2), &c), TC_OK);
+    ck_assert_str_eq(tu_diags(), "costs.txt:2: error: reconfig given twice (first on line 1)\n");
+}
+END_TEST
+
+START_TEST(test_apply_costs)
+{
+    const char *xml = "<topology name=\"c\" npus=\"3\">\n"
+                      "<class name=\"nv\" alpha=\"1us\" bandwidth=\"10GB/s\"/>\n"
+                      "<link src=\"0\" dst=\"1\" class=\"nv\" duplex=\"1\"/>\n"
+                      "<link src=\"1\" dst=\"2\" class=\"ib\" duplex=\"1\"/>\n"
+                      "<link src=\"2\" dst=\"0\" class=\"ib\" alpha=\"9us\" bandwidth=\"9GB/s\" duplex=\"1\"/>\n"
+                      "<photonic reconfig=\"1us\"/>\n"
+                      "</topology>\n";
+    tc_topo *t = read_ok("c.xml", xml);
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    /* no cost file: class ib is unknown; the error names the first link using it */
+    ck_assert_int_eq(tc_topo_apply_costs(&ctx, t, NULL), TC_ERR_INVALID);
+    ck_assert_str_eq(tu_diags(),
+                     "c.xml:4: error: link 1->2: unknown class 'ib' (not defined in the topology and no cost file given)\n");
+    const char *ctext = "ib 3us 30GB/s\nnv 2us 20GB/s\nunused 1us 1GB/s\nreconfig 7us\n";
+    tc_costs *c = NULL;
+    tu_ctx(&ctx);
+    ck_assert_int_eq(tc_costs_read_mem(&ctx, "k.cost", ctext, strlen(ctext), &c), TC_OK);
+    ck_assert_int_eq(tc_topo_apply_costs(&ctx, t, c), TC_OK);
+    /* cost file overrides the inline class; per-link overrides stay */
+    ck_assert_double_eq_tol(t->links[0].alpha, 2e-6, 1e-18);
+    ck_assert_double_eq_tol(t->links[0].beta, 1.0 / 20e9, 1e-24);
+    ck_assert_double_eq_tol(t->links[2].alpha, 3e-6, 1e-18);
+    ck_assert_double_eq_tol(t->links[4].alpha, 9e-6, 1e-18);
+    ck_assert_double_eq_tol(t->links[4].beta, 1.0 / 9e9, 1e-24);
+    ck_assert_double_eq_tol(t->photonic.reconfig_delay, 7e-6, 1e-18);
+    int k;
+    ck_assert_int_eq(tc_topo_class_get(t, "nv", &k), TC_OK);
+    ck_assert_int_eq(t->classes[k].defined, 1);
+    tc_costs_free(c);
+    /* a cost file that lacks the class: error mentions the cost file */
+    tu_ctx(&ctx);
+    tc_topo *t2 = read_ok("c.xml", xml);
+    tu_ctx(&ctx);
+    ck_assert_int_eq(tc_costs_read_mem(&ctx, "k.cost", "nv 1us 1GB/s\n", 13, &c), TC_OK);
+    ck_assert_int_eq(tc_topo_apply_costs(&ctx, t2, c), TC_ERR_INVALID);
+    ck_assert_str_eq(tu_diags(), "c.xml:4: error: link 1->2: unknown class 'ib' (not defined in the topology or the cost file)\n");
+    tc_costs_free(c);
+    tc_topo_free(t2);
+    tc_topo_free(t);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------------------------------- */
+
+static void assert_connected(const tc_topo *t)
+{
+    int a = -1, b = -1;
+    ck_assert_msg(tc_topo_connected(t, &a, &b), "%s: npu %d cannot reach npu %d", t->name, a, b);
+}
+
+START_TEST(test_generators)
+{
+    tc_rng rng;
+    tc_rng_seed(&rng, tu_seed() + 2);
+    char d[64];
+    for (int rep = 0; rep < 5; rep++) {
+        int n = 3 + (int)tc_rng_below(&rng, 60);
+        int a = 2 + (int)tc_rng_below(&rng, 6), b = 2 + (int)tc_rng_below(&rng, 6), c = 2 + (int)tc_rng_below(&rng, 5);
+        snprintf(d, sizeof d, "%d", n);
+        tc_topo *t = gen_ok("ring", d);
+        ck_assert_int_eq(t->n_npus, n);
+        ck_assert_int_eq(t->n_links, n);
+        assert_connected(t);
+        ck_assert_int_eq(info_of(t).diameter, n - 1);
+        tc_topo_free(t);
+        t = gen_ok("biring", d);
+        ck_assert_int_eq(t->n_links, 2 * n);
+        ck_assert_int_eq(info_of(t).diameter, n / 2);
+        tc_topo_free(t);
+        t = gen_ok("fc", d);
+        ck_assert_int_eq(t->n_links, n * (n - 1));
+        ck_assert_int_eq(info_of(t).diameter, 1);
+        tc_topo_free(t);
+        snprintf(d, sizeof d, "%dx%d", a, b);
+        t = gen_ok("mesh", d);
+        ck_assert_int_eq(t->n_npus, a * b);
+        ck_assert_int_eq(t->n_links, 2 * (a * (b - 1) + b * (a - 1)));
+        ck_assert_int_eq(info_of(t).diameter, (a - 1) + (b - 1));
+        assert_connected(t);
+        tc_topo_free(t);
+        t = gen_ok("torus", d);
+        ck_assert_int_eq(t->n_links, 2 * (a * (b - (b < 3)) + b * (a - (a < 3))));
+        ck_assert_int_eq(info_of(t).diameter, a / 2 + b / 2);
+        for (int v = 0; v < t->n_npus; v++)
+            ck_assert_int_eq(out_degree(t, v), (a >= 3 ? 2 : 1) + (b >= 3 ? 2 : 1));
+        tc_topo_free(t);
+        snprintf(d, sizeof d, "%dx%dx%d", a, b, c);
+        t = gen_ok("mesh", d);
+        ck_assert_int_eq(t->n_npus, a * b * c);
+        ck_assert_int_eq(t->n_links, 2 * (a * b * (c - 1) + a * c * (b - 1) + b * c * (a - 1)));
+        ck_assert_int_eq(info_of(t).diameter, a + b + c - 3);
+        tc_topo_free(t);
+        t = gen_ok("torus", d);
+        ck_assert_int_eq(info_of(t).diameter, a / 2 + b / 2 + c / 2);
+        assert_connected(t);
+        tc_topo_free(t);
+        snprintf(d, sizeof d, "%dx%d", a, b);
+        t = gen_ok("dragonfly", d); /* a groups of b npus */
+        ck_assert_int_eq(t->n_npus, a * b);
+        ck_assert_int_eq(t->n_links, a * b * (b - 1) + a * (a - 1));
+        assert_connected(t);
+        tc_topo_free(t);
+        t = gen_ok("hier", d);
+        ck_assert_int_eq(t->n_links, a * b * (b - 1));
+        ck_assert_int_eq(t->n_switches, b);
+        ck_assert_int_eq(t->switches[0].n_ports, a);
+        ck_assert_int_eq(t->n_nodes, a);
+        ck_assert_int_eq(t->node_of[a * b - 1], a - 1);
+        assert_connected(t);
+        tc_topo_free(t);
+        t = gen_ok("hier-ring", d);
+        ck_assert_int_eq(t->n_switches, 0);
+        ck_assert_int_eq(t->n_links, a * b * (b - 1) + b * (a == 2 ? 2 : 2 * a));
+        assert_connected(t);
+        tc_topo_free(t);
+        snprintf(d, sizeof d, "%dx%dx%d", a, b, c);
+        t = gen_ok("rfs", d);
+        ck_assert_int_eq(t->n_npus, a * b * c);
+        ck_assert_int_eq(t->n_links, b * c * (a == 2 ? 2 : 2 * a) + a * c * b * (b - 1));
+        ck_assert_int_eq(t->n_switches, a * b);
+        ck_assert_int_eq(t->n_nodes, c);
+        ck_assert_int_eq(t->node_of[a * b], 1);
+        assert_connected(t);
+        tc_topo_free(t);
+        snprintf(d, sizeof d, "%dx%d", a, b);
+        t = gen_ok("switch", d);
+        ck_assert_int_eq(t->n_links, 0);
+        ck_assert_int_eq(t->n_switches, a + b);
+        assert_connected(t);
+        tc_topo_free(t);
+    }
+    /* hypercube: dimension count or npu count */
+    tc_topo *t = gen_ok("hypercube", "3d");
+    ck_assert_int_eq(t->n_npus, 8);
+    ck_assert_int_eq(t->n_links, 24);
+    ck_assert_int_eq(info_of(t).diameter, 3);
+    tc_topo_free(t);
+    t = gen_ok("hypercube", "16");
+    ck_assert_int_eq(t->n_npus, 16);
+    ck_assert_int_eq(t->n_links, 64);
+    ck_assert_int_eq(info_of(t).diameter, 4);
+    tc_topo_free(t);
+    t = gen_ok("switch", "8");
+    ck_assert_int_eq(t->n_switches, 1);
+    ck_assert_int_eq(t->switches[0].n_ports, 8);
+    tc_topo_free(t);
+    t = gen_ok("dgx1", NULL);
+    ck_assert_int_eq(t->n_npus, 8);
+    ck_assert_int_eq(t->n_links, 48);
+    for (int v = 0; v < 8; v++) /* six NVLinks per GPU */
+        ck_assert_int_eq(out_degree(t, v), 6);
+    ck_assert_int_eq(info_of(t).diameter, 2);
+    tc_topo_free(t);
+    /* the paper's DragonFly: 4 groups of 5; NPUs 3 and 4 of a group have no global link */
+    t = gen_ok("dragonfly", "4x5");
+    ck_assert_int_eq(out_degree(t, 0), 5);
+    ck_assert_int_eq(out_degree(t, 3), 4);
+    tc_topo_free(t);
+    /* classes per dimension; the last repeats */
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    const char *cls[] = {"x", "y"};
+    ck_assert_int_eq(tc_topo_generate(&ctx, "torus", "4x4x4", cls, 2, &t), TC_OK);
+    ck_assert_str_eq(t->classes[t->links[0].cls].name, "x");
+    ck_assert_str_eq(t->classes[t->links[t->n_links - 1].cls].name, "y");
+    ck_assert_int_eq(t->classes[t->links[0].cls].defined, 1);
+    tc_topo_free(t);
+    /* bad requests */
+    static const struct { const char *kind, *dims, *want; } bad[] = {
+        {"ring", "1", "tacosc: error: ring: dimensions '1' do not fit: expected N >= 2\n"},
+        {"mesh", "4x", "tacosc: error: mesh: bad dimensions '4x' (expected numbers >= 1 joined by 'x', e.g. 4x4)\n"},
+        {"mesh", "2x2x2x2", "tacosc: error: mesh: bad dimensions '2x2x2x2' (expected numbers >= 1 joined by 'x', e.g. 4x4)\n"},
+        {"hypercube", "6", "tacosc: error: hypercube: bad size '6' (give the dimension count as '3d' or the npu count as a power of two, e.g. 8)\n"},
+        {"blob", "4", "tacosc: error: unknown topology kind 'blob' (see 'tacosc topo --help')\n"},
+        {"dragonfly", "4", "tacosc: error: dragonfly: dimensions '4' do not fit: expected GxP (groups x npus per group)\n"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        tu_ctx(&ctx);
+        t = NULL;
+        ck_assert_int_eq(tc_topo_generate(&ctx, bad[i].kind, bad[i].dims, NULL, 0, &t), TC_ERR_USAGE);
+        ck_assert_ptr_null(t);
+        ck_assert_str_eq(tu_diags(), bad[i].want);
+    }
+}
+END_TEST
+
+START_TEST(test_unwind)
+{
+    tc_rng rng;
+    tc_rng_seed(&rng, tu_seed() + 3);
+    int n = 3 + (int)tc_rng_below(&rng, 10);
+    char d[16];
+    snprintf(d, sizeof d, "%d", n);
+    tc_topo *t = gen_ok("switch", d);
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    double beta = 1.0 / (1e9 * (1 + (double)tc_rng_below(&rng, 400))), alpha = 1e-7 * (1 + (double)tc_rng_below(&rng, 9));
+    ck_assert_int_eq(tc_topo_class_set(t, t->switches[0].cls, alpha, beta), TC_OK);
+    for (int k = 1; k <= n - 1; k++) {
+        tc_topo *u = NULL;
+        ck_assert_int_eq(tc_topo_unwind(&ctx, t, k, &u), TC_OK);
+        ck_assert_int_eq(u->n_switches, 0);
+        ck_assert_int_eq(u->n_links, n * k);
+        ck_assert_ptr_nonnull(u->out_off);
+        for (int i = 0; i < n; i++) {
+            ck_assert_int_eq(out_degree(u, i), k);
+            for (int j = 1; j <= k; j++) {
+                const tc_link *l = &u->links[i * k + j - 1];
+                ck_assert_int_eq(l->src, i);
+                ck_assert_int_eq(l->dst, (i + j) % n);
+                ck_assert_double_eq_tol(l->alpha, alpha, alpha * 1e-12);
+                ck_assert_double_eq_tol(l->beta, beta * k, beta * k * 1e-12);
+            }
+        }
+        /* d = 1 is a ring (diameter n-1); d = n-1 is fully connected (diameter 1) */
+        if (k == 1)
+            ck_assert_int_eq(info_of(u).diameter, n - 1);
+        if (k == n - 1)
+            ck_assert_int_eq(info_of(u).diameter, 1);
+        tc_topo_free(u);
+    }
+    tc_topo *u = NULL;
+    ck_assert_int_eq(tc_topo_unwind(&ctx, t, n, &u), TC_ERR_INVALID);
+    char want[256];
+    snprintf(want, sizeof want, "tacosc: error: switch 'sw0': unwinding degree %d out of range (1 to %d for %d ports)\n",
+             n, n - 1, n);
+    ck_assert_str_eq(tu_diags(), want);
+    /* d = 0: each switch's own degree */
+    t->switches[0].unwind = 2;
+    tu_ctx(&ctx);
+    ck_assert_int_eq(tc_topo_unwind(&ctx, t, 0, &u), TC_OK);
+    ck_assert_int_eq(u->n_links, 2 * n);
+    tc_topo_free(u);
+    tc_topo_free(t);
+    /* no switches: copied unchanged */
+    t = gen_ok("mesh", "3x3");
+    ck_assert_int_eq(tc_topo_unwind(&ctx, t, 1, &u), TC_OK);
+    ck_assert_int_eq(u->n_links, t->n_links);
+    char *a = write_str(t), *b = write_str(u);
+    ck_assert_str_eq(a, b);
+    free(a);
+    free(b);
+    tc_topo_free(u);
+    tc_topo_free(t);
+}
+END_TEST
+
+static void assert_same_ir(const tc_topo *a, const tc_topo *b)
+{
+    ck_assert_int_eq(a->n_npus, b->n_npus);
+    ck_assert_int_eq(a->n_links, b->n_links);
+    ck_assert_int_eq(a->n_switches, b->n_switches);
+    for (int i = 0; i < a->n_links; i++) {
+        ck_assert_int_eq(a->links[i].src, b->links[i].src);
+        ck_assert_int_eq(a->links[i].dst, b->links[i].dst);
+        ck_assert_str_eq(a->classes[a->links[i].cls].name, b->classes[b->links[i].cls].name);
+        ck_assert(a->links[i].alpha == b->links[i].alpha);
+        ck_assert(a->links[i].beta == b->links[i].beta);
+        ck_assert_int_eq(a->links[i].alpha_set, b->links[i].alpha_set);
+        ck_assert_int_eq(a->links[i].beta_set, b->links[i].beta_set);
+    }
+    for (int s = 0; s < a->n_switches; s++) {
+        ck_assert_str_eq(a->switches[s].name, b->switches[s].name);
+        ck_assert_int_eq(a->switches[s].n_ports, b->switches[s].n_ports);
+        ck_assert_int_eq(memcmp(a->switches[s].npus, b->switches[s].npus, sizeof(int) * a->switches[s].n_ports), 0);
+        ck_assert(a->switches[s].beta == b->switches[s].beta);
+    }
+    ck_assert_int_eq(!a->node_of, !b->node_of);
+    if (a->node_of)
+        ck_assert_int_eq(memcmp(a->node_of, b->node_of, sizeof(int) * a->n_npus), 0);
+    ck_assert_int_eq(memcmp(&a->photonic, &b->photonic, sizeof a->photonic), 0);
+}
+
+static void round_trip(const tc_topo *t)
+{
+    char *w1 = write_str(t);
+    tc_topo *r = read_ok("rt.xml", w1);
+    assert_same_ir(t, r);
+    char *w2 = write_str(r);
+    ck_assert_str_eq(w1, w2);
+    free(w1);
+    free(w2);
+    tc_topo_free(r);
+}
+
+START_TEST(test_round_trip)
+{
+    tc_topo *t = read_ok("rich.xml", RICH);
+    round_trip(t);
+    tc_topo_free(t);
+    static const char *gens[][2] = {{"ring", "7"}, {"biring", "2"}, {"fc", "5"}, {"mesh", "3x4x2"},
+                                    {"torus", "3x5"}, {"hypercube", "4d"}, {"switch", "4x3"}, {"dragonfly", "4x5"},
+                                    {"rfs", "2x4x8"}, {"dgx1", NULL}, {"hier", "3x4"}, {"hier-ring", "4x2"}};
+    for (size_t i = 0; i < sizeof gens / sizeof gens[0]; i++) {
+        t = gen_ok(gens[i][0], gens[i][1]);
+        round_trip(t);
+        tc_topo_free(t);
+    }
+    /* random irrational costs survive exactly */
+    tc_rng rng;
+    tc_rng_seed(&rng, tu_seed() + 4);
+    t = gen_ok("mesh", "4x4");
+    for (int k = 0; k < 5; k++) {
+        int i = (int)tc_rng_below(&rng, (uint64_t)t->n_links);
+        t->links[i].alpha = tc_rng_unit(&rng) * 1e-5;
+        t->links[i].alpha_set = 1;
+        t->links[i].beta = 1.0 / ((0.001 + tc_rng_unit(&rng)) * 1e12); /* as the reader computes it */
+        t->links[i].beta_set = 1;
+    }
+    ck_assert_int_eq(tc_topo_class_set(t, 0, tc_rng_unit(&rng) * 1e-6, 1.0 / (1e9 + tc_rng_below(&rng, 1000000))),
+                     TC_OK);
+    round_trip(t);
+    /* an arbitrary beta (not the reciprocal of a bandwidth): nearest text, then a fixed point */
+    for (int i = 0; i < t->n_links; i++) {
+        t->links[i].beta = (0.001 + tc_rng_unit(&rng)) * 1e-9;
+        t->links[i].beta_set = 1;
+    }
+    char *w1 = write_str(t);
+    tc_topo *r = read_ok("rt.xml", w1);
+    for (int i = 0; i < t->n_links; i++)
+        ck_assert_double_eq_tol(r->links[i].beta, t->links[i].beta, t->links[i].beta * 1e-15);
+    char *w2 = write_str(r);
+    tc_topo *r2 = read_ok("rt.xml", w2);
+    char *w3 = write_str(r2);
+    ck_assert_str_eq(w2, w3);
+    assert_same_ir(r, r2);
+    free(w1);
+    free(w2);
+    free(w3);
+    tc_topo_free(r);
+    tc_topo_free(r2);
+    tc_topo_free(t);
+}
+END_TEST
+
+START_TEST(test_large_ring)
+{
+    tc_topo *t = gen_ok("ring", "100000");
+    char *xml = write_str(t);
+    tc_topo_free(t);
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    double t0 = tc_now();
+    ck_assert_int_eq(tc_topo_read_mem(&ctx, "ring100k.xml", xml, strlen(xml), &t), TC_OK);
+    double t1 = tc_now();
+    ck_assert_int_eq(t->n_npus, 100000);
+    ck_assert_int_eq(t->n_links, 100000);
+    ck_assert_int_eq(t->links[99999].line, 100004); /* 2 header lines, <topology>, <class> */
+    ck_assert_int_eq(t->links[70000].line, 70005);
+    tc_topo_info in = info_of(t);
+    double t2 = tc_now();
+    ck_assert_int_eq(in.diameter, 99999);
+    fprintf(stderr, "100,000-npu ring: read+validate %.3f s, metrics %.3f s\n", t1 - t0, t2 - t1);
+    double limit = getenv("VALGRIND") ? 600.0 : 20.0; /* generous: a shared 2-core machine */
+    ck_assert_msg(t1 - t0 < limit, "100k-npu ring took %.1f s to load", t1 - t0);
+    int path[8];
+    ck_assert_int_eq(tc_topo_shortest_path(t, 5, 99999, path, 8), 99994);
+    ck_assert_int_eq(path[0], 5);
+    tc_topo_free(t);
+    /* an error past line 65535 still gets its exact line */
+    char *at = strstr(xml, "<link src=\"70000\" dst=\"70001\"/>");
+    ck_assert_ptr_nonnull(at);
+    memcpy(at + 23, "70000", 5); /* dst 70001 -> 70000 */
+    tu_ctx(&ctx);
+    t = NULL;
+    ck_assert_int_eq(tc_topo_read_mem(&ctx, "ring100k.xml", xml, strlen(xml), &t), TC_ERR_INVALID);
+    ck_assert_str_eq(tu_diags(), "ring100k.xml:70005: error: link 70000->70000: self link\n");
+    free(xml);
+}
+END_TEST
+
+START_TEST(test_metrics)
+{
+    tc_topo *t = gen_ok("torus", "4x4");
+    tc_topo_info in = info_of(t);
+    ck_assert_int_eq(in.diameter, 4);
+    ck_assert_int_eq(in.diameter_exact, 1);
+    ck_assert_double_eq_tol(in.diameter_alpha, 4 * 0.5e-6, 1e-15);
+    ck_assert_double_eq_tol(in.min_injection_bw, 4 * 50e9, 1);
+    ck_assert_double_eq_tol(in.min_ejection_bw, 4 * 50e9, 1);
+    uint64_t size = 1 << 30;
+    double ar = size * 2.0 * 15 / 16 / 200e9 + 2e-6;
+    ck_assert_double_eq_tol(tc_topo_ideal_time(&in, TC_COLL_ALLREDUCE, size, 16), ar, 1e-12);
+    ck_assert_double_eq_tol(tc_topo_ideal_time(&in, TC_COLL_ALLGATHER, size, 16), size * 15.0 / 16 / 200e9 + 2e-6, 1e-12);
+    ck_assert_double_eq_tol(tc_topo_ideal_time(&in, TC_COLL_REDUCESCATTER, size, 0), size * 15.0 / 16 / 200e9 + 2e-6, 1e-12);
+    ck_assert_double_eq_tol(tc_topo_ideal_time(&in, TC_COLL_BROADCAST, size, 0), size / 200e9 + 2e-6, 1e-12);
+    tc_topo_free(t);
+    /* a single NPU is a valid topology with nothing to do */
+    t = read_ok("one.xml", "<topology name=\"one\" npus=\"1\"/>\n");
+    in = info_of(t);
+    ck_assert_int_eq(in.diameter, 0);
+    ck_assert_double_eq(tc_topo_ideal_time(&in, TC_COLL_ALLREDUCE, size, 0), 0);
+    tc_topo_free(t);
+    /* mesh: corner injection is the minimum */
+    t = gen_ok("mesh", "3x3");
+    in = info_of(t);
+    ck_assert_double_eq_tol(in.min_injection_bw, 2 * 50e9, 1);
+    ck_assert_int_eq(in.diameter, 4);
+    tc_topo_free(t);
+    /* heterogeneous alpha: diameter_alpha is the largest smallest-alpha path */
+    const char *xml = "<topology name=\"h\" npus=\"3\">\n"
+                      "<link src=\"0\" dst=\"1\" alpha=\"1us\" duplex=\"1\"/>\n"
+                      "<link src=\"1\" dst=\"2\" alpha=\"1us\" duplex=\"1\"/>\n"
+                      "<link src=\"0\" dst=\"2\" alpha=\"5us\" duplex=\"1\"/>\n</topology>\n";
+    t = read_ok("h.xml", xml);
+    in = info_of(t);
+    ck_assert_int_eq(in.diameter, 1);
+    ck_assert_double_eq_tol(in.diameter_alpha, 2e-6, 1e-15);
+    tc_topo_free(t);
+    /* sampled diameter on a large torus is still exact (vertex-transitive) */
+    t = gen_ok("torus", "100x100x10");
+    in = info_of(t);
+    ck_assert_int_eq(in.diameter_exact, 0);
+    ck_assert_int_eq(in.diameter, 50 + 50 + 5);
+    tc_topo_free(t);
+    /* a large mesh: NPU 0 is a corner, so the sweep finds the true diameter */
+    t = gen_ok("mesh", "300x300");
+    in = info_of(t);
+    ck_assert_int_eq(in.diameter, 598);
+    tc_topo_free(t);
+}
+END_TEST
+
+START_TEST(test_paths)
+{
+    tc_rng rng;
+    tc_rng_seed(&rng, tu_seed() + 5);
+    int a = 2 + (int)tc_rng_below(&rng, 8), b = 2 + (int)tc_rng_below(&rng, 8);
+    char d[32];
+    snprintf(d, sizeof d, "%dx%d", a, b);
+    tc_topo *t = gen_ok("mesh", d);
+    for (int rep = 0; rep < 20; rep++) {
+        int s = (int)tc_rng_below(&rng, (uint64_t)(a * b)), e = (int)tc_rng_below(&rng, (uint64_t)(a * b));
+        int path[64];
+        int len = tc_topo_shortest_path(t, s, e, path, 64);
+        ck_assert_int_eq(len, abs(s % a - e % a) + abs(s / a - e / a));
+        int v = s;
+        for (int k = 0; k < len; k++) {
+            ck_assert_int_eq(t->links[path[k]].src, v);
+            v = t->links[path[k]].dst;
+        }
+        ck_assert_int_eq(v, e);
+        int again[64];
+        ck_assert_int_eq(tc_topo_shortest_path(t, s, e, again, 64), len);
+        ck_assert_int_eq(memcmp(path, again, sizeof(int) * (size_t)len), 0);
+    }
+    /* ties go to the lowest link id: in a 2x2 mesh 0->3 goes through 1 (link 0->1 has id 0) */
+    tc_topo_free(t);
+    t = gen_ok("mesh", "2x2");
+    int p[4];
+    ck_assert_int_eq(tc_topo_shortest_path(t, 0, 3, p, 4), 2);
+    ck_assert_int_eq(t->links[p[0]].dst, 1);
+    ck_assert_int_eq(tc_topo_shortest_path(t, 0, 0, p, 4), 0);
+    tc_topo_free(t);
+    /* unreachable and connectivity on a hand-made one-way pair */
+    tc_topo *u = NULL;
+    ck_assert_int_eq(tc_topo_create("u", 3, &u), TC_OK);
+    ck_assert_int_eq(tc_topo_add_link(u, 0, 1, 0, -1, -1, 0), TC_OK);
+    ck_assert_int_eq(tc_topo_add_link(u, 1, 2, 0, -1, -1, 0), TC_OK);
+    ck_assert_int_eq(tc_topo_add_link(u, 0, 7, 0, -1, -1, 0), TC_ERR_INVALID);
+    ck_assert_int_eq(tc_topo_shortest_path(u, 2, 0, p, 4), -1);
+    ck_assert_int_eq(tc_topo_shortest_path(u, 0, 2, p, 4), 2); /* works unindexed too */
+    int from, to;
+    ck_assert_int_eq(tc_topo_connected(u, &from, &to), 0);
+    ck_assert_int_eq(from, 1);
+    ck_assert_int_eq(to, 0);
+    ck_assert_int_eq(tc_topo_add_link(u, 2, 0, 0, -1, -1, 0), TC_OK);
+    ck_assert_int_eq(tc_topo_connected(u, &from, &to), 1);
+    tc_topo_free(u);
+}
+END_TEST
+
+START_TEST(test_shipped)
+{
+    glob_t g;
+    ck_assert_int_eq(glob("topologies/*.xml", 0, NULL, &g), 0);
+    ck_assert_int_ge((int)g.gl_pathc, 14);
+    int seen_demo = 0;
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        tc_ctx ctx;
+        tu_ctx(&ctx);
+        tc_topo *t = NULL;
+        ck_assert_msg(tc_topo_read(&ctx, g.gl_pathv[i], &t) == TC_OK, "%s", tu_diags());
+        ck_assert_int_eq(tc_topo_apply_costs(&ctx, t, NULL), TC_OK);
+        seen_demo |= strcmp(g.gl_pathv[i], "topologies/mesh2d-4x4.xml") == 0;
+        tc_topo_free(t);
+    }
+    globfree(&g);
+    ck_assert(seen_demo);
+    static const char *costs[] = {"topologies/dgx1.cost", "topologies/multitree.cost", "topologies/themis.cost",
+                                  "topologies/hier.cost"};
+    for (size_t i = 0; i < sizeof costs / sizeof costs[0]; i++) {
+        tc_ctx ctx;
+        tu_ctx(&ctx);
+        tc_costs *c = NULL;
+        ck_assert_msg(tc_costs_read(&ctx, costs[i], &c) == TC_OK, "%s", tu_diags());
+        tc_costs_free(c);
+    }
+    /* the paper's DragonFly bandwidths */
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_topo *t = NULL;
+    ck_assert_int_eq(tc_topo_read(&ctx, "topologies/dragonfly-4x5.xml", &t), TC_OK);
+    int k;
+    ck_assert_int_eq(tc_topo_class_get(t, "global", &k), TC_OK);
+    ck_assert_double_eq_tol(1.0 / t->classes[k].beta, 200e9, 1);
+    tc_topo_free(t);
+}
+END_TEST
+
+START_TEST(test_cli)
+{
+    char cmd[1024], *out = NULL;
+    const char *T = tu_tacosc();
+    char *path = tu_tmpfile(".xml", NULL);
+    snprintf(cmd, sizeof cmd, "%s topo torus 4x4x4 --bandwidth 25GB/s --alpha 0.7us -o %s", T, path);
+    ck_assert_int_eq(tu_run(cmd, &out), 0);
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s info %s --size 1M", T, path);
+    ck_assert_int_eq(tu_run(cmd, &out), 0);
+    ck_assert_ptr_nonnull(strstr(out, "npus            64\n"));
+    ck_assert_ptr_nonnull(strstr(out, "links           384 directed\n"));
+    ck_assert_ptr_nonnull(strstr(out, "diameter        6 hops, 4.200 us alpha (exact)\n"));
+    ck_assert_ptr_nonnull(strstr(out, "min injection   150.000 GB/s\n"));
+    ck_assert_ptr_nonnull(strstr(out, "all-reduce"));
+    free(out);
+    /* per-dimension values and stdout output */
+    snprintf(cmd, sizeof cmd, "%s topo mesh 2x2 --bandwidth 1GB/s,2GB/s", T);
+    ck_assert_int_eq(tu_run(cmd, &out), 0);
+    ck_assert_ptr_nonnull(strstr(out, "<class name=\"dim1\" alpha=\"0.5us\" bandwidth=\"2GB/s\"/>"));
+    free(out);
+    char *bad = tu_tmpfile(".xml", "<topology name=\"b\" npus=\"2\">\n<link src=\"0\" dst=\"5\"/>\n</topology>\n");
+    snprintf(cmd, sizeof cmd, "%s info %s", T, bad);
+    ck_assert_int_eq(tu_run(cmd, &out), 1);
+    char want[512];
+    snprintf(want, sizeof want, "%s:2: error: link 0->5: npu 5 out of range (topology has 2 npus)\n", bad);
+    ck_assert_str_eq(out, want);
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s topo nosuch 4", T);
+    ck_assert_int_eq(tu_run(cmd, &out), 2);
+    ck_assert_str_eq(out, "tacosc: error: unknown topology kind 'nosuch' (see 'tacosc topo --help')\n");
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s topo ring 4 -o /nonexistent/dir/x.xml", T);
+    ck_assert_int_eq(tu_run(cmd, &out), 1);
+    free(out);
+    remove(path);
+    remove(bad);
+    free(path);
+    free(bad);
+}
+END_TEST
+
+static Suite *topo_suite(void)
+{
+    Suite *s = suite_create("topo");
+    TCase *tc = tcase_create("topo");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_read_happy);
+    tcase_add_test(tc, test_read_npu_nodes);
+    tcase_add_test(tc, test_read_file_line7);
+    tcase_add_test(tc, test_read_negative);
+    tcase_add_test(tc, test_read_negative_random_line);
+    tcase_add_test(tc, test_units);
+    tcase_add_test(tc, test_costs_read);
+    tcase_add_test(tc, test_costs_errors);
+    tcase_add_test(tc, test_apply_costs);
+    tcase_add_test(tc, test_generators);
+    tcase_add_test(tc, test_unwind);
+    tcase_add_test(tc, test_round_trip);
+    tcase_add_test(tc, test_large_ring);
+    tcase_add_test(tc, test_metrics);
+    tcase_add_test(tc, test_paths);
+    tcase_add_test(tc, test_shipped);
+    tcase_add_test(tc, test_cli);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+TU_MAIN(topo_suite)
