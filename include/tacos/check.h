@@ -4,6 +4,8 @@
  * of contributions held (a bitset of source ranks); a copy moves a set, a reduce unions two disjoint sets.
  * It checks causality (a rank sends only what it holds at t_start), one chunk per link at a time
  * (transfers with link >= 0), double counting, and the collective's postcondition.
+ * At equal times arrivals apply before departures (a zero-length transfer arrives after them); times
+ * closer than one part in 10^9 count as equal.  Messages: man 5 tacosc-schedule, section CHECKER.
  */
 #ifndef TACOS_CHECK_H
 #define TACOS_CHECK_H

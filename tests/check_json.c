@@ -1,0 +1,626 @@
+/* The JSON schedule format (src/emit/json.c): exact round trips of random schedules, byte-identical
+ * rewrites, every reader error with its exact text and line, truncated files. */
+#include "testutil.h"
+
+#include <math.h>
+
+#include "tacos/emit.h"
+
+static tc_rng rng;
+static void seed_rng(int salt) { tc_rng_seed(&rng, (uint64_t)tu_seed() * 1000003u + (uint64_t)salt); }
+static int rnd(int lo, int hi) { return lo + (int)tc_rng_below(&rng, (uint64_t)(hi - lo + 1)); }
+
+/* Write s to a malloc'd string. */
+static char *to_json(const tc_sched *s, size_t *len)
+{
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&buf, &n);
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    ck_assert_int_eq(tc_emit_json_write(&ctx, s, f), TC_OK);
+    fclose(f);
+    if (len)
+        *len = n;
+    return buf;
+}
+
+static tc_status from_json(const char *text, tc_sched **out)
+{
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    return tc_emit_json_read_mem(&ctx, "plan.json", text, strlen(text), out);
+}
+
+static void expect_read_error(const char *text, tc_status st, const char *msg)
+{
+    tc_sched *s = NULL;
+    ck_assert_int_eq(from_json(text, &s), st);
+    ck_assert_ptr_null(s);
+    ck_assert_str_eq(tu_diags(), msg);
+}
+
+static double rnd_double(void)
+{
+    switch (rnd(0, 5)) {
+    case 0: return rnd(0, 100);                                   /* integral (MSCCL-style steps) */
+    case 1: return rnd(0, 1000) * 1e-6;                           /* decimal microseconds */
+    case 2: return tc_rng_unit(&rng) * 1e-3;                      /* arbitrary bits */
+    case 3: return ldexp(tc_rng_unit(&rng), rnd(-1000, 1000));    /* extreme exponents */
+    case 4: return 0.1 * rnd(0, 50) + 0.2;                        /* classic non-representable decimals */
+    default: return -tc_rng_unit(&rng);
+    }
+}
+
+static char *rnd_name(void)
+{
+    static const char *parts[] = {"mesh", "\"q\"", "back\\slash", "tab\t", "nl\n", "\x01", "\xc3\xa9t\xc3\xa9",
+                                  "-4x4", " ", "/", "\x7f"};
+    if (rnd(0, 4) == 0)
+        return NULL;
+    char *s = calloc(256, 1);
+    for (int i = rnd(0, 5); i > 0; i--)
+        strcat(s, parts[rnd(0, (int)(sizeof parts / sizeof parts[0]) - 1)]);
+    return s;
+}
+
+static uint64_t rnd_u64(void)
+{
+    switch (rnd(0, 3)) {
+    case 0: return tc_rng_next(&rng);                     /* usually above 2^53: written as a string */
+    case 1: return (1ull << 53) + (uint64_t)rnd(-2, 2);   /* the boundary */
+    case 2: return (uint64_t)rnd(0, 1 << 30);
+    default: return UINT64_MAX;
+    }
+}
+
+static tc_sched *random_sched(void)
+{
+    tc_coll c = (tc_coll)rnd(0, TC_COLL_COUNT - 1);
+    int R = rnd(1, c == TC_COLL_ALLTOALL ? 6 : 40), K = rnd(1, 4);
+    tc_sched *s = NULL;
+    ck_assert_int_eq(tc_sched_create(c, R, K, rnd_u64(), &s), TC_OK);
+    if (c == TC_COLL_ALLREDUCE && rnd(0, 1))
+        s->n_chunks = rnd(1, 100);
+    s->root = rnd(0, R - 1);
+    s->chunk_bytes = rnd_u64();
+    s->seed = rnd_u64();
+    s->time = fabs(rnd_double());
+    char *a = rnd_name(), *t = rnd_name();
+    ck_assert_int_eq(tc_sched_set_names(s, a, t), TC_OK);
+    free(a);
+    free(t);
+    int n = rnd(0, 3) ? rnd(0, 300) : 0;
+    for (int i = 0; i < n; i++) {
+        int route[6], rl = rnd(0, 3) ? 0 : rnd(1, 6);
+        for (int h = 0; h < rl; h++)
+            route[h] = rnd(0, 1000);
+        double t0 = rnd_double(), t1 = rnd(0, 3) ? t0 + fabs(rnd_double()) : t0;
+        ck_assert_int_eq(tc_sched_add(s, rnd(0, R - 1), rnd(0, R - 1), rnd(0, s->n_chunks - 1), (tc_op)rnd(0, 1),
+                                      rnd(-1, 64), rnd(0, 30), t0, t1, route, rl),
+                         TC_OK);
+    }
+    if (rnd(0, 3) == 0)
+        s->n_steps += rnd(0, 5);
+    return s;
+}
+
+static void assert_same(const tc_sched *a, const tc_sched *b)
+{
+    ck_assert_int_eq(a->coll, b->coll);
+    ck_assert_int_eq(a->n_ranks, b->n_ranks);
+    ck_assert_int_eq(a->chunks_per_rank, b->chunks_per_rank);
+    ck_assert_int_eq(a->n_chunks, b->n_chunks);
+    ck_assert_int_eq(a->root, b->root);
+    ck_assert_uint_eq(a->size_bytes, b->size_bytes);
+    ck_assert_uint_eq(a->chunk_bytes, b->chunk_bytes);
+    ck_assert_uint_eq(a->seed, b->seed);
+    ck_assert(memcmp(&a->time, &b->time, sizeof a->time) == 0);
+    ck_assert_int_eq(a->n_steps, b->n_steps);
+    ck_assert(a->algo == b->algo || (a->algo && b->algo && !strcmp(a->algo, b->algo)));
+    ck_assert(a->topo_name == b->topo_name || (a->topo_name && b->topo_name && !strcmp(a->topo_name, b->topo_name)));
+    ck_assert_int_eq(a->n_xfers, b->n_xfers);
+    for (int i = 0; i < a->n_xfers; i++) {
+        const tc_xfer *x = &a->xfers[i], *y = &b->xfers[i];
+        ck_assert_int_eq(x->src, y->src);
+        ck_assert_int_eq(x->dst, y->dst);
+        ck_assert_int_eq(x->chunk, y->chunk);
+        ck_assert_int_eq(x->op, y->op);
+        ck_assert_int_eq(x->link, y->link);
+        ck_assert_int_eq(x->step, y->step);
+        ck_assert_msg(memcmp(&x->t_start, &y->t_start, sizeof(double)) == 0, "t_start %.17g != %.17g", x->t_start,
+                      y->t_start);
+        ck_assert_msg(memcmp(&x->t_end, &y->t_end, sizeof(double)) == 0, "t_end %.17g != %.17g", x->t_end, y->t_end);
+        ck_assert_int_eq(x->route_len, y->route_len);
+        for (int h = 0; h < x->route_len; h++)
+            ck_assert_int_eq(a->route[x->route_off + h], b->route[y->route_off + h]);
+    }
+}
+
+/* A small valid document; tests edit it. */
+static const char *small_doc =
+    "{\n"
+    "  \"format\": \"tacosc-schedule\",\n"
+    "  \"version\": 1,\n"
+    "  \"tool\": \"tacosc 0.1.0\",\n"
+    "  \"seed\": 7,\n"
+    "  \"topology\": \"ring-3\",\n"
+    "  \"algorithm\": \"ring\",\n"
+    "  \"collective\": \"allgather\",\n"
+    "  \"ranks\": 3,\n"
+    "  \"chunks_per_rank\": 1,\n"
+    "  \"chunks\": 3,\n"
+    "  \"root\": 0,\n"
+    "  \"size_bytes\": 3072,\n"
+    "  \"chunk_bytes\": 1024,\n"
+    "  \"predicted_time\": 4.0e-06,\n"
+    "  \"steps\": 2,\n"
+    "  \"transfers\": [\n"
+    "    [0, 1, 0, \"copy\", 0, 0, 0, 1e-06, []],\n"
+    "    [1, 2, 1, \"copy\", 1, 0, 0, 1e-06, []],\n"
+    "    [2, 0, 2, \"copy\", 2, 0, 0, 1e-06, []],\n"
+    "    [0, 1, 2, \"copy\", 0, 1, 1e-06, 2e-06, []],\n"
+    "    [1, 2, 0, \"copy\", 1, 1, 1e-06, 2e-06, []],\n"
+    "    [2, 0, 1, \"copy\", 2, 1, 1e-06, 2e-06, [2]]\n"
+    "  ]\n"
+    "}\n";
+
+/* small_doc with the first occurrence of `from` replaced by `to`. */
+static char *edit(const char *from, const char *to)
+{
+    const char *p = strstr(small_doc, from);
+    ck_assert_ptr_nonnull(p);
+    char *out = malloc(strlen(small_doc) + strlen(to) + 1);
+    size_t a = (size_t)(p - small_doc);
+    memcpy(out, small_doc, a);
+    strcpy(out + a, to);
+    strcat(out, p + strlen(from));
+    return out;
+}
+
+static void expect_edit_error(const char *from, const char *to, tc_status st, const char *msg)
+{
+    char *doc = edit(from, to);
+    expect_read_error(doc, st, msg);
+    free(doc);
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+
+START_TEST(test_round_trip_random)
+{
+    seed_rng(1);
+    for (int iter = 0; iter < 200; iter++) {
+        tc_sched *s = random_sched(), *r = NULL;
+        size_t n1, n2;
+        char *j1 = to_json(s, &n1);
+        ck_assert_int_eq(strlen(j1), n1);
+        ck_assert_msg(from_json(j1, &r) == TC_OK, "%s", tu_diags());
+        assert_same(s, r);
+        char *j2 = to_json(r, &n2);
+        ck_assert_int_eq(n1, n2);
+        ck_assert_msg(memcmp(j1, j2, n1) == 0, "rewrite differs");
+        free(j1);
+        free(j2);
+        tc_sched_free(s);
+        tc_sched_free(r);
+    }
+}
+END_TEST
+
+/* Replace every occurrence of `from` in text by `to` (malloc'd). */
+static char *replace_all(const char *text, const char *from, const char *to)
+{
+    size_t n = 0, lf = strlen(from), lt = strlen(to);
+    for (const char *p = strstr(text, from); p; p = strstr(p + lf, from))
+        n++;
+    char *out = malloc(strlen(text) + n * (lt + 1) + 1), *o = out;
+    for (const char *p = text;;) {
+        const char *q = strstr(p, from);
+        if (!q) {
+            strcpy(o, p);
+            break;
+        }
+        memcpy(o, p, (size_t)(q - p));
+        o += q - p;
+        memcpy(o, to, lt);
+        o += lt;
+        p = q + lf;
+    }
+    return out;
+}
+
+START_TEST(test_other_layouts)
+{
+    /* the same schedule with escaped op names (which the fast path leaves to cJSON) or other white space
+     * reads back to the same IR.  (cJSON's own printer is not exact for doubles, so it is not used.) */
+    seed_rng(5);
+    for (int iter = 0; iter < 40; iter++) {
+        tc_sched *s = random_sched(), *r = NULL;
+        char *j = to_json(s, NULL);
+        char *j1 = replace_all(j, "\"copy\"", "\"\\u0063opy\"");
+        char *j2 = replace_all(j1, "\"reduce\"", "\"r\\u0065duce\"");
+        ck_assert_msg(from_json(j2, &r) == TC_OK, "%s", tu_diags());
+        assert_same(s, r);
+        tc_sched_free(r);
+        /* other white space: the fast path still takes it */
+        char *j3 = replace_all(j2, ", ", " ,\t\r\n ");
+        ck_assert_msg(from_json(j3, &r) == TC_OK, "%s", tu_diags());
+        assert_same(s, r);
+        tc_sched_free(r);
+        free(j3);
+        free(j);
+        free(j1);
+        free(j2);
+        tc_sched_free(s);
+    }
+}
+END_TEST
+
+START_TEST(test_small_doc_reads)
+{
+    tc_sched *s = NULL;
+    ck_assert_msg(from_json(small_doc, &s) == TC_OK, "%s", tu_diags());
+    ck_assert_int_eq(s->coll, TC_COLL_ALLGATHER);
+    ck_assert_int_eq(s->n_ranks, 3);
+    ck_assert_int_eq(s->n_xfers, 6);
+    ck_assert_int_eq(s->n_steps, 2);
+    ck_assert_str_eq(s->algo, "ring");
+    ck_assert_str_eq(s->topo_name, "ring-3");
+    ck_assert_int_eq(s->xfers[5].route_len, 1);
+    ck_assert_int_eq(s->route[s->xfers[5].route_off], 2);
+    ck_assert(s->xfers[3].t_start == 1e-06);
+    ck_assert(s->time == 4e-06);
+    /* canonical rewrite: shortest exact doubles, fixed layout */
+    char *j = to_json(s, NULL);
+    ck_assert_ptr_nonnull(strstr(j, "  \"predicted_time\": 4e-06,\n  \"steps\": 2,\n  \"transfers\": [\n"
+                                    "    [0, 1, 0, \"copy\", 0, 0, 0, 1e-06, []],\n"));
+    ck_assert_ptr_nonnull(strstr(j, "    [2, 0, 1, \"copy\", 2, 1, 1e-06, 2e-06, [2]]\n  ]\n}\n"));
+    free(j);
+    tc_sched_free(s);
+}
+END_TEST
+
+START_TEST(test_layout)
+{
+    tc_sched *s = NULL;
+    ck_assert_int_eq(tc_sched_create(TC_COLL_BROADCAST, 2, 1, 1000, &s), TC_OK);
+    s->seed = 42;
+    char *j = to_json(s, NULL);
+    ck_assert_str_eq(j, "{\n"
+                        "  \"format\": \"tacosc-schedule\",\n"
+                        "  \"version\": 1,\n"
+                        "  \"tool\": \"tacosc " TC_VERSION "\",\n"
+                        "  \"seed\": 42,\n"
+                        "  \"topology\": null,\n"
+                        "  \"algorithm\": null,\n"
+                        "  \"collective\": \"broadcast\",\n"
+                        "  \"ranks\": 2,\n"
+                        "  \"chunks_per_rank\": 1,\n"
+                        "  \"chunks\": 1,\n"
+                        "  \"root\": 0,\n"
+                        "  \"size_bytes\": 1000,\n"
+                        "  \"chunk_bytes\": 1000,\n"
+                        "  \"predicted_time\": 0,\n"
+                        "  \"steps\": 0,\n"
+                        "  \"transfers\": []\n"
+                        "}\n");
+    free(j);
+    /* uint64 above 2^53 as strings; reduce op; routes */
+    s->seed = UINT64_MAX;
+    s->size_bytes = (1ull << 53) + 1;
+    s->chunk_bytes = 1ull << 53;
+    int route[] = {3, 4};
+    ck_assert_int_eq(tc_sched_add(s, 1, 0, 0, TC_OP_REDUCE, -1, 2, 0.5, 0.75, route, 2), TC_OK);
+    j = to_json(s, NULL);
+    ck_assert_ptr_nonnull(strstr(j, "  \"seed\": \"18446744073709551615\",\n"));
+    ck_assert_ptr_nonnull(strstr(j, "  \"size_bytes\": \"9007199254740993\",\n  \"chunk_bytes\": 9007199254740992,\n"));
+    ck_assert_ptr_nonnull(strstr(j, "  \"steps\": 3,\n  \"transfers\": [\n    [1, 0, 0, \"reduce\", -1, 2, 0.5, 0.75, [3, 4]]\n  ]\n}\n"));
+    free(j);
+    tc_sched_free(s);
+}
+END_TEST
+
+START_TEST(test_file_round_trip)
+{
+    seed_rng(2);
+    tc_sched *s = random_sched(), *r = NULL;
+    char *path = tu_tmpfile(".json", NULL);
+    FILE *f = fopen(path, "w");
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    ck_assert_int_eq(tc_emit_json_write(&ctx, s, f), TC_OK);
+    fclose(f);
+    ck_assert_msg(tc_emit_json_read(&ctx, path, &r) == TC_OK, "%s", tu_diags());
+    assert_same(s, r);
+    unlink(path);
+    free(path);
+    tc_sched_free(s);
+    tc_sched_free(r);
+    /* a missing file */
+    ck_assert_int_eq(tc_emit_json_read(&ctx, "/nonexistent/plan.json", &r), TC_ERR_IO);
+    ck_assert_str_eq(tu_diags(), "tacosc: error: cannot open '/nonexistent/plan.json': No such file or directory\n");
+}
+END_TEST
+
+START_TEST(test_write_errors)
+{
+    tc_sched *s = NULL;
+    ck_assert_int_eq(tc_sched_create(TC_COLL_ALLGATHER, 2, 1, 64, &s), TC_OK);
+    ck_assert_int_eq(tc_sched_add(s, 0, 1, 0, TC_OP_COPY, -1, 0, 0, INFINITY, NULL, 0), TC_OK);
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    FILE *f = fopen("/dev/null", "w");
+    ck_assert_int_eq(tc_emit_json_write(&ctx, s, f), TC_ERR_INVALID);
+    fclose(f);
+    ck_assert_str_eq(tu_diags(), "tacosc: error: cannot write JSON: transfer 0 has a non-finite time\n");
+    s->xfers[0].t_end = 1;
+    f = fopen("/dev/full", "w");
+    if (f) {
+        tu_ctx(&ctx);
+        ck_assert_int_eq(tc_emit_json_write(&ctx, s, f), TC_ERR_IO);
+        ck_assert_str_eq(tu_diags(), "tacosc: error: cannot write JSON schedule: No space left on device\n");
+        fclose(f);
+    }
+    tc_sched_free(s);
+}
+END_TEST
+
+START_TEST(test_syntax_errors)
+{
+    /* in the header */
+    expect_edit_error("\"ranks\": 3,", "\"ranks\": 3,,", TC_ERR_PARSE,
+                      "plan.json:9:14: error: malformed JSON at ','\n");
+    expect_edit_error("\"seed\": 7", "\"seed\": 07x", TC_ERR_PARSE, "plan.json:5:13: error: malformed JSON at 'x,'\n");
+    /* after the transfers */
+    expect_edit_error("  ]\n}", "  ]\n} x", TC_ERR_PARSE, "plan.json:25:3: error: malformed JSON at 'x'\n");
+    /* inside a transfer, and between transfers */
+    expect_edit_error("[1, 2, 1,", "[1, 2 1,", TC_ERR_PARSE, "plan.json:19:11: error: malformed JSON at '1, \"copy\", 1, 0,'\n");
+    expect_edit_error("[]],\n    [0, 1, 2", "[]],,\n    [0, 1, 2", TC_ERR_PARSE, "plan.json:20:43: error: malformed JSON at ','\n");
+    expect_edit_error("[2]]\n", "[2]],\n", TC_ERR_PARSE, "plan.json:24:3: error: malformed JSON at ']'\n");
+    expect_edit_error("[]],\n    [0, 1, 2", "[]]\n    [0, 1, 2", TC_ERR_PARSE,
+                      "plan.json:21:5: error: malformed JSON at '[0, 1, 2, \"copy\"'\n");
+    /* an unbalanced array in a transfer falls back to a whole-document parse */
+    expect_edit_error("[2]]\n", "[2]\n", TC_ERR_PARSE, "plan.json:26:1: error: malformed JSON: unexpected end of file\n");
+    expect_read_error("", TC_ERR_PARSE, "plan.json: error: empty file\n");
+    expect_read_error(" \n ", TC_ERR_PARSE, "plan.json: error: empty file\n");
+}
+END_TEST
+
+START_TEST(test_truncated)
+{
+    seed_rng(3);
+    size_t n;
+    char *full = NULL;
+    tc_sched *s = NULL;
+    do {
+        tc_sched_free(s);
+        s = random_sched();
+        free(full);
+        full = to_json(s, &n);
+    } while (s->n_xfers < 20);
+    /* cut after a whole transfer line: the end of the file is named */
+    char *cut = strdup(full);
+    char *line = cut;
+    for (int i = 0; i < 17 + 10; i++)
+        line = strchr(line, '\n') + 1;
+    *line = 0;
+    char want[128];
+    snprintf(want, sizeof want, "plan.json:28:1: error: malformed JSON: unexpected end of file\n");
+    expect_read_error(cut, TC_ERR_PARSE, want);
+    /* anywhere: always a clean parse error at the end of the file */
+    for (int iter = 0; iter < 300; iter++) {
+        size_t at = (size_t)rnd(1, (int)n - 2);
+        memcpy(cut, full, at);
+        cut[at] = 0;
+        int lines = 1, col = 1;
+        for (size_t i = 0; i < at; i++, col++)
+            if (cut[i] == '\n') {
+                lines++;
+                col = 0;
+            }
+        snprintf(want, sizeof want, "plan.json:%d:%d: error: malformed JSON: unexpected end of file\n", lines, col);
+        tc_sched *r = NULL;
+        ck_assert_int_eq(from_json(cut, &r), TC_ERR_PARSE);
+        ck_assert_msg(!strcmp(tu_diags(), want), "cut at %zu: got %s want %s", at, tu_diags(), want);
+    }
+    free(cut);
+    free(full);
+    tc_sched_free(s);
+}
+END_TEST
+
+START_TEST(test_header_errors)
+{
+    expect_edit_error("\"format\": \"tacosc-schedule\"", "\"format\": \"msccl\"", TC_ERR_INVALID,
+                      "plan.json:2: error: field \"format\" is \"msccl\", not \"tacosc-schedule\": not a tacosc schedule\n");
+    expect_edit_error("\"version\": 1", "\"version\": 2", TC_ERR_INVALID,
+                      "plan.json:3: error: field \"version\" is 2, newer than this tacosc reads (version 1)\n");
+    expect_edit_error("\"version\": 1", "\"version\": 0", TC_ERR_INVALID,
+                      "plan.json:3: error: field \"version\" is 0, out of range (1 to 1000000)\n");
+    expect_edit_error("\"version\": 1", "\"version\": \"1\"", TC_ERR_INVALID,
+                      "plan.json:3: error: field \"version\" must be an integer, not a string\n");
+    expect_edit_error("  \"ranks\": 3,\n", "", TC_ERR_INVALID, "plan.json: error: missing field \"ranks\"\n");
+    expect_edit_error("\"ranks\": 3", "\"ranks\": 2.5", TC_ERR_INVALID,
+                      "plan.json:9: error: field \"ranks\" must be an integer, not 2.5\n");
+    expect_edit_error("\"ranks\": 3", "\"ranks\": 0", TC_ERR_INVALID,
+                      "plan.json:9: error: field \"ranks\" is 0, out of range (1 to 2147483647)\n");
+    expect_edit_error("\"collective\": \"allgather\"", "\"collective\": \"allgatherv\"", TC_ERR_INVALID,
+                      "plan.json:8: error: field \"collective\" names an unknown collective \"allgatherv\"\n");
+    expect_edit_error("\"collective\": \"allgather\"", "\"collective\": 3", TC_ERR_INVALID,
+                      "plan.json:8: error: field \"collective\" must be a string, not a number\n");
+    expect_edit_error("\"chunks\": 3", "\"chunks\": 4", TC_ERR_INVALID,
+                      "plan.json:11: error: field \"chunks\" is 4, but allgather on 3 ranks with 1 chunks per rank has 3\n");
+    expect_edit_error("\"root\": 0", "\"root\": 3", TC_ERR_INVALID,
+                      "plan.json:12: error: field \"root\" is 3, out of range (0 to 2)\n");
+    expect_edit_error("\"seed\": 7", "\"seed\": 18446744073709551615", TC_ERR_INVALID,
+                      "plan.json:5: error: field \"seed\" is larger than 2^53 and cannot be read exactly as a number; "
+                      "write it as a string\n");
+    expect_edit_error("\"seed\": 7", "\"seed\": \"18446744073709551616\"", TC_ERR_INVALID,
+                      "plan.json:5: error: field \"seed\" must be an unsigned 64-bit integer, not \"18446744073709551616\"\n");
+    expect_edit_error("\"size_bytes\": 3072", "\"size_bytes\": -1", TC_ERR_INVALID,
+                      "plan.json:13: error: field \"size_bytes\" must be an unsigned integer, not -1\n");
+    expect_edit_error("\"topology\": \"ring-3\"", "\"topology\": 5", TC_ERR_INVALID,
+                      "plan.json:6: error: field \"topology\" must be a string or null, not a number\n");
+    expect_edit_error("\"predicted_time\": 4.0e-06", "\"predicted_time\": -1", TC_ERR_INVALID,
+                      "plan.json:15: error: field \"predicted_time\" must be a finite number >= 0\n");
+    expect_edit_error("\"steps\": 2,", "\"steps\": 2,\n  \"colour\": \"red\",", TC_ERR_INVALID,
+                      "plan.json:17: error: field \"colour\" is not part of format version 1\n");
+    expect_edit_error("\"steps\": 2,", "\"steps\": 2,\n  \"ranks\": 3,", TC_ERR_INVALID,
+                      "plan.json:9: error: field \"ranks\" appears twice\n");
+    expect_edit_error("\"transfers\": [", "\"transfers\": {\"a\": 1}, \"x\": [", TC_ERR_INVALID,
+                      "plan.json:17: error: field \"x\" is not part of format version 1\n");
+    char head[1024];
+    snprintf(head, sizeof head, "%.*s\"transfers\": 5\n}\n", (int)(strstr(small_doc, "\"transfers\"") - small_doc),
+             small_doc);
+    expect_read_error(head, TC_ERR_INVALID, "plan.json:17: error: field \"transfers\" must be an array, not a number\n");
+    snprintf(head, sizeof head, "%.*s\"steps\": 2\n}\n", (int)(strstr(small_doc, "\"steps\"") - small_doc), small_doc);
+    expect_read_error(head, TC_ERR_INVALID, "plan.json: error: missing field \"transfers\"\n");
+    expect_read_error("[1, 2]\n", TC_ERR_INVALID,
+                      "plan.json:1: error: not a tacosc schedule: the top level is an array, not an object\n");
+    expect_read_error("{\"format\": \"tacosc-schedule\"}", TC_ERR_INVALID, "plan.json: error: missing field \"version\"\n");
+}
+END_TEST
+
+START_TEST(test_transfer_errors)
+{
+    static const struct { const char *from, *to, *msg; } cases[] = {
+        {"[1, 2, 1, \"copy\", 1, 0,", "[1, 3, 1, \"copy\", 1, 0,", "plan.json:19: error: transfer 1: dst 3 out of range (3 ranks)\n"},
+        {"[1, 2, 1, \"copy\", 1, 0,", "[-1, 2, 1, \"copy\", 1, 0,", "plan.json:19: error: transfer 1: src -1 out of range (3 ranks)\n"},
+        {"[1, 2, 1, \"copy\", 1, 0,", "[1, 2, 9, \"copy\", 1, 0,", "plan.json:19: error: transfer 1: chunk 9 out of range (3 chunks)\n"},
+        {"[1, 2, 1, \"copy\", 1, 0,", "[1, 2, 1, \"move\", 1, 0,", "plan.json:19: error: transfer 1: op must be \"copy\" or \"reduce\"\n"},
+        {"[1, 2, 1, \"copy\", 1, 0,", "[1, 2, 1, \"copy\", -5, 0,", "plan.json:19: error: transfer 1: link -5 out of range (-1 or a link id)\n"},
+        {"[1, 2, 1, \"copy\", 1, 0,", "[1, 2, 1, \"copy\", 1, 2,", "plan.json:19: error: transfer 1: step 2 out of range (2 steps)\n"},
+        {"[1, 2, 1, \"copy\", 1, 0,", "[1, 2, 1.5, \"copy\", 1, 0,", "plan.json:19: error: transfer 1: chunk must be an integer, not 1.5\n"},
+        {"[1, 2, 1, \"copy\", 1, 0,", "[1, \"2\", 1, \"copy\", 1, 0,", "plan.json:19: error: transfer 1: dst must be an integer, not a string\n"},
+        {"[1, 2, 1, \"copy\", 1, 0, 0, 1e-06, []]", "[1, 2, 1, \"copy\", 1, 0, 0, 1e-06]",
+         "plan.json:19: error: transfer 1: expected [src, dst, chunk, op, link, step, t_start, t_end, route]\n"},
+        {"[1, 2, 1, \"copy\", 1, 0, 0, 1e-06, []]", "{\"src\": 1}",
+         "plan.json:19: error: transfer 1: expected [src, dst, chunk, op, link, step, t_start, t_end, route]\n"},
+        {"[1, 2, 1, \"copy\", 1, 0, 0, 1e-06, []]", "[1, 2, 1, \"copy\", 1, 0, 0, null, []]",
+         "plan.json:19: error: transfer 1: t_end must be a number, not null\n"},
+        {"[1, 2, 1, \"copy\", 1, 0, 0, 1e-06, []]", "[1, 2, 1, \"copy\", 1, 0, 0, 1e999, []]",
+         "plan.json:19: error: transfer 1: t_end is not a finite number\n"},
+        {"[1, 2, 1, \"copy\", 1, 0, 0, 1e-06, []]", "[1, 2, 1, \"copy\", 1, 0, 0, 1e-06, 4]",
+         "plan.json:19: error: transfer 1: route must be an array of link ids, not a number\n"},
+        {"[1, 2, 1, \"copy\", 1, 0, 0, 1e-06, []]", "[1, 2, 1, \"copy\", 1, 0, 0, 1e-06, [1, -2]]",
+         "plan.json:19: error: transfer 1: route link -2 out of range\n"},
+        {"[1, 2, 1, \"copy\", 1, 0, 0, 1e-06, []]", "[1, 2, 1, \"copy\", 1, 0, 0, 1e-06, [\"a\"]]",
+         "plan.json:19: error: transfer 1: route link must be an integer, not a string\n"},
+        {"[2, 0, 1, \"copy\", 2, 1, 1e-06, 2e-06, [2]]", "[2, 0, 1, \"copy\", 2, 1, 1e-06, 2e-06, [2]], 7",
+         "plan.json:23: error: transfer 6: expected [src, dst, chunk, op, link, step, t_start, t_end, route]\n"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        expect_edit_error(cases[i].from, cases[i].to, TC_ERR_INVALID, cases[i].msg);
+    /* a transfer spread over lines is located by its first line */
+    expect_edit_error("[1, 2, 1, \"copy\", 1, 0,", "\n\n  [1, 2, 7, \"copy\", 1, 0,", TC_ERR_INVALID,
+                      "plan.json:21: error: transfer 1: chunk 7 out of range (3 chunks)\n");
+}
+END_TEST
+
+START_TEST(test_reader_accepts)
+{
+    /* the reader takes any JSON layout, aliases of collective names, and all-reduce chunk counts */
+    const char *doc = "{\"transfers\":[[0,1,0,\"reduce\",-1,0,0,1,[]]],\"format\":\"tacosc-schedule\",\"version\":1,"
+                      "\"tool\":\"x\",\"seed\":\"123\",\"topology\":null,\"algorithm\":null,\"collective\":\"all-reduce\","
+                      "\"ranks\":2,\"chunks_per_rank\":1,\"chunks\":5,\"root\":1,\"size_bytes\":10,\"chunk_bytes\":2,"
+                      "\"predicted_time\":1e-5,\"steps\":1}";
+    tc_sched *s = NULL;
+    ck_assert_msg(from_json(doc, &s) == TC_OK, "%s", tu_diags());
+    ck_assert_int_eq(s->coll, TC_COLL_ALLREDUCE);
+    ck_assert_int_eq(s->n_chunks, 5);
+    ck_assert_int_eq(s->root, 1);
+    ck_assert_uint_eq(s->seed, 123);
+    ck_assert_uint_eq(s->chunk_bytes, 2);
+    ck_assert_int_eq(s->n_xfers, 1);
+    ck_assert_int_eq(s->xfers[0].op, TC_OP_REDUCE);
+    ck_assert_ptr_null(s->algo);
+    tc_sched_free(s);
+    /* a key "transfers" inside a string or a nested object does not confuse the scan */
+    char *d2 = edit("\"tool\": \"tacosc 0.1.0\"", "\"tool\": \"\\\"transfers\\\": [\"");
+    ck_assert_msg(from_json(d2, &s) == TC_OK, "%s", tu_diags());
+    ck_assert_int_eq(s->n_xfers, 6);
+    tc_sched_free(s);
+    free(d2);
+}
+END_TEST
+
+START_TEST(test_formats)
+{
+    ck_assert_int_eq(tc_format_from_path("a/plan.json"), TC_FMT_JSON);
+    ck_assert_int_eq(tc_format_from_path("PLAN.JSON"), TC_FMT_JSON);
+    ck_assert_int_eq(tc_format_from_path("plan.xml"), TC_FMT_MSCCL);
+    ck_assert_int_eq(tc_format_from_path("heat.svg"), TC_FMT_SVG);
+    ck_assert_int_eq(tc_format_from_path("plan"), TC_FMT_AUTO);
+    ck_assert_int_eq(tc_format_from_path("dir.json/plan"), TC_FMT_AUTO);
+    ck_assert_int_eq(tc_format_from_path("plan.txt"), TC_FMT_AUTO);
+    ck_assert_int_eq(tc_format_from_path(NULL), TC_FMT_AUTO);
+    tc_format f = TC_FMT_AUTO;
+    ck_assert_int_eq(tc_format_parse("json", &f), TC_OK);
+    ck_assert_int_eq(f, TC_FMT_JSON);
+    ck_assert_int_eq(tc_format_parse("msccl", &f), TC_OK);
+    ck_assert_int_eq(f, TC_FMT_MSCCL);
+    ck_assert_int_eq(tc_format_parse("XML", &f), TC_OK);
+    ck_assert_int_eq(f, TC_FMT_MSCCL);
+    ck_assert_int_eq(tc_format_parse("svg", &f), TC_OK);
+    ck_assert_int_eq(f, TC_FMT_SVG);
+    ck_assert_int_eq(tc_format_parse("auto", &f), TC_OK);
+    ck_assert_int_eq(f, TC_FMT_AUTO);
+    ck_assert_int_eq(tc_format_parse("yaml", &f), TC_ERR_INVALID);
+}
+END_TEST
+
+START_TEST(test_large_speed)
+{
+    /* 200,000 transfers (50,000 under AddressSanitizer): write and read back, both timed */
+    tc_sched *s = NULL, *r = NULL;
+    ck_assert_int_eq(tc_sched_create(TC_COLL_ALLGATHER, 1000, 1, 1 << 20, &s), TC_OK);
+    seed_rng(4);
+#ifdef __SANITIZE_ADDRESS__
+    int nx = 50000; /* AddressSanitizer: keep the suite quick */
+#else
+    int nx = 200000;
+#endif
+    for (int i = 0; i < nx; i++) {
+        double t = rnd(0, 100000) * 0.37e-6;
+        ck_assert_int_eq(tc_sched_add(s, rnd(0, 999), rnd(0, 999), rnd(0, 999), TC_OP_COPY, rnd(0, 4000), rnd(0, 998),
+                                      t, t + 0.37e-6, NULL, 0),
+                         TC_OK);
+    }
+    double t0 = tc_now();
+    size_t n;
+    char *j = to_json(s, &n);
+    double t1 = tc_now();
+    ck_assert_msg(from_json(j, &r) == TC_OK, "%s", tu_diags());
+    double t2 = tc_now();
+    fprintf(stderr, "json: %d transfers, %zu bytes: write %.3f s, read %.3f s\n", s->n_xfers, n, t1 - t0, t2 - t1);
+    assert_same(s, r);
+    free(j);
+    tc_sched_free(s);
+    tc_sched_free(r);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *su = suite_create("json");
+    TCase *tc = tcase_create("json");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_round_trip_random);
+    tcase_add_test(tc, test_other_layouts);
+    tcase_add_test(tc, test_small_doc_reads);
+    tcase_add_test(tc, test_layout);
+    tcase_add_test(tc, test_file_round_trip);
+    tcase_add_test(tc, test_write_errors);
+    tcase_add_test(tc, test_syntax_errors);
+    tcase_add_test(tc, test_truncated);
+    tcase_add_test(tc, test_header_errors);
+    tcase_add_test(tc, test_transfer_errors);
+    tcase_add_test(tc, test_reader_accepts);
+    tcase_add_test(tc, test_formats);
+    tcase_add_test(tc, test_large_speed);
+    suite_add_tcase(su, tc);
+    return su;
+}
+
+TU_MAIN(suite)
