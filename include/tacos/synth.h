@@ -1,14 +1,55 @@
 /**
  * @file synth.h
  * TACOS synthesis (src/synth/): time-expanded network and link-chunk matching.
+ *
+ * Link ids: a topology with switches is first unwound with tc_topo_unwind(ctx, topo, opts->unwind) and the
+ * schedule is synthesized on the unwound topology; every transfer's `link` is then a link id of that
+ * unwound topology (check such a schedule against tc_topo_unwind's result, not the original).  Without
+ * switches, link ids are the topology's own.
+ *
+ * Output: diagnostics go through ctx (errors; with trials > 1 a TC_DIAG_NOTE naming the winning seed).
+ * The only direct output is a transient progress line on stderr ("\rtacos: round R, P% of
+ * postconditions, S s", erased at the end), written when ctx->progress is set, stderr is a terminal and
+ * one synthesis run has lasted more than 2 s.
+ *
+ * Matching: opts->match TC_MATCH_RANDOM is the paper's (random postcondition order, cheapest link holding
+ * the chunk); TC_MATCH_BEST (default) ranks candidates by earliest arrival, fewest alternative in-links,
+ * rarity, and takes a maximum matching per destination; above 2^20 (npu, chunk) pairs it forwards in
+ * arrival order (FIFO).  See src/synth/ten.c.  Memory: n_npus x n_chunks bits (claims) plus per-NPU
+ * arrival lists (2 bytes per entry up to 65536 chunks, compacted) plus the transfer list.
  */
 #ifndef TACOS_SYNTH_H
 #define TACOS_SYNTH_H
 
 #include "tacos/algo.h"
 
-/** The `tacos` generator (registry entry). */
+/**
+ * The `tacos` generator (registry entry).  Serves allgather, reducescatter, allreduce, broadcast, reduce,
+ * gather and scatter (alltoall: TC_ERR_UNSUPPORTED).  Uses opts->size, chunks, root, unwind, match,
+ * trials, threads, stats_only and ctx->seed.  Every transfer is on one physical link (`link` set, no
+ * route); times in seconds; `step` is the index of the event round in which the transfer starts (counted
+ * backwards in the reduce phases, which are synthesized reversed).  With stats_only the schedule has no
+ * transfers, only `time` and `n_steps`.  Errors: TC_ERR_INVALID when an NPU cannot reach another that it
+ * must (the message names the pair), TC_ERR_UNSUPPORTED for alltoall.
+ */
 tc_status tc_synth_tacos(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_gen_opts *opts,
                          tc_sched **out);
+
+/** Lower bounds on the collective time of `coll` on a topology (switches unwound as tc_synth_tacos does). */
+typedef struct tc_synth_bounds {
+    double ideal;       /**< TACOS paper §V-A: size x f(n) / min per-NPU injection bandwidth + diameter
+                             alpha, with f = 2(n-1)/n all-reduce, (n-1)/n all-gather, reduce-scatter,
+                             gather, scatter, 1 broadcast and reduce (seconds) */
+    double degree;      /**< per-NPU link bound: the least T such that the in-links (out-links for reduce
+                             and scatter) of the busiest NPU, each moving one chunk per alpha + beta x
+                             chunk, carry the chunks that NPU must receive (send); at least the
+                             store-and-forward latency of the farthest pair when all links cost the same */
+    double diameter_alpha; /**< the alpha part of `ideal` (exact up to 1024 NPUs, else a two-sweep lower
+                                bound) */
+    double min_bw;      /**< the bandwidth part of `ideal`, B/s */
+} tc_synth_bounds;
+
+tc_status tc_synth_bounds_get(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_gen_opts *opts,
+                              tc_synth_bounds *out);
 
 #endif

@@ -1,0 +1,59 @@
+/* Internal interface of the TACOS synthesizer (src/synth/): the network view and the event-driven
+ * time-expanded-network engine.  Not installed; only src/synth/ includes it. */
+#ifndef TACOS_SYNTH_INT_H
+#define TACOS_SYNTH_INT_H
+
+#include "tacos/synth.h"
+
+/** A directed network as the engine sees it: links possibly reversed, cost per chunk in picoseconds,
+ *  CSR adjacency sorted by (cost, link id) so the cheapest link comes first. */
+typedef struct syn_net {
+    int n, m;
+    int *src, *dst;       /* per link (after reversal) */
+    int64_t *cost;        /* ps to move one chunk: alpha + beta * chunk_bytes, at least 1 */
+    int *in_off, *in_lk;  /* in-links of node v: in_lk[in_off[v] .. in_off[v+1]) */
+    int *out_off, *out_lk;
+    int n_groups;         /* distinct costs */
+    int *group_of;        /* per link: index of its cost among the distinct costs */
+    int *group_size;      /* links per group */
+    int64_t *group_cost;
+} syn_net;
+
+/** Build the view of topology `t` (no switches) for chunks of `chunk_bytes`; reversed != 0 swaps every
+ *  link's direction (the link keeps its id). */
+tc_status tc_synth_net_build(const tc_topo *t, int reversed, uint64_t chunk_bytes, syn_net *net);
+void tc_synth_net_free(syn_net *net);
+
+typedef enum {
+    SYN_SPREAD, /* every node wants every chunk (all-gather, broadcast) */
+    SYN_RELAY   /* every chunk goes to `root`, relayed downhill (gather) */
+} syn_mode;
+
+typedef struct syn_job {
+    syn_mode mode;
+    int n_chunks;
+    int K;              /* chunks per rank */
+    int root;           /* SPREAD: -1 = chunk c starts at rank c / K, else all chunks start at root;
+                           RELAY: the gather root (chunk c starts at rank c / K) */
+    tc_match_mode match;
+    uint64_t seed;
+    tc_sched *rec;      /* NULL: statistics only; else transfers are appended with times in ps (doubles),
+                           step = round index, src/dst as in the net */
+    tc_xfer *out;       /* instead of rec: write transfers to out[0 .. out_cap) (same fields) */
+    int64_t out_cap;
+    tc_ctx *ctx;        /* progress line (may be NULL) */
+    int progress;       /* nonzero: this run may print the progress line */
+    const char *what;   /* phase name for the progress line */
+} syn_job;
+
+typedef struct syn_result {
+    int64_t makespan;   /* ps */
+    int rounds;         /* event rounds with at least one transfer started */
+    int64_t n_xfers;
+} syn_result;
+
+/** Run one synthesis.  Returns TC_ERR_NOMEM, TC_ERR_INTERNAL (stall: some postcondition unreachable), or
+ *  the status of tc_sched_add. */
+tc_status tc_synth_ten_run(const syn_net *net, const syn_job *job, syn_result *res);
+
+#endif

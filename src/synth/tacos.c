@@ -1,0 +1,472 @@
+/*
+ * tacos: the TACOS collective synthesizer (paper §IV), the default generator.
+ *
+ * Accepts: any topology whose NPUs reach each other as the collective needs (switches are unwound first
+ *   with tc_topo_unwind, degree opts->unwind, §IV-G); allgather, reducescatter, allreduce, broadcast,
+ *   reduce, gather, scatter; K = opts->chunks chunks per rank; opts->match best|random; opts->trials seeds.
+ * Returns: a schedule on physical links (link ids of the unwound topology when there are switches), every
+ *   transfer one chunk over one link, times in seconds, s->time the collective time.
+ * Phases (ten.c does the synthesis of one phase):
+ *   allgather      SPREAD on the topology, chunk c starting at rank c / K
+ *   broadcast      SPREAD, all K chunks starting at the root
+ *   reducescatter  allgather on the reversed topology, then reversed in time, copies become reduces
+ *   reduce         broadcast on the reversed topology, reversed
+ *   allreduce      reducescatter, then allgather shifted by its time
+ *   gather         RELAY: every chunk moves one hop closer to the root on each transfer
+ *   scatter        gather on the reversed topology, reversed (copies stay copies)
+ *   Reversal maps a transfer s->d on link l over [t0, t1] of a phase of length T to d->s on the same
+ *   physical link l over [T - t1, T - t0], step R - 1 - step.
+ * Cost (alpha-beta, chunk b = size / (R K) bytes, size / K for broadcast and reduce): every transfer
+ *   costs alpha_l + beta_l b on its link; the collective time is the last completion.  All-gather on a
+ *   ring of R NPUs: (R - 1)(alpha + beta b) per chunk column, i.e. the ideal bound.
+ * Trials (opts->trials = T > 1): seeds ctx->seed + i, i < T, are synthesized without transfer lists in up
+ *   to opts->threads threads (0: one per core); the fastest (lowest i on ties, so the result does not depend
+ *   on the thread count) is synthesized again with its transfers and a note names its seed.  s->seed stays
+ *   ctx->seed: the same command line gives the same bytes.  stats_only keeps no transfers (time, n_steps).
+ * Limits: alltoall is not synthesized (TC_ERR_UNSUPPORTED).  The allreduce phases do not overlap.  Times
+ *   are kept in integer picoseconds (each link cost rounded to 1 ps) so equal times compare equal.
+ * Trace, 4-NPU bidirectional ring, allgather, K = 1: round 0 at t=0: every NPU receives its two
+ *   neighbours' chunks (8 transfers); round 1 at t=c: NPU i receives chunk i+2 over one of its two
+ *   in-links (4 transfers; the other link sleeps); done at 2c.
+ */
+#include "synth_int.h"
+
+#include "tacos/topo.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+typedef struct phase {
+    syn_mode mode;
+    int reversed;  /* synthesize on the reversed topology, then reverse the result */
+    int root;      /* see syn_job.root */
+    tc_op op;      /* op of the transfers after reversal */
+} phase;
+
+/* The phases of a collective (at most 2). */
+static int plan(tc_coll coll, int root, phase ph[2])
+{
+    switch (coll) {
+    case TC_COLL_ALLGATHER: ph[0] = (phase){SYN_SPREAD, 0, -1, TC_OP_COPY}; return 1;
+    case TC_COLL_BROADCAST: ph[0] = (phase){SYN_SPREAD, 0, root, TC_OP_COPY}; return 1;
+    case TC_COLL_REDUCESCATTER: ph[0] = (phase){SYN_SPREAD, 1, -1, TC_OP_REDUCE}; return 1;
+    case TC_COLL_REDUCE: ph[0] = (phase){SYN_SPREAD, 1, root, TC_OP_REDUCE}; return 1;
+    case TC_COLL_ALLREDUCE:
+        ph[0] = (phase){SYN_SPREAD, 1, -1, TC_OP_REDUCE};
+        ph[1] = (phase){SYN_SPREAD, 0, -1, TC_OP_COPY};
+        return 2;
+    case TC_COLL_GATHER: ph[0] = (phase){SYN_RELAY, 0, root, TC_OP_COPY}; return 1;
+    case TC_COLL_SCATTER: ph[0] = (phase){SYN_RELAY, 1, root, TC_OP_COPY}; return 1;
+    default: return 0;
+    }
+}
+
+/* BFS over the topology's links from x, forward (dir 0) or backward (dir 1); seen[] is filled. */
+static tc_status reach(const tc_topo *t, int x, int dir, unsigned char *seen)
+{
+    const int n = t->n_npus, m = t->n_links;
+    int *off = calloc((size_t)n + 2, sizeof *off), *fill = malloc(((size_t)n + 1) * sizeof *fill),
+        *adj = malloc(((size_t)m + 1) * sizeof *adj), *queue = malloc(((size_t)n + 1) * sizeof *queue);
+    if (!off || !fill || !adj || !queue) {
+        free(off);
+        free(fill);
+        free(adj);
+        free(queue);
+        return TC_ERR_NOMEM;
+    }
+    for (int l = 0; l < m; l++) {
+        int a = dir ? t->links[l].dst : t->links[l].src, b = dir ? t->links[l].src : t->links[l].dst;
+        if (a >= 0 && a < n && b >= 0 && b < n)
+            off[a + 1]++;
+    }
+    for (int v = 0; v < n; v++)
+        off[v + 1] += off[v];
+    memcpy(fill, off, (size_t)n * sizeof *fill);
+    for (int l = 0; l < m; l++) {
+        int a = dir ? t->links[l].dst : t->links[l].src, b = dir ? t->links[l].src : t->links[l].dst;
+        if (a >= 0 && a < n && b >= 0 && b < n)
+            adj[fill[a]++] = b;
+    }
+    memset(seen, 0, (size_t)n);
+    int qh = 0, qt = 0;
+    seen[x] = 1;
+    queue[qt++] = x;
+    while (qh < qt) {
+        int v = queue[qh++];
+        for (int k = off[v]; k < off[v + 1]; k++)
+            if (!seen[adj[k]]) {
+                seen[adj[k]] = 1;
+                queue[qt++] = adj[k];
+            }
+    }
+    free(off);
+    free(fill);
+    free(adj);
+    free(queue);
+    return TC_OK;
+}
+
+/* Every NPU the collective needs reachable is; otherwise an error naming the first missing pair. */
+static tc_status check_reach(tc_ctx *ctx, const tc_topo *t, tc_coll coll, int root)
+{
+    const int n = t->n_npus;
+    unsigned char *seen = malloc((size_t)n + 1);
+    if (!seen)
+        return TC_ERR_NOMEM;
+    int x = tc_coll_rooted(coll) ? root : 0;
+    int fwd = coll != TC_COLL_REDUCE && coll != TC_COLL_GATHER;  /* x must reach everyone */
+    int bwd = coll != TC_COLL_BROADCAST && coll != TC_COLL_SCATTER; /* everyone must reach x */
+    tc_status st = TC_OK;
+    for (int dir = 0; dir < 2 && !st; dir++) {
+        if (!(dir ? bwd : fwd))
+            continue;
+        if ((st = reach(t, x, dir, seen)))
+            break;
+        for (int v = 0; v < n; v++)
+            if (!seen[v]) {
+                st = tc_error(ctx, TC_ERR_INVALID, t->file, 0,
+                              "tacos: npu %d cannot reach npu %d (%s needs it)", dir ? v : x, dir ? x : v,
+                              tc_coll_name(coll));
+                break;
+            }
+    }
+    free(seen);
+    return st;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Running the phases                                                                                */
+
+typedef struct run_cfg {
+    const tc_topo *topo;
+    const syn_net *net[2];  /* forward and reversed views (NULL when not needed) */
+    phase ph[2];
+    int n_ph;
+    int C, K;
+    tc_match_mode match;
+    tc_ctx *ctx;
+} run_cfg;
+
+static uint64_t phase_seed(uint64_t seed, int p)
+{
+    return seed + 0x9e3779b97f4a7c15ull * (uint64_t)p;
+}
+
+typedef struct phase_run {
+    const run_cfg *cfg;
+    int p;
+    uint64_t seed;
+    tc_sched *rec;
+    tc_xfer *out;
+    int64_t out_cap;
+    int progress;
+    syn_result r;
+    tc_status st;
+} phase_run;
+
+static void *phase_worker(void *arg)
+{
+    phase_run *R = arg;
+    const run_cfg *cfg = R->cfg;
+    const phase *ph = &cfg->ph[R->p];
+    syn_job job = {
+        .mode = ph->mode,
+        .n_chunks = cfg->C,
+        .K = cfg->K,
+        .root = ph->root,
+        .match = cfg->match,
+        .seed = phase_seed(R->seed, R->p),
+        .rec = R->out ? NULL : R->rec,
+        .out = R->out,
+        .out_cap = R->out_cap,
+        .ctx = cfg->ctx,
+        .progress = R->progress,
+        .what = cfg->n_ph > 1 ? (R->p ? "all-gather phase" : "reduce-scatter phase") : "",
+    };
+    R->st = tc_synth_ten_run(cfg->net[ph->reversed], &job, &R->r);
+    return NULL;
+}
+
+/* Run every phase with `seed`; append transfers to rec when set.  *time_ps is the collective time.  With
+ * two SPREAD phases, a transfer list and parallel != 0, the phases run in two threads, each writing its
+ * own (exactly sized) part of the list: the same result as one after the other. */
+static tc_status run_all(const run_cfg *cfg, uint64_t seed, tc_sched *rec, int progress, int parallel,
+                         int64_t *time_ps, int *steps)
+{
+    phase_run R[2];
+    int first[3];
+    memset(R, 0, sizeof R);
+    first[0] = rec ? rec->n_xfers : 0;
+    const int64_t spread = (int64_t)cfg->topo->n_npus * cfg->C - cfg->C; /* transfers of a SPREAD phase */
+    int par = rec && parallel && cfg->n_ph == 2 && cfg->ph[0].mode == SYN_SPREAD &&
+              cfg->ph[1].mode == SYN_SPREAD && (int64_t)rec->cap_xfers - rec->n_xfers >= 2 * spread;
+    for (int p = 0; p < cfg->n_ph; p++)
+        R[p] = (phase_run){.cfg = cfg, .p = p, .seed = seed, .rec = rec, .progress = progress && p == 0};
+    if (par) {
+        pthread_t th;
+        for (int p = 0; p < 2; p++) {
+            R[p].out = rec->xfers + rec->n_xfers + p * spread;
+            R[p].out_cap = spread;
+        }
+        int threaded = pthread_create(&th, NULL, phase_worker, &R[1]) == 0;
+        phase_worker(&R[0]);
+        if (threaded)
+            pthread_join(th, NULL);
+        else
+            phase_worker(&R[1]);
+        for (int p = 0; p < 2; p++) {
+            if (R[p].st)
+                return R[p].st;
+            if (R[p].r.n_xfers != spread)
+                return TC_ERR_INTERNAL;
+        }
+        first[1] = first[0] + (int)spread;
+        first[2] = first[1] + (int)spread;
+        rec->n_xfers = first[2];
+    } else {
+        for (int p = 0; p < cfg->n_ph; p++) {
+            R[p].progress = progress;
+            phase_worker(&R[p]);
+            if (R[p].st)
+                return R[p].st;
+            first[p + 1] = rec ? rec->n_xfers : 0;
+        }
+    }
+    int64_t offset = 0;
+    int step_off = 0;
+    for (int p = 0; p < cfg->n_ph; p++) {
+        const phase *ph = &cfg->ph[p];
+        const syn_result *r = &R[p].r;
+        if (rec) {
+            tc_xfer *x = rec->xfers;
+            for (int i = first[p]; i < first[p + 1]; i++) {
+                if (ph->reversed) {
+                    int s = x[i].src;
+                    double t0 = x[i].t_start;
+                    x[i].src = x[i].dst;
+                    x[i].dst = s;
+                    x[i].t_start = (double)r->makespan - x[i].t_end;
+                    x[i].t_end = (double)r->makespan - t0;
+                    x[i].step = r->rounds - 1 - x[i].step;
+                }
+                x[i].op = ph->op;
+                x[i].t_start = ((double)offset + x[i].t_start) * 1e-12;
+                x[i].t_end = ((double)offset + x[i].t_end) * 1e-12;
+                x[i].step += step_off;
+            }
+            if (ph->reversed) /* keep the list in (roughly) increasing start time */
+                for (int i = first[p], j = first[p + 1] - 1; i < j; i++, j--) {
+                    tc_xfer t = x[i];
+                    x[i] = x[j];
+                    x[j] = t;
+                }
+        }
+        offset += r->makespan;
+        step_off += r->rounds;
+    }
+    *time_ps = offset;
+    *steps = step_off;
+    return TC_OK;
+}
+
+typedef struct trial_pool {
+    const run_cfg *cfg;
+    uint64_t seed0;
+    int trials, next;
+    pthread_mutex_t lock;
+    int64_t *time;
+    tc_status *st;
+} trial_pool;
+
+static void *trial_worker(void *arg)
+{
+    trial_pool *P = arg;
+    for (;;) {
+        pthread_mutex_lock(&P->lock);
+        int i = P->next++;
+        pthread_mutex_unlock(&P->lock);
+        if (i >= P->trials)
+            return NULL;
+        int steps;
+        P->st[i] = run_all(P->cfg, P->seed0 + (uint64_t)i, NULL, i == 0, 0, &P->time[i], &steps);
+    }
+}
+
+/* Best of `trials` seeds (ties: lowest trial index) in up to `threads` threads; writes the best seed. */
+static tc_status run_trials(const run_cfg *cfg, uint64_t seed0, int trials, int threads, uint64_t *best)
+{
+    trial_pool P = {.cfg = cfg, .seed0 = seed0, .trials = trials};
+    P.time = calloc((size_t)trials, sizeof *P.time);
+    P.st = calloc((size_t)trials, sizeof *P.st);
+    pthread_t *th = calloc((size_t)threads, sizeof *th);
+    tc_status st = TC_ERR_NOMEM;
+    if (!P.time || !P.st || !th)
+        goto done;
+    pthread_mutex_init(&P.lock, NULL);
+    int started = 0;
+    for (int k = 1; k < threads; k++) {
+        if (pthread_create(&th[k], NULL, trial_worker, &P))
+            break;
+        started = k;
+    }
+    trial_worker(&P);
+    for (int k = 1; k <= started; k++)
+        pthread_join(th[k], NULL);
+    pthread_mutex_destroy(&P.lock);
+    int b = -1;
+    st = TC_OK;
+    for (int i = 0; i < trials; i++) {
+        if (P.st[i]) {
+            st = P.st[i];
+            goto done;
+        }
+        if (b < 0 || P.time[i] < P.time[b])
+            b = i;
+    }
+    *best = seed0 + (uint64_t)b;
+done:
+    free(P.time);
+    free(P.st);
+    free(th);
+    return st;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Entry points                                                                                      */
+
+/* The topology the synthesis runs on: t itself, or its switches unwound into *owned. */
+static tc_status flat_topo(tc_ctx *ctx, const tc_topo *t, const tc_gen_opts *opts, tc_topo **owned,
+                           const tc_topo **use)
+{
+    *owned = NULL;
+    *use = t;
+    if (t->n_switches == 0)
+        return TC_OK;
+    tc_status st = tc_topo_unwind(ctx, t, opts->unwind, owned);
+    if (st)
+        return tc_error(ctx, st, t->file, 0, "tacos: cannot unwind the switches of '%s': %s",
+                        t->name ? t->name : "topology", tc_status_str(st));
+    *use = *owned;
+    return TC_OK;
+}
+
+static tc_status check_args(tc_ctx *ctx, const tc_topo *t, tc_coll coll, const tc_gen_opts *opts)
+{
+    if (coll == TC_COLL_ALLTOALL)
+        return tc_error(ctx, TC_ERR_UNSUPPORTED, NULL, 0,
+                        "tacos does not synthesize alltoall (every chunk has its own destination; "
+                        "use --algo direct or another generator)");
+    if ((unsigned)coll >= TC_COLL_COUNT)
+        return tc_error(ctx, TC_ERR_INVALID, NULL, 0, "tacos: unknown collective %d", (int)coll);
+    if (t->n_npus < 1)
+        return tc_error(ctx, TC_ERR_INVALID, t->file, 0, "tacos: the topology has no npus");
+    if (opts->chunks < 1)
+        return tc_error(ctx, TC_ERR_INVALID, NULL, 0, "tacos: --chunks must be at least 1 (got %d)",
+                        opts->chunks);
+    if ((int64_t)t->n_npus * opts->chunks > INT32_MAX / 2)
+        return tc_error(ctx, TC_ERR_LIMIT, NULL, 0, "tacos: %d npus x %d chunks is too many chunks",
+                        t->n_npus, opts->chunks);
+    if (tc_coll_rooted(coll) && (opts->root < 0 || opts->root >= t->n_npus))
+        return tc_error(ctx, TC_ERR_INVALID, NULL, 0, "tacos: root %d out of range (topology has %d npus)",
+                        opts->root, t->n_npus);
+    return TC_OK;
+}
+
+tc_status tc_synth_tacos(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_gen_opts *opts,
+                         tc_sched **out)
+{
+    tc_gen_opts defaults;
+    if (!opts) {
+        tc_gen_opts_init(&defaults);
+        opts = &defaults;
+    }
+    tc_topo *owned = NULL;
+    const tc_topo *t = NULL;
+    tc_sched *s = NULL;
+    syn_net net[2];
+    memset(net, 0, sizeof net);
+    tc_status st = check_args(ctx, topo, coll, opts);
+    if (st)
+        return st;
+    if ((st = flat_topo(ctx, topo, opts, &owned, &t)))
+        return st;
+    if ((st = check_reach(ctx, t, coll, opts->root)))
+        goto fail;
+    const int R = t->n_npus, K = opts->chunks;
+    if ((st = tc_sched_create(coll, R, K, opts->size, &s)))
+        goto fail;
+    if ((st = tc_sched_set_names(s, "tacos", topo->name)))
+        goto fail;
+    s->root = tc_coll_rooted(coll) ? opts->root : 0;
+    s->seed = ctx->seed;
+
+    run_cfg cfg = {.topo = t, .C = s->n_chunks, .K = K, .match = opts->match, .ctx = ctx};
+    cfg.n_ph = plan(coll, opts->root, cfg.ph);
+    for (int p = 0; p < cfg.n_ph; p++) {
+        int rv = cfg.ph[p].reversed;
+        if (!cfg.net[rv]) {
+            if ((st = tc_synth_net_build(t, rv, s->chunk_bytes, &net[rv])))
+                goto fail;
+            cfg.net[rv] = &net[rv];
+        }
+    }
+    uint64_t seed = ctx->seed;
+    if (opts->trials > 1) {
+        int threads = opts->threads > 0 ? opts->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
+        if (threads < 1)
+            threads = 1;
+        if (threads > opts->trials)
+            threads = opts->trials;
+        if ((st = run_trials(&cfg, ctx->seed, opts->trials, threads, &seed)))
+            goto fail;
+        if (seed != ctx->seed)
+            tc_diag(ctx, TC_DIAG_NOTE, NULL, 0, 0, "tacos: best of %d trials is seed %llu", opts->trials,
+                    (unsigned long long)seed);
+    }
+    if (!opts->stats_only) {
+        /* every node receives every chunk once per SPREAD phase; each chunk hops <= R-1 times in RELAY */
+        int64_t want = 0;
+        for (int p = 0; p < cfg.n_ph; p++)
+            want += cfg.ph[p].mode == SYN_SPREAD ? (int64_t)R * s->n_chunks - s->n_chunks
+                                                 : (int64_t)(R - 1) * K;
+        if (want > INT32_MAX) {
+            st = tc_error(ctx, TC_ERR_LIMIT, NULL, 0,
+                          "tacos: %lld transfers do not fit in a schedule; use --stats-only",
+                          (long long)want);
+            goto fail;
+        }
+        if ((st = tc_sched_reserve(s, (int)want)))
+            goto fail;
+        /* a hint only: large transfer lists fault in 2 MiB pages instead of 4 KiB ones */
+        size_t bytes = (size_t)s->cap_xfers * sizeof *s->xfers;
+        if (bytes >= ((size_t)64 << 20)) {
+            uintptr_t a = ((uintptr_t)s->xfers + 4095) & ~(uintptr_t)4095;
+            if (a < (uintptr_t)s->xfers + bytes)
+                madvise((void *)a, (uintptr_t)s->xfers + bytes - a, MADV_HUGEPAGE);
+        }
+    }
+    int64_t time_ps = 0;
+    int steps = 0;
+    int threads = opts->threads > 0 ? opts->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    st = run_all(&cfg, seed, opts->stats_only ? NULL : s, 1, threads > 1, &time_ps, &steps);
+    if (st == TC_ERR_INTERNAL)
+        st = tc_error(ctx, st, NULL, 0, "tacos: synthesis stalled with postconditions left (internal error)");
+    if (st)
+        goto fail;
+    s->time = (double)time_ps * 1e-12;
+    s->n_steps = steps;
+    tc_synth_net_free(&net[0]);
+    tc_synth_net_free(&net[1]);
+    tc_topo_free(owned);
+    *out = s;
+    return TC_OK;
+fail:
+    tc_synth_net_free(&net[0]);
+    tc_synth_net_free(&net[1]);
+    tc_sched_free(s);
+    tc_topo_free(owned);
+    return st;
+}

@@ -1,0 +1,962 @@
+/*
+ * ten: the event-driven time-expanded network (TEN) of TACOS (paper §IV-A, §IV-F) and its link-chunk
+ * matching (Alg. 1, 2).
+ *
+ * Accepts: a syn_net (directed links with a per-chunk cost in picoseconds) and a syn_job: SPREAD (every
+ *   node must end with every chunk: all-gather when chunk c starts at rank c / K, broadcast when all
+ *   chunks start at the root) or RELAY (every chunk must reach the root: gather; a node forwards each
+ *   chunk it holds once, over a free link that strictly decreases its time-distance to the root, the link
+ *   minimizing (1 + backlog of the next node) x cost first).
+ * Returns: the makespan, the number of rounds and transfers, and, when job->rec is set, the transfers
+ *   appended to that schedule (times in ps, step = round).
+ * Cost model: a link moving one chunk is busy alpha + beta * chunk_bytes (net->cost); a chunk may be
+ *   forwarded once it is fully received.  Time advances from event to event (link completions), the TEN of
+ *   the paper's Fig. 12, so heterogeneous links need no common time step.
+ * Matching (SPREAD), at each event time, for every node d with a free in-link:
+ *   - random (the paper): unsatisfied chunks of d held by the source of a free in-link, in random order;
+ *     each takes the cheapest free in-link whose source holds it (random among equal costs).
+ *   - best (default): for every free in-link, a window of up to 8 chunks (first 64 entries scanned) its
+ *     source holds that d has not claimed, in the order the source received them.  Each candidate is
+ *     ranked by (a) earliest arrival, on nodes whose in-links differ in cost: last if another in-link
+ *     whose source holds it would deliver it sooner; (b) alternatives: fewest other in-neighbours of d
+ *     holding it (a chunk only this link can bring goes first; with uniform costs the scan stops there);
+ *     (c) rarity: fewest nodes holding or receiving it; (d) a seeded hash.  With up to 16 free in-links
+ *     a maximum matching links -> candidates is computed (Kuhn's augmenting paths, each link trying its
+ *     candidates best first, links with fewer candidates first); with more, a greedy pass in that
+ *     order.  A link whose candidates were all taken takes the first chunk of its source's list that d
+ *     lacks.  Problems of 2^20 (node, chunk) pairs or more use that FIFO rule alone (first unclaimed chunk
+ *     in arrival order, cheapest link first): O(1) amortized per transfer, and as good on meshes.
+ *     d claims a chunk when it is matched, so a chunk is never sent twice to the same node.
+ * Data layout (no per-chunk allocation): claim bitset n x chunks; per node the list of chunks in arrival
+ *   order (a growable array, compacted once every out-link's cursor has passed the front); per link a
+ *   cursor into its source's list and a state (ready, busy, asleep); in-flight links in one FIFO per
+ *   distinct cost (completion times are monotone within a cost, so no heap is needed).
+ *   Work: O(links x chunks) cursor steps plus O(transfers x out-degree) wake-up tests.
+ * Limits: a stall (nothing in flight, postconditions left) returns TC_ERR_INTERNAL; callers check
+ *   reachability first.
+ * Trace, unidirectional ring 0->1->2, K = 1, all-gather: t=0 each link i->i+1 moves chunk i; at t=c node
+ *   i+1 holds chunk i and forwards it: 0->1 moves chunk 2, 1->2 chunk 0, 2->0 chunk 1; done at t=2c.
+ */
+#include "synth_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Network view                                                                                      */
+
+static int cmp_link_cost(const void *a, const void *b, void *arg)
+{
+    const int64_t *cost = arg;
+    int x = *(const int *)a, y = *(const int *)b;
+    if (cost[x] != cost[y])
+        return cost[x] < cost[y] ? -1 : 1;
+    return (x > y) - (x < y);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+void tc_synth_net_free(syn_net *net)
+{
+    if (!net)
+        return;
+    free(net->src);
+    free(net->dst);
+    free(net->cost);
+    free(net->in_off);
+    free(net->in_lk);
+    free(net->out_off);
+    free(net->out_lk);
+    free(net->group_of);
+    free(net->group_size);
+    free(net->group_cost);
+    memset(net, 0, sizeof *net);
+}
+
+static tc_status build_csr(int n, int m, const int *key, const int64_t *cost, int **off_out, int **lk_out)
+{
+    int *off = calloc((size_t)n + 1, sizeof *off), *lk = malloc(((size_t)m + 1) * sizeof *lk);
+    if (!off || !lk) {
+        free(off);
+        free(lk);
+        return TC_ERR_NOMEM;
+    }
+    for (int l = 0; l < m; l++)
+        if (key[l] >= 0)
+            off[key[l] + 1]++;
+    for (int v = 0; v < n; v++)
+        off[v + 1] += off[v];
+    int *fill = malloc(((size_t)n + 1) * sizeof *fill);
+    if (!fill) {
+        free(off);
+        free(lk);
+        return TC_ERR_NOMEM;
+    }
+    memcpy(fill, off, (size_t)n * sizeof *fill);
+    for (int l = 0; l < m; l++)
+        if (key[l] >= 0)
+            lk[fill[key[l]]++] = l;
+    free(fill);
+    for (int v = 0; v < n; v++)
+        qsort_r(lk + off[v], (size_t)(off[v + 1] - off[v]), sizeof *lk, cmp_link_cost, (void *)cost);
+    *off_out = off;
+    *lk_out = lk;
+    return TC_OK;
+}
+
+tc_status tc_synth_net_build(const tc_topo *t, int reversed, uint64_t chunk_bytes, syn_net *net)
+{
+    memset(net, 0, sizeof *net);
+    const int n = t->n_npus, m = t->n_links;
+    net->n = n;
+    net->m = m;
+    size_t mm = (size_t)m + 1;
+    net->src = malloc(mm * sizeof *net->src);
+    net->dst = malloc(mm * sizeof *net->dst);
+    net->cost = malloc(mm * sizeof *net->cost);
+    net->group_of = malloc(mm * sizeof *net->group_of);
+    int64_t *uniq = malloc(mm * sizeof *uniq);
+    tc_status st = TC_ERR_NOMEM;
+    if (!net->src || !net->dst || !net->cost || !net->group_of || !uniq)
+        goto fail;
+    for (int l = 0; l < m; l++) {
+        const tc_link *k = &t->links[l];
+        int s = reversed ? k->dst : k->src, d = reversed ? k->src : k->dst;
+        if (s < 0 || s >= n || d < 0 || d >= n || s == d)
+            s = d = -1; /* unusable: never matched */
+        net->src[l] = s;
+        net->dst[l] = d;
+        double c = (k->alpha + k->beta * (double)chunk_bytes) * 1e12;
+        int64_t ps = c < 1 ? 1 : (int64_t)(c + 0.5);
+        net->cost[l] = ps;
+        uniq[l] = ps;
+    }
+    qsort(uniq, (size_t)m, sizeof *uniq, cmp_i64);
+    int g = 0;
+    for (int l = 0; l < m; l++)
+        if (g == 0 || uniq[g - 1] != uniq[l])
+            uniq[g++] = uniq[l];
+    net->n_groups = g;
+    net->group_cost = malloc(((size_t)g + 1) * sizeof *net->group_cost);
+    net->group_size = calloc((size_t)g + 1, sizeof *net->group_size);
+    if (!net->group_cost || !net->group_size)
+        goto fail;
+    memcpy(net->group_cost, uniq, (size_t)g * sizeof *uniq);
+    for (int l = 0; l < m; l++) {
+        int lo = 0, hi = g - 1;
+        while (lo < hi) {
+            int mid = (lo + hi) / 2;
+            if (uniq[mid] < net->cost[l])
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        net->group_of[l] = lo;
+        net->group_size[lo]++;
+    }
+    if ((st = build_csr(n, m, net->dst, net->cost, &net->in_off, &net->in_lk)))
+        goto fail;
+    if ((st = build_csr(n, m, net->src, net->cost, &net->out_off, &net->out_lk)))
+        goto fail;
+    free(uniq);
+    return TC_OK;
+fail:
+    free(uniq);
+    tc_synth_net_free(net);
+    return st;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Engine                                                                                            */
+
+enum { L_READY = 0, L_BUSY = 1, L_SLEEP = 2, L_DEAD = 3 };
+
+#define BEST_FIFO_ABOVE ((int64_t)1 << 20) /* node x chunk pairs from which best mode is FIFO */
+#define BEST_WINDOW 8  /* candidates examined per free link in best mode */
+#define BEST_SCAN 64   /* entries scanned per free link to find them */
+
+typedef struct syn_log {
+    void *buf;       /* entries [base, len) live in buf[0 .. len - base): uint16_t when chunk ids fit,
+                        else uint32_t (halves the memory traffic of the cursor scans) */
+    int base, len, cap;
+} syn_log;
+
+typedef struct eng {
+    const syn_net *net;
+    const syn_job *job;
+    int n, m, C;
+    size_t W;              /* 64-bit words per claim row */
+    size_t esz;            /* bytes per log entry: 2 or 4 */
+    uint64_t *claim;       /* n x W: node has or is receiving chunk */
+    int *cnt;              /* per chunk: nodes that claimed it */
+    syn_log *log;          /* per node: chunks held, in arrival order */
+    int *cursor;           /* per link: next entry of the source's log to consider (SPREAD) */
+    int *head;             /* per node: next entry to forward (RELAY) */
+    int64_t *dist;         /* per node: time-distance to the root (RELAY) */
+    unsigned char *state;  /* per link */
+    int *fl_chunk;         /* per link: chunk in flight */
+    /* completion FIFOs, one per cost group */
+    int *q_link, *q_off, *q_head, *q_len;
+    int64_t *q_time;
+    /* dirty nodes of this round, in the order they became dirty */
+    int *dirty;
+    int n_dirty;
+    unsigned char *is_dirty;
+    /* matching scratch */
+    int *cand, *calt, *ncand, *rlink, *order;
+    int64_t *busy;         /* per link: end of its current transfer */
+    unsigned char *het;    /* per node: in-links of different costs */
+    int max_deg;
+    struct pair { uint64_t key; int cost_rank, rnd, chunk, slot; } *pairs;
+    size_t cap_pairs;
+    unsigned char *used;
+    tc_rng rng;
+    int64_t remaining, inflight, now, n_xfers;
+    int round, round_started;
+    double t0_wall, last_print;
+} eng;
+
+static inline int claimed(const eng *e, int d, int c)
+{
+    return (int)((e->claim[(size_t)d * e->W + ((unsigned)c >> 6)] >> (c & 63)) & 1u);
+}
+
+static inline void set_claim(eng *e, int d, int c)
+{
+    e->claim[(size_t)d * e->W + ((unsigned)c >> 6)] |= (uint64_t)1 << (c & 63);
+}
+
+static inline uint64_t mix64(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+static void mark_dirty(eng *e, int v)
+{
+    if (!e->is_dirty[v]) {
+        e->is_dirty[v] = 1;
+        e->dirty[e->n_dirty++] = v;
+    }
+}
+
+/* Smallest cursor over the out-links of v that still read its log (SPREAD), or its head (RELAY). */
+static int log_low_water(const eng *e, int v)
+{
+    if (e->job->mode == SYN_RELAY)
+        return e->head[v];
+    const syn_net *net = e->net;
+    int low = e->log[v].len;
+    for (int k = net->out_off[v]; k < net->out_off[v + 1]; k++) {
+        int l = net->out_lk[k];
+        if (e->state[l] != L_DEAD && e->cursor[l] < low)
+            low = e->cursor[l];
+    }
+    return low;
+}
+
+static tc_status log_append(eng *e, int v, int c)
+{
+    syn_log *L = &e->log[v];
+    if (L->len - L->base == L->cap) {
+        int low = log_low_water(e, v);
+        if (low > L->base && (low - L->base) * 4 >= L->cap) {
+            memmove(L->buf, (char *)L->buf + (size_t)(low - L->base) * e->esz,
+                    (size_t)(L->len - low) * e->esz);
+            L->base = low;
+        } else {
+            int nc = L->cap ? 2 * L->cap : 16;
+            if (nc > e->C + 1)
+                nc = e->C + 1;
+            if (nc <= L->cap)
+                return TC_ERR_INTERNAL;
+            void *b = realloc(L->buf, (size_t)nc * e->esz);
+            if (!b)
+                return TC_ERR_NOMEM;
+            L->buf = b;
+            L->cap = nc;
+        }
+    }
+    if (e->esz == 2)
+        ((uint16_t *)L->buf)[L->len - L->base] = (uint16_t)c;
+    else
+        ((uint32_t *)L->buf)[L->len - L->base] = (uint32_t)c;
+    L->len++;
+    return TC_OK;
+}
+
+static inline int log_at(const eng *e, int v, int i)
+{
+    const syn_log *L = &e->log[v];
+    return e->esz == 2 ? (int)((const uint16_t *)L->buf)[i - L->base]
+                       : (int)((const uint32_t *)L->buf)[i - L->base];
+}
+
+static tc_status start(eng *e, int l, int c)
+{
+    const syn_net *net = e->net;
+    e->state[l] = L_BUSY;
+    e->fl_chunk[l] = c;
+    int g = net->group_of[l];
+    int pos = e->q_off[g] + (e->q_head[g] + e->q_len[g]) % net->group_size[g];
+    e->q_link[pos] = l;
+    e->q_time[pos] = e->now + net->cost[l];
+    e->busy[l] = e->now + net->cost[l];
+    e->q_len[g]++;
+    e->inflight++;
+    e->n_xfers++;
+    e->round_started = 1;
+    if (e->job->out) {
+        if (e->n_xfers > e->job->out_cap)
+            return TC_ERR_INTERNAL;
+        tc_xfer *x = &e->job->out[e->n_xfers - 1];
+        x->src = net->src[l];
+        x->dst = net->dst[l];
+        x->chunk = c;
+        x->op = TC_OP_COPY;
+        x->link = l;
+        x->step = e->round;
+        x->t_start = (double)e->now;
+        x->t_end = (double)(e->now + net->cost[l]);
+        x->route_off = x->route_len = 0;
+        return TC_OK;
+    }
+    if (e->job->rec)
+        return tc_sched_add(e->job->rec, net->src[l], net->dst[l], c, TC_OP_COPY, l, e->round, (double)e->now,
+                            (double)(e->now + net->cost[l]), NULL, 0);
+    return TC_OK;
+}
+
+/* Advance the cursor of free link l past chunks its destination already claimed; 0 when nothing is left. */
+static int skip_claimed(eng *e, int l)
+{
+    int s = e->net->src[l], d = e->net->dst[l];
+    int cur = e->cursor[l], len = e->log[s].len;
+    while (cur < len && claimed(e, d, log_at(e, s, cur)))
+        cur++;
+    e->cursor[l] = cur;
+    return cur < len;
+}
+
+static int cmp_pair(const void *a, const void *b)
+{
+    const struct pair *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    if (x->cost_rank != y->cost_rank)
+        return x->cost_rank < y->cost_rank ? -1 : 1;
+    return (x->rnd > y->rnd) - (x->rnd < y->rnd);
+}
+
+static tc_status claim_and_start(eng *e, int d, int l, int c)
+{
+    set_claim(e, d, c);
+    e->cnt[c]++;
+    e->remaining--;
+    return start(e, l, c);
+}
+
+/* The paper's matching for node d: random chunk order, cheapest free in-link holding it. */
+static tc_status match_random(eng *e, int d)
+{
+    const syn_net *net = e->net;
+    uint64_t rs = tc_rng_next(&e->rng);
+    size_t np = 0;
+    int nr = 0;
+    for (int k = net->in_off[d]; k < net->in_off[d + 1]; k++) {
+        int l = net->in_lk[k];
+        if (e->state[l] != L_READY)
+            continue;
+        if (!skip_claimed(e, l)) {
+            e->state[l] = L_SLEEP;
+            continue;
+        }
+        int s = net->src[l];
+        int rank = k - net->in_off[d];
+        /* equal costs share a rank so that ties are broken at random */
+        while (rank > 0 && net->cost[net->in_lk[net->in_off[d] + rank - 1]] == net->cost[l])
+            rank--;
+        for (int p = e->cursor[l]; p < e->log[s].len; p++) {
+            int c = log_at(e, s, p);
+            if (claimed(e, d, c))
+                continue;
+            if (np == e->cap_pairs) {
+                size_t nc = e->cap_pairs ? 2 * e->cap_pairs : 1024;
+                struct pair *q = realloc(e->pairs, nc * sizeof *q);
+                if (!q)
+                    return TC_ERR_NOMEM;
+                e->pairs = q;
+                e->cap_pairs = nc;
+            }
+            e->pairs[np].key = mix64(rs ^ (uint64_t)c);
+            e->pairs[np].cost_rank = rank;
+            e->pairs[np].chunk = c;
+            e->pairs[np].slot = nr;
+            np++;
+        }
+        e->rlink[nr] = l;
+        e->used[nr] = 0;
+        nr++;
+    }
+    if (!np)
+        return TC_OK;
+    /* random order among equal-cost links: a random permutation of the slots */
+    int *perm = e->ncand;
+    for (int i = 0; i < nr; i++)
+        perm[i] = i;
+    for (int i = nr - 1; i > 0; i--) {
+        int j = (int)tc_rng_below(&e->rng, (uint64_t)i + 1), t = perm[i];
+        perm[i] = perm[j];
+        perm[j] = t;
+    }
+    for (size_t i = 0; i < np; i++)
+        e->pairs[i].rnd = perm[e->pairs[i].slot];
+    qsort(e->pairs, np, sizeof *e->pairs, cmp_pair);
+    tc_status st;
+    for (size_t i = 0; i < np; i++) {
+        int slot = e->pairs[i].slot, c = e->pairs[i].chunk;
+        if (e->used[slot] || claimed(e, d, c))
+            continue;
+        e->used[slot] = 1;
+        if ((st = claim_and_start(e, d, e->rlink[slot], c)))
+            return st;
+    }
+    for (int i = 0; i < nr; i++)
+        if (!e->used[i])
+            e->state[e->rlink[i]] = L_SLEEP; /* every chunk it could send was taken */
+    return TC_OK;
+}
+
+#define KUHN_LINKS 16 /* up to this many free in-links, best mode computes a maximum matching */
+
+typedef struct kuhn {
+    int nr, nu;
+    int pref[KUHN_LINKS][BEST_WINDOW]; /* local chunk ids of link r, best first */
+    int npref[KUHN_LINKS];
+    int owner[KUHN_LINKS * BEST_WINDOW];
+    int seen[KUHN_LINKS * BEST_WINDOW];
+    int stamp;
+} kuhn;
+
+static int augment(kuhn *K, int r)
+{
+    for (int j = 0; j < K->npref[r]; j++) {
+        int u = K->pref[r][j];
+        if (K->seen[u] == K->stamp)
+            continue;
+        K->seen[u] = K->stamp;
+        if (K->owner[u] < 0 || augment(K, K->owner[u])) {
+            K->owner[u] = r;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Maximum matching of the free in-links of d (links in e->order) to their window candidates, each link
+ * trying its candidates in key order (Kuhn's augmenting paths); links left over take their first
+ * unclaimed entry or sleep. */
+static tc_status match_kuhn(eng *e, int d, int nr, uint64_t rs)
+{
+    const syn_net *net = e->net;
+    kuhn K;
+    int chunk_of[KUHN_LINKS * BEST_WINDOW];
+    K.nr = nr;
+    K.nu = 0;
+    K.stamp = 0;
+    for (int r = 0; r < nr; r++) {
+        const int *cand = e->cand + (size_t)r * BEST_WINDOW, *calt = e->calt + (size_t)r * BEST_WINDOW;
+        uint64_t key[BEST_WINDOW];
+        int n = e->ncand[r];
+        for (int j = 0; j < n; j++) {
+            int c = cand[j], u = 0;
+            while (u < K.nu && chunk_of[u] != c)
+                u++;
+            if (u == K.nu) {
+                chunk_of[K.nu] = c;
+                K.owner[K.nu] = -1;
+                K.seen[K.nu] = -1;
+                K.nu++;
+            }
+            uint64_t k = ((uint64_t)calt[j] << 52) | ((uint64_t)(unsigned)e->cnt[c] << 28) |
+                         (mix64(rs ^ (uint64_t)c) >> 36);
+            int p = j; /* insertion by key */
+            while (p > 0 && key[p - 1] > k) {
+                key[p] = key[p - 1];
+                K.pref[r][p] = K.pref[r][p - 1];
+                p--;
+            }
+            key[p] = k;
+            K.pref[r][p] = u;
+        }
+        K.npref[r] = n;
+    }
+    for (int i = 0; i < nr; i++) {
+        K.stamp++;
+        augment(&K, e->order[i]);
+    }
+    tc_status st;
+    int matched[KUHN_LINKS] = {0};
+    for (int u = 0; u < K.nu; u++)
+        if (K.owner[u] >= 0) {
+            matched[K.owner[u]] = 1;
+            if ((st = claim_and_start(e, d, e->rlink[K.owner[u]], chunk_of[u])))
+                return st;
+        }
+    for (int i = 0; i < nr; i++) {
+        int r = e->order[i], l = e->rlink[r];
+        if (matched[r])
+            continue;
+        if (!skip_claimed(e, l)) {
+            e->state[l] = L_SLEEP;
+            continue;
+        }
+        if ((st = claim_and_start(e, d, l, log_at(e, net->src[l], e->cursor[l]))))
+            return st;
+    }
+    return TC_OK;
+}
+
+/* The default matching for node d (see the header comment). */
+static tc_status match_best(eng *e, int d, uint64_t rs)
+{
+    const syn_net *net = e->net;
+    const int i0 = net->in_off[d], i1 = net->in_off[d + 1], het = e->het[d];
+    int nr = 0;
+    for (int k = i0; k < i1; k++) {
+        int l = net->in_lk[k];
+        if (e->state[l] != L_READY)
+            continue;
+        if (!skip_claimed(e, l)) {
+            e->state[l] = L_SLEEP;
+            continue;
+        }
+        int s = net->src[l], got = 0, *cand = e->cand + (size_t)nr * BEST_WINDOW;
+        int *calt = e->calt + (size_t)nr * BEST_WINDOW;
+        int end = e->log[s].len, lim = e->cursor[l] + BEST_SCAN;
+        for (int p = e->cursor[l]; p < end && p < lim && got < BEST_WINDOW; p++) {
+            int c = log_at(e, s, p);
+            if (claimed(e, d, c))
+                continue;
+            /* alternatives: other in-neighbours of d that hold or are receiving c; on mixed-cost
+             * in-links, c ranks last when another link would deliver it sooner (earliest arrival) */
+            int alt = 0, later = 0;
+            for (int k2 = i0; k2 < i1; k2++) {
+                int l2 = net->in_lk[k2], s2 = net->src[l2];
+                if (s2 == s || !claimed(e, s2, c))
+                    continue;
+                alt++;
+                int64_t free_at = e->busy[l2] > e->now ? e->busy[l2] : e->now;
+                if (het && free_at + net->cost[l2] < e->now + net->cost[l])
+                    later = 1;
+            }
+            calt[got] = alt + (later << 8);
+            cand[got++] = c;
+            if (alt == 0 && !het)
+                break; /* only this link can bring c: nothing in the window can rank higher */
+        }
+        e->rlink[nr] = l;
+        e->ncand[nr] = got;
+        e->order[nr] = nr;
+        nr++;
+    }
+    /* fewest candidates first; stable, so cheaper links (earlier in CSR order) first among equals */
+    for (int i = 1; i < nr; i++) {
+        int x = e->order[i], j = i;
+        while (j > 0 && e->ncand[e->order[j - 1]] > e->ncand[x]) {
+            e->order[j] = e->order[j - 1];
+            j--;
+        }
+        e->order[j] = x;
+    }
+    if (nr <= KUHN_LINKS)
+        return match_kuhn(e, d, nr, rs);
+    tc_status st;
+    for (int i = 0; i < nr; i++) {
+        int r = e->order[i], l = e->rlink[r], *cand = e->cand + (size_t)r * BEST_WINDOW;
+        const int *calt = e->calt + (size_t)r * BEST_WINDOW;
+        int best = -1;
+        uint64_t bkey = 0;
+        for (int j = 0; j < e->ncand[r]; j++) {
+            int c = cand[j];
+            if (claimed(e, d, c))
+                continue;
+            uint64_t key = ((uint64_t)calt[j] << 52) | ((uint64_t)(unsigned)e->cnt[c] << 28) |
+                           (mix64(rs ^ (uint64_t)c) >> 36);
+            if (best < 0 || key < bkey) {
+                best = c;
+                bkey = key;
+            }
+        }
+        if (best < 0) { /* the window was taken by other links: first unclaimed entry, if any */
+            if (!skip_claimed(e, l)) {
+                e->state[l] = L_SLEEP;
+                continue;
+            }
+            best = log_at(e, net->src[l], e->cursor[l]);
+        }
+        if ((st = claim_and_start(e, d, l, best)))
+            return st;
+    }
+    return TC_OK;
+}
+
+/* Best mode on large problems: every free in-link takes the first chunk of its source's list that d
+ * has not claimed (FIFO), cheapest link first. */
+static tc_status match_fifo(eng *e, int d)
+{
+    const syn_net *net = e->net;
+    tc_status st;
+    for (int k = net->in_off[d]; k < net->in_off[d + 1]; k++) {
+        int l = net->in_lk[k];
+        if (e->state[l] != L_READY)
+            continue;
+        if (!skip_claimed(e, l)) {
+            e->state[l] = L_SLEEP;
+            continue;
+        }
+        if ((st = claim_and_start(e, d, l, log_at(e, net->src[l], e->cursor[l]))))
+            return st;
+    }
+    return TC_OK;
+}
+
+/* Gather: node s forwards the next chunk of its list on each free downhill out-link, first on the link
+ * minimizing (1 + backlog of its destination) x its cost (the root has no backlog). */
+static tc_status match_relay(eng *e, int s)
+{
+    const syn_net *net = e->net;
+    if (s == e->job->root)
+        return TC_OK;
+    tc_status st;
+    while (e->head[s] < e->log[s].len) {
+        int best = -1;
+        double bq = 0;
+        for (int k = net->out_off[s]; k < net->out_off[s + 1]; k++) {
+            int l = net->out_lk[k], d = net->dst[l];
+            if (e->state[l] != L_READY)
+                continue;
+            /* rough time until the chunk moves on from d: its backlog, paced by this link's cost */
+            int backlog = d == e->job->root ? 0 : e->log[d].len - e->head[d];
+            double q = (double)(1 + backlog) * (double)net->cost[l];
+            if (best < 0 || q < bq) {
+                best = l;
+                bq = q;
+            }
+        }
+        if (best < 0)
+            break;
+        int c = log_at(e, s, e->head[s]);
+        e->head[s]++;
+        if ((st = start(e, best, c)))
+            return st;
+    }
+    return TC_OK;
+}
+
+static tc_status arrive(eng *e, int l)
+{
+    const syn_net *net = e->net;
+    int d = net->dst[l], s = net->src[l], c = e->fl_chunk[l];
+    tc_status st;
+    e->state[l] = L_READY;
+    e->inflight--;
+    if (e->job->mode == SYN_RELAY) {
+        mark_dirty(e, s);
+        if (d == e->job->root) {
+            e->remaining--;
+            return TC_OK;
+        }
+        if ((st = log_append(e, d, c)))
+            return st;
+        mark_dirty(e, d);
+        return TC_OK;
+    }
+    mark_dirty(e, d);
+    if ((st = log_append(e, d, c)))
+        return st;
+    for (int k = net->out_off[d]; k < net->out_off[d + 1]; k++) {
+        int o = net->out_lk[k];
+        if (e->state[o] == L_SLEEP && !claimed(e, net->dst[o], c)) {
+            e->state[o] = L_READY;
+            mark_dirty(e, net->dst[o]);
+        }
+    }
+    return TC_OK;
+}
+
+static void progress(eng *e)
+{
+    const syn_job *job = e->job;
+    if (!job->progress || !job->ctx || !job->ctx->progress)
+        return;
+    double now = tc_now();
+    if (now - e->t0_wall < 2.0 || now - e->last_print < 0.5 || !isatty(2))
+        return;
+    e->last_print = now;
+    double total = job->mode == SYN_RELAY ? (double)(e->n - 1) * job->K : (double)e->n * e->C;
+    /* the only output outside main(): a transient progress line on a terminal (see synth.h) */
+    fprintf(stderr, "\rtacos: %s%sround %d, %.1f%% of postconditions, %.0f s   ", job->what ? job->what : "",
+            job->what && *job->what ? ", " : "", e->round,
+            100.0 * (1.0 - (double)e->remaining / (total > 0 ? total : 1)), now - e->t0_wall);
+    fflush(stderr);
+}
+
+static void eng_free(eng *e)
+{
+    if (e->log)
+        for (int v = 0; v < e->n; v++)
+            free(e->log[v].buf);
+    free(e->log);
+    free(e->claim);
+    free(e->cnt);
+    free(e->cursor);
+    free(e->head);
+    free(e->dist);
+    free(e->state);
+    free(e->fl_chunk);
+    free(e->q_link);
+    free(e->q_off);
+    free(e->q_head);
+    free(e->q_len);
+    free(e->q_time);
+    free(e->dirty);
+    free(e->is_dirty);
+    free(e->cand);
+    free(e->calt);
+    free(e->busy);
+    free(e->het);
+    free(e->ncand);
+    free(e->rlink);
+    free(e->order);
+    free(e->used);
+    free(e->pairs);
+}
+
+/* RELAY: time-distance of every node to the root (Dijkstra over link costs, toward the root); a link is
+ * usable when it strictly decreases that distance, so every chunk moves closer on each hop. */
+static tc_status relay_setup(eng *e)
+{
+    const syn_net *net = e->net;
+    const int n = e->n;
+    int *heap = malloc(((size_t)e->m + (size_t)n + 1) * sizeof *heap);
+    int64_t *key = malloc(((size_t)e->m + (size_t)n + 1) * sizeof *key);
+    if (!heap || !key) {
+        free(heap);
+        free(key);
+        return TC_ERR_NOMEM;
+    }
+    for (int v = 0; v < n; v++)
+        e->dist[v] = -1;
+    int hn = 0;
+    heap[hn] = e->job->root;
+    key[hn++] = 0;
+    e->dist[e->job->root] = 0;
+    while (hn) {
+        int v = heap[0];
+        int64_t kv = key[0];
+        int x = heap[--hn], j = 0;
+        int64_t kx = key[hn];
+        for (;;) { /* sift the last element down from the root */
+            int c = 2 * j + 1;
+            if (c >= hn)
+                break;
+            if (c + 1 < hn && key[c + 1] < key[c])
+                c++;
+            if (key[c] >= kx)
+                break;
+            heap[j] = heap[c];
+            key[j] = key[c];
+            j = c;
+        }
+        if (hn) {
+            heap[j] = x;
+            key[j] = kx;
+        }
+        if (kv > e->dist[v])
+            continue;
+        for (int k = net->in_off[v]; k < net->in_off[v + 1]; k++) {
+            int l = net->in_lk[k], u = net->src[l];
+            int64_t nd = kv + net->cost[l];
+            if (e->dist[u] < 0 || nd < e->dist[u]) {
+                e->dist[u] = nd;
+                int p = hn++;
+                while (p > 0 && key[(p - 1) / 2] > nd) {
+                    heap[p] = heap[(p - 1) / 2];
+                    key[p] = key[(p - 1) / 2];
+                    p = (p - 1) / 2;
+                }
+                heap[p] = u;
+                key[p] = nd;
+            }
+        }
+    }
+    free(heap);
+    free(key);
+    for (int l = 0; l < e->m; l++) {
+        int s = net->src[l], d = net->dst[l];
+        if (s < 0 || e->dist[s] < 0 || !(e->dist[d] < e->dist[s]))
+            e->state[l] = L_DEAD;
+    }
+    return TC_OK;
+}
+
+tc_status tc_synth_ten_run(const syn_net *net, const syn_job *job, syn_result *res)
+{
+    eng E, *e = &E;
+    memset(e, 0, sizeof *e);
+    e->net = net;
+    e->job = job;
+    e->n = net->n;
+    e->m = net->m;
+    e->C = job->n_chunks;
+    e->W = ((size_t)e->C + 63) / 64;
+    e->esz = e->C <= 65536 ? 2 : 4;
+    const int n = e->n, m = e->m, G = net->n_groups;
+    tc_status st = TC_ERR_NOMEM;
+    tc_rng_seed(&e->rng, job->seed);
+    for (int v = 0; v < n; v++) {
+        int din = net->in_off[v + 1] - net->in_off[v], dout = net->out_off[v + 1] - net->out_off[v];
+        if (din > e->max_deg)
+            e->max_deg = din;
+        if (dout > e->max_deg)
+            e->max_deg = dout;
+    }
+    size_t md = (size_t)e->max_deg + 1;
+    e->log = calloc((size_t)n, sizeof *e->log);
+    e->state = calloc((size_t)m + 1, 1);
+    e->fl_chunk = calloc((size_t)m + 1, sizeof *e->fl_chunk);
+    e->q_link = malloc(((size_t)m + 1) * sizeof *e->q_link);
+    e->q_time = malloc(((size_t)m + 1) * sizeof *e->q_time);
+    e->q_off = calloc((size_t)G + 1, sizeof *e->q_off);
+    e->q_head = calloc((size_t)G + 1, sizeof *e->q_head);
+    e->q_len = calloc((size_t)G + 1, sizeof *e->q_len);
+    e->dirty = malloc(((size_t)n + 1) * sizeof *e->dirty);
+    e->is_dirty = calloc((size_t)n + 1, 1);
+    e->cand = malloc(md * BEST_WINDOW * sizeof *e->cand);
+    e->calt = malloc(md * BEST_WINDOW * sizeof *e->calt);
+    e->busy = calloc((size_t)m + 1, sizeof *e->busy);
+    e->het = calloc((size_t)n + 1, 1);
+    e->ncand = malloc(md * sizeof *e->ncand);
+    e->rlink = malloc(md * sizeof *e->rlink);
+    e->order = malloc(md * sizeof *e->order);
+    e->used = malloc(md);
+    if (!e->log || !e->state || !e->fl_chunk || !e->q_link || !e->q_time || !e->q_off || !e->q_head ||
+        !e->q_len || !e->dirty || !e->is_dirty || !e->cand || !e->calt || !e->busy || !e->het || !e->ncand ||
+        !e->rlink || !e->order || !e->used)
+        goto fail;
+    for (int v = 0; v < n; v++)
+        for (int k = net->in_off[v] + 1; k < net->in_off[v + 1]; k++)
+            if (net->cost[net->in_lk[k]] != net->cost[net->in_lk[net->in_off[v]]])
+                e->het[v] = 1;
+    for (int g = 1; g <= G; g++)
+        e->q_off[g] = e->q_off[g - 1] + net->group_size[g - 1];
+    for (int l = 0; l < m; l++)
+        if (net->src[l] < 0)
+            e->state[l] = L_DEAD;
+
+    if (job->mode == SYN_RELAY) {
+        e->head = calloc((size_t)n, sizeof *e->head);
+        e->dist = malloc(((size_t)n + 1) * sizeof *e->dist);
+        if (!e->head || !e->dist)
+            goto fail;
+        if ((st = relay_setup(e)))
+            goto fail;
+        st = TC_ERR_NOMEM;
+        for (int c = 0; c < e->C; c++) {
+            int owner = c / job->K;
+            if (owner != job->root && log_append(e, owner, c))
+                goto fail;
+        }
+        e->remaining = (int64_t)(n - 1) * job->K;
+    } else {
+        e->cursor = calloc((size_t)m + 1, sizeof *e->cursor);
+        e->cnt = calloc((size_t)e->C + 1, sizeof *e->cnt);
+        e->claim = calloc((size_t)n * e->W + 1, sizeof *e->claim);
+        if (!e->cursor || !e->cnt || !e->claim)
+            goto fail;
+        e->remaining = (int64_t)n * e->C;
+        for (int c = 0; c < e->C; c++) {
+            int owner = job->root >= 0 ? job->root : c / job->K;
+            set_claim(e, owner, c);
+            e->cnt[c] = 1;
+            e->remaining--;
+            if (log_append(e, owner, c))
+                goto fail;
+        }
+    }
+    for (int v = 0; v < n; v++)
+        mark_dirty(e, v);
+    e->t0_wall = tc_now();
+    const int fifo = (int64_t)n * e->C >= BEST_FIFO_ABOVE;
+    int last_round = -1;
+    unsigned iter = 0;
+    for (;;) {
+        /* matching at e->now */
+        if (e->remaining > 0) {
+            e->round_started = 0;
+            for (int i = 0; i < e->n_dirty; i++) {
+                int v = e->dirty[i];
+                e->is_dirty[v] = 0;
+                if (job->mode == SYN_RELAY)
+                    st = match_relay(e, v);
+                else if (job->match == TC_MATCH_RANDOM)
+                    st = match_random(e, v);
+                else if (fifo)
+                    st = match_fifo(e, v);
+                else
+                    st = match_best(e, v, mix64(job->seed ^ ((uint64_t)e->round << 20) ^ (uint64_t)v));
+                if (st)
+                    goto fail;
+            }
+            if (e->round_started) {
+                last_round = e->round;
+                e->round++;
+            }
+        } else {
+            for (int i = 0; i < e->n_dirty; i++)
+                e->is_dirty[e->dirty[i]] = 0;
+        }
+        e->n_dirty = 0;
+        if (!e->inflight)
+            break;
+        /* next event time: the earliest FIFO head */
+        int64_t t = INT64_MAX;
+        for (int g = 0; g < G; g++)
+            if (e->q_len[g] && e->q_time[e->q_off[g] + e->q_head[g]] < t)
+                t = e->q_time[e->q_off[g] + e->q_head[g]];
+        e->now = t;
+        for (int g = 0; g < G; g++) {
+            while (e->q_len[g] && e->q_time[e->q_off[g] + e->q_head[g]] == t) {
+                int l = e->q_link[e->q_off[g] + e->q_head[g]];
+                e->q_head[g] = (e->q_head[g] + 1) % net->group_size[g];
+                e->q_len[g]--;
+                if ((st = arrive(e, l)))
+                    goto fail;
+            }
+        }
+        if ((++iter & 1023) == 0)
+            progress(e);
+    }
+    if (job->progress && job->ctx && job->ctx->progress && e->last_print > 0)
+        fprintf(stderr, "\r%60s\r", "");
+    if (e->remaining > 0) {
+        st = TC_ERR_INTERNAL;
+        goto fail;
+    }
+    res->makespan = e->now;
+    res->rounds = last_round + 1;
+    res->n_xfers = e->n_xfers;
+    eng_free(e);
+    return TC_OK;
+fail:
+    eng_free(e);
+    return st;
+}
