@@ -54,9 +54,11 @@ tc_status tc_algo_direct(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const t
                 const int p = (r + i) % R; /* the i-th other rank, staggered so peers differ */
                 const int block = ph == 0 ? p : r;
                 for (int j = 0; j < K; j++) {
-                    double t0 = step * T + ((i - 1) * K + j) * d;
+                    /* the same expression gives one chunk's end and the next one's start */
+                    const int q = (i - 1) * K + j;
+                    double t0 = step * T + q * d, t1 = q + 1 == (R - 1) * K ? (step + 1) * T : step * T + (q + 1) * d;
                     st = tc_algo_add_routed(s, topo, r, p, block * K + j, ph == 0 ? TC_OP_REDUCE : TC_OP_COPY,
-                                            step, t0, t0 + d);
+                                            step, t0, t1);
                     if (st)
                         goto fail;
                 }

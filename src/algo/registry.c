@@ -16,6 +16,16 @@ const tc_algo_entry tc_algo_registry[] = {
     {"ring", "logical unidirectional ring in rank order, routed on shortest paths", RS_AG_AR, tc_algo_ring},
     {"direct", "every rank exchanges with every other rank in one step", RS_AG_AR, tc_algo_direct},
     /* classic generators: begin */
+    {"ring2", "bidirectional logical ring: half of each block each way", RS_AG_AR, tc_algo_ring2},
+    {"rhd", "recursive halving/doubling, MPICH fold for non-powers of two", RS_AG_AR, tc_algo_rhd},
+    {"dbt", "NCCL-style double binary tree, pipelined (all-reduce)", TC_COLL_BIT(TC_COLL_ALLREDUCE),
+     tc_algo_dbt},
+    {"swing", "Swing (1D; multi-dimensional on tori named AxB..)", RS_AG_AR, tc_algo_swing},
+    {"bucket", "one ring per dimension on tori/meshes named AxB..", RS_AG_AR, tc_algo_bucket},
+    {"dex", "direct-exchange all-to-all, one shifted peer per step", TC_COLL_BIT(TC_COLL_ALLTOALL),
+     tc_algo_dex},
+    {"hier-ring", "two-level: inter-node ring, intra-node ring (needs nodes)", RS_AG_AR, tc_algo_hier_ring},
+    {"hier-rec", "two-level: inter-node recursive, intra-node ring (needs nodes)", RS_AG_AR, tc_algo_hier_rec},
     /* classic generators: end */
     {NULL, NULL, 0, NULL},
 };

@@ -9,7 +9,7 @@
  *   the slowest hop setting the pace):
  *     all-gather, reduce-scatter  (R-1)(a + b S/R)        all-reduce  2(R-1)(a + b S/R)
  *   Predicted times in the schedule: chunk j of step s occupies [s D + j d, s D + (j+1) d) with
- *   d = a + b S/(R K) and D = K d.
+ *   d = a + b S/(R K) and D = K d (the last chunk ends exactly at (s+1) D).
  * Limits: no congestion model here (two hops sharing a physical link are not serialized; `tacosc sim`
  *   measures that).  R = 1 is refused.
  * Trace, R = 4, K = 1, all-reduce (block g = chunk g):
@@ -56,9 +56,10 @@ tc_status tc_algo_ring(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_
             /* reduce phase: block r-s-1 moves on; copy phase: block r-s' moves on */
             int block = reducing ? ((r - step - 1) % R + R) % R : ((r - (step - reduce_steps)) % R + R) % R;
             for (int j = 0; j < K; j++) {
-                double t0 = step * D + j * d;
+                /* the same expression gives one chunk's end and the next one's start: no rounding gap */
+                double t0 = step * D + j * d, t1 = j + 1 == K ? (step + 1) * D : step * D + (j + 1) * d;
                 st = tc_algo_add_routed(s, topo, r, (r + 1) % R, block * K + j,
-                                        reducing ? TC_OP_REDUCE : TC_OP_COPY, step, t0, t0 + d);
+                                        reducing ? TC_OP_REDUCE : TC_OP_COPY, step, t0, t1);
                 if (st)
                     goto fail;
             }

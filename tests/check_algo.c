@@ -1,0 +1,271 @@
+/* Classic generators: every rank count 2..64 passes the checker; refusals give their reason. */
+#include "testutil.h"
+
+#include "tacos/algo.h"
+#include "tacos/algo_classic.h"
+#include "tacos/check.h"
+#include "tacos/topo.h"
+
+#include <stdlib.h>
+
+/* Topology builders: fully connected, bidirectional ring, 2D torus "torus-AxB" (dim 0 fastest). */
+static tc_topo *mk_fc(int n)
+{
+    tc_topo *t = NULL;
+    ck_assert_int_eq(tc_topo_create("fc", n, &t), TC_OK);
+    for (int a = 0; a < n; a++)
+        for (int b = 0; b < n; b++)
+            if (a != b)
+                ck_assert_int_eq(tc_topo_add_link(t, a, b, 0, -1, -1, 0), TC_OK);
+    ck_assert_int_eq(tc_topo_index(t), TC_OK);
+    return t;
+}
+
+static tc_topo *mk_biring(int n)
+{
+    tc_topo *t = NULL;
+    ck_assert_int_eq(tc_topo_create("biring", n, &t), TC_OK);
+    for (int a = 0; a < n && n > 1; a++) {
+        ck_assert_int_eq(tc_topo_add_link(t, a, (a + 1) % n, 0, -1, -1, 0), TC_OK);
+        if (n > 2)
+            ck_assert_int_eq(tc_topo_add_link(t, (a + 1) % n, a, 0, -1, -1, 0), TC_OK);
+        else
+            break;
+    }
+    if (n == 2)
+        ck_assert_int_eq(tc_topo_add_link(t, 1, 0, 0, -1, -1, 0), TC_OK);
+    ck_assert_int_eq(tc_topo_index(t), TC_OK);
+    return t;
+}
+
+static tc_topo *mk_torus(int a, int b)
+{
+    char name[64];
+    snprintf(name, sizeof name, "torus-%dx%d", a, b);
+    tc_topo *t = NULL;
+    ck_assert_int_eq(tc_topo_create(name, a * b, &t), TC_OK);
+    for (int y = 0; y < b; y++)
+        for (int x = 0; x < a; x++) {
+            int v = y * a + x, r = y * a + (x + 1) % a, u = ((y + 1) % b) * a + x;
+            if (a > 1 && r != v) {
+                tc_topo_add_link(t, v, r, 0, -1, -1, 0);
+                if (a > 2)
+                    tc_topo_add_link(t, r, v, 0, -1, -1, 0);
+            }
+            if (b > 1 && u != v) {
+                tc_topo_add_link(t, v, u, 0, -1, -1, 0);
+                if (b > 2)
+                    tc_topo_add_link(t, u, v, 0, -1, -1, 0);
+            }
+        }
+    ck_assert_int_eq(tc_topo_index(t), TC_OK);
+    return t;
+}
+
+static void set_nodes(tc_topo *t, int per)
+{
+    t->node_of = malloc((size_t)t->n_npus * sizeof *t->node_of);
+    for (int r = 0; r < t->n_npus; r++)
+        t->node_of[r] = r / per;
+    t->n_nodes = t->n_npus / per;
+}
+
+/* Run `algo` for `coll`, check the schedule against the topology; fail with the diagnostics. */
+static void gen_check(const char *algo, tc_topo *t, tc_coll coll, int K)
+{
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_gen_opts o;
+    tc_gen_opts_init(&o);
+    o.chunks = K;
+    o.size = (uint64_t)(1 + tu_seed() % 7) << 20;
+    tc_sched *s = NULL;
+    tc_status st = tc_algo_run(&ctx, algo, t, coll, &o, &s);
+    ck_assert_msg(st == TC_OK, "%s %s R=%d K=%d: %s %s", algo, tc_coll_name(coll), t->n_npus, K, tc_status_str(st),
+                  tu_diags());
+    tc_check_opts co = {.topo = t};
+    st = tc_sched_check(&ctx, s, &co, algo);
+    ck_assert_msg(st == TC_OK, "%s %s on %s R=%d K=%d: %s", algo, tc_coll_name(coll), t->name, t->n_npus, K,
+                  tu_diags());
+    ck_assert_str_eq(s->algo, algo);
+    ck_assert(s->time > 0);
+    ck_assert_int_eq(s->n_ranks, t->n_npus);
+    tc_sched_free(s);
+}
+
+static const char *const flat_algos[] = {"ring2", "rhd", "swing"};
+
+START_TEST(test_flat_all_sizes)
+{
+    int K0 = 1 + (int)(tu_seed() % 2);
+    for (int R = 2; R <= 64; R++) {
+        tc_topo *fc = mk_fc(R);
+        for (size_t a = 0; a < sizeof flat_algos / sizeof *flat_algos; a++)
+            for (int c = TC_COLL_ALLGATHER; c <= TC_COLL_ALLREDUCE; c++)
+                gen_check(flat_algos[a], fc, (tc_coll)c, K0);
+        gen_check("dbt", fc, TC_COLL_ALLREDUCE, K0);
+        gen_check("dex", fc, TC_COLL_ALLTOALL, K0);
+        tc_topo_free(fc);
+    }
+}
+END_TEST
+
+START_TEST(test_on_ring_routed)
+{
+    const int sizes[] = {2, 3, 5, 8, 12, 16};
+    const char *const algos[] = {"ring2", "rhd", "swing", "dbt"};
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        tc_topo *t = mk_biring(sizes[i]);
+        for (size_t a = 0; a < 4; a++)
+            gen_check(algos[a], t, TC_COLL_ALLREDUCE, 1 + (int)((tu_seed() + i) % 3));
+        gen_check("dex", t, TC_COLL_ALLTOALL, 1);
+        tc_topo_free(t);
+    }
+}
+END_TEST
+
+START_TEST(test_bucket_and_swing_tori)
+{
+    for (int R = 2; R <= 64; R++) {
+        int a = 1;
+        for (int f = 2; f * f <= R; f++)
+            if (R % f == 0)
+                a = f;
+        tc_topo *t = mk_torus(R / a, a);
+        for (int c = TC_COLL_ALLGATHER; c <= TC_COLL_ALLREDUCE; c++) {
+            gen_check("bucket", t, (tc_coll)c, 1);
+            gen_check("swing", t, (tc_coll)c, 1);
+        }
+        tc_topo_free(t);
+    }
+    tc_topo *t = mk_torus(4, 8);
+    gen_check("bucket", t, TC_COLL_ALLREDUCE, 2);
+    gen_check("swing", t, TC_COLL_ALLREDUCE, 2);
+    tc_topo_free(t);
+}
+END_TEST
+
+START_TEST(test_hier_all_sizes)
+{
+    for (int R = 2; R <= 64; R++)
+        for (int per = 1; per <= R; per++) {
+            if (R % per || (per > 8 && per != R))
+                continue;
+            tc_topo *t = mk_fc(R);
+            set_nodes(t, per);
+            for (int c = TC_COLL_ALLGATHER; c <= TC_COLL_ALLREDUCE; c++) {
+                gen_check("hier-ring", t, (tc_coll)c, 1);
+                gen_check("hier-rec", t, (tc_coll)c, 1);
+            }
+            tc_topo_free(t);
+        }
+}
+END_TEST
+
+/* Exact schedule shape: rhd all-gather on 4 ranks, the trace in rhd.c. */
+START_TEST(test_rhd_trace)
+{
+    tc_topo *t = mk_fc(4);
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_gen_opts o;
+    tc_gen_opts_init(&o);
+    tc_sched *s = NULL;
+    ck_assert_int_eq(tc_algo_rhd(&ctx, t, TC_COLL_ALLGATHER, &o, &s), TC_OK);
+    ck_assert_int_eq(s->n_steps, 2);
+    ck_assert_int_eq(s->n_xfers, 4 + 8);
+    int step1_to2 = 0;
+    for (int i = 0; i < s->n_xfers; i++) {
+        const tc_xfer *x = &s->xfers[i];
+        if (x->step == 0)
+            ck_assert_int_eq(x->dst, x->src ^ 1);
+        else
+            ck_assert_int_eq(x->dst, x->src ^ 2);
+        if (x->step == 1 && x->src == 0)
+            step1_to2 |= 1 << x->chunk;
+    }
+    ck_assert_int_eq(step1_to2, 3); /* rank 0 sends chunks 0 and 1 to rank 2 */
+    tc_sched_free(s);
+    tc_topo_free(t);
+}
+END_TEST
+
+/* Swing 1D peers on 8 ranks: distances 1, 1, 3 (reduce-scatter order), all-gather reversed. */
+START_TEST(test_swing_peers)
+{
+    tc_topo *t = mk_fc(8);
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_gen_opts o;
+    tc_gen_opts_init(&o);
+    tc_sched *s = NULL;
+    ck_assert_int_eq(tc_algo_swing(&ctx, t, TC_COLL_REDUCESCATTER, &o, &s), TC_OK);
+    for (int i = 0; i < s->n_xfers; i++) {
+        const tc_xfer *x = &s->xfers[i];
+        const int rho[] = {1, -1, 3};
+        int want = x->src % 2 == 0 ? (x->src + rho[x->step] + 8) % 8 : (x->src - rho[x->step] + 8) % 8;
+        ck_assert_int_eq(x->dst, want);
+    }
+    tc_sched_free(s);
+    tc_topo_free(t);
+}
+END_TEST
+
+START_TEST(test_refusals)
+{
+    tc_ctx ctx;
+    tc_gen_opts o;
+    tc_gen_opts_init(&o);
+    tc_sched *s = NULL;
+    tc_topo *t = mk_fc(6);
+    tu_ctx(&ctx);
+    ck_assert_int_eq(tc_algo_hier_ring(&ctx, t, TC_COLL_ALLGATHER, &o, &s), TC_ERR_UNSUPPORTED);
+    ck_assert_str_eq(tu_diags(), "tacosc: error: hier-ring needs node ids in the topology (<nodes size=\"...\"/> or "
+                                 "a node per npu)\n");
+    tu_ctx(&ctx);
+    ck_assert_int_eq(tc_algo_bucket(&ctx, t, TC_COLL_ALLREDUCE, &o, &s), TC_ERR_UNSUPPORTED);
+    ck_assert_str_eq(tu_diags(), "tacosc: error: bucket needs a torus or mesh topology whose name gives its "
+                                 "dimensions (e.g. torus-4x4); 'fc' is not recognised as one\n");
+    tu_ctx(&ctx);
+    ck_assert_int_eq(tc_algo_dbt(&ctx, t, TC_COLL_ALLGATHER, &o, &s), TC_ERR_UNSUPPORTED);
+    ck_assert_str_eq(tu_diags(), "tacosc: error: dbt generates allreduce only, not allgather\n");
+    t->node_of = malloc(6 * sizeof *t->node_of);
+    const int nodes[6] = {0, 0, 0, 1, 1, 2};
+    for (int i = 0; i < 6; i++)
+        t->node_of[i] = nodes[i];
+    t->n_nodes = 3;
+    tu_ctx(&ctx);
+    ck_assert_int_eq(tc_algo_hier_rec(&ctx, t, TC_COLL_ALLREDUCE, &o, &s), TC_ERR_UNSUPPORTED);
+    ck_assert_str_eq(tu_diags(), "tacosc: error: hier-rec needs nodes of equal size: node 0 has 3 npus, node 1 has 2\n");
+    tc_topo_free(t);
+    t = mk_fc(1);
+    const char *const all[] = {"ring2", "rhd", "swing", "dbt", "dex"};
+    for (int a = 0; a < 5; a++) {
+        tu_ctx(&ctx);
+        tc_coll c = !strcmp(all[a], "dex") ? TC_COLL_ALLTOALL : TC_COLL_ALLREDUCE;
+        ck_assert_int_eq(tc_algo_run(&ctx, all[a], t, c, &o, &s), TC_ERR_UNSUPPORTED);
+        char want[128];
+        snprintf(want, sizeof want, "needs at least 2 npus (topology has 1)");
+        ck_assert_msg(strstr(tu_diags(), want), "%s: %s", all[a], tu_diags());
+    }
+    tc_topo_free(t);
+}
+END_TEST
+
+static Suite *algo_suite(void)
+{
+    Suite *s = suite_create("algo");
+    TCase *tc = tcase_create("generators");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_flat_all_sizes);
+    tcase_add_test(tc, test_on_ring_routed);
+    tcase_add_test(tc, test_bucket_and_swing_tori);
+    tcase_add_test(tc, test_hier_all_sizes);
+    tcase_add_test(tc, test_rhd_trace);
+    tcase_add_test(tc, test_swing_peers);
+    tcase_add_test(tc, test_refusals);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+TU_MAIN(algo_suite)
