@@ -98,4 +98,28 @@ tc_status tc_msccl_verify(tc_ctx *ctx, const tc_msccl *m, const tc_msccl_limits 
 /** Chunk-level schedule IR of an MSCCL program (for the checker, sim and JSON). */
 tc_status tc_msccl_to_sched(tc_ctx *ctx, const tc_msccl *m, const char *name, tc_sched **out);
 
+/* ---- Extensions (msccl module): helpers shared by the reader, lowering, verifier and executor. ---- */
+
+/** "i", "o", "s" ("?" for anything else). */
+const char *tc_msccl_buf_name(int b);
+/** "NCCL" or "RCCL". */
+const char *tc_msccl_target_name(tc_msccl_target t);
+/** An empty program of `ngpus` gpus (ids set, no tbs), proto Simple, one channel, in-place. */
+tc_status tc_msccl_create(const char *name, tc_coll coll, int ngpus, tc_msccl **out);
+/** Append a tb (id = its index) to a gpu; *out (may be NULL) is valid until the next tc_msccl_tb_add. */
+tc_status tc_msccl_tb_add(tc_msccl_gpu *g, int send, int recv, int chan, tc_msccl_tb **out);
+/** Append a copy of *st to tb with s = its index. */
+tc_status tc_msccl_step_add(tc_msccl_tb *tb, const tc_msccl_step *st);
+/** The structural rules alone (ids, step numbers, peers, channels, dependencies, buffer offsets); the
+ *  reader applies them to every file.  Messages are `name:line: error: ... [rule]`. */
+tc_status tc_msccl_check_structure(tc_ctx *ctx, const tc_msccl *m, const char *name);
+
+/** Messages (of any cnt) a connection (sender, receiver, channel) holds unreceived before a send blocks:
+ *  one buffered plus one the receiver takes in the same round of the verifier's execution model.
+ */
+#define TC_MSCCL_CONN_SLOTS 2
+/** Programs whose steps times thread blocks is at most this are also executed in the two extreme
+ *  sequential orders (lowest and highest tb first) to expose data races between thread blocks. */
+#define TC_MSCCL_RACE_WORK 4000000L
+
 #endif

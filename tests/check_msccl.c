@@ -1,0 +1,526 @@
+/* MSCCL XML: reader, writer, verifier, lowering and runtime limits (src/emit/msccl_*.c). */
+#include "testutil.h"
+
+#include <dirent.h>
+
+#include "tacos/algo.h"
+#include "tacos/msccl.h"
+#include "tacos/topo.h"
+
+/* A lowered schedule of `algo` on a generated topology (retries while another module is a placeholder). */
+static tc_msccl *lowered(const char *algo, const char *kind, const char *dims, tc_coll coll, int chunks,
+                         const tc_msccl_lower_opts *lo)
+{
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_topo *t = NULL;
+    tc_sched *s = NULL;
+    tc_msccl *m = NULL;
+    ck_assert_int_eq(tc_topo_generate(&ctx, kind, dims, NULL, 0, &t), TC_OK);
+    tc_gen_opts go;
+    tc_gen_opts_init(&go);
+    go.chunks = chunks;
+    tc_status st = tc_algo_run(&ctx, algo, t, coll, &go, &s);
+    ck_assert_msg(st == TC_OK, "%s on %s %s: %s", algo, kind, dims, tu_diags());
+    st = tc_msccl_lower(&ctx, s, lo, &m);
+    ck_assert_msg(st == TC_OK, "lower %s on %s %s %s: %s", algo, kind, dims, tc_coll_name(coll), tu_diags());
+    tc_sched_free(s);
+    tc_topo_free(t);
+    return m;
+}
+
+static char *to_text(const tc_msccl *m)
+{
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ck_assert_int_eq(tc_msccl_write(&ctx, m, f), TC_OK);
+    fclose(f);
+    return buf;
+}
+
+/* Replace the first occurrence of `from` in `text` (freed) by `to`. */
+static char *subst(char *text, const char *from, const char *to)
+{
+    char *p = strstr(text, from);
+    ck_assert_msg(p != NULL, "'%s' not in the base text", from);
+    size_t a = (size_t)(p - text), lf = strlen(from), lt = strlen(to), n = strlen(text);
+    char *out = malloc(n - lf + lt + 1);
+    memcpy(out, text, a);
+    memcpy(out + a, to, lt);
+    memcpy(out + a + lt, p + lf, n - a - lf + 1);
+    free(text);
+    return out;
+}
+
+static char *ring4_text(void)
+{
+    char *path = "tests/golden/ring4-allreduce.xml";
+    char *t = tu_slurp(path, NULL);
+    ck_assert_msg(t != NULL, "missing %s", path);
+    return t;
+}
+
+/* Read `text` and run the verifier; returns the status, diagnostics in tu_diags(). */
+static tc_status read_verify(const char *text, const tc_msccl_limits *lim)
+{
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_msccl *m = NULL;
+    tc_status st = tc_msccl_read_mem(&ctx, "t.xml", text, strlen(text), &m);
+    if (!st)
+        st = tc_msccl_verify(&ctx, m, lim, "t.xml");
+    tc_msccl_free(m);
+    return st;
+}
+
+static void expect(const char *text, tc_status want, const char *msg)
+{
+    tc_status st = read_verify(text, NULL);
+    ck_assert_msg(st == want, "status %d, want %d: %s", st, want, tu_diags());
+    ck_assert_msg(strstr(tu_diags(), msg) != NULL, "want '%s', got '%s'", msg, tu_diags());
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+
+START_TEST(test_examples)
+{
+    const char *dir = tu_examples_dir();
+    if (!dir) {
+        fprintf(stderr, "check_msccl: no MSCCL examples directory (set TC_EXAMPLES); skipped\n");
+        return;
+    }
+    DIR *d = opendir(dir);
+    ck_assert_ptr_nonnull(d);
+    struct dirent *de;
+    int n = 0;
+    tc_msccl_limits nccl, rccl;
+    tc_msccl_limits_get(TC_TARGET_NCCL, &nccl);
+    tc_msccl_limits_get(TC_TARGET_RCCL, &rccl);
+    while ((de = readdir(d))) {
+        size_t l = strlen(de->d_name);
+        if (l < 4 || strcmp(de->d_name + l - 4, ".xml"))
+            continue;
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+        tc_ctx ctx;
+        tu_ctx(&ctx);
+        tc_msccl *m = NULL;
+        tc_status st = tc_msccl_read(&ctx, path, &m);
+        ck_assert_msg(st == TC_OK, "%s: %s", path, tu_diags());
+        ck_assert_msg(tc_msccl_verify(&ctx, m, &nccl, path) == TC_OK, "%s: %s", path, tu_diags());
+        ck_assert_msg(tc_msccl_verify(&ctx, m, &rccl, path) == TC_OK, "%s: %s", path, tu_diags());
+        tc_sched *s = NULL;
+        ck_assert_int_eq(tc_msccl_to_sched(&ctx, m, path, &s), TC_OK);
+        ck_assert_int_gt(s->n_xfers, 0);
+        ck_assert_int_eq(s->n_ranks, m->ngpus);
+        if (!strncmp(de->d_name, "legacy", 6)) {
+            ck_assert_int_eq(m->legacy, 1);
+            ck_assert_msg(strstr(tu_diags(), ":1: warning: lacks attribute minBytes of <algo>: msccl-executor-nccl "
+                                                "and RCCL reject this file [legacy]"),
+                          "%s", tu_diags());
+        } else {
+            ck_assert_int_eq(m->legacy, 0);
+            ck_assert_int_eq(ctx.n_warnings, 0);
+        }
+        tc_sched_free(s);
+        tc_msccl_free(m);
+        n++;
+    }
+    closedir(d);
+    ck_assert_int_ge(n, 1);
+}
+END_TEST
+
+START_TEST(test_golden_ring4)
+{
+    tc_msccl_lower_opts lo;
+    tc_msccl_lower_opts_init(&lo);
+    tc_msccl *m = lowered("ring", "ring", "4", TC_COLL_ALLREDUCE, 1, &lo);
+    char *got = to_text(m);
+    char *want = ring4_text();
+    ck_assert_str_eq(got, want);
+    /* byte-stable: writing what we read gives the same bytes */
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_msccl *back = NULL;
+    ck_assert_int_eq(tc_msccl_read_mem(&ctx, "g.xml", want, strlen(want), &back), TC_OK);
+    char *again = to_text(back);
+    ck_assert_str_eq(again, want);
+    ck_assert(strchr(want, '\t') == NULL);
+    ck_assert(strstr(want, "<?xml") == NULL);
+    ck_assert(strchr(want, '\'') == NULL);
+    free(got);
+    free(want);
+    free(again);
+    tc_msccl_free(back);
+    tc_msccl_free(m);
+}
+END_TEST
+
+START_TEST(test_round_trips)
+{
+    static const struct { const char *algo, *kind, *dims; tc_coll coll; } cases[] = {
+        {"ring", "ring", "4", TC_COLL_ALLREDUCE},        {"ring", "ring", "8", TC_COLL_ALLGATHER},
+        {"ring", "fc", "6", TC_COLL_REDUCESCATTER},      {"direct", "fc", "8", TC_COLL_ALLREDUCE},
+        {"direct", "fc", "5", TC_COLL_ALLGATHER},        {"direct", "fc", "4", TC_COLL_REDUCESCATTER},
+        {"tacos", "mesh", "3x3", TC_COLL_ALLREDUCE},     {"tacos", "torus", "4x4", TC_COLL_ALLGATHER},
+        {"tacos", "mesh", "2x4", TC_COLL_REDUCESCATTER}, {"tacos", "fc", "8", TC_COLL_BROADCAST},
+        {"tacos", "ring", "6", TC_COLL_REDUCE},          {"dex", "fc", "6", TC_COLL_ALLTOALL},
+        {"dex", "mesh", "2x3", TC_COLL_ALLTOALL},        {"tacos", "mesh", "3x3", TC_COLL_SCATTER},
+        {"tacos", "torus", "3x3", TC_COLL_GATHER},       {"ring", "ring", "5", TC_COLL_ALLREDUCE},
+    };
+    srand((unsigned)tu_seed());
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        for (int target = 0; target < 2; target++)
+            for (int inplace = 1; inplace >= 0; inplace--) {
+                tc_msccl_lower_opts lo;
+                tc_msccl_lower_opts_init(&lo);
+                lo.target = (tc_msccl_target)target;
+                lo.inplace = inplace;
+                lo.proto = (rand() & 1) ? "LL" : "Simple";
+                int chunks = 1 + rand() % 3;
+                tc_msccl *m = lowered(cases[i].algo, cases[i].kind, cases[i].dims, cases[i].coll, chunks, &lo);
+                char *text = to_text(m);
+                tc_msccl_limits lim;
+                tc_msccl_limits_get(lo.target, &lim);
+                tc_status st = read_verify(text, &lim);
+                ck_assert_msg(st == TC_OK, "%s %s %s %s chunks=%d %s %s: %s", cases[i].algo, cases[i].kind,
+                              cases[i].dims, tc_coll_name(cases[i].coll), chunks, inplace ? "in-place" : "out-of-place",
+                              tc_msccl_target_name(lo.target), tu_diags());
+                ck_assert(strstr(text, inplace ? "inplace=\"1\" outofplace=\"0\"" : "inplace=\"0\" outofplace=\"1\""));
+                if (cases[i].coll == TC_COLL_ALLTOALL && inplace) /* incoming chunks wait in scratch */
+                    ck_assert(strstr(text, "type=\"cpy\" srcbuf=\"s\"") && !strstr(text, "s_chunks=\"0\""));
+                if (!inplace && cases[i].coll == TC_COLL_ALLREDUCE) /* output starts as a copy of the input */
+                    ck_assert(strstr(text, "type=\"cpy\" srcbuf=\"i\" srcoff=\"0\" dstbuf=\"o\" dstoff=\"0\""));
+                free(text);
+                tc_msccl_free(m);
+            }
+}
+END_TEST
+
+START_TEST(test_split_channels)
+{
+    /* a 64-rank ring all-reduce has 127 steps per rank: it must spread over channels (< 64 steps per tb) */
+    tc_msccl_lower_opts lo;
+    tc_msccl_lower_opts_init(&lo);
+    tc_msccl *m = lowered("ring", "ring", "64", TC_COLL_ALLREDUCE, 1, &lo);
+    ck_assert_int_gt(m->nchannels, 1);
+    tc_msccl_limits lim;
+    tc_msccl_limits_get(TC_TARGET_NCCL, &lim);
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    ck_assert_msg(tc_msccl_verify(&ctx, m, &lim, "ring64") == TC_OK, "%s", tu_diags());
+    tc_msccl_free(m);
+    /* forcing one channel cannot meet the step limit */
+    tc_topo *t = NULL;
+    tc_sched *s = NULL;
+    ck_assert_int_eq(tc_topo_generate(&ctx, "ring", "64", NULL, 0, &t), TC_OK);
+    ck_assert_int_eq(tc_algo_run(&ctx, "ring", t, TC_COLL_ALLREDUCE, NULL, &s), TC_OK);
+    lo.channels = 1;
+    tu_ctx(&ctx);
+    ck_assert_int_eq(tc_msccl_lower(&ctx, s, &lo, &m), TC_ERR_LIMIT);
+    ck_assert_str_eq(tu_diags(), "tacosc: error: a thread block needs 64 or more steps with 1 channel(s): NCCL allows "
+                                 "fewer than 64 steps per thread block\n");
+    lo.channels = 40;
+    tu_ctx(&ctx);
+    ck_assert_int_eq(tc_msccl_lower(&ctx, s, &lo, &m), TC_ERR_LIMIT);
+    ck_assert_str_eq(tu_diags(), "tacosc: error: 40 channels requested: NCCL allows at most 32 channels\n");
+    tc_sched_free(s);
+    tc_topo_free(t);
+    /* 63 peers: one tb each plus the copy tb fits RCCL's 64 thread blocks, out-of-place */
+    lo.channels = 0;
+    lo.target = TC_TARGET_RCCL;
+    lo.inplace = 0;
+    m = lowered("direct", "fc", "64", TC_COLL_ALLREDUCE, 1, &lo);
+    tc_msccl_limits_get(TC_TARGET_RCCL, &lim);
+    tu_ctx(&ctx);
+    ck_assert_msg(tc_msccl_verify(&ctx, m, &lim, "direct64") == TC_OK, "%s", tu_diags());
+    ck_assert_int_le(m->gpus[0].n_tbs, 64);
+    tc_msccl_free(m);
+}
+END_TEST
+
+START_TEST(test_aggregation)
+{
+    /* direct all-gather with 4 chunks per rank: the 4 chunks to one peer leave in one step (cnt 4), and
+     * the out-of-place all-reduce's input is copied to the output in one cpy step per rank */
+    tc_msccl_lower_opts lo;
+    tc_msccl_lower_opts_init(&lo);
+    tc_msccl *m = lowered("direct", "fc", "8", TC_COLL_ALLGATHER, 4, &lo);
+    char *text = to_text(m);
+    ck_assert_msg(strstr(text, "type=\"s\" srcbuf=\"o\" srcoff=\"0\" dstbuf=\"o\" dstoff=\"0\" cnt=\"4\""), "%s", text);
+    ck_assert_int_eq(read_verify(text, NULL), TC_OK);
+    free(text);
+    tc_msccl_free(m);
+    /* DGX-1 has two links between some pairs: TACOS sends two chunks between them at once; both arrive in
+     * the order they left (FIFO connections) */
+    m = lowered("tacos", "dgx1", "8", TC_COLL_ALLREDUCE, 3, &lo);
+    text = to_text(m);
+    ck_assert_msg(read_verify(text, NULL) == TC_OK, "%s", tu_diags());
+    free(text);
+    tc_msccl_free(m);
+    lo.inplace = 0;
+    m = lowered("direct", "fc", "8", TC_COLL_ALLREDUCE, 4, &lo);
+    text = to_text(m);
+    ck_assert(strstr(text, "type=\"cpy\" srcbuf=\"i\" srcoff=\"0\" dstbuf=\"o\" dstoff=\"0\" cnt=\"32\""));
+    tc_msccl_limits lim;
+    tc_msccl_limits_get(TC_TARGET_RCCL, &lim);
+    ck_assert_msg(read_verify(text, &lim) == TC_OK, "%s", tu_diags());
+    free(text);
+    tc_msccl_free(m);
+}
+END_TEST
+
+START_TEST(test_text_rules)
+{
+    char *t;
+    t = subst(ring4_text(), "<algo", "<?xml version=\"1.0\"?>\n<algo");
+    expect(t, TC_ERR_PARSE, "t.xml:1: error: XML declaration or processing instruction present: the MSCCL parser "
+                            "rejects it [xml-declaration]");
+    free(t);
+    t = subst(ring4_text(), "  <gpu id=\"1\"", "\t<gpu id=\"1\"");
+    expect(t, TC_ERR_PARSE, "t.xml:13: error: tab character at column 1: the MSCCL parser rejects tabs [tab]");
+    free(t);
+    t = subst(ring4_text(), " proto=", "\n proto=");
+    expect(t, TC_ERR_PARSE, "t.xml:1: error: tag <algo> continues on the next line: the MSCCL parser needs each tag on "
+                            "one line [split-tag]");
+    free(t);
+    t = subst(ring4_text(), "chan=\"0\"", "chan='0'");
+    expect(t, TC_ERR_PARSE, "t.xml:3: error: attribute chan of <tb> uses single quotes: the MSCCL parser needs double "
+                            "quotes [single-quote]");
+    free(t);
+    t = subst(ring4_text(), " cnt=\"1\"", "");
+    expect(t, TC_ERR_PARSE, "t.xml:4: error: <step> lacks attribute cnt [missing-attribute]");
+    free(t);
+    t = subst(ring4_text(), " s_chunks=\"0\"", "");
+    expect(t, TC_ERR_PARSE, "t.xml:2: error: <gpu> lacks attribute s_chunks [missing-attribute]");
+    free(t);
+    t = subst(ring4_text(), "type=\"rrcs\"", "type=\"rrx\"");
+    expect(t, TC_ERR_PARSE, "t.xml:7: error: unknown step type \"rrx\" (s, r, rcs, rrs, rrc, rrcs, cpy, re or nop) "
+                            "[step-type]");
+    free(t);
+    t = subst(ring4_text(), "srcbuf=\"i\"", "srcbuf=\"x\"");
+    expect(t, TC_ERR_PARSE, "t.xml:4: error: unknown buffer srcbuf=\"x\" (i, o or s) [buffer]");
+    free(t);
+    /* legacy: a warning, still loads */
+    t = subst(ring4_text(), " outofplace=\"0\" minBytes=\"0\" maxBytes=\"0\"", "");
+    ck_assert_int_eq(read_verify(t, NULL), TC_OK);
+    ck_assert_str_eq(tu_diags(), "t.xml:1: warning: lacks attribute minBytes of <algo>: msccl-executor-nccl and RCCL "
+                                 "reject this file [legacy]\n");
+    free(t);
+}
+END_TEST
+
+START_TEST(test_structure_rules)
+{
+    char *t;
+    t = subst(ring4_text(), "<step s=\"1\"", "<step s=\"2\"");
+    expect(t, TC_ERR_INVALID, "t.xml:5: error: gpu 0 tb 0: step s=\"2\" where s=\"1\" is expected (steps are numbered "
+                              "0, 1, 2, ...) [step-gap]");
+    free(t);
+    t = subst(ring4_text(), "depid=\"-1\" deps=\"-1\"", "depid=\"0\" deps=\"3\"");
+    expect(t, TC_ERR_INVALID, "t.xml:4: error: gpu 0 tb 0 step 0: depends on tb 0 step 3, which lacks hasdep=\"1\" "
+                              "[dep-without-hasdep]");
+    free(t);
+    t = subst(ring4_text(), "depid=\"-1\" deps=\"-1\"", "depid=\"5\" deps=\"0\"");
+    expect(t, TC_ERR_INVALID, "t.xml:4: error: gpu 0 tb 0 step 0: depends on tb 5 step 0, which does not exist "
+                              "[dep-missing]");
+    free(t);
+    t = subst(ring4_text(), "send=\"1\" recv=\"3\"", "send=\"0\" recv=\"3\"");
+    expect(t, TC_ERR_INVALID, "t.xml:3: error: gpu 0 tb 0: send peer is its own rank [self-peer]");
+    free(t);
+    t = subst(ring4_text(), "recv=\"3\" chan=\"0\"", "recv=\"3\" chan=\"1\"");
+    expect(t, TC_ERR_INVALID, "t.xml:3: error: gpu 0 tb 0: chan=\"1\" but nchannels=\"1\" [channel-range]");
+    free(t);
+    t = subst(ring4_text(), "<tb id=\"0\" send=\"2\"", "<tb id=\"1\" send=\"2\"");
+    expect(t, TC_ERR_INVALID, "t.xml:14: error: gpu 1: <tb id=\"1\"> where id=\"0\" is expected (tb ids are 0, 1, 2, "
+                              "...) [tb-id]");
+    free(t);
+    t = subst(ring4_text(), "srcoff=\"2\" dstbuf=\"i\" dstoff=\"2\"", "srcoff=\"7\" dstbuf=\"i\" dstoff=\"7\"");
+    expect(t, TC_ERR_INVALID, "t.xml:5: error: gpu 0 tb 0 step 1: i chunks 7..7 outside i_chunks=\"4\" [offset-range]");
+    free(t);
+    /* two tbs on one (channel, peer): a second tb of gpu 0 also sending to gpu 1 */
+    t = subst(ring4_text(), "    </tb>\n  </gpu>\n  <gpu id=\"1\"",
+              "    </tb>\n    <tb id=\"1\" send=\"1\" recv=\"-1\" chan=\"0\">\n    </tb>\n  </gpu>\n  <gpu id=\"1\"");
+    expect(t, TC_ERR_INVALID, "t.xml:12: error: gpu 0: tb 0 and tb 1 both send to gpu 1 on channel 0 "
+                              "[duplicate-send-peer]");
+    free(t);
+    t = subst(ring4_text(), "    </tb>\n  </gpu>\n  <gpu id=\"1\"",
+              "    </tb>\n    <tb id=\"1\" send=\"-1\" recv=\"3\" chan=\"0\">\n    </tb>\n  </gpu>\n  <gpu id=\"1\"");
+    expect(t, TC_ERR_INVALID, "t.xml:12: error: gpu 0: tb 0 and tb 1 both receive from gpu 3 on channel 0 "
+                              "[duplicate-recv-peer]");
+    free(t);
+}
+END_TEST
+
+START_TEST(test_semantic_rules)
+{
+    char *t;
+    /* gpu 0's last receive becomes a nop: gpu 3 sends one message more than gpu 0 receives */
+    t = subst(ring4_text(), "<step s=\"6\" type=\"r\" srcbuf=\"i\" srcoff=\"1\" dstbuf=\"i\" dstoff=\"1\" cnt=\"1\"",
+              "<step s=\"6\" type=\"nop\" srcbuf=\"i\" srcoff=\"1\" dstbuf=\"i\" dstoff=\"1\" cnt=\"1\"");
+    expect(t, TC_ERR_CHECK, "t.xml:3: error: gpu 3 sends 6 messages to gpu 0 on channel 0 but gpu 0 receives 5 [unmatched]");
+    free(t);
+    t = subst(ring4_text(), "<step s=\"0\" type=\"s\" srcbuf=\"i\" srcoff=\"3\" dstbuf=\"i\" dstoff=\"3\" cnt=\"1\"",
+              "<step s=\"0\" type=\"s\" srcbuf=\"i\" srcoff=\"2\" dstbuf=\"i\" dstoff=\"2\" cnt=\"2\"");
+    expect(t, TC_ERR_CHECK, "t.xml:4: error: gpu 0 tb 0 step 0 sends cnt=\"2\" to gpu 1 on channel 0 but the matching "
+                            "receive (tb 0 step 1) has cnt=\"1\" [cnt-mismatch]");
+    free(t);
+    /* deadlock: gpu 0's first send waits for its own last step */
+    t = subst(ring4_text(), "depid=\"-1\" deps=\"-1\" hasdep=\"0\"", "depid=\"0\" deps=\"6\" hasdep=\"0\"");
+    char *line = strstr(t, "<step s=\"6\"");
+    char *h = strstr(line, "hasdep=\"0\"");
+    h[8] = '1';
+    expect(t, TC_ERR_CHECK, "t.xml:4: error: deadlock: gpu 0 tb 0 step 0 (s) waits for tb 0 step 6 [deadlock]");
+    free(t);
+    /* wrong result: gpu 0 forwards chunk 0 without adding its own contribution */
+    t = subst(ring4_text(), "<step s=\"3\" type=\"rrcs\"", "<step s=\"3\" type=\"rcs\"");
+    expect(t, TC_ERR_CHECK, "postcondition at end");
+    ck_assert_msg(strstr(tu_diags(), "rank 0 is missing"), "%s", tu_diags());
+    free(t);
+    /* a data race: gpu 1's tb 1 overwrites o[0] with no dependency on tb 0's receive into it; fine when
+     * every tb runs each round, wrong when tb 1 runs last */
+    {
+        static const char *race =
+            "<algo name=\"race\" proto=\"Simple\" nchannels=\"1\" nchunksperloop=\"2\" ngpus=\"2\" "
+            "coll=\"allgather\" inplace=\"1\" outofplace=\"0\" minBytes=\"0\" maxBytes=\"0\">\n"
+            "  <gpu id=\"0\" i_chunks=\"0\" o_chunks=\"2\" s_chunks=\"0\">\n"
+            "    <tb id=\"0\" send=\"1\" recv=\"1\" chan=\"0\">\n"
+            "      <step s=\"0\" type=\"s\" srcbuf=\"o\" srcoff=\"0\" dstbuf=\"o\" dstoff=\"0\" cnt=\"1\" "
+            "depid=\"-1\" deps=\"-1\" hasdep=\"0\"/>\n"
+            "      <step s=\"1\" type=\"r\" srcbuf=\"o\" srcoff=\"1\" dstbuf=\"o\" dstoff=\"1\" cnt=\"1\" "
+            "depid=\"-1\" deps=\"-1\" hasdep=\"0\"/>\n"
+            "    </tb>\n"
+            "  </gpu>\n"
+            "  <gpu id=\"1\" i_chunks=\"0\" o_chunks=\"2\" s_chunks=\"0\">\n"
+            "    <tb id=\"0\" send=\"0\" recv=\"0\" chan=\"0\">\n"
+            "      <step s=\"0\" type=\"s\" srcbuf=\"o\" srcoff=\"1\" dstbuf=\"o\" dstoff=\"1\" cnt=\"1\" "
+            "depid=\"-1\" deps=\"-1\" hasdep=\"0\"/>\n"
+            "      <step s=\"1\" type=\"r\" srcbuf=\"o\" srcoff=\"0\" dstbuf=\"o\" dstoff=\"0\" cnt=\"1\" "
+            "depid=\"-1\" deps=\"-1\" hasdep=\"0\"/>\n"
+            "    </tb>\n"
+            "    <tb id=\"1\" send=\"-1\" recv=\"-1\" chan=\"0\">\n"
+            "      <step s=\"0\" type=\"cpy\" srcbuf=\"o\" srcoff=\"1\" dstbuf=\"o\" dstoff=\"0\" cnt=\"1\" "
+            "depid=\"-1\" deps=\"-1\" hasdep=\"0\"/>\n"
+            "    </tb>\n"
+            "  </gpu>\n"
+            "</algo>\n";
+        expect(race, TC_ERR_CHECK, "t.xml: error: wrong result (in-place): gpu 1 o[0] ends holding chunk 1; chunk 0 "
+                                   "expected [wrong-result]\nt.xml: note: this happens only when the thread blocks run "
+                                   "in another legal order (lowest tb first): two thread blocks of one gpu access a "
+                                   "slot with no dependency between them [race]\n");
+        /* ordered by a dependency (tb 1 waits for tb 0's receive), the same program is correct */
+        char *fixed = subst(strdup(race), "type=\"r\" srcbuf=\"o\" srcoff=\"0\" dstbuf=\"o\" dstoff=\"0\" cnt=\"1\" "
+                                          "depid=\"-1\" deps=\"-1\" hasdep=\"0\"",
+                            "type=\"r\" srcbuf=\"o\" srcoff=\"0\" dstbuf=\"o\" dstoff=\"0\" cnt=\"1\" "
+                            "depid=\"-1\" deps=\"-1\" hasdep=\"1\"");
+        fixed = subst(fixed, "type=\"cpy\" srcbuf=\"o\" srcoff=\"1\" dstbuf=\"o\" dstoff=\"0\" cnt=\"1\" depid=\"-1\" "
+                             "deps=\"-1\"",
+                      "type=\"cpy\" srcbuf=\"o\" srcoff=\"1\" dstbuf=\"o\" dstoff=\"0\" cnt=\"1\" depid=\"0\" "
+                      "deps=\"1\"");
+        /* now the copy runs after the receive: o[0] ends with chunk 1, a wrong result in every order */
+        expect(fixed, TC_ERR_CHECK, "gpu 1 o[0] ends holding chunk 1; chunk 0 expected [wrong-result]");
+        ck_assert(strstr(tu_diags(), "[race]") == NULL);
+        free(fixed);
+    }
+    /* wrong result: the final receive lands in the wrong slot */
+    t = subst(ring4_text(), "<step s=\"6\" type=\"r\" srcbuf=\"i\" srcoff=\"1\" dstbuf=\"i\" dstoff=\"1\"",
+              "<step s=\"6\" type=\"r\" srcbuf=\"i\" srcoff=\"1\" dstbuf=\"i\" dstoff=\"0\"");
+    expect(t, TC_ERR_CHECK, "t.xml: error: wrong result (in-place): gpu 0 i[0] ends holding chunk 1; chunk 0 expected "
+                            "[wrong-result]");
+    free(t);
+}
+END_TEST
+
+/* A synthetic program: gpu 0 sends n_steps chunks to gpu 1 on tb 0; extra empty tbs and channels. */
+static tc_msccl *synthetic(int n_steps, int n_tbs, int nch, int cnt, int depid)
+{
+    tc_msccl *m = NULL;
+    ck_assert_int_eq(tc_msccl_create("synthetic", TC_COLL_ALLGATHER, 2, &m), TC_OK);
+    m->nchannels = nch;
+    m->nchunksperloop = 2 * cnt;
+    for (int g = 0; g < 2; g++) {
+        m->gpus[g].o_chunks = 2 * cnt;
+        tc_msccl_tb *tb;
+        ck_assert_int_eq(tc_msccl_tb_add(&m->gpus[g], g ? -1 : 1, g ? 0 : -1, 0, &tb), TC_OK);
+        for (int k = 0; k < n_steps; k++) {
+            tc_msccl_step s = {0, g ? TC_MS_RECV : TC_MS_SEND, TC_MS_BUF_O, 0, TC_MS_BUF_O, 0, cnt, -1, -1, 0, 0};
+            ck_assert_int_eq(tc_msccl_step_add(tb, &s), TC_OK);
+        }
+        for (int t = 1; t < n_tbs; t++)
+            ck_assert_int_eq(tc_msccl_tb_add(&m->gpus[g], -1, -1, 0, NULL), TC_OK);
+    }
+    if (depid > 0) {
+        tc_msccl_step s = {0, TC_MS_NOP, TC_MS_BUF_I, -1, TC_MS_BUF_O, -1, 0, -1, -1, 1, 0};
+        ck_assert_int_eq(tc_msccl_step_add(&m->gpus[0].tbs[depid], &s), TC_OK);
+        m->gpus[0].tbs[0].steps[0].depid = depid;
+        m->gpus[0].tbs[0].steps[0].deps = 0;
+    }
+    return m;
+}
+
+static void limit_case(tc_msccl *m, tc_msccl_target tg, tc_status want, const char *msg)
+{
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_msccl_limits lim;
+    tc_msccl_limits_get(tg, &lim);
+    tc_status st = tc_msccl_verify(&ctx, m, &lim, "lim");
+    ck_assert_msg(st == want, "%s: status %d: %s", tc_msccl_target_name(tg), st, tu_diags());
+    if (msg)
+        ck_assert_msg(strstr(tu_diags(), msg), "want '%s' got '%s'", msg, tu_diags());
+}
+
+START_TEST(test_limits)
+{
+    tc_msccl_limits l;
+    tc_msccl_limits_get(TC_TARGET_NCCL, &l);
+    ck_assert_int_eq(l.max_steps_per_tb, 64);
+    ck_assert_int_eq(l.max_tbs_per_gpu, 1024);
+    ck_assert_int_eq(l.max_channels, 32);
+    ck_assert_int_eq(l.max_depid, 127);
+    ck_assert_int_eq(l.max_cnt, 71);
+    tc_msccl_limits_get(TC_TARGET_RCCL, &l);
+    ck_assert_int_eq(l.max_tbs_per_gpu, 64);
+    ck_assert_int_eq(l.max_channels, 128);
+    /* the synthetic program itself is correct at chunk level? it only moves gpu 0's chunk: check limits */
+    tc_msccl *m = synthetic(64, 1, 1, 1, 0);
+    limit_case(m, TC_TARGET_NCCL, TC_ERR_LIMIT,
+               "lim: error: gpu 0 tb 0 has 64 steps, the limit is fewer than 64 steps per thread block [limit-steps]");
+    tc_msccl_free(m);
+    m = synthetic(1, 65, 33, 1, 0);
+    limit_case(m, TC_TARGET_NCCL, TC_ERR_LIMIT, "nchannels=\"33\" exceeds the limit of 32 channels [limit-channels]");
+    limit_case(m, TC_TARGET_RCCL, TC_ERR_LIMIT, "gpu 0 has 65 thread blocks, the limit is 64 per gpu [limit-tbs]");
+    tc_msccl_free(m);
+    m = synthetic(1, 129, 1, 1, 128);
+    limit_case(m, TC_TARGET_NCCL, TC_ERR_LIMIT, "gpu 0 tb 0 step 0: depid=\"128\" exceeds the limit of 127 [limit-depid]");
+    tc_msccl_free(m);
+    m = synthetic(1, 1, 1, 72, 0);
+    limit_case(m, TC_TARGET_NCCL, TC_ERR_LIMIT, "gpu 0 tb 0 step 0: cnt=\"72\" exceeds the limit of 71 [limit-cnt]");
+    limit_case(m, TC_TARGET_RCCL, TC_ERR_LIMIT, "[limit-cnt]");
+    tc_msccl_free(m);
+}
+END_TEST
+
+static Suite *msccl_suite(void)
+{
+    Suite *s = suite_create("msccl");
+    TCase *tc = tcase_create("msccl");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_examples);
+    tcase_add_test(tc, test_golden_ring4);
+    tcase_add_test(tc, test_round_trips);
+    tcase_add_test(tc, test_split_channels);
+    tcase_add_test(tc, test_aggregation);
+    tcase_add_test(tc, test_text_rules);
+    tcase_add_test(tc, test_structure_rules);
+    tcase_add_test(tc, test_semantic_rules);
+    tcase_add_test(tc, test_limits);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+TU_MAIN(msccl_suite)
