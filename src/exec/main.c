@@ -1,0 +1,945 @@
+/*
+ * tacos-run: replay an MSCCL XML program or a tacosc JSON schedule on MPI ranks, verify the result
+ * against the MPI library's own collective and time it over a size sweep, nccl-tests style.
+ *
+ *   mpirun -np 8 tacos-run plan.xml --check -b 1K -e 64M -f 4
+ *
+ * Sizes.  A size S (bytes) is the nccl-tests "size": the full buffer of T = S / sizeof(type) elements,
+ * i.e. the per-rank buffer of all-reduce, broadcast and reduce, the output of all-gather and gather, the
+ * input of reduce-scatter and scatter, each rank's buffer of all-to-all.  The program's chunk is
+ * T / nchunksperloop elements (for all-gather, reduce-scatter and all-to-all T = count x ngpus, as in the
+ * MSCCL runtimes), so T is rounded down to a multiple of nchunksperloop (and of ngpus when the collective
+ * splits T across ranks); the header says so and the table prints the sizes actually used.
+ *
+ * In place.  all-reduce, all-to-all, broadcast, reduce: i and o are one buffer; all-gather and gather:
+ * i = o + rank x T/ngpus; reduce-scatter and scatter: o = i + rank x T/ngpus (the NCCL conventions).
+ * Rooted collectives use root 0.
+ *
+ * Only main() prints: tables on rank 0's stdout, errors on every rank's stderr (a refused plan gives the
+ * same message on every rank).
+ */
+#include "exec.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tacos/emit.h"
+#include "tacos/msccl.h"
+
+typedef struct opts {
+    const char *plan;
+    uint64_t minbytes, maxbytes;
+    double factor;
+    int iters, warmup;
+    tc_dtype dtype;
+    tc_redop op;
+    int check;
+    int cuda;        /* 1 cuda, 2 host-staged */
+    int accept_legacy;
+    int mpi_ref;
+    int have_seed;
+    uint64_t seed;
+    double timeout;
+    int prepost;
+    int idle_sleep;  /* microseconds */
+    int modes;       /* bit 0 out-of-place, bit 1 in-place */
+    int corrupt;     /* self-test of --check: damage this many output elements on rank 0 */
+    int verbose;
+} opts;
+
+enum { MODE_OOP = 1, MODE_IP = 2 };
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: mpirun -np N tacos-run PLAN [options]\n"
+            "Replay an MSCCL XML program or a tacosc JSON schedule on N MPI ranks, check and time it.\n"
+            "\n"
+            "  -b, --minbytes SIZE     smallest size (default 32M); K, M, G suffixes are powers of 1024\n"
+            "  -e, --maxbytes SIZE     largest size (default: minbytes)\n"
+            "  -f, --stepfactor F      multiply the size by F between rows (default 2)\n"
+            "  -n, --iters N           timed iterations per size (default 20)\n"
+            "  -w, --warmup N          untimed iterations first (default 5)\n"
+            "  -d, --datatype TYPE     float32 (default), float64, int32, bfloat16, float16\n"
+            "  -o, --op OP             sum (default), prod, min, max\n"
+            "  -c, --check             fresh random inputs, compare with the MPI library's collective (#wrong)\n"
+            "      --seed N            base seed of --check inputs (default: from the clock, printed)\n"
+            "      --mpi               also time the MPI library's collective and print the busbw ratio\n"
+            "      --mode MODE         both (default), out-of-place or in-place (only those the plan has)\n"
+            "      --device DEV        host (default), cuda, or host-staged (host memory, every message\n"
+            "                          staged as for CUDA without CUDA-aware MPI)\n"
+            "      --accept-legacy     replay MSCCL files lacking attributes NCCL and RCCL require\n"
+            "      --timeout S         give up after S seconds without progress (default 60, 0 = never)\n"
+            "      --prepost N         receives posted ahead per thread block (default 2)\n"
+            "      --idle-sleep US     when a rank cannot progress, sleep US microseconds between polls\n"
+            "                          instead of only yielding (default: 100 when ranks outnumber the\n"
+            "                          cores of their node, else 0)\n"
+            "      --corrupt N         self-test of --check: damage N output elements on rank 0 after each\n"
+            "                          replay, so #wrong must read N\n"
+            "  -v, --verbose           print the plan summary of every rank\n"
+            "  -h, --help              this text\n"
+            "  -V, --version           version\n"
+            "\n"
+            "Columns: size (B), count (elements per MPI call), type, redop, then for out-of-place and in-place\n"
+            "time (us, slowest rank), algbw = size/time (GB/s), busbw = algbw x the collective's factor\n"
+            "(all-reduce 2(n-1)/n, all-gather, reduce-scatter, all-to-all (n-1)/n, others 1) and #wrong.\n"
+            "Exit status: 0 success, 1 refused plan, failed replay or #wrong > 0, 2 usage error.\n");
+}
+
+/* Parse the command line; returns 0, or 2 after printing (when print) a usage error, or -1 for
+ * --help/--version handled. */
+static int parse_args(int argc, char **argv, opts *o, int print)
+{
+    static const struct option lo[] = {
+        {"minbytes", required_argument, 0, 'b'}, {"maxbytes", required_argument, 0, 'e'},
+        {"stepfactor", required_argument, 0, 'f'}, {"iters", required_argument, 0, 'n'},
+        {"warmup", required_argument, 0, 'w'},  {"warmup_iters", required_argument, 0, 'w'},
+        {"datatype", required_argument, 0, 'd'}, {"op", required_argument, 0, 'o'},
+        {"check", no_argument, 0, 'c'},          {"seed", required_argument, 0, 1},
+        {"mpi", no_argument, 0, 2},               {"device", required_argument, 0, 3},
+        {"accept-legacy", no_argument, 0, 4},     {"timeout", required_argument, 0, 5},
+        {"prepost", required_argument, 0, 6},     {"mode", required_argument, 0, 7},
+        {"idle-sleep", required_argument, 0, 9},
+        {"verbose", no_argument, 0, 'v'},         {"help", no_argument, 0, 'h'},
+        {"version", no_argument, 0, 'V'},         {"corrupt", required_argument, 0, 8},
+        {0, 0, 0, 0},
+    };
+    memset(o, 0, sizeof *o);
+    o->minbytes = 32u << 20;
+    o->factor = 2;
+    o->iters = 20;
+    o->warmup = 5;
+    o->timeout = 60;
+    o->prepost = 2;
+    o->idle_sleep = -1; /* automatic */
+    o->modes = MODE_OOP | MODE_IP;
+    int have_max = 0, c;
+    char *end;
+    opterr = 0;
+    optind = 1;
+#define BAD(...)                                                                                      \
+    do {                                                                                              \
+        if (print) {                                                                                  \
+            fprintf(stderr, "tacos-run: error: " __VA_ARGS__);                                        \
+            fprintf(stderr, "\n(tacos-run --help lists the options)\n");                              \
+        }                                                                                             \
+        return 2;                                                                                     \
+    } while (0)
+    while ((c = getopt_long(argc, argv, "b:e:f:n:w:d:o:cvhV", lo, NULL)) != -1) {
+        switch (c) {
+        case 'b':
+            if (tc_parse_size(optarg, &o->minbytes) || o->minbytes == 0)
+                BAD("-b: bad size '%s'", optarg);
+            break;
+        case 'e':
+            if (tc_parse_size(optarg, &o->maxbytes))
+                BAD("-e: bad size '%s'", optarg);
+            have_max = 1;
+            break;
+        case 'f':
+            o->factor = strtod(optarg, &end);
+            if (*end || !(o->factor > 1))
+                BAD("-f: the step factor must be a number above 1, not '%s'", optarg);
+            break;
+        case 'n':
+        case 'w': {
+            long v = strtol(optarg, &end, 10);
+            if (*end || v < (c == 'n' ? 1 : 0) || v > 1000000)
+                BAD("-%c: bad iteration count '%s'", c, optarg);
+            *(c == 'n' ? &o->iters : &o->warmup) = (int)v;
+            break;
+        }
+        case 'd':
+            if (tc_exec_dtype_parse(optarg, &o->dtype))
+                BAD("-d: unknown data type '%s' (float32, float64, int32, bfloat16, float16)", optarg);
+            break;
+        case 'o':
+            if (tc_exec_redop_parse(optarg, &o->op))
+                BAD("-o: unknown reduction '%s' (sum, prod, min, max)", optarg);
+            break;
+        case 'c': o->check = 1; break;
+        case 1:
+            errno = 0;
+            o->seed = strtoull(optarg, &end, 10);
+            if (*end || errno)
+                BAD("--seed: bad seed '%s'", optarg);
+            o->have_seed = 1;
+            break;
+        case 2: o->mpi_ref = 1; break;
+        case 3:
+            if (!strcmp(optarg, "cuda"))
+                o->cuda = 1;
+            else if (!strcmp(optarg, "host-staged"))
+                o->cuda = 2;
+            else if (strcmp(optarg, "host"))
+                BAD("--device: unknown device '%s' (host, host-staged, cuda)", optarg);
+            break;
+        case 4: o->accept_legacy = 1; break;
+        case 5:
+            o->timeout = strtod(optarg, &end);
+            if (*end || o->timeout < 0)
+                BAD("--timeout: bad number of seconds '%s'", optarg);
+            break;
+        case 6: {
+            long v = strtol(optarg, &end, 10);
+            if (*end || v < 0 || v > 64)
+                BAD("--prepost: bad count '%s' (0..64)", optarg);
+            o->prepost = (int)v;
+            break;
+        }
+        case 7:
+            if (!strcmp(optarg, "both"))
+                o->modes = MODE_OOP | MODE_IP;
+            else if (!strcmp(optarg, "out-of-place") || !strcmp(optarg, "oop"))
+                o->modes = MODE_OOP;
+            else if (!strcmp(optarg, "in-place") || !strcmp(optarg, "ip"))
+                o->modes = MODE_IP;
+            else
+                BAD("--mode: unknown mode '%s' (both, out-of-place, in-place)", optarg);
+            break;
+        case 8: {
+            long v = strtol(optarg, &end, 10);
+            if (*end || v < 0 || v > INT_MAX)
+                BAD("--corrupt: bad count '%s'", optarg);
+            o->corrupt = (int)v;
+            break;
+        }
+        case 9: {
+            long v = strtol(optarg, &end, 10);
+            if (*end || v < 0 || v > 100000)
+                BAD("--idle-sleep: bad number of microseconds '%s' (0..100000)", optarg);
+            o->idle_sleep = (int)v;
+            break;
+        }
+        case 'v': o->verbose = 1; break;
+        case 'h':
+            if (print)
+                usage(stdout);
+            return -1;
+        case 'V':
+            if (print)
+                printf("tacos-run %s\n", TC_VERSION);
+            return -1;
+        default:
+            if (optopt)
+                BAD("option -%c: unknown or missing its argument", optopt);
+            BAD("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind != argc - 1)
+        BAD("%s", optind >= argc ? "no PLAN given" : "more than one PLAN given");
+    o->plan = argv[optind];
+    if (!have_max || o->maxbytes < o->minbytes)
+        o->maxbytes = o->minbytes;
+    return 0;
+#undef BAD
+}
+
+/* ---- diagnostics --------------------------------------------------------------------------------- */
+
+typedef struct sink_state {
+    int rank;
+} sink_state;
+
+/* Errors print on every rank (so a refusal is visible everywhere), warnings and notes on rank 0. */
+static void exec_sink(void *user, tc_diag_level level, const char *file, int line, int col, const char *msg)
+{
+    const sink_state *s = user;
+    const char *lv = level == TC_DIAG_ERROR ? "error" : level == TC_DIAG_WARNING ? "warning" : "note";
+    if (level != TC_DIAG_ERROR && s->rank != 0)
+        return;
+    if (file && line > 0 && col > 0)
+        fprintf(stderr, "%s:%d:%d: %s: %s\n", file, line, col, lv, msg);
+    else if (file && line > 0)
+        fprintf(stderr, "%s:%d: %s: %s\n", file, line, lv, msg);
+    else if (file)
+        fprintf(stderr, "%s: %s: %s\n", file, lv, msg);
+    else
+        fprintf(stderr, "tacos-run: %s: %s\n", lv, msg);
+}
+
+/* Every rank learns whether every rank succeeded. */
+static tc_status agree(MPI_Comm comm, tc_status st)
+{
+    int mine = (int)st, all = 0;
+    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm);
+    return (tc_status)all;
+}
+
+/* ---- loading ------------------------------------------------------------------------------------- */
+
+/* Rank 0 reads the file and broadcasts its bytes; every rank then parses the same bytes, so every
+ * rank reaches the same verdict with the same message. */
+static tc_status load_plan(tc_ctx *ctx, const opts *o, MPI_Comm comm, int rank, tc_msccl **out)
+{
+    long long len = 0;
+    char *buf = NULL, err[256] = "";
+    tc_status st = TC_OK;
+    if (rank == 0) {
+        FILE *f = fopen(o->plan, "rb");
+        if (!f) {
+            snprintf(err, sizeof err, "cannot open '%s': %s", o->plan, strerror(errno));
+            len = -1;
+        } else {
+            size_t cap = 1 << 16, n = 0, k;
+            buf = malloc(cap);
+            while (buf && (k = fread(buf + n, 1, cap - n, f)) > 0) {
+                n += k;
+                if (n == cap) {
+                    char *nb = realloc(buf, cap *= 2);
+                    if (!nb) {
+                        free(buf);
+                        buf = NULL;
+                    }
+                    buf = nb;
+                }
+            }
+            if (ferror(f) || !buf) {
+                snprintf(err, sizeof err, "cannot read '%s': %s", o->plan, buf ? strerror(errno) : "out of memory");
+                len = -1;
+            } else {
+                len = (long long)n;
+            }
+            fclose(f);
+        }
+    }
+    MPI_Bcast(&len, 1, MPI_LONG_LONG, 0, comm);
+    if (len < 0) {
+        MPI_Bcast(err, sizeof err, MPI_CHAR, 0, comm);
+        free(buf);
+        return tc_error(ctx, TC_ERR_IO, NULL, 0, "%s", err);
+    }
+    if (rank != 0 && !(buf = malloc((size_t)len + 1)))
+        return TC_ERR_NOMEM;
+    MPI_Bcast(buf, (int)len, MPI_CHAR, 0, comm); /* plans are far below 2 GiB */
+    buf[len] = 0;
+    size_t i = 0;
+    while (i < (size_t)len && (buf[i] == ' ' || buf[i] == '\n' || buf[i] == '\r' || buf[i] == '\t'))
+        i++;
+    tc_msccl *m = NULL;
+    if (i == (size_t)len) {
+        st = tc_error(ctx, TC_ERR_PARSE, o->plan, 0, "empty file");
+    } else if (buf[i] == '{') {
+        tc_sched *s = NULL;
+        st = tc_emit_json_read_mem(ctx, o->plan, buf, (size_t)len, &s);
+        if (!st) {
+            tc_msccl_lower_opts lo;
+            tc_msccl_lower_opts_init(&lo);
+            st = tc_msccl_lower(ctx, s, &lo, &m);
+        }
+        tc_sched_free(s);
+    } else {
+        st = tc_msccl_read_mem(ctx, o->plan, buf, (size_t)len, &m);
+    }
+    free(buf);
+    if (st)
+        return st;
+    *out = m;
+    return TC_OK;
+}
+
+/* ---- collective layout ----------------------------------------------------------------------------- */
+
+/* Does the collective split the full buffer T across ranks (T = count x ngpus)? */
+static int splits(tc_coll c)
+{
+    return c == TC_COLL_ALLGATHER || c == TC_COLL_REDUCESCATTER || c == TC_COLL_ALLTOALL || c == TC_COLL_GATHER ||
+           c == TC_COLL_SCATTER;
+}
+
+static size_t in_elems(tc_coll c, size_t T, int n)
+{
+    return (c == TC_COLL_ALLGATHER || c == TC_COLL_GATHER) ? T / (size_t)n : T;
+}
+
+static size_t out_elems(tc_coll c, size_t T, int n)
+{
+    return (c == TC_COLL_REDUCESCATTER || c == TC_COLL_SCATTER) ? T / (size_t)n : T;
+}
+
+/* Elements per MPI call (the nccl-tests count column). */
+static size_t call_count(tc_coll c, size_t T, int n)
+{
+    return splits(c) ? T / (size_t)n : T;
+}
+
+static int is_root_only(tc_coll c) { return c == TC_COLL_REDUCE || c == TC_COLL_GATHER; }
+
+/* Buffers of one mode: allocations a (and b), where i and o start and how many elements follow. */
+typedef struct layout {
+    size_t a_elems, b_elems;   /* b_elems 0: one allocation */
+    int i_in_b, o_in_b;        /* which allocation */
+    size_t i_off, o_off;       /* element offsets */
+    size_t i_avail, o_avail;   /* elements from the start of i / o to the end of its allocation */
+} layout;
+
+static void make_layout(tc_coll c, int mode, size_t T, int n, int rank, layout *L)
+{
+    size_t ie = in_elems(c, T, n), oe = out_elems(c, T, n), part = T / (size_t)n;
+    memset(L, 0, sizeof *L);
+    if (mode == MODE_OOP) {
+        L->a_elems = ie;
+        L->b_elems = oe;
+        L->o_in_b = 1;
+        L->i_avail = ie;
+        L->o_avail = oe;
+        return;
+    }
+    L->a_elems = T;
+    if (c == TC_COLL_ALLGATHER || c == TC_COLL_GATHER)
+        L->i_off = (size_t)rank * part;
+    else if (c == TC_COLL_REDUCESCATTER || c == TC_COLL_SCATTER)
+        L->o_off = (size_t)rank * part;
+    L->i_avail = T - L->i_off;
+    L->o_avail = T - L->o_off;
+}
+
+/* ---- MPI reference --------------------------------------------------------------------------------- */
+
+static MPI_Datatype mpi_type(tc_dtype t)
+{
+    switch (t) {
+    case TC_DT_FLOAT64: return MPI_DOUBLE;
+    case TC_DT_INT32: return MPI_INT;
+    default: return MPI_FLOAT; /* float32, and the float path of bfloat16/float16 */
+    }
+}
+
+static MPI_Op mpi_op(tc_redop op)
+{
+    switch (op) {
+    case TC_RED_PROD: return MPI_PROD;
+    case TC_RED_MIN: return MPI_MIN;
+    case TC_RED_MAX: return MPI_MAX;
+    default: return MPI_SUM;
+    }
+}
+
+/* The MPI library's collective on (send, recv) with T elements of `type` (esize bytes each); in place
+ * when inplace (then recv holds the data in the layout of make_layout, send is ignored). */
+static int mpi_coll(tc_coll c, MPI_Datatype type, size_t esize, MPI_Op op, const void *send, void *recv, size_t T,
+                    int n, int rank, int inplace, MPI_Comm comm)
+{
+    int reduces = tc_coll_reduces(c);
+    MPI_Datatype dt = reduces ? type : MPI_BYTE;
+    size_t scale = reduces ? 1 : esize;
+    int cnt = (int)(T * scale), part = (int)(T / (size_t)n * scale);
+    const void *sb = inplace ? MPI_IN_PLACE : send;
+    switch (c) {
+    case TC_COLL_ALLREDUCE: return MPI_Allreduce(sb, recv, cnt, dt, op, comm);
+    case TC_COLL_ALLGATHER: return MPI_Allgather(sb, part, dt, recv, part, dt, comm);
+    case TC_COLL_REDUCESCATTER:
+        if (inplace) /* MPI's in-place result lands at the start of the buffer */
+            return MPI_Reduce_scatter_block(MPI_IN_PLACE, recv, part, dt, op, comm);
+        return MPI_Reduce_scatter_block(send, recv, part, dt, op, comm);
+    case TC_COLL_ALLTOALL: return MPI_Alltoall(sb, part, dt, recv, part, dt, comm);
+    case TC_COLL_BROADCAST:
+        if (!inplace && rank == 0)
+            memcpy(recv, send, T * esize);
+        return MPI_Bcast(recv, cnt, dt, 0, comm);
+    case TC_COLL_REDUCE:
+        return MPI_Reduce(inplace ? (rank == 0 ? MPI_IN_PLACE : recv) : send, recv, cnt, dt, op, 0, comm);
+    case TC_COLL_GATHER:
+        if (inplace)
+            return MPI_Gather(rank == 0 ? MPI_IN_PLACE : (char *)recv + (size_t)rank * (size_t)part, part, dt, recv,
+                              part, dt, 0, comm);
+        return MPI_Gather(send, part, dt, recv, part, dt, 0, comm);
+    case TC_COLL_SCATTER:
+        if (inplace)
+            return MPI_Scatter(recv, part, dt, rank == 0 ? MPI_IN_PLACE : (char *)recv + (size_t)rank * (size_t)part,
+                               part, dt, 0, comm);
+        return MPI_Scatter(send, part, dt, recv, part, dt, 0, comm);
+    default: return MPI_ERR_OP;
+    }
+}
+
+/* ---- one size -------------------------------------------------------------------------------------- */
+
+typedef struct runner {
+    tc_ctx *ctx;
+    const opts *o;
+    const tc_msccl *m;
+    const tc_exec_plan *plan;
+    tc_exec_backend *be;
+    MPI_Comm comm;
+    int rank, n;
+    uint64_t seed;
+} runner;
+
+typedef struct result {
+    int ran;
+    double time;       /* seconds, slowest rank */
+    int64_t wrong;     /* -1 not checked */
+} result;
+
+static uint64_t mix_seed(uint64_t base, int rank, int iter, int salt)
+{
+    return base ^ (0x9e3779b97f4a7c15ull * (uint64_t)(rank + 1)) ^ (0xbf58476d1ce4e5b9ull * (uint64_t)(iter + 1)) ^
+           ((uint64_t)salt << 56);
+}
+
+/* Allocate the buffers of one mode; bufs[] get i, o, s.  Returns 0 or -1. */
+static int alloc_bufs(runner *r, const layout *L, size_t esize, size_t s_elems, void *alloc[3], void *bufs[3])
+{
+    tc_exec_backend *be = r->be;
+    alloc[0] = be->alloc(be, L->a_elems * esize);
+    alloc[1] = L->b_elems ? be->alloc(be, L->b_elems * esize) : NULL;
+    alloc[2] = s_elems ? be->alloc(be, s_elems * esize) : NULL;
+    if (!alloc[0] || (L->b_elems && !alloc[1]) || (s_elems && !alloc[2]))
+        return -1;
+    bufs[0] = (char *)alloc[L->i_in_b] + L->i_off * esize;
+    bufs[1] = (char *)alloc[L->o_in_b] + L->o_off * esize;
+    bufs[2] = alloc[2];
+    return 0;
+}
+
+static void free_bufs(runner *r, void *alloc[3])
+{
+    for (int k = 0; k < 3; k++)
+        if (alloc[k])
+            r->be->release(r->be, alloc[k]);
+}
+
+/* Flip the leading mantissa bit of the first k elements: a relative change of at least 1/3 (or, for a
+ * zero, a nonzero value), beyond every tolerance. */
+static void corrupt(tc_dtype t, void *buf, size_t n, size_t k)
+{
+    for (size_t i = 0; i < n && i < k; i++) {
+        switch (t) {
+        case TC_DT_FLOAT64: ((uint64_t *)buf)[i] ^= 1ull << 51; break;
+        case TC_DT_FLOAT32: ((uint32_t *)buf)[i] ^= 1u << 22; break;
+        case TC_DT_INT32: ((uint32_t *)buf)[i] ^= 1u << 30; break;
+        case TC_DT_BFLOAT16: ((uint16_t *)buf)[i] ^= 1u << 6; break;
+        default: ((uint16_t *)buf)[i] ^= 1u << 9; break;
+        }
+    }
+}
+
+/* Replay one mode at one size: --check pass, warm-up, timed iterations; optionally MPI's own. */
+static tc_status run_mode(runner *r, tc_exec_engine *eng, int mode, size_t T, size_t chunk, int iter, result *res,
+                          result *mpi_res)
+{
+    const opts *o = r->o;
+    const tc_coll c = r->m->coll;
+    const size_t es = tc_exec_dtype_size(o->dtype), ie = in_elems(c, T, r->n), oe = out_elems(c, T, r->n);
+    const int small = o->dtype == TC_DT_BFLOAT16 || o->dtype == TC_DT_FLOAT16;
+    layout L;
+    void *alloc[3] = {0}, *bufs[3] = {0};
+    void *h_in = NULL, *h_out = NULL, *h_ref = NULL, *h_tmp = NULL;
+    float *f_in = NULL, *f_ref = NULL;
+    tc_status st = TC_OK;
+    make_layout(c, mode, T, r->n, r->rank, &L);
+    int bad = alloc_bufs(r, &L, es, (size_t)r->plan->buf_chunks[2] * chunk, alloc, bufs);
+    if (agree(r->comm, bad ? TC_ERR_NOMEM : TC_OK)) {
+        free_bufs(r, alloc);
+        return tc_error(r->ctx, TC_ERR_NOMEM, NULL, 0, "cannot allocate the buffers of a %zu-byte %s on %s memory",
+                        T * es, tc_coll_name(c), r->be->name);
+    }
+    res->ran = 1;
+    res->wrong = -1;
+    if (o->check) {
+        size_t all_elems = L.a_elems > L.b_elems ? L.a_elems : L.b_elems;
+        h_in = malloc(ie * es);
+        h_ref = malloc((small ? sizeof(float) : es) * oe);
+        h_out = malloc(oe * es);
+        h_tmp = malloc(all_elems * es);
+        if (small && tc_coll_reduces(c)) {
+            f_in = malloc(ie * sizeof *f_in);
+            if (!f_in)
+                bad = 1;
+        }
+        bad |= !h_in || !h_ref || !h_out || !h_tmp;
+        if (agree(r->comm, bad ? TC_ERR_NOMEM : TC_OK)) {
+            st = tc_error(r->ctx, TC_ERR_NOMEM, NULL, 0, "cannot allocate the --check buffers");
+            goto done;
+        }
+        /* poison everything (stale data must show up as wrong), then place the input */
+        tc_exec_fill_random(o->dtype, o->op, h_tmp, L.a_elems, mix_seed(r->seed, r->rank, iter, 1));
+        r->be->upload(r->be, alloc[0], h_tmp, L.a_elems * es);
+        if (L.b_elems) {
+            tc_exec_fill_random(o->dtype, o->op, h_tmp, L.b_elems, mix_seed(r->seed, r->rank, iter, 2));
+            r->be->upload(r->be, alloc[1], h_tmp, L.b_elems * es);
+        }
+        tc_exec_fill_random(o->dtype, o->op, h_in, ie, mix_seed(r->seed, r->rank, iter, 0));
+        r->be->upload(r->be, bufs[0], h_in, ie * es);
+        if ((st = tc_exec_engine_run(eng, bufs)))
+            goto done;
+        r->be->download(r->be, h_out, bufs[1], oe * es);
+        if (o->corrupt && r->rank == 0)
+            corrupt(o->dtype, h_out, oe, (size_t)o->corrupt);
+        /* the MPI library's answer on the same inputs */
+        int rc;
+        if (f_in) {
+            f_ref = (float *)h_ref;
+            tc_exec_to_float(o->dtype, h_in, f_in, ie);
+            rc = mpi_coll(c, MPI_FLOAT, sizeof(float), mpi_op(o->op), f_in, f_ref, T, r->n, r->rank, 0, r->comm);
+        } else {
+            rc = mpi_coll(c, mpi_type(o->dtype), es, mpi_op(o->op), h_in, h_ref, T, r->n, r->rank, 0, r->comm);
+        }
+        if (rc != MPI_SUCCESS) {
+            st = tc_error(r->ctx, TC_ERR_INTERNAL, NULL, 0, "the MPI library's %s failed", tc_coll_name(c));
+            goto done;
+        }
+        uint64_t wrong = 0, total = 0;
+        if (!is_root_only(c) || r->rank == 0)
+            wrong = tc_exec_count_wrong(o->dtype, h_out, h_ref, f_in != NULL, oe,
+                                        tc_coll_reduces(c) ? tc_exec_dtype_tolerance(o->dtype, r->n) : 0);
+        MPI_Allreduce(&wrong, &total, 1, MPI_UINT64_T, MPI_SUM, r->comm);
+        res->wrong = (int64_t)total;
+    }
+    /* timing: inputs of ones (no denormals, products stay 1) */
+    {
+        size_t n1 = L.a_elems > L.b_elems ? L.a_elems : L.b_elems;
+        void *ones = malloc(n1 * es);
+        if (ones) {
+            float one = 1.0f;
+            for (size_t k = 0; k < n1; k++) {
+                switch (o->dtype) {
+                case TC_DT_FLOAT32: ((float *)ones)[k] = 1.0f; break;
+                case TC_DT_FLOAT64: ((double *)ones)[k] = 1.0; break;
+                case TC_DT_INT32: ((int32_t *)ones)[k] = 1; break;
+                default: tc_exec_from_float(o->dtype, &one, (uint16_t *)ones + k, 1); break;
+                }
+            }
+            r->be->upload(r->be, alloc[0], ones, L.a_elems * es);
+            if (L.b_elems)
+                r->be->upload(r->be, alloc[1], ones, L.b_elems * es);
+            free(ones);
+        }
+    }
+    for (int k = 0; k < o->warmup; k++)
+        if ((st = tc_exec_engine_run(eng, bufs)))
+            goto done;
+    MPI_Barrier(r->comm);
+    double t0 = tc_now();
+    for (int k = 0; k < o->iters; k++)
+        if ((st = tc_exec_engine_run(eng, bufs)))
+            goto done;
+    double dt = (tc_now() - t0) / o->iters;
+    MPI_Allreduce(&dt, &res->time, 1, MPI_DOUBLE, MPI_MAX, r->comm);
+    /* the MPI library's own collective on the same buffers, same mode */
+    if (mpi_res && (r->be->mpi_direct || r->be->alloc == r->be->alloc_host) && !(small && tc_coll_reduces(c))) {
+        MPI_Datatype dt_ = mpi_type(o->dtype);
+        void *send = bufs[0], *recv = mode == MODE_IP ? alloc[0] : bufs[1];
+        int rc = MPI_SUCCESS;
+        for (int k = 0; k < o->warmup && rc == MPI_SUCCESS; k++)
+            rc = mpi_coll(c, dt_, es, mpi_op(o->op), send, recv, T, r->n, r->rank, mode == MODE_IP, r->comm);
+        MPI_Barrier(r->comm);
+        t0 = tc_now();
+        for (int k = 0; k < o->iters && rc == MPI_SUCCESS; k++)
+            rc = mpi_coll(c, dt_, es, mpi_op(o->op), send, recv, T, r->n, r->rank, mode == MODE_IP, r->comm);
+        dt = (tc_now() - t0) / o->iters;
+        MPI_Allreduce(&dt, &mpi_res->time, 1, MPI_DOUBLE, MPI_MAX, r->comm);
+        mpi_res->ran = rc == MPI_SUCCESS;
+        mpi_res->wrong = -1;
+    }
+done:
+    free(h_in);
+    free(h_out);
+    free(h_ref);
+    free(h_tmp);
+    free(f_in);
+    free_bufs(r, alloc);
+    return st;
+}
+
+static void print_cols(const result *res, double bytes, double factor, int check)
+{
+    if (!res->ran) {
+        printf("  %9s %7s %7s %7s", "N/A", "N/A", "N/A", "N/A");
+        return;
+    }
+    double algbw = bytes / res->time / 1e9;
+    printf("  %9.2f %7.2f %7.2f", res->time * 1e6, algbw, algbw * factor);
+    if (check && res->wrong >= 0)
+        printf(" %7" PRId64, res->wrong);
+    else
+        printf(" %7s", "N/A");
+}
+
+/* ---- main ------------------------------------------------------------------------------------------ */
+
+int main(int argc, char **argv)
+{
+    opts o;
+    int rc = parse_args(argc, argv, &o, 0);
+    if (rc < 0) /* --help, --version: no MPI needed */
+        return parse_args(argc, argv, &o, 1) < 0 ? 0 : 2;
+    MPI_Init(&argc, &argv);
+    int rank = 0, n = 1;
+    MPI_Comm comm;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &n);
+    if (rc) {
+        parse_args(argc, argv, &o, rank == 0);
+        MPI_Comm_free(&comm);
+        MPI_Finalize();
+        return 2;
+    }
+    sink_state ss = {rank};
+    tc_ctx ctx;
+    tc_ctx_init(&ctx);
+    ctx.sink = exec_sink;
+    ctx.sink_user = &ss;
+    tc_msccl *m = NULL;
+    tc_exec_plan *plan = NULL;
+    tc_exec_engine *eng = NULL;
+    tc_exec_backend be;
+    int have_be = 0, exit_code = 1;
+    uint64_t seed = 0;
+
+    /* 1. load and verify the plan on every rank; refuse before any message of the replay is sent */
+    tc_status st = load_plan(&ctx, &o, comm, rank, &m);
+    if (!st && m->legacy && !o.accept_legacy)
+        st = tc_error(&ctx, TC_ERR_INVALID, o.plan, 0,
+                      "legacy MSCCL file (lacks attributes that NCCL and RCCL require); "
+                      "pass --accept-legacy to replay it anyway");
+    if (!st && m->ngpus != n)
+        st = tc_error(&ctx, TC_ERR_INVALID, o.plan, 0,
+                      "the plan is for %d ranks but tacos-run was started on %d (use mpirun -np %d)", m->ngpus, n,
+                      m->ngpus);
+    if (!st)
+        st = tc_msccl_verify(&ctx, m, NULL, o.plan);
+    if (!st && !(m->inplace || m->outofplace))
+        st = tc_error(&ctx, TC_ERR_INVALID, o.plan, 0, "the plan is neither in-place nor out-of-place");
+    if (!st && m->nchunksperloop < 1)
+        st = tc_error(&ctx, TC_ERR_INVALID, o.plan, 0, "nchunksperloop must be positive");
+    if (!st)
+        st = tc_exec_plan_create(&ctx, m, rank, o.plan, &plan);
+    if (agree(comm, st)) {
+        if (!st)
+            tc_error(&ctx, TC_ERR_INVALID, o.plan, 0, "the plan was refused on another rank");
+        goto out;
+    }
+    const tc_coll coll = m->coll;
+    const int C = m->nchunksperloop;
+    int modes = o.modes & ((m->outofplace ? MODE_OOP : 0) | (m->inplace ? MODE_IP : 0));
+    if (!modes) {
+        if (rank == 0)
+            tc_error(&ctx, TC_ERR_USAGE, o.plan, 0, "the plan has no %s variant", o.modes == MODE_OOP ? "out-of-place" : "in-place");
+        exit_code = 2;
+        goto out;
+    }
+    /* unit of T: nchunksperloop, and a multiple of ngpus for split collectives */
+    size_t U = (size_t)C;
+    if (splits(coll))
+        while (U % (size_t)n)
+            U += (size_t)C;
+    if (splits(coll) && C % n && rank == 0)
+        tc_warn(&ctx, o.plan, 0, "nchunksperloop %d is not a multiple of ngpus %d", C, n);
+    /* the program must fit the collective's buffers (checked on the smallest size, in chunks) */
+    {
+        tc_status fit = TC_OK;
+        for (int mode = MODE_OOP; mode <= MODE_IP && !fit; mode <<= 1) {
+            if (!(modes & mode))
+                continue;
+            layout L;
+            make_layout(coll, mode, U, n, rank, &L);
+            size_t ch = U / (size_t)C;
+            const char *mname = mode == MODE_OOP ? "out-of-place" : "in-place";
+            if ((size_t)plan->buf_chunks[0] * ch > L.i_avail)
+                fit = tc_error(&ctx, TC_ERR_INVALID, o.plan, 0,
+                               "gpu %d addresses %d chunks of buffer i but the %s %s input holds %zu", rank,
+                               plan->buf_chunks[0], mname, tc_coll_name(coll), L.i_avail / ch);
+            else if ((size_t)plan->buf_chunks[1] * ch > L.o_avail)
+                fit = tc_error(&ctx, TC_ERR_INVALID, o.plan, 0,
+                               "gpu %d addresses %d chunks of buffer o but the %s %s output holds %zu", rank,
+                               plan->buf_chunks[1], mname, tc_coll_name(coll), L.o_avail / ch);
+        }
+        if (agree(comm, fit)) {
+            if (!fit)
+                tc_error(&ctx, TC_ERR_INVALID, o.plan, 0, "the plan does not fit its buffers on another rank");
+            goto out;
+        }
+    }
+
+    /* 2. the backend */
+    char why[256] = "";
+    if (o.cuda == 1) {
+        MPI_Comm local;
+        int lrank = 0;
+        MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &local);
+        MPI_Comm_rank(local, &lrank);
+        MPI_Comm_free(&local);
+        st = tc_exec_backend_cuda(&be, lrank, why, sizeof why);
+        if (st)
+            tc_error(&ctx, st, NULL, 0, "--device cuda: %s", why);
+    } else {
+        tc_exec_backend_host(&be);
+        if (o.cuda == 2) { /* the staging path of CUDA without CUDA-aware MPI, on host memory */
+            be.name = "host-staged";
+            be.transport = "staged through host memory";
+            be.mpi_direct = 0;
+        }
+        st = TC_OK;
+    }
+    have_be = !st;
+    if (agree(comm, st)) {
+        if (!st)
+            tc_error(&ctx, TC_ERR_UNSUPPORTED, NULL, 0, "--device cuda is unavailable on another rank");
+        goto out;
+    }
+
+    /* 3. idle policy: oversubscribed ranks sleep when they cannot progress, leaving the cores to those
+     * that can (yielding alone lets idle ranks take their full share of a timeslice) */
+    char idle_note[96];
+    {
+        MPI_Comm local;
+        int lsize = 1;
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &local);
+        MPI_Comm_size(local, &lsize);
+        MPI_Comm_free(&local);
+        int over = cores > 0 && lsize > cores, any_over = 0;
+        MPI_Allreduce(&over, &any_over, 1, MPI_INT, MPI_MAX, comm);
+        if (o.idle_sleep < 0)
+            o.idle_sleep = any_over ? 100 : 0;
+        if (o.idle_sleep)
+            snprintf(idle_note, sizeof idle_note, "idle ranks sleep %d us%s", o.idle_sleep,
+                     any_over ? " (ranks outnumber cores)" : "");
+        else
+            snprintf(idle_note, sizeof idle_note, "idle ranks yield");
+    }
+
+    /* 3b. seed */
+    if (o.check) {
+        seed = o.have_seed ? o.seed : ((uint64_t)time(NULL) * 2654435761u) ^ (uint64_t)clock();
+        MPI_Bcast(&seed, 1, MPI_UINT64_T, 0, comm);
+    }
+
+    /* 4. header */
+    const int ratio_mode = (modes & MODE_OOP) ? MODE_OOP : MODE_IP;
+    const size_t es = tc_exec_dtype_size(o.dtype);
+    const double factor = tc_coll_busbw_factor(coll, n);
+    if (rank == 0) {
+        printf("# tacos-run %s: %s (%s, %d ranks, proto %s, %d chunks per loop, %d channel%s%s%s)\n",
+               TC_VERSION, m->name ? m->name : "unnamed", tc_coll_name(coll), m->ngpus, m->proto, C, m->nchannels,
+               m->nchannels == 1 ? "" : "s",
+               m->inplace ? ", in-place" : "", m->outofplace ? ", out-of-place" : "");
+        printf("# plan %s, device %s, transport %s, %d warm-up + %d timed iterations, %s\n", o.plan, be.name,
+               be.transport, o.warmup, o.iters, idle_note);
+        printf("# sizes are rounded down to a multiple of %zu elements (nchunksperloop%s)\n", U,
+               splits(coll) ? " and ngpus" : "");
+        if (tc_coll_rooted(coll))
+            printf("# root 0\n");
+        if (o.check) {
+            double tol = tc_coll_reduces(coll) ? tc_exec_dtype_tolerance(o.dtype, n) : 0; /* moves are exact */
+            printf("# check: against the MPI library's %s, seed %" PRIu64 " (per rank and row), ",
+                   tc_coll_name(coll), seed);
+            if (tol > 0)
+                printf("relative tolerance %.1e%s\n", tol,
+                       o.dtype == TC_DT_BFLOAT16 || o.dtype == TC_DT_FLOAT16 ? " (reference in float32)" : "");
+            else
+                printf("exact\n");
+        }
+        printf("# %40s  %-35s%-35s%s\n", "", "         --- out-of-place ---", "           --- in-place ---",
+               o.mpi_ref ? (ratio_mode == MODE_OOP ? "  MPI library, out-of-place" : "  MPI library, in-place") : "");
+        printf("# %10s %12s %9s %6s  %9s %7s %7s %7s  %9s %7s %7s %7s%s\n", "size", "count", "type", "redop",
+               "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong",
+               o.mpi_ref ? "   mpi-time mpi-busbw  ratio" : "");
+        printf("# %10s %12s %9s %6s  %9s %7s %7s %7s  %9s %7s %7s %7s%s\n", "(B)", "(elements)", "", "", "(us)",
+               "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "", o.mpi_ref ? "       (us)    (GB/s)" : "");
+        fflush(stdout);
+    }
+
+    if (o.verbose) { /* every rank's share of the plan, printed by rank 0 in rank order */
+        char line[160], *all = rank == 0 ? malloc(sizeof line * (size_t)n) : NULL;
+        snprintf(line, sizeof line, "# rank %d: %d thread blocks, %d steps, buffers i %d o %d s %d chunks", rank,
+                 plan->n_tbs, plan->n_steps, plan->buf_chunks[0], plan->buf_chunks[1], plan->buf_chunks[2]);
+        MPI_Gather(line, sizeof line, MPI_CHAR, all, sizeof line, MPI_CHAR, 0, comm);
+        if (all)
+            for (int k = 0; k < n; k++)
+                printf("%s\n", all + (size_t)k * sizeof line);
+        free(all);
+    }
+
+    /* 5. the sweep */
+    runner r = {&ctx, &o, m, plan, &be, comm, rank, n, seed};
+    int64_t wrong_total = 0;
+    double busbw_sum = 0;
+    int rows = 0;
+    size_t lastT = 0;
+    st = TC_OK;
+    for (double sz = (double)o.minbytes; sz <= (double)o.maxbytes * (1 + 1e-9) && !st; sz *= o.factor) {
+        size_t T = (size_t)(sz / (double)es) / U * U;
+        if (T == 0)
+            T = U;
+        if (T == lastT)
+            continue;
+        lastT = T;
+        size_t chunk = T / (size_t)C;
+        tc_exec_run_opts ro = {o.dtype, o.op, chunk, o.timeout, o.prepost, o.idle_sleep};
+        tc_exec_engine_free(eng);
+        eng = NULL;
+        tc_status est = tc_exec_engine_create(&ctx, plan, &be, comm, &ro, &eng);
+        if (agree(comm, est)) {
+            if (!est)
+                tc_error(&ctx, TC_ERR_INTERNAL, NULL, 0, "the replay could not be set up on another rank");
+            goto out;
+        }
+        result res[2] = {{0}}, mres = {0};
+        for (int mode = MODE_OOP; mode <= MODE_IP && !st; mode <<= 1)
+            if (modes & mode)
+                st = run_mode(&r, eng, mode, T, chunk, rows * 2 + (mode == MODE_IP), &res[mode == MODE_IP],
+                              o.mpi_ref && mode == ratio_mode ? &mres : NULL);
+        if (st)
+            break;
+        double bytes = (double)(T * es);
+        for (int k = 0; k < 2; k++)
+            if (res[k].ran) {
+                if (res[k].wrong > 0)
+                    wrong_total += res[k].wrong;
+                busbw_sum += bytes / res[k].time / 1e9 * factor;
+            }
+        if (rank == 0) {
+            printf("  %10zu %12zu %9s %6s", (size_t)bytes, call_count(coll, T, n), tc_exec_dtype_name(o.dtype),
+                   tc_coll_reduces(coll) ? tc_exec_redop_name(o.op) : "none");
+            print_cols(&res[0], bytes, factor, o.check);
+            print_cols(&res[1], bytes, factor, o.check);
+            if (o.mpi_ref) {
+                if (mres.ran) {
+                    double mbw = bytes / mres.time / 1e9 * factor;
+                    double mine = bytes / res[ratio_mode == MODE_IP].time / 1e9 * factor;
+                    printf("  %9.2f %9.2f %6.3f", mres.time * 1e6, mbw, mine / mbw);
+                } else {
+                    printf("  %9s %9s %6s", "N/A", "N/A", "N/A");
+                }
+            }
+            printf("\n");
+            fflush(stdout);
+        }
+        rows++;
+    }
+    if (st) {
+        tc_error(&ctx, st, NULL, 0, "replay failed on rank %d; aborting", rank);
+        fflush(stderr);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    if (rank == 0) {
+        if (o.check)
+            printf("# Out of bounds values : %" PRId64 " %s\n", wrong_total, wrong_total ? "FAILED" : "OK");
+        int cols = __builtin_popcount((unsigned)modes);
+        printf("# Avg bus bandwidth    : %.4f GB/s\n", rows ? busbw_sum / (rows * cols) : 0.0);
+    }
+    exit_code = wrong_total ? 1 : 0;
+out:
+    tc_exec_engine_free(eng);
+    tc_exec_plan_free(plan);
+    tc_msccl_free(m);
+    if (have_be)
+        be.fini(&be);
+    fflush(stdout);
+    fflush(stderr);
+    MPI_Comm_free(&comm);
+    MPI_Finalize();
+    return exit_code;
+}

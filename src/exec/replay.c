@@ -1,0 +1,767 @@
+/*
+ * The replay engine of tacos-run: one rank's MSCCL thread blocks over nonblocking MPI point-to-point.
+ *
+ * Connections.  An MSCCL connection is (sender, receiver, channel); a rank has at most one tb per
+ * (channel, send peer) and per (channel, receive peer), so the MPI triple (source, tag = channel,
+ * communicator) names exactly one sending tb and one receiving tb, and MPI's non-overtaking rule keeps
+ * the per-connection FIFO order MSCCL relies on.  Every tb posts its receives in step order.
+ *
+ * Progress.  A loop visits every tb: the current step starts once the step before it in the tb and its
+ * cross-tb dependency (depid, deps) are complete; receives of later steps that land in temporaries are
+ * posted ahead (opts.prepost steps) so data can arrive while the rank computes.  A send step is complete
+ * once its MPI_Isend is posted, as an NCCL send is once its data is in the connection FIFO; the region it
+ * reads stays registered until the send completes, and any later step that writes an overlapping region
+ * (from any tb) waits for it (write-after-read hazard).  A receive is never held back by such a hazard:
+ * an r/rcs whose destination is still being sent lands in a temporary and is copied once the send has
+ * drained, so two ranks swapping a chunk in place cannot wait on each other.  After 50 ms without
+ * progress a run also posts later r/rcs receives ahead into temporaries (the buffering NCCL's connection
+ * FIFO gives), which breaks any remaining wait cycle through send completion.  When nothing moves the
+ * loop yields the CPU or sleeps (ranks are often oversubscribed) and gives up after opts.timeout seconds
+ * without progress.
+ *
+ * Step semantics (src/dst = the step's srcbuf/srcoff and dstbuf/dstoff regions, cnt chunks; T = temporary):
+ *   s     send src                           r     receive into dst
+ *   rcs   receive into dst, send dst         rrs   receive T, T = T op src, send T (nothing stored)
+ *   rrc   receive T, dst = T op src          rrcs  receive T, dst = T op src, send dst
+ *   cpy   dst = src                          re    dst = dst op src           nop  dependency only
+ * With a backend MPI cannot address directly (CUDA without CUDA-aware MPI) every message is staged
+ * through host temporaries: download before a send, upload after a receive.
+ */
+#include "exec.h"
+
+#include <limits.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---- plan ------------------------------------------------------------------------------------------ */
+
+static int type_recvs(int t)
+{
+    return t == TC_MS_RECV || t == TC_MS_RCS || t == TC_MS_RRS || t == TC_MS_RRC || t == TC_MS_RRCS;
+}
+static int type_sends(int t)
+{
+    return t == TC_MS_SEND || t == TC_MS_RCS || t == TC_MS_RRS || t == TC_MS_RRCS;
+}
+static int type_reads_src(int t)
+{
+    return t == TC_MS_SEND || t == TC_MS_RRS || t == TC_MS_RRC || t == TC_MS_RRCS || t == TC_MS_CPY ||
+           t == TC_MS_RE;
+}
+static int type_writes_dst(int t)
+{
+    return t == TC_MS_RECV || t == TC_MS_RCS || t == TC_MS_RRC || t == TC_MS_RRCS || t == TC_MS_CPY ||
+           t == TC_MS_RE;
+}
+
+static const char *step_name(int t)
+{
+    static const char *const n[TC_MS_TYPE_COUNT] = {"s", "r", "rcs", "rrs", "rrc", "rrcs", "cpy", "re", "nop"};
+    return (unsigned)t < TC_MS_TYPE_COUNT ? n[t] : "?";
+}
+
+static const char buf_letter[3] = {'i', 'o', 's'};
+
+void tc_exec_plan_free(tc_exec_plan *p)
+{
+    if (!p)
+        return;
+    free(p->tbs);
+    free(p->steps);
+    free(p);
+}
+
+static tc_status check_region(tc_ctx *ctx, const char *name, const tc_msccl_step *st, const int chunks[3],
+                              int buf, int off, int rank, int tb, const char *what)
+{
+    if (buf < 0 || buf > 2)
+        return tc_error(ctx, TC_ERR_INVALID, name, st->line, "gpu %d tb %d step %d: no %s buffer", rank, tb,
+                        st->s, what);
+    if (off < 0 || st->cnt < 1 || (int64_t)off + st->cnt > chunks[buf])
+        return tc_error(ctx, TC_ERR_INVALID, name, st->line,
+                        "gpu %d tb %d step %d: %s chunks [%d, %d) out of range of buffer %c (%d chunks)", rank,
+                        tb, st->s, what, off, off + st->cnt, buf_letter[buf], chunks[buf]);
+    return TC_OK;
+}
+
+tc_status tc_exec_plan_create(tc_ctx *ctx, const tc_msccl *m, int rank, const char *name, tc_exec_plan **out)
+{
+    if (rank < 0 || rank >= m->ngpus || !m->gpus)
+        return tc_error(ctx, TC_ERR_INVALID, name, 0, "rank %d is not in the plan (%d gpus)", rank, m->ngpus);
+    const tc_msccl_gpu *g = &m->gpus[rank];
+    tc_status st = TC_OK;
+    tc_exec_plan *p = calloc(1, sizeof *p);
+    int *seen = NULL;
+    if (!p)
+        return TC_ERR_NOMEM;
+    p->rank = rank;
+    p->nranks = m->ngpus;
+    p->buf_chunks[0] = g->i_chunks;
+    p->buf_chunks[1] = g->o_chunks;
+    p->buf_chunks[2] = g->s_chunks;
+    p->n_tbs = g->n_tbs;
+    for (int t = 0; t < g->n_tbs; t++)
+        p->n_steps += g->tbs[t].n_steps;
+    p->tbs = calloc((size_t)(g->n_tbs ? g->n_tbs : 1), sizeof *p->tbs);
+    p->steps = calloc((size_t)(p->n_steps ? p->n_steps : 1), sizeof *p->steps);
+    /* (channel, peer, direction) uniqueness: channels are bounded by nchannels */
+    int nch = m->nchannels > 0 ? m->nchannels : 1;
+    seen = calloc((size_t)nch * (size_t)m->ngpus * 2, sizeof *seen);
+    if (!p->tbs || !p->steps || !seen) {
+        st = TC_ERR_NOMEM;
+        goto fail;
+    }
+    int k = 0;
+    for (int t = 0; t < g->n_tbs; t++) {
+        const tc_msccl_tb *tb = &g->tbs[t];
+        if (tb->id != t) {
+            st = tc_error(ctx, TC_ERR_INVALID, name, tb->line, "gpu %d: tb %d found where tb %d expected", rank,
+                          tb->id, t);
+            goto fail;
+        }
+        if (tb->chan < 0 || tb->chan >= nch) {
+            st = tc_error(ctx, TC_ERR_INVALID, name, tb->line, "gpu %d tb %d: channel %d out of range", rank, t,
+                          tb->chan);
+            goto fail;
+        }
+        for (int dir = 0; dir < 2; dir++) {
+            int peer = dir ? tb->recv : tb->send;
+            if (peer == -1)
+                continue;
+            if (peer < 0 || peer >= m->ngpus || peer == rank) {
+                st = tc_error(ctx, TC_ERR_INVALID, name, tb->line, "gpu %d tb %d: %s peer %d is invalid", rank,
+                              t, dir ? "receive" : "send", peer);
+                goto fail;
+            }
+            int *s = &seen[((size_t)tb->chan * (size_t)m->ngpus + (size_t)peer) * 2 + (size_t)dir];
+            if (*s) {
+                st = tc_error(ctx, TC_ERR_INVALID, name, tb->line,
+                              "gpu %d tb %d: a second tb %s peer %d on channel %d", rank, t,
+                              dir ? "receiving from" : "sending to", peer, tb->chan);
+                goto fail;
+            }
+            *s = 1;
+        }
+        p->tbs[t].send = tb->send;
+        p->tbs[t].recv = tb->recv;
+        p->tbs[t].chan = tb->chan;
+        p->tbs[t].first = k;
+        p->tbs[t].n = tb->n_steps;
+        for (int j = 0; j < tb->n_steps; j++, k++) {
+            const tc_msccl_step *s = &tb->steps[j];
+            tc_exec_step *x = &p->steps[k];
+            if (s->s != j || s->type < 0 || s->type >= TC_MS_TYPE_COUNT) {
+                st = tc_error(ctx, TC_ERR_INVALID, name, s->line, "gpu %d tb %d: bad step %d", rank, t, s->s);
+                goto fail;
+            }
+            x->type = s->type;
+            x->srcbuf = s->srcbuf;
+            x->srcoff = s->srcoff;
+            x->dstbuf = s->dstbuf;
+            x->dstoff = s->dstoff;
+            x->cnt = s->cnt;
+            x->dep_tb = s->depid;
+            x->dep_step = s->deps;
+            if (type_reads_src(s->type) &&
+                (st = check_region(ctx, name, s, p->buf_chunks, s->srcbuf, s->srcoff, rank, t, "source")))
+                goto fail;
+            if ((type_writes_dst(s->type) || s->type == TC_MS_RCS) &&
+                (st = check_region(ctx, name, s, p->buf_chunks, s->dstbuf, s->dstoff, rank, t, "destination")))
+                goto fail;
+            if ((type_sends(s->type) && tb->send < 0) || (type_recvs(s->type) && tb->recv < 0)) {
+                st = tc_error(ctx, TC_ERR_INVALID, name, s->line, "gpu %d tb %d step %d: '%s' needs a %s peer",
+                              rank, t, j, step_name(s->type), type_sends(s->type) && tb->send < 0 ? "send" : "receive");
+                goto fail;
+            }
+            if (type_recvs(s->type) && s->cnt > p->max_cnt)
+                p->max_cnt = s->cnt;
+            if (type_sends(s->type) && s->cnt > p->max_cnt)
+                p->max_cnt = s->cnt;
+        }
+    }
+    /* dependencies name existing steps */
+    for (int t = 0; t < p->n_tbs; t++)
+        for (int j = 0; j < p->tbs[t].n; j++) {
+            tc_exec_step *x = &p->steps[p->tbs[t].first + j];
+            if (x->dep_tb < 0)
+                continue;
+            if (x->dep_tb >= p->n_tbs || x->dep_step < 0 || x->dep_step >= p->tbs[x->dep_tb].n ||
+                (x->dep_tb == t && x->dep_step >= j)) {
+                st = tc_error(ctx, TC_ERR_INVALID, name, g->tbs[t].steps[j].line,
+                              "gpu %d tb %d step %d: dependency on tb %d step %d does not exist", rank, t, j,
+                              x->dep_tb, x->dep_step);
+                goto fail;
+            }
+        }
+    free(seen);
+    *out = p;
+    return TC_OK;
+fail:
+    free(seen);
+    tc_exec_plan_free(p);
+    return st;
+}
+
+/* ---- engine ---------------------------------------------------------------------------------------- */
+
+typedef struct pool {
+    void **items;   /* free items */
+    int n_free, cap;
+    void **all;     /* every allocation, for release */
+    int n_all, cap_all;
+    size_t bytes;
+    int host;       /* alloc_host rather than alloc */
+} pool;
+
+enum { RQ_FREE = 0, RQ_RECV, RQ_SEND };
+
+typedef struct reqinfo {
+    int kind;
+    int step;          /* global step index (receives) */
+    void *tmp;         /* temporary to return when a send completes (NULL: user region) */
+    pool *tmp_pool;
+    int buf;           /* user region read by a send, for hazards (-1 none) */
+    size_t lo, hi;     /* byte range in buf */
+} reqinfo;
+
+typedef struct tbstate {
+    int cur;           /* current step (relative); steps before it are complete */
+    int started;       /* current step's receive (if any) is posted */
+    int next_post;     /* every receiving step before this one is posted */
+} tbstate;
+
+struct tc_exec_engine {
+    tc_ctx *ctx;
+    const tc_exec_plan *p;
+    tc_exec_backend *be;
+    MPI_Comm comm;
+    tc_exec_run_opts o;
+    size_t esize, chunk_bytes;
+    int staged;
+    char *bufs[3];
+    tbstate *tbs;
+    /* per global step */
+    unsigned char *arrived;
+    void **rtmp;       /* receive temporary of the step (NULL: straight into dst) */
+    pool **rtmp_pool;
+    /* requests */
+    MPI_Request *reqs;
+    reqinfo *info;
+    int n_reqs, cap_reqs, active, n_sends_user;
+    int escape;        /* stalled once: post r/rcs receives ahead into temporaries too */
+    int *idx;
+    pool dev, host;
+};
+
+static void *pool_get(tc_exec_engine *e, pool *pl)
+{
+    if (pl->n_free)
+        return pl->items[--pl->n_free];
+    void *p = pl->host ? e->be->alloc_host(e->be, pl->bytes) : e->be->alloc(e->be, pl->bytes);
+    if (!p)
+        return NULL;
+    if (pl->n_all == pl->cap_all) {
+        int nc = pl->cap_all ? 2 * pl->cap_all : 16;
+        void **na = realloc(pl->all, (size_t)nc * sizeof *na);
+        void **ni = realloc(pl->items, (size_t)nc * sizeof *ni);
+        if (na)
+            pl->all = na;
+        if (ni)
+            pl->items = ni;
+        if (!na || !ni) {
+            if (pl->host)
+                e->be->release_host(e->be, p);
+            else
+                e->be->release(e->be, p);
+            return NULL;
+        }
+        pl->cap_all = pl->cap = nc;
+    }
+    pl->all[pl->n_all++] = p;
+    return p;
+}
+
+static void pool_put(pool *pl, void *p)
+{
+    pl->items[pl->n_free++] = p; /* cap == cap_all >= n_all >= n_free + 1 */
+}
+
+static void pool_release(tc_exec_engine *e, pool *pl)
+{
+    for (int i = 0; i < pl->n_all; i++) {
+        if (pl->host)
+            e->be->release_host(e->be, pl->all[i]);
+        else
+            e->be->release(e->be, pl->all[i]);
+    }
+    free(pl->all);
+    free(pl->items);
+    memset(pl, 0, sizeof *pl);
+}
+
+void tc_exec_engine_free(tc_exec_engine *e)
+{
+    if (!e)
+        return;
+    pool_release(e, &e->dev);
+    pool_release(e, &e->host);
+    free(e->tbs);
+    free(e->arrived);
+    free(e->rtmp);
+    free(e->rtmp_pool);
+    free(e->reqs);
+    free(e->info);
+    free(e->idx);
+    free(e);
+}
+
+tc_status tc_exec_engine_create(tc_ctx *ctx, const tc_exec_plan *p, tc_exec_backend *be, MPI_Comm comm,
+                                const tc_exec_run_opts *o, tc_exec_engine **out)
+{
+    tc_exec_engine *e = calloc(1, sizeof *e);
+    if (!e)
+        return TC_ERR_NOMEM;
+    e->ctx = ctx;
+    e->p = p;
+    e->be = be;
+    e->comm = comm;
+    e->o = *o;
+    e->esize = tc_exec_dtype_size(o->dtype);
+    e->chunk_bytes = o->chunk_elems * e->esize;
+    e->staged = !be->mpi_direct;
+    size_t tmp_bytes = (size_t)(p->max_cnt ? p->max_cnt : 1) * e->chunk_bytes;
+    if (tmp_bytes > INT_MAX) {
+        tc_exec_engine_free(e);
+        return tc_error(ctx, TC_ERR_LIMIT, NULL, 0,
+                        "a message of %zu bytes exceeds the MPI count limit (%d bytes); use a smaller size",
+                        tmp_bytes, INT_MAX);
+    }
+    e->dev.bytes = e->host.bytes = tmp_bytes ? tmp_bytes : 1;
+    e->host.host = 1;
+    size_t ns = (size_t)(p->n_steps ? p->n_steps : 1);
+    e->tbs = calloc((size_t)(p->n_tbs ? p->n_tbs : 1), sizeof *e->tbs);
+    e->arrived = calloc(ns, 1);
+    e->rtmp = calloc(ns, sizeof *e->rtmp);
+    e->rtmp_pool = calloc(ns, sizeof *e->rtmp_pool);
+    e->cap_reqs = 64;
+    e->reqs = malloc((size_t)e->cap_reqs * sizeof *e->reqs);
+    e->info = calloc((size_t)e->cap_reqs, sizeof *e->info);
+    e->idx = malloc((size_t)e->cap_reqs * sizeof *e->idx);
+    if (!e->tbs || !e->arrived || !e->rtmp || !e->rtmp_pool || !e->reqs || !e->info || !e->idx) {
+        tc_exec_engine_free(e);
+        return TC_ERR_NOMEM;
+    }
+    *out = e;
+    return TC_OK;
+}
+
+static char *region(tc_exec_engine *e, int buf, int off)
+{
+    return e->bufs[buf] + (size_t)off * e->chunk_bytes;
+}
+
+/* A free request slot (grows the table). -1 on allocation failure. */
+static int req_slot(tc_exec_engine *e)
+{
+    for (int i = 0; i < e->n_reqs; i++)
+        if (e->info[i].kind == RQ_FREE)
+            return i;
+    if (e->n_reqs == e->cap_reqs) {
+        int nc = 2 * e->cap_reqs;
+        MPI_Request *nr = realloc(e->reqs, (size_t)nc * sizeof *nr);
+        if (nr)
+            e->reqs = nr;
+        reqinfo *ni = realloc(e->info, (size_t)nc * sizeof *ni);
+        if (ni)
+            e->info = ni;
+        int *nx = realloc(e->idx, (size_t)nc * sizeof *nx);
+        if (nx)
+            e->idx = nx;
+        if (!nr || !ni || !nx)
+            return -1;
+        memset(e->info + e->cap_reqs, 0, (size_t)(nc - e->cap_reqs) * sizeof *ni);
+        e->cap_reqs = nc;
+    }
+    e->reqs[e->n_reqs] = MPI_REQUEST_NULL;
+    return e->n_reqs++;
+}
+
+static tc_status mpi_fail(tc_exec_engine *e, int rc, const char *what, int tb, int j)
+{
+    char msg[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(rc, msg, &len);
+    return tc_error(e->ctx, TC_ERR_INTERNAL, NULL, 0, "rank %d tb %d step %d: %s failed: %s", e->p->rank, tb, j,
+                    what, msg);
+}
+
+/* Post a send of `bytes` at ptr to the tb's send peer; tmp (from pl) is returned when it completes, a
+ * user region (buf, byte range) is registered for hazards instead when tmp is NULL. */
+static tc_status post_send(tc_exec_engine *e, int tb, int j, const void *ptr, size_t bytes, void *tmp,
+                           pool *pl, int buf, size_t lo)
+{
+    int k = req_slot(e);
+    if (k < 0)
+        return TC_ERR_NOMEM;
+    const tc_exec_tb *t = &e->p->tbs[tb];
+    int rc = MPI_Isend(ptr, (int)bytes, MPI_BYTE, t->send, t->chan, e->comm, &e->reqs[k]);
+    if (rc != MPI_SUCCESS)
+        return mpi_fail(e, rc, "MPI_Isend", tb, j);
+    reqinfo *ri = &e->info[k];
+    ri->kind = RQ_SEND;
+    ri->step = -1;
+    ri->tmp = tmp;
+    ri->tmp_pool = pl;
+    ri->buf = tmp ? -1 : buf;
+    ri->lo = lo;
+    ri->hi = lo + bytes;
+    e->active++;
+    if (!tmp)
+        e->n_sends_user++;
+    return TC_OK;
+}
+
+static tc_status post_recv(tc_exec_engine *e, int tb, int j, int gstep, void *ptr, size_t bytes)
+{
+    int k = req_slot(e);
+    if (k < 0)
+        return TC_ERR_NOMEM;
+    const tc_exec_tb *t = &e->p->tbs[tb];
+    int rc = MPI_Irecv(ptr, (int)bytes, MPI_BYTE, t->recv, t->chan, e->comm, &e->reqs[k]);
+    if (rc != MPI_SUCCESS)
+        return mpi_fail(e, rc, "MPI_Irecv", tb, j);
+    reqinfo *ri = &e->info[k];
+    ri->kind = RQ_RECV;
+    ri->step = gstep;
+    ri->tmp = NULL;
+    ri->buf = -1;
+    e->active++;
+    return TC_OK;
+}
+
+/* Nonzero when an in-flight send still reads bytes [lo, lo+n) of buffer buf. */
+static int hazard(const tc_exec_engine *e, int buf, size_t lo, size_t n)
+{
+    if (!e->n_sends_user)
+        return 0;
+    for (int i = 0; i < e->n_reqs; i++) {
+        const reqinfo *ri = &e->info[i];
+        if (ri->kind == RQ_SEND && ri->buf == buf && ri->lo < lo + n && lo < ri->hi)
+            return 1;
+    }
+    return 0;
+}
+
+/* Receives into dst directly (no temporary) for r and rcs when MPI can address the backend memory. */
+static int direct_recv(const tc_exec_engine *e, int type)
+{
+    return !e->staged && (type == TC_MS_RECV || type == TC_MS_RCS);
+}
+
+/* Post the receive of step j of tb: straight into dst for r/rcs when MPI can address it and not
+ * force_tmp, else into a temporary. */
+static tc_status post_step_recv(tc_exec_engine *e, int tb, int j, int force_tmp)
+{
+    int g = e->p->tbs[tb].first + j;
+    const tc_exec_step *x = &e->p->steps[g];
+    size_t bytes = (size_t)x->cnt * e->chunk_bytes;
+    if (direct_recv(e, x->type) && !force_tmp) {
+        e->rtmp[g] = NULL;
+        return post_recv(e, tb, j, g, region(e, x->dstbuf, x->dstoff), bytes);
+    }
+    pool *pl = e->staged ? &e->host : &e->dev;
+    void *tmp = pool_get(e, pl);
+    if (!tmp)
+        return tc_error(e->ctx, TC_ERR_NOMEM, NULL, 0, "rank %d: cannot allocate a %zu-byte temporary",
+                        e->p->rank, pl->bytes);
+    e->rtmp[g] = tmp;
+    e->rtmp_pool[g] = pl;
+    return post_recv(e, tb, j, g, tmp, bytes);
+}
+
+static tc_status be_fail(tc_exec_engine *e, const char *what, int tb, int j)
+{
+    return tc_error(e->ctx, TC_ERR_INTERNAL, NULL, 0, "rank %d tb %d step %d: %s backend %s failed", e->p->rank,
+                    tb, j, e->be->name, what);
+}
+
+/* Finish a receiving step whose data arrived.  *blocked = 1 when a hazard on dst must clear first. */
+static tc_status finish_recv(tc_exec_engine *e, int tb, int j, int *blocked)
+{
+    tc_exec_backend *be = e->be;
+    int g = e->p->tbs[tb].first + j;
+    const tc_exec_step *x = &e->p->steps[g];
+    size_t bytes = (size_t)x->cnt * e->chunk_bytes, n = (size_t)x->cnt * e->o.chunk_elems;
+    void *tmp = e->rtmp[g];
+    pool *pl = e->rtmp_pool[g];
+    char *dst = type_writes_dst(x->type) ? region(e, x->dstbuf, x->dstoff) : NULL;
+    char *src = type_reads_src(x->type) ? region(e, x->srcbuf, x->srcoff) : NULL;
+    size_t dlo = dst ? (size_t)x->dstoff * e->chunk_bytes : 0;
+    *blocked = 0;
+    if (dst && tmp && hazard(e, x->dstbuf, dlo, bytes)) {
+        *blocked = 1;
+        return TC_OK;
+    }
+    /* a temporary is host memory when staged, backend memory otherwise */
+    int (*land)(tc_exec_backend *, void *, const void *, size_t) = e->staged ? be->upload : be->copy;
+    switch (x->type) {
+    case TC_MS_RECV:
+        if (tmp) {
+            if (land(be, dst, tmp, bytes))
+                return be_fail(e, "copy", tb, j);
+            pool_put(pl, tmp);
+        }
+        return TC_OK;
+    case TC_MS_RCS: /* with a temporary, the temporary itself is sent on */
+        if (!tmp)
+            return post_send(e, tb, j, dst, bytes, NULL, NULL, x->dstbuf, dlo);
+        if (land(be, dst, tmp, bytes))
+            return be_fail(e, "copy", tb, j);
+        return post_send(e, tb, j, tmp, bytes, tmp, pl, -1, 0);
+    case TC_MS_RRS:
+        if (!e->staged) {
+            if (be->reduce(be, e->o.dtype, e->o.op, tmp, tmp, src, n))
+                return be_fail(e, "reduce", tb, j);
+            return post_send(e, tb, j, tmp, bytes, tmp, pl, -1, 0);
+        } else {
+            void *d = pool_get(e, &e->dev);
+            if (!d)
+                return TC_ERR_NOMEM;
+            int rc = be->upload(be, d, tmp, bytes) || be->reduce(be, e->o.dtype, e->o.op, d, d, src, n) ||
+                     be->download(be, tmp, d, bytes);
+            pool_put(&e->dev, d);
+            if (rc)
+                return be_fail(e, "reduce", tb, j);
+            return post_send(e, tb, j, tmp, bytes, tmp, pl, -1, 0);
+        }
+    case TC_MS_RRC:
+    case TC_MS_RRCS: {
+        if (!e->staged) {
+            if (be->reduce(be, e->o.dtype, e->o.op, dst, tmp, src, n))
+                return be_fail(e, "reduce", tb, j);
+            pool_put(pl, tmp);
+            if (x->type == TC_MS_RRCS)
+                return post_send(e, tb, j, dst, bytes, NULL, NULL, x->dstbuf, dlo);
+            return TC_OK;
+        }
+        void *d = pool_get(e, &e->dev);
+        if (!d)
+            return TC_ERR_NOMEM;
+        int rc = be->upload(be, d, tmp, bytes) || be->reduce(be, e->o.dtype, e->o.op, dst, d, src, n);
+        pool_put(&e->dev, d);
+        if (rc)
+            return be_fail(e, "reduce", tb, j);
+        if (x->type == TC_MS_RRCS) {
+            if (be->download(be, tmp, dst, bytes))
+                return be_fail(e, "download", tb, j);
+            return post_send(e, tb, j, tmp, bytes, tmp, pl, -1, 0);
+        }
+        pool_put(pl, tmp);
+        return TC_OK;
+    }
+    default: return TC_ERR_INTERNAL;
+    }
+}
+
+/* Run a step that does not receive.  *blocked = 1 when it must wait for a hazard. */
+static tc_status run_local(tc_exec_engine *e, int tb, int j, int *blocked)
+{
+    tc_exec_backend *be = e->be;
+    const tc_exec_step *x = &e->p->steps[e->p->tbs[tb].first + j];
+    size_t bytes = (size_t)x->cnt * e->chunk_bytes, n = (size_t)x->cnt * e->o.chunk_elems;
+    *blocked = 0;
+    switch (x->type) {
+    case TC_MS_SEND: {
+        char *src = region(e, x->srcbuf, x->srcoff);
+        if (!e->staged)
+            return post_send(e, tb, j, src, bytes, NULL, NULL, x->srcbuf, (size_t)x->srcoff * e->chunk_bytes);
+        void *h = pool_get(e, &e->host);
+        if (!h)
+            return TC_ERR_NOMEM;
+        if (be->download(be, h, src, bytes))
+            return be_fail(e, "download", tb, j);
+        return post_send(e, tb, j, h, bytes, h, &e->host, -1, 0);
+    }
+    case TC_MS_CPY:
+    case TC_MS_RE: {
+        char *src = region(e, x->srcbuf, x->srcoff), *dst = region(e, x->dstbuf, x->dstoff);
+        if (hazard(e, x->dstbuf, (size_t)x->dstoff * e->chunk_bytes, bytes)) {
+            *blocked = 1;
+            return TC_OK;
+        }
+        int rc = 0;
+        if (x->type == TC_MS_CPY) {
+            if (src != dst)
+                rc = be->copy(be, dst, src, bytes);
+        } else {
+            rc = be->reduce(be, e->o.dtype, e->o.op, dst, dst, src, n);
+        }
+        return rc ? be_fail(e, x->type == TC_MS_CPY ? "copy" : "reduce", tb, j) : TC_OK;
+    }
+    case TC_MS_NOP: return TC_OK;
+    default: return TC_ERR_INTERNAL;
+    }
+}
+
+/* Advance tb as far as it goes; *moved counts completed or started steps. */
+static tc_status advance(tc_exec_engine *e, int tb, int *moved)
+{
+    const tc_exec_tb *t = &e->p->tbs[tb];
+    tbstate *s = &e->tbs[tb];
+    tc_status st;
+    while (s->cur < t->n) {
+        /* post receives ahead, in step order, into temporaries */
+        if (s->next_post < s->cur)
+            s->next_post = s->cur;
+        while (s->next_post < t->n && s->next_post <= s->cur + e->o.prepost) {
+            const tc_exec_step *y = &e->p->steps[t->first + s->next_post];
+            if (type_recvs(y->type)) {
+                if (direct_recv(e, y->type) && !e->escape)
+                    break; /* lands in a user buffer: posted when it becomes current */
+                if ((st = post_step_recv(e, tb, s->next_post, 1)))
+                    return st;
+                (*moved)++;
+            }
+            s->next_post++;
+        }
+        const tc_exec_step *x = &e->p->steps[t->first + s->cur];
+        int g = t->first + s->cur, blocked = 0;
+        if (!s->started) {
+            if (x->dep_tb >= 0 && e->tbs[x->dep_tb].cur <= x->dep_step)
+                return TC_OK;
+            if (!type_recvs(x->type)) {
+                if ((st = run_local(e, tb, s->cur, &blocked)))
+                    return st;
+                if (blocked)
+                    return TC_OK;
+                s->cur++;
+                (*moved)++;
+                continue;
+            }
+            if (s->next_post == s->cur) { /* a direct receive into dst, or a temporary while a send reads dst */
+                int busy = hazard(e, x->dstbuf, (size_t)x->dstoff * e->chunk_bytes, (size_t)x->cnt * e->chunk_bytes);
+                if ((st = post_step_recv(e, tb, s->cur, busy)))
+                    return st;
+                s->next_post++;
+                (*moved)++;
+            }
+            s->started = 1;
+        }
+        if (!e->arrived[g])
+            return TC_OK;
+        if ((st = finish_recv(e, tb, s->cur, &blocked)))
+            return st;
+        if (blocked)
+            return TC_OK;
+        s->started = 0;
+        s->cur++;
+        (*moved)++;
+    }
+    return TC_OK;
+}
+
+/* Harvest completed requests; *done counts them. */
+static tc_status harvest(tc_exec_engine *e, int *done)
+{
+    int outcount = 0;
+    if (!e->active)
+        return TC_OK;
+    int rc = MPI_Testsome(e->n_reqs, e->reqs, &outcount, e->idx, MPI_STATUSES_IGNORE);
+    if (rc != MPI_SUCCESS)
+        return mpi_fail(e, rc, "MPI_Testsome", -1, -1);
+    if (outcount == MPI_UNDEFINED)
+        return TC_OK;
+    for (int i = 0; i < outcount; i++) {
+        reqinfo *ri = &e->info[e->idx[i]];
+        if (ri->kind == RQ_RECV) {
+            e->arrived[ri->step] = 1;
+        } else if (ri->kind == RQ_SEND) {
+            if (ri->tmp)
+                pool_put(ri->tmp_pool, ri->tmp);
+            else
+                e->n_sends_user--;
+        }
+        ri->kind = RQ_FREE;
+        e->active--;
+    }
+    *done += outcount;
+    /* trim trailing free slots */
+    while (e->n_reqs && e->info[e->n_reqs - 1].kind == RQ_FREE)
+        e->n_reqs--;
+    return TC_OK;
+}
+
+static void describe_stall(tc_exec_engine *e, double idle)
+{
+    for (int tb = 0; tb < e->p->n_tbs; tb++) {
+        const tbstate *s = &e->tbs[tb];
+        const tc_exec_tb *t = &e->p->tbs[tb];
+        if (s->cur >= t->n)
+            continue;
+        const tc_exec_step *x = &e->p->steps[t->first + s->cur];
+        tc_error(e->ctx, TC_ERR_INTERNAL, NULL, 0,
+                 "rank %d: no progress for %.0f s: tb %d (send %d, recv %d, channel %d) stuck at step %d '%s'%s",
+                 e->p->rank, idle, tb, t->send, t->recv, t->chan, s->cur, step_name(x->type),
+                 s->started ? " waiting for data" : x->dep_tb >= 0 ? " waiting for its dependency" : "");
+        return;
+    }
+    tc_error(e->ctx, TC_ERR_INTERNAL, NULL, 0, "rank %d: no progress for %.0f s: sends never completed",
+             e->p->rank, idle);
+}
+
+tc_status tc_exec_engine_run(tc_exec_engine *e, void *bufs[3])
+{
+    const tc_exec_plan *p = e->p;
+    tc_status st = TC_OK;
+    for (int b = 0; b < 3; b++)
+        e->bufs[b] = bufs[b];
+    memset(e->tbs, 0, (size_t)p->n_tbs * sizeof *e->tbs);
+    memset(e->arrived, 0, (size_t)p->n_steps);
+    e->escape = 0;
+    double last = 0;
+    unsigned idle = 0;
+    for (;;) {
+        int moved = 0, pending = 0;
+        for (int tb = 0; tb < p->n_tbs; tb++) {
+            if (e->tbs[tb].cur >= p->tbs[tb].n)
+                continue;
+            if ((st = advance(e, tb, &moved)))
+                return st;
+            pending += e->tbs[tb].cur < p->tbs[tb].n;
+        }
+        if (!pending && !e->active)
+            return TC_OK;
+        if ((st = harvest(e, &moved)))
+            return st;
+        if (moved) {
+            idle = 0;
+            continue;
+        }
+        /* nothing moved: give the CPU to other ranks, watch the clock now and then */
+        if (idle++ == 0) {
+            last = tc_now();
+        } else if ((idle & 63) == 0) {
+            double dt = tc_now() - last;
+            if (!e->escape && dt > 0.05) {
+                /* stalled: maybe a rank waits for a send to drain while its peer waits likewise;
+                 * receiving r/rcs data ahead into temporaries (as NCCL's connection FIFO would buffer
+                 * it) breaks such a cycle.  Costs a copy per r/rcs step for the rest of this run. */
+                e->escape = 1;
+                idle = 0;
+                continue;
+            }
+            if (e->o.timeout > 0 && dt > e->o.timeout) {
+                describe_stall(e, dt);
+                return TC_ERR_INTERNAL;
+            }
+        }
+        if (e->o.idle_sleep_us > 0 && idle > 64) {
+            struct timespec ts = {0, (long)e->o.idle_sleep_us * 1000L};
+            nanosleep(&ts, NULL);
+        } else {
+            sched_yield();
+        }
+    }
+}
