@@ -44,6 +44,9 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
+# the topology schema is embedded into schema.o with .incbin
+$(BUILD)/src/topo/schema.o: src/topo/topology.xsd
+
 $(LIB): $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
@@ -51,7 +54,7 @@ $(LIB): $(LIB_OBJS)
 $(TACOSC): $(CLI_OBJS) $(LIB)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) $(LIB) $(LDLIBS)
 
-$(TACOSRUN): $(EXEC_SRCS) $(LIB)
+$(TACOSRUN): $(EXEC_SRCS) $(wildcard src/exec/*.h src/exec/*.cu) scripts/build-exec.sh $(LIB)
 	@mkdir -p $(BUILD)/exec
 	sh scripts/build-exec.sh "$(BUILD)" "$@" "$(MPICC)" "$(NVCC)" "$(ALL_CFLAGS)" "$(LIB) $(LDLIBS) $(LDFLAGS)"
 

@@ -91,8 +91,8 @@ static inline const char *tu_tacosc(void)
 /* Run a shell command, capture stdout+stderr into a malloc'd string; returns the exit status. */
 static inline int tu_run(const char *cmd, char **output)
 {
-    char full[4096];
-    snprintf(full, sizeof full, "(%s) 2>&1", cmd);
+    char full[4200];
+    snprintf(full, sizeof full, "(%.4096s) 2>&1", cmd);
     FILE *p = popen(full, "r");
     if (!p)
         return -1;

@@ -11,6 +11,10 @@ int tc_cli_verify(int argc, char **argv);  /* tacosc verify PLAN ... */
 int tc_cli_sim(int argc, char **argv);     /* tacosc sim PLAN TOPO ... */
 int tc_cli_compare(int argc, char **argv); /* tacosc compare TOPO ... */
 
+/** Read a topology, apply a cost file (may be NULL) and unwind its switches (degree 0 = each switch's
+ *  own): the topology every plan's link ids refer to.  Shared by every subcommand. */
+tc_status tc_cli_load_topo(tc_ctx *ctx, const char *topo, const char *costs, int unwind, tc_topo **out);
+
 /** Exit status for a tc_status: 0 for TC_OK, 2 for usage errors, 1 otherwise. */
 int tc_cli_exit(tc_status st);
 /** Open `path` for writing ("-" is stdout); the file is written to a temporary name and renamed into

@@ -21,8 +21,8 @@ static void usage(FILE *f)
           "       tacosc topo KIND DIMS [--class C]... [-o FILE]   generate a topology\n"
           "       tacosc info TOPO.xml [--costs F] [--size S]      describe a topology\n"
           "       tacosc verify PLAN [--topo TOPO.xml] [--target T] check a plan (JSON or MSCCL XML)\n"
-          "       tacosc sim PLAN TOPO.xml [--size S] [--svg F]    simulate a plan on a topology\n"
-          "       tacosc compare TOPO.xml --collective C --size S  every algorithm, best first\n"
+          "       tacosc sim PLAN TOPO.xml [--size S] [--model ab|event] [--svg F]  price a plan\n"
+          "       tacosc compare TOPO.xml --collective C --size S [--chunks K] [--svg F]  every algorithm\n"
           "\n"
           "Compile a collective schedule for a topology.\n"
           "  -c, --collective C   allgather, reducescatter, allreduce, broadcast, reduce, gather, scatter,\n"
@@ -33,20 +33,23 @@ static void usage(FILE *f)
           "  -k, --chunks K       chunks per rank (default 1)\n"
           "      --root R         root rank of broadcast, reduce, gather, scatter (default 0)\n"
           "      --seed S         seed of every random choice (default 1); same seed, same bytes\n"
-          "      --unwind D       switch unwinding degree 1..N-1 (default: each switch's own, else 1)\n"
-          "      --match M        tacos matching: best (default) or random (the paper's)\n"
-          "      --trials T       tacos: best of T seeds, run in parallel threads (default 1)\n"
-          "      --threads N      worker threads for --trials (default: number of cores)\n"
+          "      --unwind D       switch unwinding degree 1..N-1 (default: each switch's own, else 1);\n"
+          "                       the plan's link ids are those of the unwound topology\n"
+          "      --match M        tacos matching: best (default: earliest arrival, fewest alternative links,\n"
+          "                       rarest chunk, maximum matching per NPU) or random (the paper's)\n"
+          "      --trials T       tacos: best of T seeds, run in parallel threads (default 1); a note names\n"
+          "                       the winning seed, the plan keeps --seed\n"
+          "      --threads N      worker threads for --trials and the all-reduce phases (default: cores)\n"
           "      --stats-only     tacos: synthesize without keeping transfers; print the summary only\n"
           "  -o, --output FILE    write the plan: .json (schedule IR) or .xml (MSCCL); '-' is stdout\n"
           "  -f, --format F       json or xml, overriding the extension\n"
           "MSCCL XML output:\n"
-          "      --target T       nccl (default) or rccl: apply that runtime's limits\n"
+          "      --target T       nccl (default) or rccl: apply that runtime's limits (man 5 tacosc-msccl)\n"
           "      --proto P        Simple (default), LL or LL128\n"
           "      --channels N     channels to use (default: automatic)\n"
           "      --min-bytes B    smallest size the plan serves (default 0)\n"
           "      --max-bytes B    largest size the plan serves (default 0 = no limit)\n"
-          "      --inplace        in-place variant (default)\n"
+          "      --inplace        in-place variant (default; in-place alltoall goes through scratch)\n"
           "      --outofplace     out-of-place variant\n"
           "Other:\n"
           "  -q, --quiet          no summary\n"
@@ -137,8 +140,7 @@ int tc_cli_compile(int argc, char **argv)
     const char *coll_name = NULL, *costs_path = NULL, *algo = "tacos", *out_path = NULL, *fmt_name = NULL;
     int quiet = 0, opt;
     tc_status st = TC_OK;
-    tc_topo *topo = NULL, *flat = NULL;
-    tc_costs *costs = NULL;
+    tc_topo *flat = NULL;
     tc_sched *s = NULL;
     tc_msccl *m = NULL;
 
@@ -237,11 +239,7 @@ int tc_cli_compile(int argc, char **argv)
         return tc_cli_exit(tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--stats-only keeps no transfers: drop -o"));
     ctx.progress = isatty(2);
 
-    if ((st = tc_topo_read(&ctx, topo_path, &topo)))
-        goto done;
-    if (costs_path && (st = tc_costs_read(&ctx, costs_path, &costs)))
-        goto done;
-    if ((st = tc_topo_apply_costs(&ctx, topo, costs)) || (st = tc_topo_unwind(&ctx, topo, g.unwind, &flat)))
+    if ((st = tc_cli_load_topo(&ctx, topo_path, costs_path, g.unwind, &flat)))
         goto done;
     if ((st = tc_algo_run(&ctx, algo, flat, coll, &g, &s)))
         goto done;
@@ -281,7 +279,5 @@ done:
     tc_msccl_free(m);
     tc_sched_free(s);
     tc_topo_free(flat);
-    tc_topo_free(topo);
-    tc_costs_free(costs);
     return tc_cli_exit(st);
 }

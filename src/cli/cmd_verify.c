@@ -51,8 +51,7 @@ int tc_cli_verify(int argc, char **argv)
     }
     const char *path = argv[optind];
     tc_status st = TC_OK;
-    tc_topo *topo = NULL, *flat = NULL;
-    tc_costs *costs = NULL;
+    tc_topo *flat = NULL;
     tc_msccl *m = NULL;
     tc_sched *s = NULL;
     tc_msccl_limits limits, *lim = NULL;
@@ -65,11 +64,7 @@ int tc_cli_verify(int argc, char **argv)
         lim = &limits;
     }
     if (topo_path) {
-        if ((st = tc_topo_read(&ctx, topo_path, &topo)))
-            goto done;
-        if (costs_path && (st = tc_costs_read(&ctx, costs_path, &costs)))
-            goto done;
-        if ((st = tc_topo_apply_costs(&ctx, topo, costs)) || (st = tc_topo_unwind(&ctx, topo, unwind, &flat)))
+        if ((st = tc_cli_load_topo(&ctx, topo_path, costs_path, unwind, &flat)))
             goto done;
     }
     if (tc_format_from_path(path) == TC_FMT_MSCCL) {
@@ -93,7 +88,5 @@ done:
     tc_sched_free(s);
     tc_msccl_free(m);
     tc_topo_free(flat);
-    tc_topo_free(topo);
-    tc_costs_free(costs);
     return tc_cli_exit(st);
 }

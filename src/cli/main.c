@@ -1,5 +1,6 @@
 /* tacosc: dispatch to a subcommand; the default subcommand compiles a topology into a schedule. */
 #include "cli.h"
+#include "tacos/topo.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -64,6 +65,22 @@ tc_status tc_cli_close_output(tc_ctx *ctx, const char *path, FILE *f, char *tmp,
     if (!ok)
         remove(tmp);
     free(tmp);
+    return st;
+}
+
+tc_status tc_cli_load_topo(tc_ctx *ctx, const char *path, const char *costs_path, int unwind, tc_topo **out)
+{
+    tc_topo *t = NULL;
+    tc_costs *c = NULL;
+    tc_status st = tc_topo_read(ctx, path, &t);
+    if (!st && costs_path)
+        st = tc_costs_read(ctx, costs_path, &c);
+    if (!st)
+        st = tc_topo_apply_costs(ctx, t, c);
+    if (!st)
+        st = tc_topo_unwind(ctx, t, unwind, out);
+    tc_topo_free(t);
+    tc_costs_free(c);
     return st;
 }
 

@@ -1,0 +1,160 @@
+/* The algorithm registry and the foundation generators ring and direct. */
+#include "testutil.h"
+
+#include "tacos/algo.h"
+#include "tacos/check.h"
+#include "tacos/topo.h"
+
+/* A random connected topology: a random spanning tree made bidirectional, plus random extra directed links,
+ * with two link classes of different cost. */
+static tc_topo *random_topo(tc_rng *r, int n)
+{
+    tc_topo *t = NULL;
+    ck_assert_int_eq(tc_topo_create("random", n, &t), TC_OK);
+    int slow;
+    ck_assert_int_eq(tc_topo_class_get(t, "slow", &slow), TC_OK);
+    t->classes[slow].alpha = 1e-6;
+    t->classes[slow].beta = 1.0 / 10e9;
+    t->classes[slow].defined = 1;
+    for (int v = 1; v < n; v++) {
+        int u = (int)tc_rng_below(r, (uint64_t)v);
+        int cls = tc_rng_below(r, 2) ? slow : 0;
+        ck_assert_int_eq(tc_topo_add_link(t, u, v, cls, -1, -1, 0), TC_OK);
+        ck_assert_int_eq(tc_topo_add_link(t, v, u, cls, -1, -1, 0), TC_OK);
+    }
+    int extra = (int)tc_rng_below(r, (uint64_t)n + 1);
+    for (int i = 0; i < extra; i++) {
+        int a = (int)tc_rng_below(r, (uint64_t)n), b = (int)tc_rng_below(r, (uint64_t)n);
+        if (a != b)
+            ck_assert_int_eq(tc_topo_add_link(t, a, b, 0, -1, -1, 0), TC_OK);
+    }
+    tc_topo_refresh_costs(t);
+    ck_assert_int_eq(tc_topo_index(t), TC_OK);
+    return t;
+}
+
+START_TEST(test_find_and_errors)
+{
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    ck_assert_ptr_nonnull(tc_algo_find("tacos"));
+    ck_assert_ptr_nonnull(tc_algo_find("ring"));
+    ck_assert_ptr_null(tc_algo_find("nope"));
+    ck_assert_ptr_null(tc_algo_find(NULL));
+    tc_topo *t = NULL;
+    ck_assert_int_eq(tc_topo_create("pair", 2, &t), TC_OK);
+    ck_assert_int_eq(tc_topo_add_link(t, 0, 1, 0, -1, -1, 0), TC_OK);
+    ck_assert_int_eq(tc_topo_add_link(t, 1, 0, 0, -1, -1, 0), TC_OK);
+    ck_assert_int_eq(tc_topo_index(t), TC_OK);
+    tc_sched *s = NULL;
+    ck_assert_int_eq(tc_algo_run(&ctx, "nope", t, TC_COLL_ALLGATHER, NULL, &s), TC_ERR_INVALID);
+    ck_assert_int_eq(tc_algo_run(&ctx, "ring", t, TC_COLL_BROADCAST, NULL, &s), TC_ERR_UNSUPPORTED);
+    tc_gen_opts o;
+    tc_gen_opts_init(&o);
+    o.chunks = 0;
+    ck_assert_int_eq(tc_algo_run(&ctx, "ring", t, TC_COLL_ALLGATHER, &o, &s), TC_ERR_INVALID);
+    ck_assert_ptr_null(s);
+    ck_assert_str_eq(tu_diags(), "tacosc: error: unknown algorithm 'nope' (see --list-algos)\n"
+                                 "tacosc: error: algorithm 'ring' does not generate broadcast\n"
+                                 "tacosc: error: chunks per rank must be at least 1\n");
+    tc_topo_free(t);
+}
+END_TEST
+
+START_TEST(test_single_npu_refused)
+{
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_topo *t = NULL;
+    ck_assert_int_eq(tc_topo_create("one", 1, &t), TC_OK);
+    ck_assert_int_eq(tc_topo_index(t), TC_OK);
+    tc_sched *s = NULL;
+    ck_assert_int_eq(tc_algo_run(&ctx, "ring", t, TC_COLL_ALLGATHER, NULL, &s), TC_ERR_UNSUPPORTED);
+    ck_assert_int_eq(tc_algo_run(&ctx, "direct", t, TC_COLL_ALLGATHER, NULL, &s), TC_ERR_UNSUPPORTED);
+    ck_assert_str_eq(tu_diags(), "tacosc: error: ring needs at least 2 npus (topology has 1)\n"
+                                 "tacosc: error: direct needs at least 2 npus (topology has 1)\n");
+    tc_topo_free(t);
+}
+END_TEST
+
+/* ring and direct pass the checker on random topologies for every collective they claim, chunks 1..3. */
+START_TEST(test_random_topologies_check)
+{
+    tc_rng r;
+    tc_rng_seed(&r, tu_seed());
+    static const tc_coll colls[] = {TC_COLL_ALLGATHER, TC_COLL_REDUCESCATTER, TC_COLL_ALLREDUCE};
+    for (int iter = 0; iter < 12; iter++) {
+        int n = 2 + (int)tc_rng_below(&r, 23);
+        tc_topo *t = random_topo(&r, n);
+        for (int a = 0; a < 2; a++)
+            for (int c = 0; c < 3; c++) {
+                tc_ctx ctx;
+                tu_ctx(&ctx);
+                tc_gen_opts o;
+                tc_gen_opts_init(&o);
+                o.chunks = 1 + (int)tc_rng_below(&r, 3);
+                o.size = (1 + tc_rng_below(&r, 1000)) * 4096;
+                tc_sched *s = NULL;
+                const char *name = a ? "direct" : "ring";
+                ck_assert_int_eq(tc_algo_run(&ctx, name, t, colls[c], &o, &s), TC_OK);
+                tc_check_opts co = {.topo = t};
+                ck_assert_msg(tc_sched_check(&ctx, s, &co, "gen") == TC_OK, "%s %s n=%d k=%d: %s", name,
+                              tc_coll_name(colls[c]), n, o.chunks, tu_diags());
+                int phases = colls[c] == TC_COLL_ALLREDUCE ? 2 : 1;
+                int expect = a ? phases * n * (n - 1) * o.chunks : phases * (n - 1) * n * o.chunks;
+                ck_assert_int_eq(s->n_xfers, expect);
+                ck_assert_int_eq(s->n_steps, a ? phases : phases * (n - 1));
+                ck_assert_str_eq(s->algo, name);
+                ck_assert(s->time > 0);
+                tc_sched_free(s);
+            }
+        tc_topo_free(t);
+    }
+}
+END_TEST
+
+/* On a bidirectional ring the ring all-reduce's predicted time is 2(n-1)(alpha + beta S/n). */
+START_TEST(test_ring_closed_form)
+{
+    tc_rng r;
+    tc_rng_seed(&r, tu_seed());
+    for (int iter = 0; iter < 5; iter++) {
+        int n = 2 + (int)tc_rng_below(&r, 30);
+        tc_topo *t = NULL;
+        ck_assert_int_eq(tc_topo_create("biring", n, &t), TC_OK);
+        for (int v = 0; v < n; v++) {
+            tc_topo_add_link(t, v, (v + 1) % n, 0, -1, -1, 0);
+            tc_topo_add_link(t, (v + 1) % n, v, 0, -1, -1, 0);
+        }
+        tc_topo_refresh_costs(t);
+        ck_assert_int_eq(tc_topo_index(t), TC_OK);
+        tc_ctx ctx;
+        tu_ctx(&ctx);
+        tc_gen_opts o;
+        tc_gen_opts_init(&o);
+        o.size = (uint64_t)n * (1 + tc_rng_below(&r, 1 << 20));
+        tc_sched *s = NULL;
+        ck_assert_int_eq(tc_algo_run(&ctx, "ring", t, TC_COLL_ALLREDUCE, &o, &s), TC_OK);
+        double a = TC_TOPO_DEFAULT_ALPHA, b = 1.0 / TC_TOPO_DEFAULT_BW;
+        double want = 2.0 * (n - 1) * (a + b * (double)o.size / n);
+        ck_assert_double_eq_tol(s->time, want, want * 1e-9);
+        tc_sched_free(s);
+        tc_topo_free(t);
+    }
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("registry");
+    TCase *tc = tcase_create("registry");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_find_and_errors);
+    tcase_add_test(tc, test_single_npu_refused);
+    tcase_add_test(tc, test_random_topologies_check);
+    tcase_add_test(tc, test_ring_closed_form);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+TU_MAIN(suite)
