@@ -193,11 +193,105 @@ START_TEST(test_golden_json)
 }
 END_TEST
 
+/* A topology with an out-of-range NPU on line 7 fails with bad.xml:7: and exit status 1. */
+START_TEST(test_bad_topology_line)
+{
+    char *d = tmpdir(), *out, path[512];
+    snprintf(path, sizeof path, "%s/bad.xml", d);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("<topology name=\"bad\" npus=\"8\">\n"
+          "  <link src=\"0\" dst=\"1\" duplex=\"1\"/>\n"
+          "  <link src=\"1\" dst=\"2\" duplex=\"1\"/>\n"
+          "  <link src=\"2\" dst=\"3\" duplex=\"1\"/>\n"
+          "  <link src=\"3\" dst=\"4\" duplex=\"1\"/>\n"
+          "  <link src=\"4\" dst=\"5\" duplex=\"1\"/>\n"
+          "  <link src=\"3\" dst=\"9\" duplex=\"1\"/>\n"
+          "</topology>\n", f);
+    fclose(f);
+    ck_assert_int_eq(tacosc(&out, "%s --collective allreduce -o %s/p.json", path, d), 1);
+    char want[600];
+    snprintf(want, sizeof want, "%s:7: error: link 3->9: npu 9 out of range (topology has 8 npus)\n", path);
+    ck_assert_str_eq(out, want);
+    free(out);
+    snprintf(path, sizeof path, "%s/p.json", d);
+    ck_assert_int_ne(access(path, F_OK), 0); /* no plan written */
+    free(d);
+}
+END_TEST
+
+/* The plans in schedules/ are what the commands in schedules/README.md write today, and they verify. */
+START_TEST(test_shipped_plans)
+{
+    static const struct { const char *file, *args; } plans[] = {
+        {"schedules/mesh2d-4x4-allreduce.xml", "topologies/mesh2d-4x4.xml --collective allreduce --size 64M"},
+        {"schedules/dgx1-allgather.json",
+         "topologies/dgx1.xml --costs topologies/dgx1.cost --collective allgather --size 64M"},
+    };
+    char *d = tmpdir(), *out, path[512];
+    for (size_t i = 0; i < sizeof plans / sizeof plans[0]; i++) {
+        const char *ext = strrchr(plans[i].file, '.');
+        snprintf(path, sizeof path, "%s/plan%zu%s", d, i, ext);
+        ck_assert_int_eq(tacosc(&out, "%s -q -o %s", plans[i].args, path), 0);
+        free(out);
+        char *got = tu_slurp(path, NULL), *want = tu_slurp(plans[i].file, NULL);
+        ck_assert_ptr_nonnull(got);
+        ck_assert_ptr_nonnull(want);
+        ck_assert_msg(!strcmp(got, want), "%s is stale: regenerate with sh examples/quickstart.sh", plans[i].file);
+        free(got);
+        free(want);
+        ck_assert_int_eq(tacosc(&out, "verify %s --target rccl", plans[i].file), 0);
+        free(out);
+    }
+    free(d);
+}
+END_TEST
+
+/* Every shipped topology of up to 64 NPUs compiles an all-reduce to JSON and to MSCCL XML for both
+ * targets, and tacosc verify accepts each plan. */
+START_TEST(test_shipped_topologies)
+{
+    char *listing = NULL, *d = tmpdir(), *out;
+    ck_assert_int_eq(tu_run("ls topologies/*.xml", &listing), 0);
+    int n = 0;
+    for (char *line = strtok(listing, "\n"); line; line = strtok(NULL, "\n")) {
+        char *info;
+        ck_assert_int_eq(tacosc(&info, "info %s", line), 0);
+        char *npus = strstr(info, "npus");
+        int count = npus ? atoi(npus + strcspn(npus, "0123456789")) : 0;
+        free(info);
+        ck_assert_msg(count > 0, "%s: info shows no npu count", line);
+        if (count > 64)
+            continue;
+        const char *costs = strstr(line, "dgx1") ? "--costs topologies/dgx1.cost" :
+                            strstr(line, "hier") ? "--costs topologies/hier.cost" : "";
+        ck_assert_msg(tacosc(&out, "%s %s --collective allreduce -q -o %s/p.json", line, costs, d) == 0, "%s: %s",
+                      line, out);
+        free(out);
+        ck_assert_msg(tacosc(&out, "verify %s/p.json --topo %s", d, line) == 0, "%s: %s", line, out);
+        free(out);
+        for (int t = 0; t < 2; t++) {
+            const char *target = t ? "rccl" : "nccl";
+            ck_assert_msg(tacosc(&out, "%s %s --collective allreduce -q --target %s -o %s/p.xml", line, costs,
+                                 target, d) == 0, "%s %s: %s", line, target, out);
+            free(out);
+            ck_assert_msg(tacosc(&out, "verify %s/p.xml --target %s", d, target) == 0, "%s %s: %s", line, target,
+                          out);
+            free(out);
+        }
+        n++;
+    }
+    ck_assert_int_ge(n, 10);
+    free(listing);
+    free(d);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("cli");
     TCase *tc = tcase_create("cli");
-    tcase_set_timeout(tc, 120);
+    tcase_set_timeout(tc, 600);
     tcase_add_test(tc, test_help_version);
     tcase_add_test(tc, test_registry_documented);
     tcase_add_test(tc, test_usage_errors);
@@ -206,6 +300,9 @@ static Suite *suite(void)
     tcase_add_test(tc, test_torus_ring_allgather);
     tcase_add_test(tc, test_deterministic);
     tcase_add_test(tc, test_golden_json);
+    tcase_add_test(tc, test_bad_topology_line);
+    tcase_add_test(tc, test_shipped_plans);
+    tcase_add_test(tc, test_shipped_topologies);
     suite_add_tcase(s, tc);
     return s;
 }
