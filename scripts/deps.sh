@@ -2,7 +2,7 @@
 # Install the Debian packages tacosc needs when they are missing.  As root it runs apt-get; otherwise it
 # prints the exact command and fails.
 PKGS="build-essential pkg-config libxml2-dev libxml2-utils libglpk-dev libigraph-dev libcjson-dev check \
-libsubunit-dev libopenmpi-dev openmpi-bin libsvm-dev librsvg2-bin"
+libsubunit-dev libopenmpi-dev openmpi-bin mpich libmpich-dev libsvm-dev librsvg2-bin"
 missing=""
 for p in $PKGS; do
     st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)

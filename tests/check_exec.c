@@ -497,6 +497,41 @@ START_TEST(test_cuda)
 }
 END_TEST
 
+/* tacos-run builds with MPICH too (scripts/deps.sh installs it beside Open MPI, which stays the default):
+ * build it into build/mpich and replay our ring all-reduce plan and a real example with 0 wrong. */
+START_TEST(test_mpich)
+{
+    char cmd[2048], topo[256], plan[256], *out = NULL;
+    if (access("/usr/bin/mpicc.mpich", X_OK) || access("/usr/bin/mpiexec.mpich", X_OK)) {
+        fprintf(stderr, "test_mpich: skipped: MPICH (mpicc.mpich, mpiexec.mpich) not installed\n");
+        return;
+    }
+    ck_assert_msg(tu_run("make -s BUILD=build/mpich MPICC=/usr/bin/mpicc.mpich NVCC= build/mpich/tacos-run", &out) == 0,
+                  "%s", out);
+    free(out);
+    snprintf(topo, sizeof topo, "%s/mpich-ring4.xml", workdir());
+    snprintf(plan, sizeof plan, "%s/mpich-ring4-allreduce.xml", workdir());
+    snprintf(cmd, sizeof cmd, "%s topo ring 4 -o %s && %s %s --collective allreduce --algo ring -q -o %s", tu_tacosc(),
+             topo, tu_tacosc(), topo, plan);
+    ck_assert_msg(tu_run(cmd, &out) == 0, "%s\n%s", cmd, out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "timeout 120 mpiexec.mpich -n 4 build/mpich/tacos-run %s --check -b 1K -e 64K -f 64 -n 1 -w 0",
+             plan);
+    ck_assert_msg(tu_run(cmd, &out) == 0 && strstr(out, "# Out of bounds values : 0 OK") && rows_of(out) == 2,
+                  "%s\n%s", cmd, out);
+    free(out);
+    const char *dir = tu_examples_dir();
+    if (!dir)
+        return;
+    snprintf(cmd, sizeof cmd,
+             "timeout 120 mpiexec.mpich -n 8 build/mpich/tacos-run %s/alltoall_8gpu_ll_0-9kb.rccl.xml --check -b 1K -e 8K "
+             "-f 8 -n 1 -w 0",
+             dir);
+    ck_assert_msg(tu_run(cmd, &out) == 0 && strstr(out, "# Out of bounds values : 0 OK"), "%s\n%s", cmd, out);
+    free(out);
+}
+END_TEST
+
 START_TEST(test_usage)
 {
     if (!have_exec("test_usage"))
@@ -524,6 +559,7 @@ static Suite *exec_suite(void)
     TCase *tc = tcase_create("replay");
     tcase_set_timeout(tc, 240);
     tcase_add_test(tc, test_usage);
+    tcase_add_test(tc, test_mpich);
     tcase_add_test(tc, test_examples);
     tcase_add_test(tc, test_our_plans_4);
     tcase_add_test(tc, test_our_plans_8);
