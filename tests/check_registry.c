@@ -144,6 +144,36 @@ START_TEST(test_ring_closed_form)
 }
 END_TEST
 
+/* The router answers exactly what tc_topo_shortest_path answers, whatever order sources come in. */
+START_TEST(test_router_matches_shortest_path)
+{
+    tc_rng r;
+    tc_rng_seed(&r, tu_seed());
+    for (int iter = 0; iter < 10; iter++) {
+        int n = 2 + (int)tc_rng_below(&r, 40);
+        tc_topo *t = random_topo(&r, n);
+        tc_algo_router rt;
+        ck_assert_int_eq(tc_algo_router_init(&rt, t), TC_OK);
+        int *want = malloc((size_t)n * sizeof *want);
+        for (int q = 0; q < 200; q++) {
+            int a = (int)tc_rng_below(&r, (uint64_t)n), b = (int)tc_rng_below(&r, (uint64_t)n);
+            const int *got;
+            int len = tc_algo_router_path(&rt, a, b, &got);
+            ck_assert_int_eq(len, tc_topo_shortest_path(t, a, b, want, n));
+            for (int k = 0; k < len; k++)
+                ck_assert_int_eq(got[k], want[k]);
+            if (len > 0) {
+                ck_assert_int_eq(t->links[got[0]].src, a);
+                ck_assert_int_eq(t->links[got[len - 1]].dst, b);
+            }
+        }
+        free(want);
+        tc_algo_router_fini(&rt);
+        tc_topo_free(t);
+    }
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("registry");
@@ -153,6 +183,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_single_npu_refused);
     tcase_add_test(tc, test_random_topologies_check);
     tcase_add_test(tc, test_ring_closed_form);
+    tcase_add_test(tc, test_router_matches_shortest_path);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -58,6 +58,27 @@ tc_status tc_algo_direct(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const t
 tc_status tc_algo_add_routed(tc_sched *s, const tc_topo *topo, int src, int dst, int chunk, tc_op op,
                              int step, double t_start, double t_end);
 
+/**
+ * Routing of many logical transfers: shortest paths as tc_topo_shortest_path gives them, with direct
+ * neighbours found without a search and the breadth-first tree of the last source kept, so a generator
+ * that loops over destinations inside a loop over sources searches once per source.
+ */
+typedef struct tc_algo_router {
+    const tc_topo *topo;
+    int src;        /**< source of the kept tree, -1 none */
+    int *parent;    /**< tree of tc_topo_bfs_tree */
+    int *path;      /**< the last path */
+} tc_algo_router;
+tc_status tc_algo_router_init(tc_algo_router *r, const tc_topo *topo);
+void tc_algo_router_fini(tc_algo_router *r);
+/** Path from src to dst; *links stays valid until the next call.  Returns its length, -1 unreachable. */
+int tc_algo_router_path(tc_algo_router *r, int src, int dst, const int **links);
+/** Summed alpha and bottleneck beta of that path (TC_ERR_INVALID when unreachable). */
+tc_status tc_algo_router_cost(tc_algo_router *r, int src, int dst, double *alpha, double *beta);
+/** tc_algo_add_routed on the router's path. */
+tc_status tc_algo_router_add(tc_algo_router *r, tc_sched *s, int src, int dst, int chunk, tc_op op, int step,
+                             double t_start, double t_end);
+
 /** Cost of the shortest path from src to dst: summed alpha and bottleneck (largest) beta. */
 tc_status tc_algo_route_cost(const tc_topo *topo, int src, int dst, double *alpha, double *beta);
 

@@ -105,6 +105,14 @@ int tc_topo_connected(const tc_topo *t, int *from, int *to);
  *  (-1 unreachable).  Deterministic: ties broken by lowest link id. */
 int tc_topo_shortest_path(const tc_topo *t, int a, int b, int *links, int cap);
 
+/** Breadth-first tree from src over an indexed topology, out-links in link-id order (the tree every
+ *  tc_topo_shortest_path answer lies on): parent[v] is the link reaching v, -1 for src, -2 when v is
+ *  unreachable.  parent holds n_npus ints. */
+tc_status tc_topo_bfs_tree(const tc_topo *t, int src, int *parent);
+/** The path from src to dst on a tree of tc_topo_bfs_tree: writes up to cap link ids, returns its length
+ *  (-1 unreachable). */
+int tc_topo_tree_path(const tc_topo *t, const int *parent, int src, int dst, int *links, int cap);
+
 /**
  * Unwind every switch into point-to-point links (TACOS paper §IV-G): with degree d, the k-th attached NPU
  * links to the next d attached NPUs (mod ports), same alpha, beta multiplied by d.  d = 0 uses each switch's

@@ -27,16 +27,17 @@ tc_status tc_algo_direct(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const t
         return tc_error(ctx, TC_ERR_UNSUPPORTED, topo->file, 0,
                         "direct needs at least 2 npus (topology has %d)", R);
     tc_sched *s = NULL;
+    tc_algo_router rt = {0};
     tc_status st = tc_sched_create(coll, R, K, opts->size, &s);
-    if (st)
-        return st;
+    if (st || (st = tc_algo_router_init(&rt, topo)))
+        goto fail;
     double d = 0;
     for (int r = 0; r < R; r++)
         for (int p = 0; p < R; p++) {
             double ra, rb;
             if (p == r)
                 continue;
-            if (tc_algo_route_cost(topo, r, p, &ra, &rb)) {
+            if (tc_algo_router_cost(&rt, r, p, &ra, &rb)) {
                 st = tc_error(ctx, TC_ERR_INVALID, topo->file, 0, "direct: npu %d cannot reach npu %d", r, p);
                 goto fail;
             }
@@ -57,7 +58,7 @@ tc_status tc_algo_direct(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const t
                     /* the same expression gives one chunk's end and the next one's start */
                     const int q = (i - 1) * K + j;
                     double t0 = step * T + q * d, t1 = q + 1 == (R - 1) * K ? (step + 1) * T : step * T + (q + 1) * d;
-                    st = tc_algo_add_routed(s, topo, r, p, block * K + j, ph == 0 ? TC_OP_REDUCE : TC_OP_COPY,
+                    st = tc_algo_router_add(&rt, s, r, p, block * K + j, ph == 0 ? TC_OP_REDUCE : TC_OP_COPY,
                                             step, t0, t1);
                     if (st)
                         goto fail;
@@ -68,9 +69,11 @@ tc_status tc_algo_direct(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const t
     tc_sched_sort(s);
     if ((st = tc_sched_set_names(s, "direct", topo->name)))
         goto fail;
+    tc_algo_router_fini(&rt);
     *out = s;
     return TC_OK;
 fail:
+    tc_algo_router_fini(&rt);
     tc_sched_free(s);
     return st;
 }

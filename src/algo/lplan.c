@@ -91,9 +91,12 @@ tc_status tc_algo_lplan_emit(tc_ctx *ctx, const tc_topo *topo, const tc_lplan *p
 {
     tc_sched *s = NULL;
     tc_lx *x = NULL;
+    tc_algo_router rt = {0};
     tc_status st = tc_sched_create(coll, topo->n_npus, K, opts->size, &s);
     if (st)
         return st;
+    if ((st = tc_algo_router_init(&rt, topo)))
+        goto fail;
     if (tc_coll_rooted(coll))
         s->root = opts->root;
     if (p->n && !(x = malloc((size_t)p->n * sizeof *x))) {
@@ -115,12 +118,8 @@ tc_status tc_algo_lplan_emit(tc_ctx *ctx, const tc_topo *topo, const tc_lplan *p
             int j = i;
             while (j < p->n && x[j].step == step && x[j].src == src && x[j].dst == dst)
                 j++;
-            const int link = direct_link(topo, src, dst);
             double a, b;
-            if (link >= 0) {
-                a = topo->links[link].alpha;
-                b = topo->links[link].beta;
-            } else if (tc_algo_route_cost(topo, src, dst, &a, &b)) {
+            if (tc_algo_router_cost(&rt, src, dst, &a, &b)) {
                 st = tc_error(ctx, TC_ERR_UNSUPPORTED, topo->file, 0, "%s: npu %d cannot reach npu %d", name,
                               src, dst);
                 goto fail;
@@ -128,9 +127,7 @@ tc_status tc_algo_lplan_emit(tc_ctx *ctx, const tc_topo *topo, const tc_lplan *p
             const double d = a + b * w;
             for (int k = i; k < j; k++) {
                 const double t0 = T + (double)(k - i) * d, t1 = T + (double)(k - i + 1) * d;
-                st = link >= 0 ? tc_sched_add(s, src, dst, x[k].chunk, (tc_op)x[k].op, link, step, t0, t1, NULL, 0)
-                               : tc_algo_add_routed(s, topo, src, dst, x[k].chunk, (tc_op)x[k].op, step, t0, t1);
-                if (st)
+                if ((st = tc_algo_router_add(&rt, s, src, dst, x[k].chunk, (tc_op)x[k].op, step, t0, t1)))
                     goto fail;
             }
             if ((double)(j - i) * d > D)
@@ -144,10 +141,12 @@ tc_status tc_algo_lplan_emit(tc_ctx *ctx, const tc_topo *topo, const tc_lplan *p
     if ((st = tc_sched_set_names(s, name, topo->name)))
         goto fail;
     free(x);
+    tc_algo_router_fini(&rt);
     *out = s;
     return TC_OK;
 fail:
     free(x);
+    tc_algo_router_fini(&rt);
     tc_sched_free(s);
     return st;
 }

@@ -28,14 +28,15 @@ tc_status tc_algo_ring(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_
         return tc_error(ctx, TC_ERR_UNSUPPORTED, topo->file, 0, "ring needs at least 2 npus (topology has %d)",
                         R);
     tc_sched *s = NULL;
+    tc_algo_router rt = {0};
     tc_status st = tc_sched_create(coll, R, K, opts->size, &s);
-    if (st)
-        return st;
+    if (st || (st = tc_algo_router_init(&rt, topo)))
+        goto fail;
     /* the slowest hop sets the pace of every step */
     double a = 0, b = 0;
     for (int r = 0; r < R; r++) {
         double ra, rb;
-        if ((st = tc_algo_route_cost(topo, r, (r + 1) % R, &ra, &rb))) {
+        if ((st = tc_algo_router_cost(&rt, r, (r + 1) % R, &ra, &rb))) {
             st = tc_error(ctx, TC_ERR_INVALID, topo->file, 0, "ring: npu %d cannot reach npu %d", r,
                           (r + 1) % R);
             goto fail;
@@ -58,7 +59,7 @@ tc_status tc_algo_ring(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_
             for (int j = 0; j < K; j++) {
                 /* the same expression gives one chunk's end and the next one's start: no rounding gap */
                 double t0 = step * D + j * d, t1 = j + 1 == K ? (step + 1) * D : step * D + (j + 1) * d;
-                st = tc_algo_add_routed(s, topo, r, (r + 1) % R, block * K + j,
+                st = tc_algo_router_add(&rt, s, r, (r + 1) % R, block * K + j,
                                         reducing ? TC_OP_REDUCE : TC_OP_COPY, step, t0, t1);
                 if (st)
                     goto fail;
@@ -69,9 +70,11 @@ tc_status tc_algo_ring(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_
     tc_sched_sort(s);
     if ((st = tc_sched_set_names(s, "ring", topo->name)))
         goto fail;
+    tc_algo_router_fini(&rt);
     *out = s;
     return TC_OK;
 fail:
+    tc_algo_router_fini(&rt);
     tc_sched_free(s);
     return st;
 }

@@ -395,6 +395,57 @@ done:
     return ok;
 }
 
+/* Breadth-first search from a over out-links in link-id order, until `stop` is reached (-1: everything):
+ * parent[v] is the link that first reached v (-1 for a, -2 unreached).  queue holds n ints. */
+static void bfs(const tc_topo *t, const int *off, const int *idx, int a, int stop, int *parent, int *queue)
+{
+    for (int v = 0; v < t->n_npus; v++)
+        parent[v] = -2;
+    parent[a] = -1;
+    int head = 0, tail = 0;
+    queue[tail++] = a;
+    while (head < tail && (stop < 0 || parent[stop] == -2)) {
+        int v = queue[head++];
+        for (int e = off[v]; e < off[v + 1]; e++) {
+            int l = idx[e], w = t->links[l].dst;
+            if (parent[w] == -2) {
+                parent[w] = l;
+                queue[tail++] = w;
+            }
+        }
+    }
+}
+
+int tc_topo_tree_path(const tc_topo *t, const int *parent, int a, int b, int *links, int cap)
+{
+    if (a < 0 || a >= t->n_npus || b < 0 || b >= t->n_npus || parent[b] == -2)
+        return -1;
+    int len = 0;
+    for (int v = b; v != a; v = t->links[parent[v]].src)
+        len++;
+    int k = len;
+    for (int v = b; v != a; v = t->links[parent[v]].src) {
+        k--;
+        if (links && k < cap)
+            links[k] = parent[v];
+    }
+    return len;
+}
+
+tc_status tc_topo_bfs_tree(const tc_topo *t, int src, int *parent)
+{
+    if (!t->out_off)
+        return TC_ERR_INVALID;
+    if (src < 0 || src >= t->n_npus)
+        return TC_ERR_INVALID;
+    int *queue = malloc((size_t)t->n_npus * sizeof *queue);
+    if (!queue)
+        return TC_ERR_NOMEM;
+    bfs(t, t->out_off, t->out_link, src, -1, parent, queue);
+    free(queue);
+    return TC_OK;
+}
+
 int tc_topo_shortest_path(const tc_topo *t, int a, int b, int *links, int cap)
 {
     int n = t->n_npus;
@@ -420,37 +471,12 @@ int tc_topo_shortest_path(const tc_topo *t, int a, int b, int *links, int cap)
             return -1;
         own = 1;
     }
-    parent = malloc((size_t)n * sizeof *parent); /* link id used to reach v, -2 unvisited */
+    parent = malloc((size_t)n * sizeof *parent);
     queue = malloc((size_t)n * sizeof *queue);
-    if (!parent || !queue)
-        goto done;
-    for (int v = 0; v < n; v++)
-        parent[v] = -2;
-    parent[a] = -1;
-    int head = 0, tail = 0;
-    queue[tail++] = a;
-    while (head < tail && parent[b] == -2) {
-        int v = queue[head++];
-        for (int e = off[v]; e < off[v + 1]; e++) {
-            int l = idx[e], w = t->links[l].dst;
-            if (parent[w] == -2) {
-                parent[w] = l;
-                queue[tail++] = w;
-            }
-        }
+    if (parent && queue) {
+        bfs(t, off, idx, a, b, parent, queue);
+        len = tc_topo_tree_path(t, parent, a, b, links, cap);
     }
-    if (parent[b] == -2)
-        goto done;
-    len = 0;
-    for (int v = b; v != a; v = t->links[parent[v]].src)
-        len++;
-    int k = len;
-    for (int v = b; v != a; v = t->links[parent[v]].src) {
-        k--;
-        if (links && k < cap)
-            links[k] = parent[v];
-    }
-done:
     free(parent);
     free(queue);
     if (own) {
