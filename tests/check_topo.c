@@ -177,7 +177,7 @@ START_TEST(test_read_file_line7)
     free(path);
     tu_ctx(&ctx);
     ck_assert_int_eq(tc_topo_read(&ctx, "/nonexistent/t.xml", &t), TC_ERR_IO);
-    ck_assert_str_eq(tu_diags(), "/nonexistent/t.xml: error: cannot open topology: No such file or directory\n");
+    ck_assert_str_eq(tu_diags(), "tacosc: error: cannot open '/nonexistent/t.xml': No such file or directory\n");
 }
 END_TEST
 

@@ -117,6 +117,9 @@ tc_status tc_parse_size(const char *s, uint64_t *out);
 const char *tc_fmt_time(double seconds, char *buf, size_t n);
 /** Format a byte count ("1.00 GiB"). */
 const char *tc_fmt_bytes(double bytes, char *buf, size_t n);
+/** Read a whole file into a malloc'd, NUL-terminated buffer (*len excludes the NUL).  Errors are reported
+ *  as `tacosc: error: cannot open 'PATH': reason` or `PATH: error: cannot read: reason`. */
+tc_status tc_read_file(tc_ctx *ctx, const char *path, char **buf, size_t *len);
 /** strdup that returns NULL on NULL. */
 char *tc_strdup(const char *s);
 /** Wall-clock seconds (monotonic). */

@@ -125,6 +125,38 @@ const char *tc_fmt_bytes(double b, char *buf, size_t n)
     return buf;
 }
 
+tc_status tc_read_file(tc_ctx *ctx, const char *path, char **out, size_t *out_len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return tc_error(ctx, TC_ERR_IO, NULL, 0, "cannot open '%s': %s", path, strerror(errno));
+    size_t cap = 1 << 16, len = 0, got;
+    char *buf = malloc(cap);
+    tc_status st = TC_OK;
+    while (buf && (got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+        len += got;
+        if (cap - len - 1 == 0) {
+            char *p = realloc(buf, cap *= 2);
+            if (!p)
+                free(buf);
+            buf = p;
+        }
+    }
+    if (!buf)
+        st = tc_error(ctx, TC_ERR_NOMEM, path, 0, "cannot read: out of memory");
+    else if (ferror(f))
+        st = tc_error(ctx, TC_ERR_IO, path, 0, "cannot read: %s", strerror(errno));
+    fclose(f);
+    if (st) {
+        free(buf);
+        return st;
+    }
+    buf[len] = 0;
+    *out = buf;
+    *out_len = len;
+    return TC_OK;
+}
+
 char *tc_strdup(const char *s)
 {
     if (!s)

@@ -940,34 +940,12 @@ fail:
 
 tc_status tc_emit_json_read(tc_ctx *ctx, const char *path, tc_sched **out)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return tc_error(ctx, TC_ERR_IO, NULL, 0, "cannot open '%s': %s", path, strerror(errno));
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    tc_status st = TC_OK;
-    for (;;) {
-        if (cap - len < 65536) {
-            cap = cap ? 2 * cap : 1 << 20;
-            char *p = realloc(buf, cap);
-            if (!p) {
-                st = tc_error(ctx, TC_ERR_NOMEM, path, 0, "out of memory reading the file");
-                goto done;
-            }
-            buf = p;
-        }
-        size_t got = fread(buf + len, 1, cap - len, f);
-        len += got;
-        if (got == 0)
-            break;
-    }
-    if (ferror(f)) {
-        st = tc_error(ctx, TC_ERR_IO, path, 0, "read error: %s", strerror(errno));
-        goto done;
-    }
+    char *buf;
+    size_t len;
+    tc_status st = tc_read_file(ctx, path, &buf, &len);
+    if (st)
+        return st;
     st = tc_emit_json_read_mem(ctx, path, buf, len, out);
-done:
     free(buf);
-    fclose(f);
     return st;
 }

@@ -556,31 +556,12 @@ fail:
 
 tc_status tc_msccl_read(tc_ctx *ctx, const char *path, tc_msccl **out)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return tc_error(ctx, TC_ERR_IO, NULL, 0, "cannot open '%s': %s", path, strerror(errno));
-    size_t cap = 1 << 16, len = 0, n;
-    char *buf = malloc(cap);
-    if (!buf) {
-        fclose(f);
-        return TC_ERR_NOMEM;
-    }
-    while ((n = fread(buf + len, 1, cap - len, f)) > 0) {
-        len += n;
-        if (len == cap) {
-            char *p = realloc(buf, cap * 2);
-            if (!p) {
-                free(buf);
-                fclose(f);
-                return TC_ERR_NOMEM;
-            }
-            buf = p;
-            cap *= 2;
-        }
-    }
-    int bad = ferror(f);
-    fclose(f);
-    tc_status st = bad ? tc_error(ctx, TC_ERR_IO, path, 0, "read error") : tc_msccl_read_mem(ctx, path, buf, len, out);
+    char *buf;
+    size_t len;
+    tc_status st = tc_read_file(ctx, path, &buf, &len);
+    if (st)
+        return st;
+    st = tc_msccl_read_mem(ctx, path, buf, len, out);
     free(buf);
     return st;
 }

@@ -359,31 +359,12 @@ fail:
 
 tc_status tc_costs_read(tc_ctx *ctx, const char *path, tc_costs **out)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return tc_error(ctx, TC_ERR_IO, path, 0, "cannot open cost file: %s", strerror(errno));
-    size_t cap = 4096, len = 0, got;
-    char *buf = malloc(cap);
-    while (buf && (got = fread(buf + len, 1, cap - len, f)) > 0) {
-        len += got;
-        if (len == cap) {
-            char *p = realloc(buf, cap *= 2);
-            if (!p) {
-                free(buf);
-                buf = NULL;
-            }
-            buf = p;
-        }
-    }
-    int err = ferror(f);
-    fclose(f);
-    if (!buf)
-        return tc_error(ctx, TC_ERR_NOMEM, path, 0, "out of memory reading cost file");
-    if (err) {
-        free(buf);
-        return tc_error(ctx, TC_ERR_IO, path, 0, "cannot read cost file");
-    }
-    tc_status st = tc_costs_read_mem(ctx, path, buf, len, out);
+    char *buf;
+    size_t len;
+    tc_status st = tc_read_file(ctx, path, &buf, &len);
+    if (st)
+        return st;
+    st = tc_costs_read_mem(ctx, path, buf, len, out);
     free(buf);
     return st;
 }

@@ -747,29 +747,12 @@ done:
 
 tc_status tc_topo_read(tc_ctx *ctx, const char *path, tc_topo **out)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return tc_error(ctx, TC_ERR_IO, path, 0, "cannot open topology: %s", strerror(errno));
-    size_t cap = 1 << 16, len = 0, got;
-    char *buf = malloc(cap);
-    while (buf && (got = fread(buf + len, 1, cap - len, f)) > 0) {
-        len += got;
-        if (len == cap) {
-            char *p = realloc(buf, cap *= 2);
-            if (!p)
-                free(buf);
-            buf = p;
-        }
-    }
-    int ferr = ferror(f);
-    fclose(f);
-    if (!buf)
-        return tc_error(ctx, TC_ERR_NOMEM, path, 0, "out of memory reading topology");
-    if (ferr) {
-        free(buf);
-        return tc_error(ctx, TC_ERR_IO, path, 0, "cannot read topology");
-    }
-    tc_status st = tc_topo_read_mem(ctx, path, buf, len, out);
+    char *buf;
+    size_t len;
+    tc_status st = tc_read_file(ctx, path, &buf, &len);
+    if (st)
+        return st;
+    st = tc_topo_read_mem(ctx, path, buf, len, out);
     free(buf);
     return st;
 }
