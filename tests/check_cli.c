@@ -240,7 +240,7 @@ START_TEST(test_shipped_plans)
         ck_assert_msg(!strcmp(got, want), "%s is stale: regenerate with sh examples/quickstart.sh", plans[i].file);
         free(got);
         free(want);
-        ck_assert_int_eq(tacosc(&out, "verify %s --target rccl", plans[i].file), 0);
+        ck_assert_int_eq(tacosc(&out, "verify %s%s", plans[i].file, strcmp(ext, ".xml") ? "" : " --target rccl"), 0);
         free(out);
     }
     free(d);
@@ -287,6 +287,38 @@ START_TEST(test_shipped_topologies)
 }
 END_TEST
 
+/* verify: bad option values and options that cannot apply are usage errors; format by content. */
+START_TEST(test_verify_usage)
+{
+    char *out, *d = tmpdir();
+    ck_assert_int_eq(tacosc(&out, "verify schedules/dgx1-allgather.json --topo topologies/dgx1.xml --unwind abc"), 2);
+    ck_assert_str_eq(out, "tacosc: error: --unwind: 'abc' is not an integer in [1, 2147483647]\n");
+    free(out);
+    ck_assert_int_eq(tacosc(&out, "verify schedules/dgx1-allgather.json --costs topologies/dgx1.cost"), 2);
+    ck_assert_str_eq(out, "tacosc: error: --costs needs --topo\n");
+    free(out);
+    ck_assert_int_eq(tacosc(&out, "verify schedules/dgx1-allgather.json --target nccl"), 2);
+    ck_assert_str_eq(out, "tacosc: error: --target applies to MSCCL XML plans only "
+                          "('schedules/dgx1-allgather.json' is JSON)\n");
+    free(out);
+    ck_assert_int_eq(tacosc(&out, "verify %s", d), 1);
+    char want[256];
+    snprintf(want, sizeof want, "%s: error: cannot read: Is a directory\n", d);
+    ck_assert_str_eq(out, want);
+    free(out);
+    ck_assert_int_eq(tacosc(&out, "sim schedules/dgx1-allgather.json topologies/dgx1.xml --chunks abc"), 2);
+    ck_assert_str_eq(out, "tacosc: error: --chunks: 'abc' is not an integer in [1, 1048576]\n");
+    free(out);
+    char cmdline[512];
+    snprintf(cmdline, sizeof cmdline, "cp schedules/dgx1-allgather.json %s/plan.XML", d);
+    ck_assert_int_eq(tu_run(cmdline, NULL), 0);
+    ck_assert_int_eq(tacosc(&out, "verify %s/plan.XML", d), 0); /* JSON by content, whatever the name */
+    ck_assert_ptr_nonnull(strstr(out, ": ok: allgather, 8 ranks"));
+    free(out);
+    free(d);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("cli");
@@ -301,6 +333,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_deterministic);
     tcase_add_test(tc, test_golden_json);
     tcase_add_test(tc, test_bad_topology_line);
+    tcase_add_test(tc, test_verify_usage);
     tcase_add_test(tc, test_shipped_plans);
     tcase_add_test(tc, test_shipped_topologies);
     suite_add_tcase(s, tc);

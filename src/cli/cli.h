@@ -15,6 +15,9 @@ int tc_cli_compare(int argc, char **argv); /* tacosc compare TOPO ... */
  *  own): the topology every plan's link ids refer to.  Shared by every subcommand. */
 tc_status tc_cli_load_topo(tc_ctx *ctx, const char *topo, const char *costs, int unwind, tc_topo **out);
 
+/** Parse the decimal integer value of option --opt within [lo, hi] (TC_ERR_USAGE with a message if not). */
+tc_status tc_cli_parse_int(tc_ctx *ctx, const char *opt, const char *s, long lo, long hi, int *out);
+
 /** Exit status for a tc_status: 0 for TC_OK, 2 for usage errors, 1 otherwise. */
 int tc_cli_exit(tc_status st);
 /** Open `path` for writing ("-" is stdout); the file is written to a temporary name and renamed into

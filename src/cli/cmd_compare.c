@@ -8,6 +8,7 @@
 #include "tacos/topo.h"
 
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,11 +92,8 @@ int tc_cli_compare(int argc, char **argv)
             }
             break;
         case 'k':
-            go.chunks = atoi(optarg);
-            if (go.chunks < 1) {
-                tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--chunks: '%s' is not a positive integer", optarg);
+            if (tc_cli_parse_int(&ctx, "chunks", optarg, 1, 1 << 20, &go.chunks))
                 return 2;
-            }
             break;
         case O_COSTS: costs = optarg; break;
         case O_MODEL:
@@ -105,7 +103,10 @@ int tc_cli_compare(int argc, char **argv)
             }
             break;
         case O_SVG: svg = optarg; break;
-        case O_UNWIND: unwind = atoi(optarg); break;
+        case O_UNWIND:
+            if (tc_cli_parse_int(&ctx, "unwind", optarg, 1, INT_MAX, &unwind))
+                return 2;
+            break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }

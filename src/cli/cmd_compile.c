@@ -66,19 +66,6 @@ enum {
     O_CHANNELS, O_MINB, O_MAXB, O_INPLACE, O_OUTOFPLACE, O_LIST
 };
 
-/* Parse a decimal integer option within [lo, hi]. */
-static tc_status parse_int(tc_ctx *ctx, const char *opt, const char *s, long lo, long hi, int *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < lo || v > hi)
-        return tc_error(ctx, TC_ERR_USAGE, NULL, 0, "--%s: '%s' is not an integer in [%ld, %ld]", opt, s,
-                        lo, hi);
-    *out = (int)v;
-    return TC_OK;
-}
-
 static tc_status parse_bytes(tc_ctx *ctx, const char *opt, const char *s, uint64_t *out)
 {
     if (tc_parse_size(s, out))
@@ -151,8 +138,8 @@ int tc_cli_compile(int argc, char **argv)
         case O_COSTS: costs_path = optarg; break;
         case 'a': algo = optarg; break;
         case 's': st = parse_bytes(&ctx, "size", optarg, &g.size); break;
-        case 'k': st = parse_int(&ctx, "chunks", optarg, 1, 1 << 20, &g.chunks); break;
-        case O_ROOT: st = parse_int(&ctx, "root", optarg, 0, INT_MAX, &g.root); break;
+        case 'k': st = tc_cli_parse_int(&ctx, "chunks", optarg, 1, 1 << 20, &g.chunks); break;
+        case O_ROOT: st = tc_cli_parse_int(&ctx, "root", optarg, 0, INT_MAX, &g.root); break;
         case O_SEED: {
             char *end;
             errno = 0;
@@ -162,7 +149,7 @@ int tc_cli_compile(int argc, char **argv)
             ctx.seed = v;
             break;
         }
-        case O_UNWIND: st = parse_int(&ctx, "unwind", optarg, 1, INT_MAX, &g.unwind); break;
+        case O_UNWIND: st = tc_cli_parse_int(&ctx, "unwind", optarg, 1, INT_MAX, &g.unwind); break;
         case O_MATCH:
             if (!strcmp(optarg, "best"))
                 g.match = TC_MATCH_BEST;
@@ -171,8 +158,8 @@ int tc_cli_compile(int argc, char **argv)
             else
                 st = tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--match: '%s' is not best or random", optarg);
             break;
-        case O_TRIALS: st = parse_int(&ctx, "trials", optarg, 1, 4096, &g.trials); break;
-        case O_THREADS: st = parse_int(&ctx, "threads", optarg, 1, 1024, &g.threads); break;
+        case O_TRIALS: st = tc_cli_parse_int(&ctx, "trials", optarg, 1, 4096, &g.trials); break;
+        case O_THREADS: st = tc_cli_parse_int(&ctx, "threads", optarg, 1, 1024, &g.threads); break;
         case O_STATS: g.stats_only = 1; break;
         case 'o': out_path = optarg; break;
         case 'f': fmt_name = optarg; break;
@@ -189,7 +176,7 @@ int tc_cli_compile(int argc, char **argv)
                 st = tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--proto: '%s' is not Simple, LL or LL128", optarg);
             lo.proto = optarg;
             break;
-        case O_CHANNELS: st = parse_int(&ctx, "channels", optarg, 1, 1024, &lo.channels); break;
+        case O_CHANNELS: st = tc_cli_parse_int(&ctx, "channels", optarg, 1, 1024, &lo.channels); break;
         case O_MINB: st = parse_bytes(&ctx, "min-bytes", optarg, &lo.min_bytes); break;
         case O_MAXB: st = parse_bytes(&ctx, "max-bytes", optarg, &lo.max_bytes); break;
         case O_INPLACE: lo.inplace = 1; break;

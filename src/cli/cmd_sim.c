@@ -7,6 +7,7 @@
 #include "tacos/topo.h"
 
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,10 +76,16 @@ int tc_cli_sim(int argc, char **argv)
             break;
         case O_SVG: svg = optarg; break;
         case O_LINKS: links = 1; break;
-        case O_UNWIND: unwind = atoi(optarg); break;
+        case O_UNWIND:
+            if (tc_cli_parse_int(&ctx, "unwind", optarg, 1, INT_MAX, &unwind))
+                return 2;
+            break;
         case O_ALGO: algo = optarg; break;
         case O_COLL: coll_s = optarg; break;
-        case O_CHUNKS: chunks = atoi(optarg); break;
+        case O_CHUNKS:
+            if (tc_cli_parse_int(&ctx, "chunks", optarg, 1, 1 << 20, &chunks))
+                return 2;
+            break;
         case O_TIMING: timing = 1; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;

@@ -6,6 +6,7 @@
 #include "tacos/topo.h"
 
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,8 @@ static void usage(FILE *f)
           "must exist in that topology (switches unwound with degree D, default each switch's own).\n"
           "An MSCCL XML plan is checked for the runtime's structural rules, matched send/receive sequences,\n"
           "deadlock freedom and the collective's result; --target also applies that runtime's limits.\n"
-          "Exit status 0 when the plan is correct, 1 otherwise.\n",
+          "The format is told by content (JSON starts with '{').\n"
+          "Exit status 0 when the plan is correct, 1 otherwise (2 for bad usage).\n",
           f);
 }
 
@@ -39,7 +41,10 @@ int tc_cli_verify(int argc, char **argv)
         switch (opt) {
         case 't': topo_path = optarg; break;
         case 'c': costs_path = optarg; break;
-        case 'u': unwind = atoi(optarg); break;
+        case 'u':
+            if (tc_cli_parse_int(&ctx, "unwind", optarg, 1, INT_MAX, &unwind))
+                return 2;
+            break;
         case 'T': target = optarg; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
@@ -50,6 +55,8 @@ int tc_cli_verify(int argc, char **argv)
         return 2;
     }
     const char *path = argv[optind];
+    if (costs_path && !topo_path)
+        return tc_cli_exit(tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--costs needs --topo"));
     tc_status st = TC_OK;
     tc_topo *flat = NULL;
     tc_msccl *m = NULL;
@@ -67,12 +74,19 @@ int tc_cli_verify(int argc, char **argv)
         if ((st = tc_cli_load_topo(&ctx, topo_path, costs_path, unwind, &flat)))
             goto done;
     }
-    if (tc_format_from_path(path) == TC_FMT_MSCCL) {
+    tc_format fmt;
+    if ((st = tc_sched_sniff(&ctx, path, &fmt)))
+        goto done;
+    if (target && fmt != TC_FMT_MSCCL) {
+        st = tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--target applies to MSCCL XML plans only ('%s' is JSON)", path);
+        goto done;
+    }
+    if (fmt == TC_FMT_MSCCL) {
         if ((st = tc_msccl_read(&ctx, path, &m)) || (st = tc_msccl_verify(&ctx, m, lim, path)))
             goto done;
-        printf("%s: ok: MSCCL %s, %d gpus, %d channels, %d chunks per loop, proto %s%s\n", path,
+        printf("%s: ok: MSCCL %s, %d gpus, %d channels, %d chunks per loop, proto %s%s%s%s\n", path,
                tc_coll_name(m->coll), m->ngpus, m->nchannels, m->nchunksperloop, m->proto,
-               lim ? (lim->max_tbs_per_gpu == 64 ? ", rccl limits" : ", nccl limits") : "");
+               target ? ", " : "", target ? target : "", target ? " limits" : "");
     } else {
         if ((st = tc_sched_load(&ctx, path, &s)))
             goto done;

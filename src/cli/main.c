@@ -68,6 +68,17 @@ tc_status tc_cli_close_output(tc_ctx *ctx, const char *path, FILE *f, char *tmp,
     return st;
 }
 
+tc_status tc_cli_parse_int(tc_ctx *ctx, const char *opt, const char *s, long lo, long hi, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi)
+        return tc_error(ctx, TC_ERR_USAGE, NULL, 0, "--%s: '%s' is not an integer in [%ld, %ld]", opt, s, lo, hi);
+    *out = (int)v;
+    return TC_OK;
+}
+
 tc_status tc_cli_load_topo(tc_ctx *ctx, const char *path, const char *costs_path, int unwind, tc_topo **out)
 {
     tc_topo *t = NULL;

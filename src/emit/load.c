@@ -5,7 +5,7 @@
 #include <errno.h>
 #include <string.h>
 
-tc_status tc_sched_load(tc_ctx *ctx, const char *path, tc_sched **out)
+tc_status tc_sched_sniff(tc_ctx *ctx, const char *path, tc_format *out)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
@@ -14,14 +14,26 @@ tc_status tc_sched_load(tc_ctx *ctx, const char *path, tc_sched **out)
     do
         c = fgetc(f);
     while (c == ' ' || c == '\n' || c == '\r' || c == '\t');
+    int bad = c == EOF && ferror(f), e = errno;
     fclose(f);
+    if (bad)
+        return tc_error(ctx, TC_ERR_IO, path, 0, "cannot read: %s", strerror(e));
     if (c == EOF)
         return tc_error(ctx, TC_ERR_PARSE, path, 0, "empty file");
-    if (c == '{')
+    *out = c == '{' ? TC_FMT_JSON : TC_FMT_MSCCL;
+    return TC_OK;
+}
+
+tc_status tc_sched_load(tc_ctx *ctx, const char *path, tc_sched **out)
+{
+    tc_format fmt;
+    tc_status st = tc_sched_sniff(ctx, path, &fmt);
+    if (st)
+        return st;
+    if (fmt == TC_FMT_JSON)
         return tc_emit_json_read(ctx, path, out);
     tc_msccl *m = NULL;
-    tc_status st = tc_msccl_read(ctx, path, &m);
-    if (st)
+    if ((st = tc_msccl_read(ctx, path, &m)))
         return st;
     st = tc_msccl_to_sched(ctx, m, path, out);
     tc_msccl_free(m);
