@@ -105,6 +105,8 @@ int tc_topo_connected(const tc_topo *t, int *from, int *to);
  *  (-1 unreachable).  Deterministic: ties broken by lowest link id. */
 int tc_topo_shortest_path(const tc_topo *t, int a, int b, int *links, int cap);
 
+/** The lowest-id link from a to b on an indexed topology, -1 when they are not neighbours. */
+int tc_topo_link_between(const tc_topo *t, int a, int b);
 /** Breadth-first tree from src over an indexed topology, out-links in link-id order (the tree every
  *  tc_topo_shortest_path answer lies on): parent[v] is the link reaching v, -1 for src, -2 when v is
  *  unreachable.  parent holds n_npus ints. */

@@ -2,6 +2,8 @@
 #include "classic.h"
 
 #include <ctype.h>
+#include "tacos/topo.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,20 +72,6 @@ static int cmp_lx(const void *pa, const void *pb)
     if (a->dst != b->dst) return a->dst < b->dst ? -1 : 1;
     if (a->chunk != b->chunk) return a->chunk < b->chunk ? -1 : 1;
     return a->op < b->op ? -1 : a->op > b->op;
-}
-
-/* A direct link src -> dst (lowest id among parallel ones), or -1. */
-static int direct_link(const tc_topo *t, int src, int dst)
-{
-    if (!t->out_off)
-        return -1;
-    int best = -1;
-    for (int i = t->out_off[src]; i < t->out_off[src + 1]; i++) {
-        int l = t->out_link[i];
-        if (t->links[l].dst == dst && (best < 0 || l < best))
-            best = l;
-    }
-    return best;
 }
 
 tc_status tc_algo_lplan_emit(tc_ctx *ctx, const tc_topo *topo, const tc_lplan *p, tc_coll coll, int K,
@@ -270,7 +258,7 @@ int tc_algo_pow2_floor(int n)
 
 static int linked(const tc_topo *t, int a, int b)
 {
-    return direct_link(t, a, b) >= 0;
+    return tc_topo_link_between(t, a, b) >= 0;
 }
 
 /* Is `t` a torus or mesh with these dims, dims[0] varying fastest? */

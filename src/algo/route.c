@@ -96,10 +96,7 @@ int tc_algo_router_path(tc_algo_router *r, int src, int dst, const int **links)
         return 0;
     if (src != r->src) {
         /* a direct neighbour needs no tree: its lowest-id link, as tc_topo_shortest_path answers */
-        int best = -1;
-        for (int e = t->out_off[src]; e < t->out_off[src + 1]; e++)
-            if (t->links[t->out_link[e]].dst == dst && (best < 0 || t->out_link[e] < best))
-                best = t->out_link[e];
+        int best = tc_topo_link_between(t, src, dst);
         if (best >= 0) {
             r->path[0] = best;
             return 1;

@@ -446,6 +446,17 @@ tc_status tc_topo_bfs_tree(const tc_topo *t, int src, int *parent)
     return TC_OK;
 }
 
+int tc_topo_link_between(const tc_topo *t, int a, int b)
+{
+    if (!t->out_off || a < 0 || a >= t->n_npus)
+        return -1;
+    int best = -1;
+    for (int e = t->out_off[a]; e < t->out_off[a + 1]; e++)
+        if (t->links[t->out_link[e]].dst == b && (best < 0 || t->out_link[e] < best))
+            best = t->out_link[e];
+    return best;
+}
+
 int tc_topo_shortest_path(const tc_topo *t, int a, int b, int *links, int cap)
 {
     int n = t->n_npus;
@@ -456,10 +467,7 @@ int tc_topo_shortest_path(const tc_topo *t, int a, int b, int *links, int cap)
     int *off = t->out_off, *idx = t->out_link, own = 0, len = -1;
     int *parent = NULL, *queue = NULL;
     if (off) { /* neighbours: the lowest-id direct link, without a search */
-        int best = -1;
-        for (int e = off[a]; e < off[a + 1]; e++)
-            if (t->links[idx[e]].dst == b && (best < 0 || idx[e] < best))
-                best = idx[e];
+        int best = tc_topo_link_between(t, a, b);
         if (best >= 0) {
             if (links && cap > 0)
                 links[0] = best;
