@@ -191,7 +191,10 @@ static int cmp_xfer(const void *pa, const void *pb)
 
 void tc_sched_sort(tc_sched *s)
 {
-    if (s->n_xfers > 1)
+    int i = 1; /* generators mostly emit in order already: one pass spares the sort and its buffer */
+    while (i < s->n_xfers && cmp_xfer(&s->xfers[i - 1], &s->xfers[i]) <= 0)
+        i++;
+    if (i < s->n_xfers)
         qsort(s->xfers, (size_t)s->n_xfers, sizeof *s->xfers, cmp_xfer);
 }
 
