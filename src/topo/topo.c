@@ -608,10 +608,11 @@ static double dijkstra_ecc(const tc_topo *t, int src, double *dist, heap_item *h
     return ecc;
 }
 
-/* Hop eccentricity of src over NPU links (out-CSR); returns the farthest vertex in *far. */
-static int bfs_ecc(const tc_topo *t, int src, int *dist, int *queue, int *far)
+/* Hop eccentricity of src over the out-CSR off/adj (neighbour ids); returns the farthest vertex in *far. */
+static int bfs_ecc(const tc_topo *t, const int *adj, int src, int *dist, int *queue, int *far)
 {
     int n = t->n_npus;
+    const int *off = t->out_off;
     for (int v = 0; v < n; v++)
         dist[v] = -1;
     int head = 0, tail = 0, ecc = 0;
@@ -624,8 +625,8 @@ static int bfs_ecc(const tc_topo *t, int src, int *dist, int *queue, int *far)
             ecc = dist[v];
             *far = v;
         }
-        for (int e = t->out_off[v]; e < t->out_off[v + 1]; e++) {
-            int w = t->links[t->out_link[e]].dst;
+        for (int e = off[v]; e < off[v + 1]; e++) {
+            int w = adj[e];
             if (dist[w] < 0) {
                 dist[w] = dist[v] + 1;
                 queue[tail++] = w;
@@ -641,10 +642,13 @@ static tc_status info_compute(const tc_topo *t, tc_topo_info *in)
     tc_status st = TC_ERR_NOMEM;
     double *inj = calloc((size_t)n, sizeof *inj), *ej = calloc((size_t)n, sizeof *ej);
     int *dist = malloc((size_t)n * sizeof *dist), *queue = malloc((size_t)n * sizeof *queue);
+    int *adj = malloc(((size_t)t->out_off[n] + 1) * sizeof *adj); /* BFS reads neighbour ids only */
     double *ddist = NULL;
     heap_item *heap = NULL;
-    if (!inj || !ej || !dist || !queue)
+    if (!inj || !ej || !dist || !queue || !adj)
         goto done;
+    for (int e = 0; e < t->out_off[n]; e++)
+        adj[e] = t->links[t->out_link[e]].dst;
     for (int i = 0; i < t->n_links; i++) {
         inj[t->links[i].src] += 1.0 / t->links[i].beta;
         ej[t->links[i].dst] += 1.0 / t->links[i].beta;
@@ -673,7 +677,7 @@ static tc_status info_compute(const tc_topo *t, tc_topo_info *in)
     in->diameter_exact = exact;
     for (int k = 0; k < n_src; k++) {
         int src = exact ? k : (int)((long long)k * n / n_src), far;
-        int e = bfs_ecc(t, src, dist, queue, &far);
+        int e = bfs_ecc(t, adj, src, dist, queue, &far);
         if (e < 0) {
             in->diameter = -1;
             break;
@@ -681,7 +685,7 @@ static tc_status info_compute(const tc_topo *t, tc_topo_info *in)
         if (e > in->diameter)
             in->diameter = e;
         if (!exact) {
-            e = bfs_ecc(t, far, dist, queue, &far);
+            e = bfs_ecc(t, adj, far, dist, queue, &far);
             if (e > in->diameter)
                 in->diameter = e;
         }
@@ -714,6 +718,7 @@ done:
     free(ej);
     free(dist);
     free(queue);
+    free(adj);
     free(ddist);
     free(heap);
     return st;
