@@ -185,6 +185,106 @@ START_TEST(test_event_store_forward)
 }
 END_TEST
 
+/* The schedule with its steps' blocks in reverse array order (order inside a step kept): the event model
+ * must find the issue order itself and give the same result, timeline included. */
+static tc_sched *steps_reversed(const tc_sched *s)
+{
+    tc_sched *c = NULL;
+    ck_assert_int_eq(tc_sched_clone(s, &c), TC_OK);
+    int n = 0;
+    for (int st = s->n_steps - 1; st >= 0; st--)
+        for (int i = 0; i < s->n_xfers; i++)
+            if (s->xfers[i].step == st)
+                c->xfers[n++] = s->xfers[i];
+    ck_assert_int_eq(n, s->n_xfers);
+    return c;
+}
+
+static void assert_same_result(const tc_sim_result *a, const tc_sim_result *b)
+{
+    ck_assert_msg(a->time == b->time, "%.17g != %.17g", a->time, b->time);
+    ck_assert_int_eq(a->max_dilation, b->max_dilation);
+    for (int l = 0; l < a->n_links; l++)
+        ck_assert(a->link_busy[l] == b->link_busy[l]);
+    ck_assert_int_eq(a->bins, b->bins);
+    for (long i = 0; i < (long)a->n_links * a->bins; i++)
+        ck_assert(a->timeline[i] == b->timeline[i]);
+}
+
+START_TEST(test_event_order)
+{
+    tc_rng g;
+    tc_rng_seed(&g, tu_seed());
+    const int n = 4 + (int)tc_rng_below(&g, 8);
+    tc_topo *t = mk_biring(n, (1 + tc_rng_unit(&g)) * 1e-6, (10 + 40 * tc_rng_unit(&g)) * 1e9);
+    const char *algos[] = {"ring", "tacos"};
+    for (int a = 0; a < 2; a++) {
+        tc_sched *s = gen(algos[a], t, TC_COLL_ALLREDUCE, (1 + tc_rng_below(&g, 64)) << 20);
+        tc_sched *r = steps_reversed(s);
+        ck_assert(s->n_steps > 1 && r->xfers[0].step == s->n_steps - 1);
+        tc_sim_result *e1 = sim(s, t, TC_SIM_EVENT, 20), *e2 = sim(r, t, TC_SIM_EVENT, 20);
+        ck_assert(e1->time > 0);
+        assert_same_result(e1, e2);
+        tc_sim_result_free(e1);
+        tc_sim_result_free(e2);
+        tc_sched_free(s);
+        tc_sched_free(r);
+    }
+    tc_topo_free(t);
+}
+END_TEST
+
+/*
+ * More chunks in flight than the event model's first window holds (4096): each rank's K chunks cross three
+ * ring hops, a step's K R transfers issued at once, K queued on every link, so each link carries three
+ * blocks of K chunks.  With occ the time one chunk holds a link:
+ *  - link-bound, (K - 1) occ >= alpha: a block's chunks arrive before the link is free for them, the link
+ *    never idles, the last chunk arrives at 3 K occ + alpha;
+ *  - latency-bound, alpha >= (K - 1) occ: chunk j of each block waits for its arrival, (j + 1) occ + alpha
+ *    after the previous hop started it, so the last arrives at (K + 2) occ + 3 alpha.
+ * The second case reads every arrival held in the window across its growth, and the timeline shows when
+ * each link carried what.
+ */
+START_TEST(test_event_window)
+{
+    tc_rng g;
+    tc_rng_seed(&g, tu_seed());
+    const double bw = 25e9, occ = 4096 / bw;
+    const int R = 4, K = 5000 + (int)tc_rng_below(&g, 3000);
+    for (int latency_bound = 0; latency_bound < 2; latency_bound++) {
+        const double alpha = latency_bound ? (1 + tc_rng_unit(&g)) * K * occ : (1 + tc_rng_unit(&g)) * 1e-6;
+        tc_topo *t = mk_biring(R, alpha, bw);
+        tc_sched *s = NULL;
+        ck_assert_int_eq(tc_sched_create(TC_COLL_ALLGATHER, R, K, (uint64_t)R * K * 4096, &s), TC_OK);
+        for (int st = 0; st < 3; st++)
+            for (int r = 0; r < R; r++)
+                for (int j = 0; j < K; j++) {
+                    int src = (r + st) % R, dst = (src + 1) % R;
+                    ck_assert_int_eq(tc_sched_add(s, src, dst, r * K + j, TC_OP_COPY,
+                                                  tc_topo_link_between(t, src, dst), st, st, st + 1, NULL, 0),
+                                     TC_OK);
+                }
+        tc_sim_result *e = sim(s, t, TC_SIM_EVENT, 50);
+        ck_assert(latency_bound ? alpha >= (K - 1) * occ : (K - 1) * occ >= alpha);
+        const double want = latency_bound ? (K + 2) * occ + 3 * alpha : 3 * K * occ + alpha;
+        ck_assert_msg(close_to(e->time, want), "%.9g vs %.9g", e->time, want);
+        for (int l = 0; l < t->n_links; l++) {
+            const int forward = t->links[l].dst == (t->links[l].src + 1) % R;
+            ck_assert(forward ? close_to(e->link_busy[l], 3 * K * occ) : e->link_busy[l] == 0);
+        }
+        /* the sorted order keeps every arrival in a flat array: the timelines must agree too */
+        tc_sched *r = steps_reversed(s);
+        tc_sim_result *e2 = sim(r, t, TC_SIM_EVENT, 50);
+        assert_same_result(e, e2);
+        tc_sim_result_free(e);
+        tc_sim_result_free(e2);
+        tc_sched_free(s);
+        tc_sched_free(r);
+        tc_topo_free(t);
+    }
+}
+END_TEST
+
 /* Decode a PNG written by rsvg-convert (8-bit RGB/RGBA, non-interlaced) and count non-white pixels.
  * zlib's uncompress is looked up at run time (libxml2 already loads zlib). */
 static long count_ink(const char *path)
@@ -361,6 +461,8 @@ static Suite *sim_suite(void)
     tcase_add_test(tc, test_rhd_ring_congestion);
     tcase_add_test(tc, test_ring_vs_direct);
     tcase_add_test(tc, test_event_store_forward);
+    tcase_add_test(tc, test_event_order);
+    tcase_add_test(tc, test_event_window);
     tcase_add_test(tc, test_svg);
     tcase_add_test(tc, test_cli);
     suite_add_tcase(s, tc);

@@ -1,22 +1,29 @@
 /*
  * sim: the cost of a schedule on a topology (see include/tacos/sim.h for the two models' definitions).
  *
- * Data flow: validate every transfer against the topology and resolve its route (own route, own link, or
- * an igraph shortest path cached per source), then run the chosen model over flat arrays:
+ * Data flow: each model checks every transfer against the topology on its first pass and resolves its route
+ * (own route, own link, or an igraph shortest path cached per source), over flat arrays:
  *  - ab: counting sort by step, per round accumulate bytes per link and the longest summed alpha;
  *  - event: issue order by (t_start, step, index); "source holds the chunk" is a per-(rank, chunk)
  *    settled arrival time, committed from the transfers in t_end order as the issue time passes them;
- *    one FIFO per link (free time), store and forward per hop.
+ *    one FIFO per link (free time), store and forward per hop.  Generators emit transfers in that order,
+ *    so the model first walks the array as it is, checking the order as it goes and keeping arrivals in a
+ *    window over the uncommitted ones; an out-of-order schedule is sorted and walked again.
  * With a timeline requested, the model runs twice: once for the total time, once to bin the occupancy.
- * Costs: O(M log M) when the transfers are not already in issue order, O(M + hops) otherwise.
+ * The ideal bound's topology metrics are computed on a second thread while the model runs.
+ * Costs: one pass, O(M + hops) time and O(R C) memory for the settled table, when the transfers are in
+ * order; O(M log M) and O(M) more memory otherwise.
  */
 #include "tacos/sim.h"
 #include "tacos/topo.h"
 
 #include <igraph/igraph.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 void tc_sim_opts_init(tc_sim_opts *o)
 {
@@ -161,42 +168,42 @@ static tc_status route_of(tc_ctx *ctx, router *ro, int xi, const int **links, in
     return TC_OK;
 }
 
-/* Check ranks, chunks, times and the links of every transfer once. */
-static tc_status validate(tc_ctx *ctx, const tc_sched *s, const tc_topo *t)
+/* Check one transfer's ranks, chunk, step and links against the topology (each model's first pass). */
+static tc_status check_xfer(tc_ctx *ctx, const tc_sched *s, const tc_topo *t, int i)
 {
-    for (int i = 0; i < s->n_xfers; i++) {
-        const tc_xfer *x = &s->xfers[i];
-        if (x->src < 0 || x->src >= t->n_npus || x->dst < 0 || x->dst >= t->n_npus)
-            return tc_error(ctx, TC_ERR_INVALID, NULL, 0,
-                            "sim: transfer %d: rank %d->%d out of range (topology has %d npus)", i, x->src,
-                            x->dst, t->n_npus);
-        if (x->chunk < 0 || x->chunk >= s->n_chunks)
-            return tc_error(ctx, TC_ERR_INVALID, NULL, 0, "sim: transfer %d: chunk %d out of range (%d chunks)",
-                            i, x->chunk, s->n_chunks);
-        if (x->step < 0)
-            return tc_error(ctx, TC_ERR_INVALID, NULL, 0, "sim: transfer %d: negative step %d", i, x->step);
-        if (x->route_len > 0) {
-            if (x->route_off < 0 || x->route_off + x->route_len > s->n_route)
-                return tc_error(ctx, TC_ERR_INVALID, NULL, 0, "sim: transfer %d: route out of range", i);
-            int at = x->src;
-            for (int h = 0; h < x->route_len; h++) {
-                int l = s->route[x->route_off + h];
-                if (l < 0 || l >= t->n_links || t->links[l].src != at)
-                    return tc_error(ctx, TC_ERR_INVALID, NULL, 0,
-                                    "sim: transfer %d (%d->%d): route hop %d is not a link leaving npu %d", i,
-                                    x->src, x->dst, h, at);
-                at = t->links[l].dst;
-            }
-            if (at != x->dst)
-                return tc_error(ctx, TC_ERR_INVALID, NULL, 0, "sim: transfer %d: route ends at npu %d, not %d", i,
-                                at, x->dst);
-        } else if (x->link >= 0) {
-            if (x->link >= t->n_links || t->links[x->link].src != x->src || t->links[x->link].dst != x->dst)
+    const tc_xfer *x = &s->xfers[i];
+    if (x->src < 0 || x->src >= t->n_npus || x->dst < 0 || x->dst >= t->n_npus)
+        return tc_error(ctx, TC_ERR_INVALID, NULL, 0,
+                        "sim: transfer %d: rank %d->%d out of range (topology has %d npus)", i, x->src, x->dst,
+                        t->n_npus);
+    if (x->chunk < 0 || x->chunk >= s->n_chunks)
+        return tc_error(ctx, TC_ERR_INVALID, NULL, 0, "sim: transfer %d: chunk %d out of range (%d chunks)", i,
+                        x->chunk, s->n_chunks);
+    if (x->step < 0)
+        return tc_error(ctx, TC_ERR_INVALID, NULL, 0, "sim: transfer %d: negative step %d", i, x->step);
+    if (x->route_len > 0) {
+        if (x->route_off < 0 || x->route_off + x->route_len > s->n_route)
+            return tc_error(ctx, TC_ERR_INVALID, NULL, 0, "sim: transfer %d: route out of range", i);
+        int at = x->src;
+        for (int h = 0; h < x->route_len; h++) {
+            int l = s->route[x->route_off + h];
+            if (l < 0 || l >= t->n_links || t->links[l].src != at)
                 return tc_error(ctx, TC_ERR_INVALID, NULL, 0,
-                                "sim: transfer %d: link %d does not join npu %d to npu %d", i, x->link, x->src,
-                                x->dst);
+                                "sim: transfer %d (%d->%d): route hop %d is not a link leaving npu %d", i, x->src,
+                                x->dst, h, at);
+            at = t->links[l].dst;
         }
+        if (at != x->dst)
+            return tc_error(ctx, TC_ERR_INVALID, NULL, 0, "sim: transfer %d: route ends at npu %d, not %d", i, at,
+                            x->dst);
+    } else if (x->link >= 0) {
+        if (x->link >= t->n_links || t->links[x->link].src != x->src || t->links[x->link].dst != x->dst)
+            return tc_error(ctx, TC_ERR_INVALID, NULL, 0, "sim: transfer %d: link %d does not join npu %d to npu %d",
+                            i, x->link, x->src, x->dst);
     }
+    if (!(x->t_end >= x->t_start))
+        return tc_error(ctx, TC_ERR_INVALID, NULL, 0, "sim: transfer %d (%d->%d chunk %d) ends at %g, before its start %g",
+                        i, x->src, x->dst, x->chunk, x->t_end, x->t_start);
     return TC_OK;
 }
 
@@ -236,10 +243,14 @@ static tc_status run_ab(tc_ctx *ctx, router *ro, double bytes, tc_sim_result *r,
     const tc_topo *t = ro->t;
     const int M = s->n_xfers;
     int S = 1;
-    for (int i = 0; i < M; i++)
+    tc_status st;
+    for (int i = 0; i < M; i++) {
+        if ((st = check_xfer(ctx, s, t, i)))
+            return st;
         if (s->xfers[i].step + 1 > S)
             S = s->xfers[i].step + 1;
-    tc_status st = TC_OK;
+    }
+    st = TC_OK;
     int *start = calloc((size_t)S + 1, sizeof *start), *order = malloc((size_t)(M ? M : 1) * sizeof *order);
     int *cnt = calloc((size_t)t->n_links + 1, sizeof *cnt);
     int *tlist = malloc(((size_t)t->n_links + 1) * sizeof *tlist);
@@ -339,6 +350,46 @@ static tc_status settled_init(settled *st, int n_ranks, int n_chunks, int n_xfer
     return st->keys && st->vals ? TC_OK : TC_ERR_NOMEM;
 }
 
+/*
+ * A fresh dense table costs a page fault per page as the model first touches it, and on virtual machines
+ * those are slow and erratic (0.05 to 0.4 s for 128 MiB).  A second thread populates the pages ahead of
+ * the model with MADV_POPULATE_WRITE, which maps them without changing their contents: it races with
+ * nothing, and where the kernel lacks it the model simply faults as before.
+ */
+typedef struct prefault {
+    char *lo, *hi;
+    pthread_t thread;
+    int started;
+} prefault;
+
+static void *prefault_run(void *arg)
+{
+    const prefault *p = arg;
+    const size_t step = (size_t)2 << 20;
+    for (char *a = p->lo; a < p->hi; a += step)
+        if (madvise(a, (size_t)(p->hi - a) < step ? (size_t)(p->hi - a) : step, MADV_POPULATE_WRITE))
+            break;
+    return NULL;
+}
+
+static void prefault_start(prefault *p, void *base, size_t bytes)
+{
+    memset(p, 0, sizeof *p);
+    const uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+    if (bytes < ((size_t)64 << 20) || pg == 0 || (pg & (pg - 1)))
+        return;
+    p->lo = (char *)(((uintptr_t)base + pg - 1) & ~(pg - 1));
+    p->hi = (char *)(((uintptr_t)base + bytes) & ~(pg - 1));
+    p->started = pthread_create(&p->thread, NULL, prefault_run, p) == 0;
+}
+
+static void prefault_join(prefault *p)
+{
+    if (p->started)
+        pthread_join(p->thread, NULL);
+    p->started = 0;
+}
+
 static void settled_free(settled *st)
 {
     free(st->dense);
@@ -346,11 +397,12 @@ static void settled_free(settled *st)
     free(st->vals);
 }
 
-static double *settled_slot(settled *st, int rank, int chunk, int create)
+static inline double *settled_slot(settled *st, int rank, int chunk, int create)
 {
     /* Diagonal layout: cell ((chunk - rank K) mod C, rank).  Ring-like steps, where rank r handles chunk
-     * r K + const, then touch consecutive cells instead of one page per rank. */
-    int64_t d = ((int64_t)chunk - (int64_t)rank * st->k) % st->n_chunks;
+     * r K + const, then touch consecutive cells instead of one page per rank.  0 <= rank K < C, so one
+     * conditional add replaces the modulo. */
+    int64_t d = (int64_t)chunk - (int64_t)rank * st->k;
     if (d < 0)
         d += st->n_chunks;
     uint64_t key = (uint64_t)d * (uint64_t)st->n_ranks + (uint64_t)rank;
@@ -390,20 +442,10 @@ static int cmp_end(const void *pa, const void *pb, void *u)
     return a < b ? -1 : a > b;
 }
 
-/* An index permutation sorted by cmp, or NULL in *out when the identity already is (saves memory). */
 static tc_status sorted_order(const tc_sched *s, int (*cmp)(const void *, const void *, void *), int **out)
 {
     const int M = s->n_xfers;
-    *out = NULL;
-    int sorted = 1;
-    for (int i = 1; i < M && sorted; i++) {
-        int a = i - 1, b = i;
-        if (cmp(&a, &b, s->xfers) > 0)
-            sorted = 0;
-    }
-    if (sorted)
-        return TC_OK;
-    int *o = malloc((size_t)M * sizeof *o);
+    int *o = malloc((size_t)(M ? M : 1) * sizeof *o);
     if (!o)
         return TC_ERR_NOMEM;
     for (int i = 0; i < M; i++)
@@ -413,85 +455,193 @@ static tc_status sorted_order(const tc_sched *s, int (*cmp)(const void *, const 
     return TC_OK;
 }
 
-static tc_status run_event(tc_ctx *ctx, router *ro, double bytes, tc_sim_result *r, binner *bn)
+/*
+ * The order the event model visits transfers in.  issue == NULL: the identity, assumed to be both the issue
+ * order and the end order (generators emit that), checked as the pass goes; arrivals then live in a ring
+ * window over the positions not yet committed.  Otherwise issue/ends are sorted permutations, pos their
+ * inverse, and arrivals a flat array by issue position.
+ */
+typedef struct order {
+    int *issue, *ends, *pos;
+    double tol;          /* time comparisons: 1e-9 of the schedule's span */
+    double *arr;         /* arrival by issue position, cap a power of two, index & (cap - 1) */
+    int64_t cap;
+} order;
+
+static void order_free(order *o)
+{
+    free(o->issue);
+    free(o->ends);
+    free(o->pos);
+    free(o->arr);
+}
+
+/* Grow the identity order's window to hold positions [lo, hi]: the ring keeps its entries' positions. */
+static tc_status window_fit(order *o, int64_t lo, int64_t hi)
+{
+    if (hi - lo < o->cap)
+        return TC_OK;
+    int64_t cap = o->cap;
+    while (hi - lo >= cap)
+        cap *= 2;
+    double *n = malloc((size_t)cap * sizeof *n);
+    if (!n)
+        return TC_ERR_NOMEM;
+    for (int64_t p = lo; p < hi; p++)
+        n[p & (cap - 1)] = o->arr[p & (o->cap - 1)];
+    free(o->arr);
+    o->arr = n;
+    o->cap = cap;
+    return TC_OK;
+}
+
+/* The permuted order: sort by issue and by end time, invert the issue order. */
+static tc_status order_sorted(const tc_sched *s, order *o)
+{
+    const int M = s->n_xfers;
+    double span = 0;
+    for (int i = 0; i < M; i++)
+        if (fabs(s->xfers[i].t_end) > span)
+            span = fabs(s->xfers[i].t_end);
+    o->tol = 1e-9 * span;
+    tc_status st;
+    if ((st = sorted_order(s, cmp_issue, &o->issue)) || (st = sorted_order(s, cmp_end, &o->ends)))
+        return st;
+    o->cap = 1;
+    while (o->cap < M)
+        o->cap *= 2;
+    o->pos = malloc((size_t)(M ? M : 1) * sizeof *o->pos);
+    o->arr = malloc((size_t)o->cap * sizeof *o->arr);
+    if (!o->pos || !o->arr)
+        return TC_ERR_NOMEM;
+    for (int k = 0; k < M; k++)
+        o->pos[o->issue[k]] = k;
+    return TC_OK;
+}
+
+/* A link as the event model sees it: its ends, the time one chunk occupies it, its latency, and its FIFO's
+ * state (free from, busy in all).  One record per link keeps a hop's reads on one cache line. */
+typedef struct lane {
+    int src, dst;
+    double occ, alpha, free, busy;
+} lane;
+
+/*
+ * One pass of the event model in order *o.  Sets *unsorted (and stops early) when the identity order turns
+ * out not to be the issue and end order.
+ */
+static tc_status event_pass(tc_ctx *ctx, router *ro, order *o, double bytes, tc_sim_result *r, binner *bn,
+                            int *unsorted)
 {
     const tc_sched *s = ro->s;
     const tc_topo *t = ro->t;
     const tc_xfer *xs = s->xfers;
-    const int M = s->n_xfers;
+    const int M = s->n_xfers, n_links = t->n_links, n_chunks = s->n_chunks;
+    const int ident = o->issue == NULL;
+    const double tol = o->tol;
     tc_status st = TC_OK;
-    int *issue = NULL, *ends = NULL;
-    double *arrival = NULL, *lfree = NULL, *occ = NULL;
+    lane *ln = malloc(((size_t)n_links + 1) * sizeof *ln);
     settled tab;
-    memset(&tab, 0, sizeof tab);
-    double span = 0;
-    for (int i = 0; i < M; i++) {
-        if (!(xs[i].t_end >= xs[i].t_start))
-            return tc_error(ctx, TC_ERR_INVALID, NULL, 0,
-                            "sim: transfer %d (%d->%d chunk %d) ends at %g, before its start %g", i, xs[i].src,
-                            xs[i].dst, xs[i].chunk, xs[i].t_end, xs[i].t_start);
-        if (fabs(xs[i].t_end) > span)
-            span = fabs(xs[i].t_end);
+    if (!ln || (st = settled_init(&tab, s->n_ranks, n_chunks, M))) {
+        free(ln);
+        return st ? st : TC_ERR_NOMEM;
     }
-    const double tol = 1e-9 * span; /* schedule times are computed sums: compare with a tolerance */
-    if ((st = sorted_order(s, cmp_issue, &issue)) || (st = sorted_order(s, cmp_end, &ends)))
-        goto done;
-    arrival = malloc((size_t)(M ? M : 1) * sizeof *arrival);
-    lfree = calloc((size_t)t->n_links + 1, sizeof *lfree);
-    occ = malloc(((size_t)t->n_links + 1) * sizeof *occ);
-    if (!arrival || !lfree || !occ || (st = settled_init(&tab, s->n_ranks, s->n_chunks, M))) {
-        st = st ? st : TC_ERR_NOMEM;
-        goto done;
-    }
-    for (int l = 0; l < t->n_links; l++)
-        occ[l] = t->links[l].beta * bytes;
+    prefault pf;
+    prefault_start(&pf, tab.dense, tab.dense ? (size_t)s->n_ranks * (size_t)n_chunks * sizeof *tab.dense : 0);
+    for (int l = 0; l < n_links; l++)
+        ln[l] = (lane){t->links[l].src, t->links[l].dst, t->links[l].beta * bytes, t->links[l].alpha, 0, 0};
+    *unsorted = 0;
     double makespan = 0;
-    int e = 0;
+    int e = 0, dilation = 0;
     for (int k = 0; k < M; k++) {
-        const int i = issue ? issue[k] : k;
+        const int i = ident ? k : o->issue[k];
         const tc_xfer *x = &xs[i];
-        for (; e < M; e++) { /* commit every arrival the schedule says happened by x's start */
-            int y = ends ? ends[e] : e;
-            /* a zero-length transfer applies after the departures at its time (the checker's rule) */
-            if (xs[y].t_end > x->t_start + tol || (xs[y].t_end == xs[y].t_start && xs[y].t_end >= x->t_start - tol))
-                break;
-            double *v = settled_slot(&tab, xs[y].dst, xs[y].chunk, 1);
-            if (arrival[y] > *v)
-                *v = arrival[y];
+        const int l1 = x->link;
+        /* the one-link case checked inline, the rest in full */
+        const int simple = x->route_len == 0 && l1 >= 0 && l1 < n_links && ln[l1].src == x->src &&
+                           ln[l1].dst == x->dst && (unsigned)x->chunk < (unsigned)n_chunks && x->step >= 0 &&
+                           x->t_end >= x->t_start;
+        if (!simple && (st = check_xfer(ctx, s, t, i)))
+            goto done;
+        if (ident && k > 0 &&
+            (x[-1].t_start > x->t_start || (x[-1].t_start == x->t_start && x[-1].step > x->step) ||
+             x[-1].t_end > x->t_end)) {
+            *unsorted = 1;
+            goto done;
         }
-        double *v = settled_slot(&tab, x->src, x->chunk, 0);
+        /* Commit every arrival the schedule says happened by x's start, of transfers already simulated; a
+         * zero-length transfer applies after the departures at its time (the checker's rule). */
+        const double horizon = x->t_start + tol, zero_horizon = x->t_start - tol;
+        for (; e < k; e++) {
+            const int y = ident ? e : o->ends[e], py = ident ? e : o->pos[y];
+            const tc_xfer *xy = &xs[y];
+            if (py >= k || xy->t_end > horizon || (xy->t_end == xy->t_start && xy->t_end >= zero_horizon))
+                break;
+            double *v = settled_slot(&tab, xy->dst, xy->chunk, 1);
+            const double a = o->arr[py & (o->cap - 1)];
+            if (a > *v)
+                *v = a;
+        }
+        const double *v = settled_slot(&tab, x->src, x->chunk, 0);
         double ready = v ? *v : 0;
         const int *links;
         int n;
-        if (x->route_len == 0 && x->link >= 0) { /* the common case, inline */
+        if (simple) {
             links = &x->link;
             n = 1;
         } else if ((st = route_of(ctx, ro, i, &links, &n)))
             goto done;
         for (int h = 0; h < n; h++) {
-            const int l = links[h];
-            double st0 = ready > lfree[l] ? ready : lfree[l];
-            double fin = st0 + occ[l];
-            lfree[l] = fin;
-            r->link_busy[l] += occ[l];
+            lane *L = &ln[links[h]];
+            const double st0 = ready > L->free ? ready : L->free;
+            L->free = st0 + L->occ;
+            L->busy += L->occ;
             if (bn->tl)
-                bin_add(bn, l, st0, fin);
-            ready = fin + t->links[l].alpha;
+                bin_add(bn, links[h], st0, L->free);
+            ready = L->free + L->alpha;
         }
-        if (n > r->max_dilation)
-            r->max_dilation = n;
-        arrival[i] = ready;
+        if (n > dilation)
+            dilation = n;
+        if (ident && k - e >= o->cap && (st = window_fit(o, e, k)))
+            goto done;
+        o->arr[k & (o->cap - 1)] = ready;
         if (ready > makespan)
             makespan = ready;
     }
     r->time = makespan;
+    r->max_dilation = dilation;
+    for (int l = 0; l < n_links; l++)
+        r->link_busy[l] = ln[l].busy;
 done:
-    free(issue);
-    free(ends);
-    free(arrival);
-    free(lfree);
-    free(occ);
+    prefault_join(&pf);
+    free(ln);
     settled_free(&tab);
+    return st;
+}
+
+/* The event model: one pass in the schedule's own order, or, when that is not the issue order, a pass
+ * in sorted order. */
+static tc_status run_event(tc_ctx *ctx, router *ro, double bytes, tc_sim_result *r, binner *bn)
+{
+    const tc_sched *s = ro->s;
+    const int M = s->n_xfers;
+    order o;
+    memset(&o, 0, sizeof o);
+    /* assumed end order: the span is at one end */
+    o.tol = M ? 1e-9 * fmax(fabs(s->xfers[0].t_end), fabs(s->xfers[M - 1].t_end)) : 0;
+    o.cap = 4096;
+    o.arr = malloc((size_t)o.cap * sizeof *o.arr);
+    int unsorted = 0;
+    tc_status st = o.arr ? event_pass(ctx, ro, &o, bytes, r, bn, &unsorted) : TC_ERR_NOMEM;
+    if (st == TC_OK && unsorted) { /* the abandoned pass wrote only its share of the timeline */
+        order_free(&o);
+        memset(&o, 0, sizeof o);
+        if (bn->tl)
+            memset(bn->tl, 0, (size_t)r->n_links * bn->bins * sizeof *bn->tl);
+        if ((st = order_sorted(s, &o)) == TC_OK)
+            st = event_pass(ctx, ro, &o, bytes, r, bn, &unsorted);
+    }
+    order_free(&o);
     return st;
 }
 
@@ -514,6 +664,25 @@ static tc_status run_model(tc_ctx *ctx, router *ro, double bytes, tc_sim_result 
     return r->model == TC_SIM_AB ? run_ab(ctx, ro, bytes, r, bn) : run_event(ctx, ro, bytes, r, bn);
 }
 
+/* The topology metrics behind the ideal bound, computed quietly (a topology without them has no bound). */
+typedef struct ideal_job {
+    const tc_topo *topo;
+    tc_topo_info info;
+    tc_status st;
+    pthread_t thread;
+    int started;
+} ideal_job;
+
+static void *ideal_job_run(void *arg)
+{
+    ideal_job *j = arg;
+    tc_ctx quiet;
+    tc_ctx_init(&quiet);
+    quiet.sink = NULL;
+    j->st = tc_topo_info_get(&quiet, j->topo, &j->info);
+    return NULL;
+}
+
 tc_status tc_sim_run(tc_ctx *ctx, const tc_sched *s, const tc_topo *topo, const tc_sim_opts *opts,
                      tc_sim_result **out)
 {
@@ -531,9 +700,7 @@ tc_status tc_sim_run(tc_ctx *ctx, const tc_sched *s, const tc_topo *topo, const 
                         topo->name ? topo->name : "?", topo->n_npus);
     if (opts->model != TC_SIM_AB && opts->model != TC_SIM_EVENT)
         return tc_error(ctx, TC_ERR_INVALID, NULL, 0, "sim: unknown model %d", (int)opts->model);
-    tc_status st = validate(ctx, s, topo);
-    if (st)
-        return st;
+    tc_status st;
     router ro;
     memset(&ro, 0, sizeof ro);
     ro.s = s;
@@ -542,6 +709,9 @@ tc_status tc_sim_run(tc_ctx *ctx, const tc_sched *s, const tc_topo *topo, const 
     tc_sim_result *r = calloc(1, sizeof *r);
     if (!r)
         return TC_ERR_NOMEM;
+    /* The ideal bound needs the topology's diameter (a BFS per NPU): on a second core, beside the model. */
+    ideal_job ij = {.topo = topo};
+    ij.started = pthread_create(&ij.thread, NULL, ideal_job_run, &ij) == 0;
     r->model = opts->model;
     r->coll = s->coll;
     r->n_ranks = s->n_ranks;
@@ -583,12 +753,12 @@ tc_status tc_sim_run(tc_ctx *ctx, const tc_sched *s, const tc_topo *topo, const 
         r->algbw = (double)r->size / r->time;
         r->busbw = r->algbw * tc_coll_busbw_factor(s->coll, s->n_ranks);
     }
-    tc_topo_info info;
-    tc_ctx quiet;
-    tc_ctx_init(&quiet);
-    quiet.sink = NULL;
-    if (tc_topo_info_get(&quiet, topo, &info) == TC_OK) {
-        r->ideal = tc_topo_ideal_time(&info, s->coll, r->size, s->n_ranks);
+    if (ij.started)
+        pthread_join(ij.thread, NULL);
+    else
+        ideal_job_run(&ij);
+    if (ij.st == TC_OK) {
+        r->ideal = tc_topo_ideal_time(&ij.info, s->coll, r->size, s->n_ranks);
         if (r->ideal > 0 && r->time > 0)
             r->efficiency = r->ideal / r->time;
     }
@@ -596,6 +766,8 @@ tc_status tc_sim_run(tc_ctx *ctx, const tc_sched *s, const tc_topo *topo, const 
     *out = r;
     return TC_OK;
 fail:
+    if (ij.started)
+        pthread_join(ij.thread, NULL);
     router_free(&ro);
     tc_sim_result_free(r);
     return st;
