@@ -115,6 +115,14 @@ static inline int tu_run(const char *cmd, char **output)
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 
+/* The end of a command's output, for a failure message (Check refuses messages over 4 KiB, and raising
+ * that limit slows every passing assertion). */
+static inline const char *tu_tail(const char *out)
+{
+    size_t n = strlen(out);
+    return n > 3000 ? out + n - 3000 : out;
+}
+
 /* Main for a suite built by `make_suite`. */
 #define TU_MAIN(make_suite)                                                                           \
     int main(void)                                                                                    \
