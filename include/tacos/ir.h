@@ -124,6 +124,9 @@ tc_status tc_read_file(tc_ctx *ctx, const char *path, char **buf, size_t *len);
 char *tc_strdup(const char *s);
 /** Wall-clock seconds (monotonic). */
 double tc_now(void);
+/** Ask for transparent huge pages over the 2 MiB-aligned interior of a large allocation (>= 32 MiB; a
+ *  hint only, ignored where the kernel offers none): one page fault per 2 MiB instead of per 4 KiB. */
+void tc_hugepage_hint(void *p, size_t bytes);
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Topology IR                                                                                       */

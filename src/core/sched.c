@@ -133,6 +133,7 @@ static tc_status grow(void **p, int *cap, int need, size_t elem)
     void *q = realloc(*p, (size_t)c * elem);
     if (!q)
         return TC_ERR_NOMEM;
+    tc_hugepage_hint(q, (size_t)c * elem);
     *p = q;
     *cap = (int)c;
     return TC_OK;

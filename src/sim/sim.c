@@ -339,6 +339,7 @@ static tc_status settled_init(settled *st, int n_ranks, int n_chunks, int n_xfer
     int64_t cells = (int64_t)n_ranks * n_chunks;
     if (cells <= ((int64_t)1 << 26) || cells <= 2 * (int64_t)n_xfers) {
         st->dense = calloc((size_t)cells, sizeof *st->dense);
+        tc_hugepage_hint(st->dense, (size_t)cells * sizeof *st->dense);
         return st->dense ? TC_OK : TC_ERR_NOMEM;
     }
     uint64_t cap = 16;
@@ -352,9 +353,9 @@ static tc_status settled_init(settled *st, int n_ranks, int n_chunks, int n_xfer
 
 /*
  * A fresh dense table costs a page fault per page as the model first touches it, and on virtual machines
- * those are slow and erratic (0.05 to 0.4 s for 128 MiB).  A second thread populates the pages ahead of
- * the model with MADV_POPULATE_WRITE, which maps them without changing their contents: it races with
- * nothing, and where the kernel lacks it the model simply faults as before.
+ * those are slow and erratic (0.05 to 0.4 s for 128 MiB in 4 KiB pages).  The table asks for huge pages,
+ * and a second thread populates them ahead of the model with MADV_POPULATE_WRITE, which maps pages without
+ * changing their contents: it races with nothing, and where the kernel lacks it the model faults as before.
  */
 typedef struct prefault {
     char *lo, *hi;
