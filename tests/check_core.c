@@ -153,6 +153,60 @@ START_TEST(test_sched_add_sort_clone)
 }
 END_TEST
 
+/* Source lines follow their transfers through sort, growth and clone; errors about a transfer name them. */
+START_TEST(test_sched_lines)
+{
+    tc_rng r;
+    tc_rng_seed(&r, tu_seed());
+    tc_sched *s = NULL, *c = NULL;
+    ck_assert_int_eq(tc_sched_create(TC_COLL_ALLGATHER, 8, 1, 1 << 20, &s), TC_OK);
+    const int n = 300 + (int)tc_rng_below(&r, 300), base = 1 + (int)tc_rng_below(&r, 1000);
+    for (int i = 0; i < n; i++) {
+        double t = (double)tc_rng_below(&r, 20);
+        ck_assert_int_eq(tc_sched_add(s, (int)tc_rng_below(&r, 8), (int)tc_rng_below(&r, 8), (int)tc_rng_below(&r, 8),
+                                      TC_OP_COPY, i, (int)t, t, t + 1, NULL, 0),
+                         TC_OK); /* link = i tells the transfers apart */
+        ck_assert_int_eq(tc_sched_line(s, i), 0);
+    }
+    for (int i = 1; i < n; i += 2) /* odd transfers only: the others stay unknown */
+        ck_assert_int_eq(tc_sched_set_line(s, i, base + i), TC_OK);
+    ck_assert_int_eq(tc_sched_set_line(s, n, 1), TC_ERR_INVALID);
+    ck_assert_int_eq(tc_sched_set_line(s, -1, 1), TC_ERR_INVALID);
+    ck_assert_int_eq(tc_sched_set_file(s, "plan.json"), TC_OK);
+    tc_sched_sort(s);
+    ck_assert(s->xfers[0].link != 0 || s->xfers[1].link != 1 || s->xfers[n - 1].link != n - 1); /* it moved */
+    for (int i = 0; i < n; i++) {
+        const int orig = s->xfers[i].link;
+        ck_assert_int_eq(tc_sched_line(s, i), orig % 2 ? base + orig : 0);
+    }
+    /* growth past the capacity: new transfers have no line, old ones keep theirs */
+    for (int i = 0; i < n; i++)
+        ck_assert_int_eq(tc_sched_add(s, 0, 1, 0, TC_OP_COPY, n + i, 30, 30, 31, NULL, 0), TC_OK);
+    ck_assert_int_eq(tc_sched_set_line(s, 2 * n - 1, 7), TC_OK);
+    ck_assert_int_eq(tc_sched_clone(s, &c), TC_OK);
+    ck_assert_str_eq(c->file, "plan.json");
+    for (int i = 0; i < 2 * n; i++) {
+        const int orig = c->xfers[i].link;
+        ck_assert_int_eq(tc_sched_line(c, i), orig == 2 * n - 1 ? 7 : orig < n && orig % 2 ? base + orig : 0);
+        ck_assert_int_eq(tc_sched_line(c, i), tc_sched_line(s, i));
+    }
+    int known = -1, unknown = -1;
+    for (int i = 0; i < n; i++)
+        *(tc_sched_line(s, i) ? &known : &unknown) = i;
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    ck_assert_int_eq(tc_sched_error(&ctx, TC_ERR_INVALID, s, known, "transfer %d: bad", known), TC_ERR_INVALID);
+    tc_sched_error(&ctx, TC_ERR_INVALID, s, unknown, "transfer %d: bad", unknown);
+    tc_sched_error(&ctx, TC_ERR_INVALID, s, -1, "no transfer");
+    char want[256];
+    snprintf(want, sizeof want, "plan.json:%d: error: transfer %d: bad\nplan.json: error: transfer %d: bad\n"
+             "plan.json: error: no transfer\n", tc_sched_line(s, known), known, unknown);
+    ck_assert_str_eq(tu_diags(), want);
+    tc_sched_free(s);
+    tc_sched_free(c);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("core");
@@ -164,6 +218,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_coll);
     tcase_add_test(tc, test_sched_create);
     tcase_add_test(tc, test_sched_add_sort_clone);
+    tcase_add_test(tc, test_sched_lines);
     suite_add_tcase(s, tc);
     return s;
 }

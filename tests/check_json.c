@@ -4,6 +4,7 @@
 
 #include <math.h>
 
+#include "tacos/check.h"
 #include "tacos/emit.h"
 
 static tc_rng rng;
@@ -254,6 +255,63 @@ START_TEST(test_other_layouts)
         free(j2);
         tc_sched_free(s);
     }
+}
+END_TEST
+
+/* The line each transfer of `text` starts on: transfers open a line with four blanks and '['. */
+static int *transfer_lines(const char *text, int n)
+{
+    int *want = malloc((size_t)(n ? n : 1) * sizeof *want), line = 1, k = 0;
+    for (const char *p = text; *p && k < n; p++) {
+        if (p[0] == '\n') {
+            line++;
+            if (!strncmp(p + 1, "    [", 5))
+                want[k++] = line;
+        }
+    }
+    ck_assert_int_eq(k, n);
+    return want;
+}
+
+START_TEST(test_lines)
+{
+    /* a plan read from a file knows each transfer's line, in the canonical layout (line 18 + i) and in
+     * others (transfers spread over several lines: the fast path and cJSON's), and the checker names it */
+    seed_rng(11);
+    for (int iter = 0; iter < 20; iter++) {
+        tc_sched *s = random_sched(), *r = NULL;
+        char *j = to_json(s, NULL);
+        ck_assert_msg(from_json(j, &r) == TC_OK, "%s", tu_diags());
+        ck_assert_str_eq(r->file, "plan.json");
+        for (int i = 0; i < r->n_xfers; i++)
+            ck_assert_int_eq(tc_sched_line(r, i), 18 + i);
+        tc_sched_free(r);
+        char *j1 = replace_all(j, ", ", " ,\t\r\n ");
+        char *j2 = replace_all(j1, "\"copy\"", "\"\\u0063opy\"");
+        int *want = transfer_lines(j2, s->n_xfers);
+        ck_assert_msg(from_json(j2, &r) == TC_OK, "%s", tu_diags());
+        ck_assert_int_eq(r->n_xfers, s->n_xfers);
+        for (int i = 0; i < r->n_xfers; i++)
+            ck_assert_int_eq(tc_sched_line(r, i), want[i]);
+        if (r->n_xfers > 1)
+            ck_assert_int_gt(want[r->n_xfers - 1], 18 + r->n_xfers - 1);
+        tc_sched_free(r);
+        free(want);
+        free(j);
+        free(j1);
+        free(j2);
+        tc_sched_free(s);
+    }
+    /* small_doc's transfer 4 (line 22) sends a chunk rank 1 does not hold yet */
+    char *doc = edit("[1, 2, 0, \"copy\", 1, 1,", "[1, 2, 2, \"copy\", 1, 1,");
+    tc_sched *r = NULL;
+    ck_assert_msg(from_json(doc, &r) == TC_OK, "%s", tu_diags());
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    ck_assert_int_eq(tc_sched_check(&ctx, r, NULL, NULL), TC_ERR_CHECK);
+    ck_assert_msg(!strncmp(tu_diags(), "plan.json:22: error: transfer 4 (step 1, ", 41), "%s", tu_diags());
+    tc_sched_free(r);
+    free(doc);
 }
 END_TEST
 
@@ -608,6 +666,7 @@ static Suite *suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_round_trip_random);
     tcase_add_test(tc, test_other_layouts);
+    tcase_add_test(tc, test_lines);
     tcase_add_test(tc, test_small_doc_reads);
     tcase_add_test(tc, test_layout);
     tcase_add_test(tc, test_file_round_trip);

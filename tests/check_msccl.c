@@ -85,6 +85,35 @@ static void expect(const char *text, tc_status want, const char *msg)
 
 /* ------------------------------------------------------------------------------------------------ */
 
+/* Each transfer read from an MSCCL file sits at the line of a <step> of its receiving gpu. */
+static void assert_step_lines(const char *path, const tc_sched *s)
+{
+    ck_assert_str_eq(s->file, path);
+    char *text = tu_slurp(path, NULL);
+    ck_assert_ptr_nonnull(text);
+    int n = 0, cap = 1024;
+    char **line = malloc((size_t)cap * sizeof *line);
+    for (char *p = text; p; n++) {
+        if (n == cap)
+            line = realloc(line, (size_t)(cap *= 2) * sizeof *line);
+        line[n] = p;
+        if ((p = strchr(p, '\n')))
+            *p++ = 0;
+    }
+    for (int i = 0; i < s->n_xfers; i++) {
+        const int l = tc_sched_line(s, i);
+        ck_assert_msg(l >= 1 && l <= n && strstr(line[l - 1], "<step "), "%s: transfer %d at line %d", path, i, l);
+        int k = l - 1, gpu = -1;
+        while (k >= 0 && !strstr(line[k], "<gpu "))
+            k--;
+        ck_assert_msg(k >= 0 && sscanf(strstr(line[k], " id=\"") + 5, "%d", &gpu) == 1 && gpu == s->xfers[i].dst,
+                      "%s: transfer %d (%d->%d) at line %d, under gpu %d", path, i, s->xfers[i].src, s->xfers[i].dst,
+                      l, gpu);
+    }
+    free(line);
+    free(text);
+}
+
 START_TEST(test_examples)
 {
     const char *dir = tu_examples_dir();
@@ -116,6 +145,7 @@ START_TEST(test_examples)
         ck_assert_int_eq(tc_msccl_to_sched(&ctx, m, path, &s), TC_OK);
         ck_assert_int_gt(s->n_xfers, 0);
         ck_assert_int_eq(s->n_ranks, m->ngpus);
+        assert_step_lines(path, s);
         if (!strncmp(de->d_name, "legacy", 6)) {
             ck_assert_int_eq(m->legacy, 1);
             ck_assert_msg(strstr(tu_diags(), ":1: warning: lacks attribute minBytes of <algo>: msccl-executor-nccl "

@@ -434,6 +434,26 @@ START_TEST(test_cli)
     ck_assert_msg(tu_run(cmd, &out) == 0, "%s", out);
     ck_assert_msg(strstr(out, "rounds 8, max congestion"), "%s", out);
     free(out);
+    /* a plan file with a bad link on transfer 1 (line 19): sim and verify name the file and the line */
+    char *plan = tu_tmpfile(".json", NULL), want[512];
+    snprintf(cmd, sizeof cmd,
+             "%s %s --collective allreduce --algo ring --size 16M -q -o %s && "
+             "sed -i '19s/^\\(    \\[[0-9]*, [0-9]*, [0-9]*, \"[a-z]*\", \\)[0-9]*/\\199/' %s",
+             tu_tacosc(), topo, plan, plan);
+    ck_assert_msg(tu_run(cmd, &out) == 0, "%s\n%s", cmd, out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s sim %s %s", tu_tacosc(), plan, topo);
+    ck_assert_int_eq(tu_run(cmd, &out), 1);
+    snprintf(want, sizeof want, "%s:19: error: sim: transfer 1: link 99 does not join npu ", plan);
+    ck_assert_msg(!strncmp(out, want, strlen(want)) && !strchr(out, '\n')[1], "%s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s verify %s --topo %s", tu_tacosc(), plan, topo);
+    ck_assert_int_eq(tu_run(cmd, &out), 1);
+    snprintf(want, sizeof want, "%s:19: error: transfer 1 (step 0, t=0.000 us): link 99 out of range", plan);
+    ck_assert_msg(!strncmp(out, want, strlen(want)), "%s", out);
+    free(out);
+    remove(plan);
+    free(plan);
     snprintf(cmd, sizeof cmd, "%s sim --model fast x %s", tu_tacosc(), topo);
     ck_assert_int_eq(tu_run(cmd, &out), 2);
     ck_assert_msg(strstr(out, "--model: 'fast' is not ab or event"), "%s", out);

@@ -19,7 +19,8 @@ typedef struct tc_check_opts {
 
 /**
  * Verify `s`.  On the first violation reports one diagnostic naming rank, chunk and time through ctx
- * (file is `name`, may be NULL) and returns TC_ERR_CHECK.  opts may be NULL.
+ * (file is `name`, or s->file when name is NULL; a transfer's line when the schedule records it) and
+ * returns TC_ERR_CHECK.  opts may be NULL.
  */
 tc_status tc_sched_check(tc_ctx *ctx, const tc_sched *s, const tc_check_opts *opts, const char *name);
 

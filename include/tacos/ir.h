@@ -268,6 +268,8 @@ typedef struct tc_sched {
     tc_xfer *xfers;
     int n_route, cap_route;
     int *route;
+    char *file;             /**< the file it was read from, NULL when generated */
+    int *xfer_line;         /**< per transfer, its line in `file` (0 unknown); NULL when none is known */
 } tc_sched;
 
 /**
@@ -293,5 +295,15 @@ double tc_sched_makespan(const tc_sched *s);
 int tc_sched_chunk_count(tc_coll coll, int n_ranks, int chunks_per_rank);
 /** Deep copy. */
 tc_status tc_sched_clone(const tc_sched *s, tc_sched **out);
+/** Record where the schedule was read from (copied); diagnostics about its transfers name it. */
+tc_status tc_sched_set_file(tc_sched *s, const char *file);
+/** Record the source line of transfer i (0 <= i < n_xfers); the lines follow the transfers through
+ *  tc_sched_sort and tc_sched_clone. */
+tc_status tc_sched_set_line(tc_sched *s, int i, int line);
+/** Report an error about transfer i at its source (s->file and its line when known); returns st. */
+tc_status tc_sched_error(tc_ctx *ctx, tc_status st, const tc_sched *s, int i, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+/** Source line of transfer i, 0 when unknown. */
+static inline int tc_sched_line(const tc_sched *s, int i) { return s->xfer_line ? s->xfer_line[i] : 0; }
 
 #endif

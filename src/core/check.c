@@ -83,7 +83,7 @@ static tc_status xfer_error(chk *k, int i, double t, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return tc_error(k->ctx, TC_ERR_CHECK, k->name, 0, "transfer %d (step %d, t=%s): %s", i,
+    return tc_error(k->ctx, TC_ERR_CHECK, k->name, tc_sched_line(k->s, i), "transfer %d (step %d, t=%s): %s", i,
                     k->s->xfers[i].step, tc_fmt_time(t, tb, sizeof tb), msg);
 }
 
@@ -654,7 +654,7 @@ static tc_status find_link_conflict(chk *k, const int *dep, const int *dep_pos, 
 
 tc_status tc_sched_check(tc_ctx *ctx, const tc_sched *s, const tc_check_opts *opts, const char *name)
 {
-    chk k = {.ctx = ctx, .s = s, .opts = opts, .name = name};
+    chk k = {.ctx = ctx, .s = s, .opts = opts, .name = name ? name : s->file};
     uint64_t *key = NULL;
     int *dep = NULL, *arr = NULL, *dep_pos = NULL;
     tc_status st = check_header(&k);

@@ -1,6 +1,7 @@
 /* The schedule IR: creation, transfers, canonical order; collective names and factors. */
 #include "tacos/ir.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -101,6 +102,8 @@ void tc_sched_free(tc_sched *s)
     free(s->topo_name);
     free(s->xfers);
     free(s->route);
+    free(s->file);
+    free(s->xfer_line);
     free(s);
 }
 
@@ -143,7 +146,45 @@ tc_status tc_sched_reserve(tc_sched *s, int n)
 {
     if (n < 0 || (int64_t)s->n_xfers + n > INT32_MAX)
         return TC_ERR_LIMIT;
-    return grow((void **)&s->xfers, &s->cap_xfers, s->n_xfers + n, sizeof *s->xfers);
+    const int cap = s->cap_xfers;
+    tc_status st = grow((void **)&s->xfers, &s->cap_xfers, s->n_xfers + n, sizeof *s->xfers);
+    if (st || !s->xfer_line || s->cap_xfers == cap)
+        return st;
+    int *l = realloc(s->xfer_line, (size_t)s->cap_xfers * sizeof *l); /* lines keep the transfers' capacity */
+    if (!l)
+        return TC_ERR_NOMEM;
+    memset(l + cap, 0, (size_t)(s->cap_xfers - cap) * sizeof *l);
+    s->xfer_line = l;
+    return TC_OK;
+}
+
+tc_status tc_sched_set_file(tc_sched *s, const char *file)
+{
+    char *f = tc_strdup(file);
+    if (file && !f)
+        return TC_ERR_NOMEM;
+    free(s->file);
+    s->file = f;
+    return TC_OK;
+}
+
+tc_status tc_sched_error(tc_ctx *ctx, tc_status st, const tc_sched *s, int i, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    tc_diag_v(ctx, TC_DIAG_ERROR, s->file, i >= 0 && i < s->n_xfers ? tc_sched_line(s, i) : 0, 0, fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+tc_status tc_sched_set_line(tc_sched *s, int i, int line)
+{
+    if (i < 0 || i >= s->n_xfers)
+        return TC_ERR_INVALID;
+    if (!s->xfer_line && !(s->xfer_line = calloc((size_t)s->cap_xfers, sizeof *s->xfer_line)))
+        return TC_ERR_NOMEM;
+    s->xfer_line[i] = line;
+    return TC_OK;
 }
 
 tc_status tc_sched_add(tc_sched *s, int src, int dst, int chunk, tc_op op, int link, int step,
@@ -195,8 +236,28 @@ void tc_sched_sort(tc_sched *s)
     int i = 1; /* generators mostly emit in order already: one pass spares the sort and its buffer */
     while (i < s->n_xfers && cmp_xfer(&s->xfers[i - 1], &s->xfers[i]) <= 0)
         i++;
-    if (i < s->n_xfers)
+    if (i == s->n_xfers)
+        return;
+    /* with source lines: sort (transfer, line) pairs; cmp_xfer reads the transfer at each pair's start */
+    typedef struct {
+        tc_xfer x;
+        int line;
+    } xfer_at;
+    xfer_at *p = s->xfer_line ? malloc((size_t)s->n_xfers * sizeof *p) : NULL;
+    if (!p) { /* no lines, or no memory for them: they would no longer match */
+        free(s->xfer_line);
+        s->xfer_line = NULL;
         qsort(s->xfers, (size_t)s->n_xfers, sizeof *s->xfers, cmp_xfer);
+        return;
+    }
+    for (i = 0; i < s->n_xfers; i++)
+        p[i] = (xfer_at){s->xfers[i], s->xfer_line[i]};
+    qsort(p, (size_t)s->n_xfers, sizeof *p, cmp_xfer);
+    for (i = 0; i < s->n_xfers; i++) {
+        s->xfers[i] = p[i].x;
+        s->xfer_line[i] = p[i].line;
+    }
+    free(p);
 }
 
 double tc_sched_makespan(const tc_sched *s)
@@ -214,9 +275,10 @@ tc_status tc_sched_clone(const tc_sched *s, tc_sched **out)
     if (!c)
         return TC_ERR_NOMEM;
     *c = *s;
-    c->algo = c->topo_name = NULL;
+    c->algo = c->topo_name = c->file = NULL;
     c->xfers = NULL;
     c->route = NULL;
+    c->xfer_line = NULL;
     c->cap_xfers = s->n_xfers;
     c->cap_route = s->n_route;
     if (s->n_xfers) {
@@ -231,7 +293,13 @@ tc_status tc_sched_clone(const tc_sched *s, tc_sched **out)
             goto fail;
         memcpy(c->route, s->route, (size_t)s->n_route * sizeof *c->route);
     }
-    if (tc_sched_set_names(c, s->algo, s->topo_name))
+    if (s->xfer_line && s->n_xfers) {
+        c->xfer_line = malloc((size_t)s->n_xfers * sizeof *c->xfer_line);
+        if (!c->xfer_line)
+            goto fail;
+        memcpy(c->xfer_line, s->xfer_line, (size_t)s->n_xfers * sizeof *c->xfer_line);
+    }
+    if (tc_sched_set_names(c, s->algo, s->topo_name) || tc_sched_set_file(c, s->file))
         goto fail;
     *out = c;
     return TC_OK;

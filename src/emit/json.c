@@ -812,11 +812,15 @@ static tc_status read_transfers(const rd *r, size_t a, size_t b, tc_sched *s, in
 {
     xbuf xb = {0};
     tc_status st = TC_OK;
-    size_t p = skip_ws(r->buf, b, a + 1);
-    int i = 0;
+    size_t p = skip_ws(r->buf, b, a + 1), lpos = 0;
+    int i = 0, line = 1;
     if (p == b - 1)
         return TC_OK; /* [] */
     while (p < b) {
+        /* the line each transfer starts on, for later diagnostics about it */
+        for (const char *nl; (nl = memchr(r->buf + lpos, '\n', p - lpos)); lpos = (size_t)(nl - r->buf) + 1)
+            line++;
+        lpos = p;
         size_t e = p;
         int fast = fast_xfer(r, p, b - 1, s, steps, &xb, &e);
         if (fast < 0) {
@@ -849,6 +853,10 @@ static tc_status read_transfers(const rd *r, size_t a, size_t b, tc_sched *s, in
         if (st)
             goto fail;
 next:
+        if (tc_sched_set_line(s, i, line)) {
+            st = tc_error(r->ctx, TC_ERR_NOMEM, r->name, 0, "out of memory");
+            goto fail;
+        }
         if (i == INT32_MAX) {
             st = err_at(r, TC_ERR_LIMIT, p, "too many transfers");
             goto fail;
@@ -928,6 +936,10 @@ tc_status tc_emit_json_read_mem(tc_ctx *ctx, const char *name, const char *buf, 
             goto fail;
     }
     s->n_steps = steps;
+    if (tc_sched_set_file(s, name)) {
+        st = tc_error(ctx, TC_ERR_NOMEM, name, 0, "out of memory");
+        goto fail;
+    }
     *out = s;
     s = NULL;
     st = TC_OK;

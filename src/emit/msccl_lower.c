@@ -689,9 +689,10 @@ tc_status tc_msccl_lower(tc_ctx *ctx, const tc_sched *s, const tc_msccl_lower_op
         const tc_xfer *x = &s->xfers[i];
         if (x->src < 0 || x->src >= L.R || x->dst < 0 || x->dst >= L.R || x->src == x->dst || x->chunk < 0 ||
             x->chunk >= L.N)
-            return tc_error(ctx, TC_ERR_INVALID, NULL, 0,
-                            "msccl lowering: transfer %d (%d->%d, chunk %d) is out of range; check the schedule first",
-                            i, x->src, x->dst, x->chunk);
+            return tc_sched_error(ctx, TC_ERR_INVALID, s, i,
+                                  "msccl lowering: transfer %d (%d->%d, chunk %d) is out of range; check the schedule "
+                                  "first",
+                                  i, x->src, x->dst, x->chunk);
     }
     tc_status st = TC_OK;
     tc_msccl *m = NULL;

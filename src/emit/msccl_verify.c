@@ -345,11 +345,13 @@ static int layout_chunk(const sim *S, int g, int b, int off)
     return c >= 0 && c < S->N ? c : -1;
 }
 
-static tc_status emit(sim *S, int src, int dst, int c, int op, double t0, double t1)
+/* One IR transfer, recorded at the line of the step that completes it. */
+static tc_status emit(sim *S, int src, int dst, int c, int op, double t0, double t1, const tc_msccl_step *at)
 {
     if (!S->out)
         return TC_OK;
-    return tc_sched_add(S->out, src, dst, c, (tc_op)op, -1, S->round, t0, t1, NULL, 0);
+    tc_status st = tc_sched_add(S->out, src, dst, c, (tc_op)op, -1, S->round, t0, t1, NULL, 0);
+    return st || !at || at->line <= 0 ? st : tc_sched_set_line(S->out, S->out->n_xfers - 1, at->line);
 }
 
 /* Make the IR holding of (g, chunk) equal value v; returns the committed value (one piece at g). */
@@ -373,7 +375,7 @@ static tc_status commit(sim *S, int g, int v, const tc_msccl_step *at, int *out)
             if (p.q == g)
                 return tc_error(S->ctx, TC_ERR_UNSUPPORTED, S->name, at ? at->line : 0,
                                 "gpu %d: chunk %d comes back to its own rank; not expressible in the schedule IR", g, V.c);
-            if ((st = emit(S, p.q, g, V.c, TC_OP_COPY, p.t, t += 1.0 / 64)))
+            if ((st = emit(S, p.q, g, V.c, TC_OP_COPY, p.t, t += 1.0 / 64, at)))
                 return st;
             *cur = p.set;
         }
@@ -390,7 +392,7 @@ static tc_status commit(sim *S, int g, int v, const tc_msccl_step *at, int *out)
                                 "gpu %d combines two versions of its own chunk %d; not expressible in the schedule IR "
                                 "(one copy per rank and chunk)",
                                 g, V.c);
-            if ((st = emit(S, p.q, g, V.c, first ? TC_OP_COPY : TC_OP_REDUCE, p.t, t += 1.0 / 64)))
+            if ((st = emit(S, p.q, g, V.c, first ? TC_OP_COPY : TC_OP_REDUCE, p.t, t += 1.0 / 64, at)))
                 return st;
             first = 0;
         }
@@ -904,7 +906,7 @@ static tc_status run_mode(tc_ctx *ctx, const tc_msccl *m, const char *name, int 
     if (m->coll == TC_COLL_ALLREDUCE)
         S.out->n_chunks = S.N;
     S.out->root = S.root;
-    if ((st = tc_sched_set_names(S.out, m->name ? m->name : "msccl", NULL)))
+    if ((st = tc_sched_set_names(S.out, m->name ? m->name : "msccl", NULL)) || (st = tc_sched_set_file(S.out, name)))
         goto done;
     if ((st = sim_run(&S)))
         goto done;

@@ -153,8 +153,8 @@ static tc_status route_of(tc_ctx *ctx, router *ro, int xi, const int **links, in
     while (v != x->src) {
         int l = p[v];
         if (l < 0 || len >= t->n_npus)
-            return tc_error(ctx, TC_ERR_INVALID, NULL, 0, "sim: transfer %d: npu %d cannot reach npu %d", xi,
-                            x->src, x->dst);
+            return tc_sched_error(ctx, TC_ERR_INVALID, ro->s, xi, "sim: transfer %d: npu %d cannot reach npu %d",
+                                  xi, x->src, x->dst);
         ro->buf[len++] = l;
         v = t->links[l].src;
     }
@@ -168,42 +168,42 @@ static tc_status route_of(tc_ctx *ctx, router *ro, int xi, const int **links, in
     return TC_OK;
 }
 
-/* Check one transfer's ranks, chunk, step and links against the topology (each model's first pass). */
+/* Check one transfer's ranks, chunk, step and links against the topology (each model's first pass).
+ * Errors name the plan's file and the transfer's line when they are known. */
 static tc_status check_xfer(tc_ctx *ctx, const tc_sched *s, const tc_topo *t, int i)
 {
     const tc_xfer *x = &s->xfers[i];
+    const tc_status bad = TC_ERR_INVALID;
     if (x->src < 0 || x->src >= t->n_npus || x->dst < 0 || x->dst >= t->n_npus)
-        return tc_error(ctx, TC_ERR_INVALID, NULL, 0,
-                        "sim: transfer %d: rank %d->%d out of range (topology has %d npus)", i, x->src, x->dst,
-                        t->n_npus);
+        return tc_sched_error(ctx, bad, s, i, "sim: transfer %d: rank %d->%d out of range (topology has %d npus)",
+                              i, x->src, x->dst, t->n_npus);
     if (x->chunk < 0 || x->chunk >= s->n_chunks)
-        return tc_error(ctx, TC_ERR_INVALID, NULL, 0, "sim: transfer %d: chunk %d out of range (%d chunks)", i,
-                        x->chunk, s->n_chunks);
+        return tc_sched_error(ctx, bad, s, i, "sim: transfer %d: chunk %d out of range (%d chunks)", i, x->chunk,
+                              s->n_chunks);
     if (x->step < 0)
-        return tc_error(ctx, TC_ERR_INVALID, NULL, 0, "sim: transfer %d: negative step %d", i, x->step);
+        return tc_sched_error(ctx, bad, s, i, "sim: transfer %d: negative step %d", i, x->step);
     if (x->route_len > 0) {
         if (x->route_off < 0 || x->route_off + x->route_len > s->n_route)
-            return tc_error(ctx, TC_ERR_INVALID, NULL, 0, "sim: transfer %d: route out of range", i);
+            return tc_sched_error(ctx, bad, s, i, "sim: transfer %d: route out of range", i);
         int at = x->src;
         for (int h = 0; h < x->route_len; h++) {
             int l = s->route[x->route_off + h];
             if (l < 0 || l >= t->n_links || t->links[l].src != at)
-                return tc_error(ctx, TC_ERR_INVALID, NULL, 0,
-                                "sim: transfer %d (%d->%d): route hop %d is not a link leaving npu %d", i, x->src,
-                                x->dst, h, at);
+                return tc_sched_error(ctx, bad, s, i,
+                                      "sim: transfer %d (%d->%d): route hop %d is not a link leaving npu %d", i,
+                                      x->src, x->dst, h, at);
             at = t->links[l].dst;
         }
         if (at != x->dst)
-            return tc_error(ctx, TC_ERR_INVALID, NULL, 0, "sim: transfer %d: route ends at npu %d, not %d", i, at,
-                            x->dst);
+            return tc_sched_error(ctx, bad, s, i, "sim: transfer %d: route ends at npu %d, not %d", i, at, x->dst);
     } else if (x->link >= 0) {
         if (x->link >= t->n_links || t->links[x->link].src != x->src || t->links[x->link].dst != x->dst)
-            return tc_error(ctx, TC_ERR_INVALID, NULL, 0, "sim: transfer %d: link %d does not join npu %d to npu %d",
-                            i, x->link, x->src, x->dst);
+            return tc_sched_error(ctx, bad, s, i, "sim: transfer %d: link %d does not join npu %d to npu %d", i,
+                                  x->link, x->src, x->dst);
     }
     if (!(x->t_end >= x->t_start))
-        return tc_error(ctx, TC_ERR_INVALID, NULL, 0, "sim: transfer %d (%d->%d chunk %d) ends at %g, before its start %g",
-                        i, x->src, x->dst, x->chunk, x->t_end, x->t_start);
+        return tc_sched_error(ctx, bad, s, i, "sim: transfer %d (%d->%d chunk %d) ends at %g, before its start %g",
+                              i, x->src, x->dst, x->chunk, x->t_end, x->t_start);
     return TC_OK;
 }
 
