@@ -263,8 +263,7 @@ START_TEST(test_shipped_topologies)
         ck_assert_msg(count > 0, "%s: info shows no npu count", line);
         if (count > 64)
             continue;
-        const char *costs = strstr(line, "dgx1") ? "--costs topologies/dgx1.cost" :
-                            strstr(line, "hier") ? "--costs topologies/hier.cost" : "";
+        const char *costs = tu_shipped_costs(line);
         ck_assert_msg(tacosc(&out, "%s %s --collective allreduce -q -o %s/p.json", line, costs, d) == 0, "%s: %s",
                       line, out);
         free(out);

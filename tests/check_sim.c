@@ -7,6 +7,7 @@
 #include "tacos/topo.h"
 
 #include <dlfcn.h>
+#include <glob.h>
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 #include <math.h>
@@ -465,6 +466,68 @@ START_TEST(test_cli)
 }
 END_TEST
 
+/* Issue 4's "done when": `tacosc compare` on every shipped topology (with the cost file it is meant for)
+ * prints the table with every algorithm of the registry that serves all-reduce, exits 0 (so every
+ * generated schedule passed the checker), and its SVG parses with one heat-map cell per link for every
+ * simulated algorithm and renders to a picture that is not blank. */
+START_TEST(test_compare_shipped)
+{
+    glob_t g;
+    ck_assert_int_eq(glob("topologies/*.xml", 0, NULL, &g), 0);
+    ck_assert_int_ge((int)g.gl_pathc, 27);
+    int n_algos = 0;
+    for (const tc_algo_entry *e = tc_algo_registry; e->name; e++)
+        n_algos += !!(e->colls & TC_COLL_BIT(TC_COLL_ALLREDUCE));
+    char *svg = tu_tmpfile(".svg", NULL), *png = tu_tmpfile(".png", NULL);
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        const char *topo = g.gl_pathv[i];
+        char cmd[1024], *out = NULL;
+        snprintf(cmd, sizeof cmd, "%s compare %s %s --collective allreduce --size 1G --svg %s", tu_tacosc(), topo,
+                 tu_shipped_costs(topo), svg);
+        ck_assert_msg(tu_run(cmd, &out) == 0, "%s\n%s", cmd, tu_tail(out));
+        int npus = 0, links = 0, rows = 0, timed = 0, tacos = 0;
+        char *nl = strchr(out, '\n'), *paren = NULL;
+        ck_assert_msg(nl && strchr(nl + 1, '\n'), "%s: %s", topo, tu_tail(out));
+        *nl = 0; /* the title: "compare allreduce 1.00 GiB on NAME (N npus, L links), model event" */
+        paren = strrchr(out, '(');
+        ck_assert_msg(paren && sscanf(paren, "(%d npus, %d links)", &npus, &links) == 2 && npus > 0 && links > 0,
+                      "%s: %s", topo, out);
+        /* after the column header, one row per algorithm: a time, or "unsupported: <reason>" */
+        for (char *line = strchr(nl + 1, '\n') + 1, *eol; *line; line = eol + 1) {
+            char name[32], time[32];
+            eol = strchr(line, '\n');
+            ck_assert_msg(eol != NULL, "%s: unterminated row %s", topo, line);
+            *eol = 0;
+            ck_assert_int_eq(sscanf(line, "%31s %31s", name, time), 2);
+            ck_assert_msg(tc_algo_find(name) != NULL, "%s: row '%s'", topo, name);
+            rows++;
+            if (strcmp(time, "-") != 0) {
+                timed++;
+                tacos += !strcmp(name, "tacos");
+            } else
+                ck_assert_msg(strstr(line, "  unsupported: "), "%s: %.200s", topo, line);
+        }
+        ck_assert_msg(rows == n_algos, "%s: %d rows, %d algorithms", topo, rows, n_algos);
+        ck_assert_msg(tacos == 1 && timed >= 3, "%s: %d algorithms simulated, tacos %d", topo, timed, tacos);
+        free(out);
+        xmlDoc *doc = xmlReadFile(svg, NULL, XML_PARSE_NONET | XML_PARSE_HUGE);
+        ck_assert_msg(doc != NULL, "%s: the SVG does not parse", topo);
+        ck_assert_int_eq(count_class(xmlDocGetRootElement(doc), "link"), links * timed);
+        xmlFreeDoc(doc);
+        snprintf(cmd, sizeof cmd, "rsvg-convert -f png -o %s %s", png, svg);
+        ck_assert_msg(tu_run(cmd, &out) == 0, "%s: %s", topo, tu_tail(out));
+        free(out);
+        long ink = count_ink(png);
+        ck_assert_msg(ink > 1000 * timed, "%s: %ld non-white pixels for %d panels", topo, ink, timed);
+    }
+    remove(svg);
+    remove(png);
+    free(svg);
+    free(png);
+    globfree(&g);
+}
+END_TEST
+
 static Suite *sim_suite(void)
 {
     Suite *s = suite_create("sim");
@@ -479,6 +542,11 @@ static Suite *sim_suite(void)
     tcase_add_test(tc, test_svg);
     tcase_add_test(tc, test_cli);
     suite_add_tcase(s, tc);
+    /* every shipped topology, the 1024-NPU ones included: about a minute, far more under make asan */
+    TCase *shipped = tcase_create("shipped");
+    tcase_set_timeout(shipped, 1800);
+    tcase_add_test(shipped, test_compare_shipped);
+    suite_add_tcase(s, shipped);
     return s;
 }
 

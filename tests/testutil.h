@@ -88,6 +88,16 @@ static inline const char *tu_tacosc(void)
     return e ? e : "./tacosc";
 }
 
+/* The cost-file option a shipped topology is meant to be used with (topologies/README). */
+static inline const char *tu_shipped_costs(const char *topo_path)
+{
+    if (strstr(topo_path, "dgx1"))
+        return "--costs topologies/dgx1.cost";
+    if (strstr(topo_path, "hier"))
+        return "--costs topologies/hier.cost";
+    return "";
+}
+
 /* Run a shell command, capture stdout+stderr into a malloc'd string; returns the exit status. */
 static inline int tu_run(const char *cmd, char **output)
 {
