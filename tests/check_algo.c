@@ -141,6 +141,40 @@ START_TEST(test_bucket_and_swing_tori)
     tc_topo *t = mk_torus(4, 8);
     gen_check("bucket", t, TC_COLL_ALLREDUCE, 2);
     gen_check("swing", t, TC_COLL_ALLREDUCE, 2);
+    ck_assert_ptr_null(strstr(tu_diags(), "swing:"));
+    tc_topo_free(t);
+    /* a side that is not a power of two: 1D Swing, and a note that says so */
+    t = mk_torus(6, 4);
+    gen_check("swing", t, TC_COLL_ALLREDUCE, 1);
+    ck_assert_str_eq(tu_diags(),
+                     "tacosc: note: swing: torus-6x4 has a side that is not a power of two: 1D Swing over the ranks in order\n");
+    tc_topo_free(t);
+}
+END_TEST
+
+/* Multi-dimensional Swing on a 4x8 torus: every peer is a torus neighbour along one dimension at the
+ * Swing distance of that dimension's step (1, then 1 again, then 3 on the side of 8). */
+START_TEST(test_swing_md_peers)
+{
+    tc_topo *t = mk_torus(4, 8);
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_gen_opts o;
+    tc_gen_opts_init(&o);
+    tc_sched *s = NULL;
+    ck_assert_int_eq(tc_algo_swing(&ctx, t, TC_COLL_REDUCESCATTER, &o, &s), TC_OK);
+    ck_assert_int_eq(s->n_steps, 5); /* log2 4 + log2 8 */
+    /* reduce-scatter step k: dimensions alternate 0 (x, side 4), 1 (y, side 8) while both have steps */
+    static const int dim[] = {0, 1, 0, 1, 1}, dist[] = {1, 1, 1, 1, 3};
+    for (int i = 0; i < s->n_xfers; i++) {
+        const tc_xfer *x = &s->xfers[i];
+        const int n = dim[x->step] ? 8 : 4, stride = dim[x->step] ? 4 : 1;
+        const int c = (x->src / stride) % n, c2 = (x->dst / stride) % n;
+        ck_assert_int_eq(x->src - c * stride, x->dst - c2 * stride); /* the other coordinate is kept */
+        const int d = ((c2 - c) % n + n) % n;
+        ck_assert_msg(d == dist[x->step] || d == n - dist[x->step], "step %d: %d -> %d", x->step, x->src, x->dst);
+    }
+    tc_sched_free(s);
     tc_topo_free(t);
 }
 END_TEST
@@ -263,6 +297,7 @@ static Suite *algo_suite(void)
     tcase_add_test(tc, test_hier_all_sizes);
     tcase_add_test(tc, test_rhd_trace);
     tcase_add_test(tc, test_swing_peers);
+    tcase_add_test(tc, test_swing_md_peers);
     tcase_add_test(tc, test_refusals);
     suite_add_tcase(s, tc);
     return s;

@@ -15,7 +15,8 @@
  * Cost (alpha-beta, S bytes, power-of-two R, L = log2 R): all-reduce 2 L a + 2 (R-1)/R b S on a topology
  *   where every peer is adjacent; on a 1D torus the step-s peer is |rho(s)| hops away, about a third of
  *   recursive doubling's 2^s, which is the point of Swing (less dilation and congestion).
- * Limits: R = 1 refused.  A recognised torus with a side that is not a power of two falls back to 1D.
+ * Limits: R = 1 refused.  A recognised torus with a side that is not a power of two gets 1D Swing, with a
+ *   note saying so.
  * Trace, R = 4 (1D), K = 1, all-gather (Swing steps 1 then 0 in reverse):
  *   step 0  rho(1) = -1: 0<->3, 1<->2 ... each sends its own chunk
  *   step 1  rho(0) = 1:  0<->1, 2<->3     each sends the two chunks it holds
@@ -68,10 +69,14 @@ tc_status tc_algo_swing(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc
     if (coll != TC_COLL_ALLGATHER && coll != TC_COLL_REDUCESCATTER && coll != TC_COLL_ALLREDUCE)
         return tc_error(ctx, TC_ERR_UNSUPPORTED, NULL, 0, "swing does not generate %s", tc_coll_name(coll));
     swing_md md = {0};
-    md.nd = tc_algo_torus_dims(topo, md.dims);
-    for (int d = 0; d < md.nd; d++)
+    const int grid = tc_algo_torus_dims(topo, md.dims);
+    md.nd = grid;
+    for (int d = 0; d < grid; d++)
         if (md.dims[d] != tc_algo_pow2_floor(md.dims[d]))
             md.nd = 0;
+    if (grid > 1 && md.nd == 0)
+        tc_diag(ctx, TC_DIAG_NOTE, NULL, 0, 0,
+                "swing: %s has a side that is not a power of two: 1D Swing over the ranks in order", topo->name);
     if (md.nd > 1) {
         int left[8], idx[8] = {0}, s = 0;
         for (int d = 0, st = 1; d < md.nd; d++) {
