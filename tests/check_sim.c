@@ -236,6 +236,42 @@ START_TEST(test_event_order)
 END_TEST
 
 /*
+ * A transfer that x cannot see yet, ahead in end order of one that x depends on, must not hide it.  On a
+ * ring of 4, w carries chunk 0 from 0 to 1 and z forwards it from 1 to 2 when w ends (time T); y, on
+ * another link, ends at T too but first in end order: (a) issued after z and ending 1e-15 s after it
+ * starts, within the model's time tolerance; (b) of zero length at T, which applies only after the
+ * departures at T.  Either way z waits for w's arrival: the plan takes 2 (alpha + occ), never less.
+ */
+START_TEST(test_event_hidden_dependency)
+{
+    tc_rng g;
+    tc_rng_seed(&g, tu_seed());
+    const double alpha = (0.5 + tc_rng_unit(&g)) * 1e-6, bw = (10 + 40 * tc_rng_unit(&g)) * 1e9, T = 1e-5;
+    const uint64_t bytes = 4096 * (1 + tc_rng_below(&g, 64));
+    tc_topo *t = mk_biring(4, alpha, bw);
+    const int l01 = tc_topo_link_between(t, 0, 1), l12 = tc_topo_link_between(t, 1, 2),
+              l23 = tc_topo_link_between(t, 2, 3);
+    for (int zero = 0; zero < 2; zero++) {
+        tc_sched *s = NULL;
+        ck_assert_int_eq(tc_sched_create(TC_COLL_ALLGATHER, 4, 1, 4 * bytes, &s), TC_OK);
+        if (zero) /* y first in the array: an index tie-break puts it ahead of w in end order */
+            ck_assert_int_eq(tc_sched_add(s, 2, 3, 2, TC_OP_COPY, l23, 1, T, T, NULL, 0), TC_OK);
+        ck_assert_int_eq(tc_sched_add(s, 0, 1, 0, TC_OP_COPY, l01, 0, 0, T + 2e-15 * !zero, NULL, 0), TC_OK);
+        ck_assert_int_eq(tc_sched_add(s, 1, 2, 0, TC_OP_COPY, l12, 1, T, 2 * T, NULL, 0), TC_OK);
+        if (!zero) /* issued with z, after it in step order, ending before w */
+            ck_assert_int_eq(tc_sched_add(s, 2, 3, 2, TC_OP_COPY, l23, 2, T, T + 1e-15, NULL, 0), TC_OK);
+        tc_sim_result *e = sim(s, t, TC_SIM_EVENT, 0);
+        const double want = 2 * (alpha + (double)bytes / bw);
+        ck_assert_msg(close_to(e->time, want), "%s y: %.9g, want %.9g", zero ? "zero-length" : "late", e->time,
+                      want);
+        tc_sim_result_free(e);
+        tc_sched_free(s);
+    }
+    tc_topo_free(t);
+}
+END_TEST
+
+/*
  * More chunks in flight than the event model's first window holds (4096): each rank's K chunks cross three
  * ring hops, a step's K R transfers issued at once, K queued on every link, so each link carries three
  * blocks of K chunks.  With occ the time one chunk holds a link:
@@ -538,6 +574,7 @@ static Suite *sim_suite(void)
     tcase_add_test(tc, test_ring_vs_direct);
     tcase_add_test(tc, test_event_store_forward);
     tcase_add_test(tc, test_event_order);
+    tcase_add_test(tc, test_event_hidden_dependency);
     tcase_add_test(tc, test_event_window);
     tcase_add_test(tc, test_svg);
     tcase_add_test(tc, test_cli);

@@ -367,9 +367,14 @@ static void *prefault_run(void *arg)
 {
     const prefault *p = arg;
     const size_t step = (size_t)2 << 20;
+#ifdef MADV_POPULATE_WRITE
     for (char *a = p->lo; a < p->hi; a += step)
         if (madvise(a, (size_t)(p->hi - a) < step ? (size_t)(p->hi - a) : step, MADV_POPULATE_WRITE))
             break;
+#else
+    (void)p;
+    (void)step;
+#endif
     return NULL;
 }
 
@@ -520,6 +525,21 @@ static tc_status order_sorted(const tc_sched *s, order *o)
     return TC_OK;
 }
 
+/* May the transfer at issue position py, which ended by the horizon, feed the one at position k? */
+static inline int visible(const tc_xfer *y, int py, int k, double zero_horizon)
+{
+    return py < k && !(y->t_end == y->t_start && y->t_end >= zero_horizon);
+}
+
+/* Commit the arrival of the transfer at issue position py: its destination holds its chunk from then on. */
+static inline void settle(settled *tab, const order *o, const tc_xfer *y, int py)
+{
+    double *v = settled_slot(tab, y->dst, y->chunk, 1);
+    const double a = o->arr[py & (o->cap - 1)];
+    if (a > *v)
+        *v = a;
+}
+
 /* A link as the event model sees it: its ends, the time one chunk occupies it, its latency, and its FIFO's
  * state (free from, busy in all).  One record per link keeps a hop's reads on one cache line. */
 typedef struct lane {
@@ -545,7 +565,10 @@ static tc_status event_pass(tc_ctx *ctx, router *ro, order *o, double bytes, tc_
     settled tab;
     if (!ln || (st = settled_init(&tab, s->n_ranks, n_chunks, M))) {
         free(ln);
-        return st ? st : TC_ERR_NOMEM;
+        if (!st)
+            return TC_ERR_NOMEM;
+        settled_free(&tab);
+        return st;
     }
     prefault pf;
     prefault_start(&pf, tab.dense, tab.dense ? (size_t)s->n_ranks * (size_t)n_chunks * sizeof *tab.dense : 0);
@@ -570,18 +593,26 @@ static tc_status event_pass(tc_ctx *ctx, router *ro, order *o, double bytes, tc_
             *unsorted = 1;
             goto done;
         }
-        /* Commit every arrival the schedule says happened by x's start, of transfers already simulated; a
-         * zero-length transfer applies after the departures at its time (the checker's rule). */
+        /* Commit, in end order, every arrival the schedule says happened by x's start, of transfers already
+         * simulated.  One that x cannot see yet (issued with or after x, or of zero length at x's start: it
+         * applies after the departures at its time, the checker's rule) ends the committed prefix; those
+         * behind it that x can see are committed now as well, and again later (a max: twice is harmless). */
         const double horizon = x->t_start + tol, zero_horizon = x->t_start - tol;
         for (; e < k; e++) {
             const int y = ident ? e : o->ends[e], py = ident ? e : o->pos[y];
-            const tc_xfer *xy = &xs[y];
-            if (py >= k || xy->t_end > horizon || (xy->t_end == xy->t_start && xy->t_end >= zero_horizon))
+            if (xs[y].t_end > horizon)
                 break;
-            double *v = settled_slot(&tab, xy->dst, xy->chunk, 1);
-            const double a = o->arr[py & (o->cap - 1)];
-            if (a > *v)
-                *v = a;
+            if (!visible(&xs[y], py, k, zero_horizon)) {
+                for (int f = e + 1; f < (ident ? k : M); f++) {
+                    const int y2 = ident ? f : o->ends[f], p2 = ident ? f : o->pos[y2];
+                    if (xs[y2].t_end > horizon)
+                        break;
+                    if (visible(&xs[y2], p2, k, zero_horizon))
+                        settle(&tab, o, &xs[y2], p2);
+                }
+                break;
+            }
+            settle(&tab, o, &xs[y], py);
         }
         const double *v = settled_slot(&tab, x->src, x->chunk, 0);
         double ready = v ? *v : 0;
