@@ -151,8 +151,11 @@ tc_status tc_sched_reserve(tc_sched *s, int n)
     if (st || !s->xfer_line || s->cap_xfers == cap)
         return st;
     int *l = realloc(s->xfer_line, (size_t)s->cap_xfers * sizeof *l); /* lines keep the transfers' capacity */
-    if (!l)
-        return TC_ERR_NOMEM;
+    if (!l) { /* as in tc_sched_sort: without memory for them the lines go, the transfers stay */
+        free(s->xfer_line);
+        s->xfer_line = NULL;
+        return TC_OK;
+    }
     memset(l + cap, 0, (size_t)(s->cap_xfers - cap) * sizeof *l);
     s->xfer_line = l;
     return TC_OK;
@@ -236,7 +239,7 @@ void tc_sched_sort(tc_sched *s)
     int i = 1; /* generators mostly emit in order already: one pass spares the sort and its buffer */
     while (i < s->n_xfers && cmp_xfer(&s->xfers[i - 1], &s->xfers[i]) <= 0)
         i++;
-    if (i == s->n_xfers)
+    if (i >= s->n_xfers)
         return;
     /* with source lines: sort (transfer, line) pairs; cmp_xfer reads the transfer at each pair's start */
     typedef struct {
