@@ -500,8 +500,9 @@ END_TEST
 
 /* tacos-run builds with MPICH too (scripts/deps.sh installs it beside Open MPI, which stays the default):
  * build it into build/mpich and replay our ring all-reduce plan and a real example with 0 wrong.  The build
- * is a plain one whatever make runs the tests (make asan's flags would reach it through MAKEFLAGS, and
- * MPICH's own allocations then fail the leak check). */
+ * is a plain one whatever make runs the tests: make asan's SAN and OPT reach it through MAKEFLAGS and, as
+ * make exports command-line variables, through the environment too, so both are named on its command line
+ * (MPICH's own allocations fail the leak check of a sanitized build). */
 START_TEST(test_mpich)
 {
     char cmd[2048], topo[256], plan[256], *out = NULL;
@@ -510,7 +511,7 @@ START_TEST(test_mpich)
         return;
     }
     ck_assert_msg(tu_run("env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "
-                         "make -s BUILD=build/mpich MPICC=/usr/bin/mpicc.mpich NVCC= build/mpich/tacos-run",
+                         "make -s BUILD=build/mpich SAN= OPT=-O2 MPICC=/usr/bin/mpicc.mpich NVCC= build/mpich/tacos-run",
                          &out) == 0,
                   "%s", tu_tail(out));
     free(out);
