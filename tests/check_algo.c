@@ -152,6 +152,44 @@ START_TEST(test_bucket_and_swing_tori)
 }
 END_TEST
 
+/* Tori and meshes are recognised from their links whatever their name; a topology with a link that is not
+ * between grid neighbours (or a fully-connected one) is not a grid. */
+START_TEST(test_grid_from_links)
+{
+    static const struct {
+        const char *kind, *dims;
+        int nd, want[3];
+    } cases[] = {
+        {"torus", "4x4", 2, {4, 4}},   {"torus", "3x5x2", 3, {3, 5, 2}}, {"mesh", "6x3", 2, {6, 3}},
+        {"mesh", "2x3x4", 3, {2, 3, 4}}, {"hypercube", "3d", 3, {2, 2, 2}}, {"torus", "8x8x16", 3, {8, 8, 16}},
+        {"fc", "8", 0, {0}},            {"biring", "12", 0, {0}},         {"dgx1", "", 0, {0}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        tc_ctx ctx;
+        tu_ctx(&ctx);
+        tc_topo *t = NULL;
+        ck_assert_msg(tc_topo_generate(&ctx, cases[i].kind, cases[i].dims, NULL, 0, &t) == TC_OK, "%s",
+                      tu_diags());
+        ck_assert_int_eq(tc_topo_index(t), TC_OK);
+        free(t->name);
+        t->name = strdup("cluster-7"); /* nothing to read from the name */
+        int dims[8] = {0};
+        const int nd = tc_algo_torus_dims(t, dims);
+        ck_assert_msg(nd == cases[i].nd, "%s %s: %d dims", cases[i].kind, cases[i].dims, nd);
+        for (int d = 0; d < nd; d++)
+            ck_assert_int_eq(dims[d], cases[i].want[d]);
+        if (nd) {
+            gen_check("bucket", t, TC_COLL_ALLREDUCE, 1);
+            /* one link across the grid: no longer a torus or a mesh */
+            tc_topo_add_link(t, 0, t->n_npus - 2, 0, -1, -1, 0);
+            ck_assert_int_eq(tc_topo_index(t), TC_OK);
+            ck_assert_int_eq(tc_algo_torus_dims(t, dims), 0);
+        }
+        tc_topo_free(t);
+    }
+}
+END_TEST
+
 /* Multi-dimensional Swing on a 4x8 torus: every peer is a torus neighbour along one dimension at the
  * Swing distance of that dimension's step (1, then 1 again, then 3 on the side of 8). */
 START_TEST(test_swing_md_peers)
@@ -258,8 +296,8 @@ START_TEST(test_refusals)
                                  "a node per npu)\n");
     tu_ctx(&ctx);
     ck_assert_int_eq(tc_algo_bucket(&ctx, t, TC_COLL_ALLREDUCE, &o, &s), TC_ERR_UNSUPPORTED);
-    ck_assert_str_eq(tu_diags(), "tacosc: error: bucket needs a torus or mesh topology whose name gives its "
-                                 "dimensions (e.g. torus-4x4); 'fc' is not recognised as one\n");
+    ck_assert_str_eq(tu_diags(), "tacosc: error: bucket needs a torus or mesh: a name giving its dimensions "
+                                 "(e.g. torus-4x4) or links only between grid neighbours; 'fc' has neither\n");
     tu_ctx(&ctx);
     ck_assert_int_eq(tc_algo_dbt(&ctx, t, TC_COLL_ALLGATHER, &o, &s), TC_ERR_UNSUPPORTED);
     ck_assert_str_eq(tu_diags(), "tacosc: error: dbt generates allreduce only, not allgather\n");
@@ -294,6 +332,7 @@ static Suite *algo_suite(void)
     tcase_add_test(tc, test_flat_all_sizes);
     tcase_add_test(tc, test_on_ring_routed);
     tcase_add_test(tc, test_bucket_and_swing_tori);
+    tcase_add_test(tc, test_grid_from_links);
     tcase_add_test(tc, test_hier_all_sizes);
     tcase_add_test(tc, test_rhd_trace);
     tcase_add_test(tc, test_swing_peers);

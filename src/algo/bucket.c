@@ -3,8 +3,8 @@
  * dimension, dimension after dimension (all-gather), and the reverse (reduce-scatter).
  *
  * Accepts: all-gather, reduce-scatter and all-reduce on a topology that tc_algo_torus_dims() recognises
- *   from its name ("torus-4x4x4", "mesh-4x8"; dims[0] varies fastest in the rank numbering it found).
- *   Other topologies are refused with the reason.
+ *   as a torus or mesh, from its name ("torus-4x4x4", "mesh-4x8") or from its links (dims[0] varies
+ *   fastest in the rank numbering it found).  Other topologies are refused with the reason.
  * Returns: all-gather: for dimension d = 0..D-1, n_d - 1 steps of a ring along d; in sub-step j rank r
  *   sends to its +1 neighbour along d the group of blocks of the rank j positions behind it along d
  *   (a group = the blocks of the ranks sharing those coordinates in dimensions >= d, i.e. what that rank
@@ -13,7 +13,7 @@
  * Cost (alpha-beta, S bytes, torus links alpha a, beta b, P_d = n_0 ... n_(d-1)):
  *     all-gather  sum_d (n_d - 1) (a + b S P_d / R)  =  (sum_d (n_d - 1)) a + (R-1)/R b S
  *     all-reduce  twice that.  On a mesh the wrap-around hop of each ring is routed n_d - 1 hops back.
- * Limits: needs the dimensions in the topology name; R = 1 refused.
+ * Limits: needs a torus or mesh as tc_algo_torus_dims() defines them; R = 1 refused.
  * Trace, 2x2 torus (ranks 0..3, dim 0 fastest), K = 1, all-gather:
  *   step 0 (dim 0)  0->1 c0  1->0 c1  2->3 c2  3->2 c3
  *   step 1 (dim 1)  0->2 c0 c1  1->3 c0 c1  2->0 c2 c3  3->1 c2 c3
@@ -30,8 +30,8 @@ tc_status tc_algo_bucket(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const t
     const int nd = tc_algo_torus_dims(topo, dims);
     if (nd < 1 || R < 2)
         return tc_error(ctx, TC_ERR_UNSUPPORTED, topo->file, 0,
-                        "bucket needs a torus or mesh topology whose name gives its dimensions (e.g. "
-                        "torus-4x4); '%s' is not recognised as one",
+                        "bucket needs a torus or mesh: a name giving its dimensions (e.g. torus-4x4) or links "
+                        "only between grid neighbours; '%s' has neither",
                         topo->name ? topo->name : "?");
     tc_lplan ag = {0}, all = {0};
     tc_status st = TC_OK;

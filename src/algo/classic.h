@@ -77,12 +77,4 @@ int tc_algo_log2(int p);
 /* Largest power of two <= n (n >= 1). */
 int tc_algo_pow2_floor(int n);
 
-/*
- * Detect torus/mesh dimensions: the topology name holds "AxB[xC...]" whose product is the NPU count
- * and, for one of the two rank orders (first or last dimension fastest), every NPU has links to its
- * +1 and -1 neighbours (mod size) in every dimension of size > 1.  Writes up to 8 dims (fastest first)
- * and returns how many, 0 when no torus is recognised.
- */
-int tc_algo_torus_dims(const tc_topo *topo, int dims[8]);
-
 #endif

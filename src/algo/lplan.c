@@ -279,10 +279,62 @@ static int grid_matches(const tc_topo *t, const int *dims, int nd)
     return 1;
 }
 
+/* Does every link of `t` join grid neighbours of dims (dims[0] fastest): one coordinate apart by 1, or
+ * by the wrap-around of a torus? */
+static int grid_exact(const tc_topo *t, const int *dims, int nd)
+{
+    for (int l = 0; l < t->n_links; l++) {
+        int a = t->links[l].src, b = t->links[l].dst, moved = 0;
+        for (int d = 0; d < nd; d++) {
+            const int ca = a % dims[d], cb = b % dims[d], dd = ((cb - ca) % dims[d] + dims[d]) % dims[d];
+            a /= dims[d];
+            b /= dims[d];
+            if (dd && (moved++ || (dd != 1 && dd != dims[d] - 1)))
+                return 0;
+        }
+        if (moved != 1)
+            return 0;
+    }
+    return 1;
+}
+
+/*
+ * The dimensions from the links alone: NPU 0's neighbours along dimension d are the stride of d and, on a
+ * torus, (n_d - 1) times it, so each next stride is one of its neighbours (or the NPU count, to close).
+ * Try them in increasing order from `stride` (dims[0..nd) chosen); a grid of at least two dimensions whose
+ * links are exactly the grid's wins.
+ */
+static int grid_search(const tc_topo *t, int stride, int *dims, int nd)
+{
+    const int n = t->n_npus;
+    if (stride == n)
+        return nd >= 2 && grid_exact(t, dims, nd) && grid_matches(t, dims, nd) ? nd : 0;
+    if (nd == 8)
+        return 0;
+    int last = stride; /* candidates ascending, each once: the smallest neighbour or n above `last` */
+    for (;;) {
+        int c = n;
+        for (int k = t->out_off[0]; k < t->out_off[1]; k++) {
+            const int v = t->links[t->out_link[k]].dst;
+            if (v > last && v < c)
+                c = v;
+        }
+        if (c % stride == 0 && n % c == 0) {
+            dims[nd] = c / stride;
+            const int found = grid_search(t, c, dims, nd + 1);
+            if (found)
+                return found;
+        }
+        if (c == n)
+            return 0;
+        last = c;
+    }
+}
+
 int tc_algo_torus_dims(const tc_topo *topo, int dims[8])
 {
-    const char *s = topo->name;
-    if (!s || !topo->out_off)
+    const char *s = topo->name ? topo->name : "";
+    if (!topo->out_off)
         return 0;
     for (size_t i = 0; s[i]; i++) {
         if (!isdigit((unsigned char)s[i]) || (i > 0 && isdigit((unsigned char)s[i - 1])))
@@ -324,5 +376,9 @@ int tc_algo_torus_dims(const tc_topo *topo, int dims[8])
             }
         }
     }
-    return 0;
+    int e[8];
+    const int nd = grid_search(topo, 1, e, 0);
+    if (nd)
+        memcpy(dims, e, (size_t)nd * sizeof *e);
+    return nd;
 }

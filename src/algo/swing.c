@@ -5,7 +5,7 @@
  *
  * Accepts: all-gather, reduce-scatter and all-reduce on any connected topology with R >= 2 NPUs.
  *   1D on every topology; multi-dimensional when tc_algo_torus_dims() recognises the topology as a torus
- *   or mesh from its name ("torus-4x4", "mesh-2x4x8", ...) and every side is a power of two: steps then
+ *   or mesh (from its name, "torus-4x4", or its links) and every side is a power of two: steps then
  *   cycle over the dimensions (step s uses dimension s mod D among those with steps left) and the peer
  *   moves by +-rho along that dimension, the sign by the parity of the coordinate.
  * Returns: the all-gather is built by exchange (each step a rank sends what its peer lacks, which for
