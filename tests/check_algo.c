@@ -70,6 +70,18 @@ static void set_nodes(tc_topo *t, int per)
     t->n_nodes = t->n_npus / per;
 }
 
+/* Run generator `fn` with default options; it must succeed. */
+static tc_sched *run_default(tc_gen_fn fn, const tc_topo *t, tc_coll coll)
+{
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_gen_opts o;
+    tc_gen_opts_init(&o);
+    tc_sched *s = NULL;
+    ck_assert_msg(fn(&ctx, t, coll, &o, &s) == TC_OK, "%s", tu_diags());
+    return s;
+}
+
 /* Run `algo` for `coll`, check the schedule against the topology; fail with the diagnostics. */
 static void gen_check(const char *algo, tc_topo *t, tc_coll coll, int K)
 {
@@ -195,12 +207,7 @@ END_TEST
 START_TEST(test_swing_md_peers)
 {
     tc_topo *t = mk_torus(4, 8);
-    tc_ctx ctx;
-    tu_ctx(&ctx);
-    tc_gen_opts o;
-    tc_gen_opts_init(&o);
-    tc_sched *s = NULL;
-    ck_assert_int_eq(tc_algo_swing(&ctx, t, TC_COLL_REDUCESCATTER, &o, &s), TC_OK);
+    tc_sched *s = run_default(tc_algo_swing, t, TC_COLL_REDUCESCATTER);
     ck_assert_int_eq(s->n_steps, 5); /* log2 4 + log2 8 */
     /* reduce-scatter step k: dimensions alternate 0 (x, side 4), 1 (y, side 8) while both have steps */
     static const int dim[] = {0, 1, 0, 1, 1}, dist[] = {1, 1, 1, 1, 3};
@@ -238,12 +245,7 @@ END_TEST
 START_TEST(test_rhd_trace)
 {
     tc_topo *t = mk_fc(4);
-    tc_ctx ctx;
-    tu_ctx(&ctx);
-    tc_gen_opts o;
-    tc_gen_opts_init(&o);
-    tc_sched *s = NULL;
-    ck_assert_int_eq(tc_algo_rhd(&ctx, t, TC_COLL_ALLGATHER, &o, &s), TC_OK);
+    tc_sched *s = run_default(tc_algo_rhd, t, TC_COLL_ALLGATHER);
     ck_assert_int_eq(s->n_steps, 2);
     ck_assert_int_eq(s->n_xfers, 4 + 8);
     int step1_to2 = 0;
@@ -266,12 +268,7 @@ END_TEST
 START_TEST(test_swing_peers)
 {
     tc_topo *t = mk_fc(8);
-    tc_ctx ctx;
-    tu_ctx(&ctx);
-    tc_gen_opts o;
-    tc_gen_opts_init(&o);
-    tc_sched *s = NULL;
-    ck_assert_int_eq(tc_algo_swing(&ctx, t, TC_COLL_REDUCESCATTER, &o, &s), TC_OK);
+    tc_sched *s = run_default(tc_algo_swing, t, TC_COLL_REDUCESCATTER);
     for (int i = 0; i < s->n_xfers; i++) {
         const tc_xfer *x = &s->xfers[i];
         const int rho[] = {1, -1, 3};
