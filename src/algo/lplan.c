@@ -376,6 +376,10 @@ int tc_algo_torus_dims(const tc_topo *topo, int dims[8])
             }
         }
     }
+    /* a grid of at most 8 dimensions gives NPU 0 at most 16 neighbours (64 links: parallel ones allowed);
+     * more, and it is no grid: the search below never starts on a densely linked topology */
+    if (topo->out_off[1] - topo->out_off[0] > 64)
+        return 0;
     int e[8];
     const int nd = grid_search(topo, 1, e, 0);
     if (nd)
