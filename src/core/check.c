@@ -83,8 +83,10 @@ static tc_status xfer_error(chk *k, int i, double t, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return tc_error(k->ctx, TC_ERR_CHECK, k->name, tc_sched_line(k->s, i), "transfer %d (step %d, t=%s): %s", i,
-                    k->s->xfers[i].step, tc_fmt_time(t, tb, sizeof tb), msg);
+    /* a transfer's line belongs to the schedule's own file: none under another name */
+    const int own = k->name && k->s->file && !strcmp(k->name, k->s->file);
+    return tc_error(k->ctx, TC_ERR_CHECK, k->name, own ? tc_sched_line(k->s, i) : 0,
+                    "transfer %d (step %d, t=%s): %s", i, k->s->xfers[i].step, tc_fmt_time(t, tb, sizeof tb), msg);
 }
 
 static tc_status nomem(chk *k, const char *what)
