@@ -336,9 +336,36 @@ START_TEST(test_small_doc_reads)
     char *j = to_json(s, NULL);
     ck_assert_ptr_nonnull(strstr(j, "  \"predicted_time\": 4e-06,\n  \"steps\": 2,\n  \"transfers\": [\n"
                                     "    [0, 1, 0, \"copy\", 0, 0, 0, 1e-06, []],\n"));
-    ck_assert_ptr_nonnull(strstr(j, "    [2, 0, 1, \"copy\", 2, 1, 1e-06, 2e-06, [2]]\n  ]\n}\n"));
+    ck_assert_ptr_nonnull(strstr(j, "    [2, 0, 1, \"copy\", 2, 1, 1e-06, 2e-06, [2]]\n  ],\n  \"unwind\": 0\n}\n"));
     free(j);
     tc_sched_free(s);
+}
+END_TEST
+
+/* The unwinding degree a plan's link ids refer to: recorded after the transfers, read back, optional in
+ * plans written before it was recorded (read as 0), and checked. */
+START_TEST(test_unwind)
+{
+    tc_sched *s = NULL;
+    ck_assert_int_eq(from_json(small_doc, &s), TC_OK);
+    ck_assert_int_eq(s->unwind, 0);
+    tc_sched_free(s);
+    seed_rng(2);
+    const int d = rnd(1, 1000);
+    char field[64];
+    snprintf(field, sizeof field, "  ],\n  \"unwind\": %d\n}\n", d);
+    char *doc = edit("  ]\n}\n", field);
+    ck_assert_int_eq(from_json(doc, &s), TC_OK);
+    ck_assert_int_eq(s->unwind, d);
+    char *j = to_json(s, NULL);
+    ck_assert_ptr_nonnull(strstr(j, field)); /* written back after the transfers */
+    free(j);
+    free(doc);
+    tc_sched_free(s);
+    expect_edit_error("  ]\n}\n", "  ],\n  \"unwind\": -1\n}\n", TC_ERR_INVALID,
+                      "plan.json:25: error: field \"unwind\" is -1, out of range (0 to 2147483647)\n");
+    expect_edit_error("  ]\n}\n", "  ],\n  \"unwind\": \"two\"\n}\n", TC_ERR_INVALID,
+                      "plan.json:25: error: field \"unwind\" must be an integer, not a string\n");
 }
 END_TEST
 
@@ -364,7 +391,8 @@ START_TEST(test_layout)
                         "  \"chunk_bytes\": 1000,\n"
                         "  \"predicted_time\": 0,\n"
                         "  \"steps\": 0,\n"
-                        "  \"transfers\": []\n"
+                        "  \"transfers\": [],\n"
+                        "  \"unwind\": 0\n"
                         "}\n");
     free(j);
     /* uint64 above 2^53 as strings; reduce op; routes */
@@ -376,7 +404,7 @@ START_TEST(test_layout)
     j = to_json(s, NULL);
     ck_assert_ptr_nonnull(strstr(j, "  \"seed\": \"18446744073709551615\",\n"));
     ck_assert_ptr_nonnull(strstr(j, "  \"size_bytes\": \"9007199254740993\",\n  \"chunk_bytes\": 9007199254740992,\n"));
-    ck_assert_ptr_nonnull(strstr(j, "  \"steps\": 3,\n  \"transfers\": [\n    [1, 0, 0, \"reduce\", -1, 2, 0.5, 0.75, [3, 4]]\n  ]\n}\n"));
+    ck_assert_ptr_nonnull(strstr(j, "  \"steps\": 3,\n  \"transfers\": [\n    [1, 0, 0, \"reduce\", -1, 2, 0.5, 0.75, [3, 4]]\n  ],\n  \"unwind\": 0\n}\n"));
     free(j);
     tc_sched_free(s);
 }
@@ -668,6 +696,7 @@ static Suite *suite(void)
     TCase *tc = tcase_create("json");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_round_trip_random);
+    tcase_add_test(tc, test_unwind);
     tcase_add_test(tc, test_other_layouts);
     tcase_add_test(tc, test_lines);
     tcase_add_test(tc, test_small_doc_reads);

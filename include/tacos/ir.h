@@ -256,6 +256,8 @@ typedef struct tc_sched {
     int chunks_per_rank;
     int n_chunks;
     int root;               /**< for rooted collectives, else 0 */
+    int unwind;             /**< switch unwinding degree of the topology the link ids refer to (0: each
+                                 switch's own, else 1; see tc_topo_unwind) */
     uint64_t size_bytes;    /**< collective size (per-rank buffer for all-reduce; output size for
                                  all-gather; input size for reduce-scatter) */
     uint64_t chunk_bytes;   /**< bytes of one chunk */

@@ -94,6 +94,7 @@ tc_status tc_algo_run(tc_ctx *ctx, const char *name, const tc_topo *topo, tc_col
         return st;
     }
     s->seed = ctx->seed;
+    s->unwind = opts->unwind; /* the degree the caller unwound the topology with, recorded in the plan */
     *out = s;
     return TC_OK;
 }

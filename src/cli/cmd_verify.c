@@ -17,7 +17,8 @@ static void usage(FILE *f)
           "\n"
           "Verify a schedule.  A JSON plan is checked by symbolic execution (causality, double counting,\n"
           "one chunk per link at a time, the collective's postcondition); with --topo its links and routes\n"
-          "must exist in that topology (switches unwound with degree D, default each switch's own).\n"
+          "must exist in that topology (switches unwound with degree D, default the degree the plan records,\n"
+          "else each switch's own).\n"
           "An MSCCL XML plan is checked for the runtime's structural rules, matched send/receive sequences,\n"
           "deadlock freedom and the collective's result; --target also applies that runtime's limits.\n"
           "The format is told by content (JSON starts with '{').\n"
@@ -70,10 +71,6 @@ int tc_cli_verify(int argc, char **argv)
         tc_msccl_limits_get(!strcmp(target, "nccl") ? TC_TARGET_NCCL : TC_TARGET_RCCL, &limits);
         lim = &limits;
     }
-    if (topo_path) {
-        if ((st = tc_cli_load_topo(&ctx, topo_path, costs_path, unwind, &flat)))
-            goto done;
-    }
     tc_format fmt;
     if ((st = tc_sched_sniff(&ctx, path, &fmt)))
         goto done;
@@ -82,6 +79,8 @@ int tc_cli_verify(int argc, char **argv)
         goto done;
     }
     if (fmt == TC_FMT_MSCCL) {
+        if (topo_path && (st = tc_cli_load_topo(&ctx, topo_path, costs_path, unwind, &flat)))
+            goto done;
         if ((st = tc_msccl_read(&ctx, path, &m)) || (st = tc_msccl_verify(&ctx, m, lim, path)))
             goto done;
         printf("%s: ok: MSCCL %s, %d gpus, %d channels, %d chunks per loop, proto %s%s%s%s\n", path,
@@ -89,6 +88,9 @@ int tc_cli_verify(int argc, char **argv)
                target ? ", " : "", target ? target : "", target ? " limits" : "");
     } else {
         if ((st = tc_sched_load(&ctx, path, &s)))
+            goto done;
+        /* the plan records the unwinding degree its link ids refer to */
+        if (topo_path && (st = tc_cli_load_topo(&ctx, topo_path, costs_path, unwind ? unwind : s->unwind, &flat)))
             goto done;
         tc_check_opts co = {.topo = flat};
         if ((st = tc_sched_check(&ctx, s, &co, path)))

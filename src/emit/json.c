@@ -4,7 +4,8 @@
  * Writer: streams with fprintf/fwrite, never builds a tree, so millions of transfers cost no extra memory.
  * The layout is fixed: one header field per line (lines 2-17), then one transfer per line as a compact array
  *     [src, dst, chunk, "copy"|"reduce", link, step, t_start, t_end, [route...]]
- * so transfer i sits on line 18 + i.  Doubles use %.15g when that reads back to the same bits, else %.17g
+ * so transfer i sits on line 18 + i; fields added to format 1 later (optional on reading) follow the
+ * transfers, one per line: "unwind".  Doubles use %.15g when that reads back to the same bits, else %.17g
  * (integral values as integers), so write -> read -> write is byte-identical.  uint64 fields (seed,
  * size_bytes, chunk_bytes) are JSON integers up to 2^53 and decimal strings above.
  *
@@ -209,7 +210,8 @@ tc_status tc_emit_json_write(tc_ctx *ctx, const tc_sched *s, FILE *f)
         p += 2;
         fwrite(line, 1, (size_t)(p - line), f);
     }
-    fputs(s->n_xfers ? "\n  ]\n}\n" : "]\n}\n", f);
+    fputs(s->n_xfers ? "\n  ]" : "]", f);
+    fprintf(f, ",\n  \"unwind\": %d\n}\n", s->unwind);
     free(dc);
     if (fflush(f) || ferror(f))
         return tc_error(ctx, TC_ERR_IO, NULL, 0, "cannot write JSON schedule: %s", strerror(errno));
@@ -390,6 +392,9 @@ static const char *const header_fields[] = {
     "chunks", "root", "size_bytes", "chunk_bytes", "predicted_time", "steps", "transfers",
 };
 #define N_HEADER_FIELDS ((int)(sizeof header_fields / sizeof header_fields[0]))
+/* Fields a plan may lack (written by later tacosc versions of format 1). */
+static const char *const optional_fields[] = {"unwind"};
+#define N_OPTIONAL_FIELDS ((int)(sizeof optional_fields / sizeof optional_fields[0]))
 
 static tc_status field_error(const rd *r, const char *field, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -561,6 +566,8 @@ static tc_status read_header(const rd *r, const cJSON *root, tc_sched **out, int
         int known = 0;
         for (int f = 0; f < N_HEADER_FIELDS; f++)
             known |= !strcmp(e->string, header_fields[f]);
+        for (int f = 0; f < N_OPTIONAL_FIELDS; f++)
+            known |= !strcmp(e->string, optional_fields[f]);
         if (!known)
             return field_error(r, e->string, "is not part of format version %d", TC_JSON_VERSION);
         for (const cJSON *d = e->next; d; d = d->next)
@@ -602,6 +609,9 @@ static tc_status read_header(const rd *r, const cJSON *root, tc_sched **out, int
         (st = get_int(r, root, "root", 0, R - 1, &root_rank)) || (st = get_u64(r, root, "size_bytes", &size_bytes)) ||
         (st = get_u64(r, root, "chunk_bytes", &chunk_bytes)))
         return st;
+    int unwind = 0; /* optional: plans written before it was recorded have none */
+    if (cJSON_GetObjectItemCaseSensitive(root, "unwind") && (st = get_int(r, root, "unwind", 0, INT32_MAX, &unwind)))
+        return st;
     const cJSON *tv = cJSON_GetObjectItemCaseSensitive(root, "predicted_time");
     if (!cJSON_IsNumber(tv))
         return field_error(r, "predicted_time", "must be a number, not %s", type_name(tv));
@@ -631,6 +641,7 @@ static tc_status read_header(const rd *r, const cJSON *root, tc_sched **out, int
         return tc_error(r->ctx, st, r->name, 0, "out of memory");
     }
     s->root = root_rank;
+    s->unwind = unwind;
     s->seed = seed;
     s->chunk_bytes = chunk_bytes;
     s->time = tv->valuedouble;
