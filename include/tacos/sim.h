@@ -1,8 +1,9 @@
 /**
  * @file sim.h
  * Cost of a schedule on a topology (src/sim/): the alpha-beta model with congestion and dilation per
- * step (photonic paper eq. 1 / Alg. 2) and a link-level event simulation with one FIFO queue per directed
- * link.  Also the SVG picture of a result (link-utilization heat map and link-occupancy timeline).
+ * step (photonic paper eq. 1 / Alg. 2), a link-level event simulation, lower bounds on a collective's
+ * time, and the SVG pictures of a result.  The event model is tacosc's one prediction: the compile summary
+ * and a JSON plan's `predicted_time` are its time.
  *
  * Routes.  A transfer crosses the links of its `route` when route_len > 0, else its `link` when >= 0,
  * else a hop-count shortest path of the topology computed with igraph (ties broken by lowest link id;
@@ -16,18 +17,44 @@
  * over links of beta(link) * bytes routed on that link in the round (uniform: beta * c_i * w).  The round
  * costs their sum; rounds run back to back; the time is the sum over rounds.
  *
- * Model TC_SIM_EVENT.  Transfers are issued in the order (t_start, step, index).  A transfer x is ready
- * when its source holds what it sends, per the checker's semantics: every transfer y into x.src of the
- * same chunk with y.t_end <= x.t_start (schedule times) has arrived (time 0 when there is none).  Its
- * "step predecessors" are the transfers issued before it on the same link: each directed link is a FIFO
- * served in issue order, so a chunk starts on a link at max(ready, link free).  It occupies the link for
- * bytes * beta and reaches the far end alpha later; multi-hop routes store and forward per chunk (the
- * next hop becomes ready at that arrival).  The time is the last arrival.  A schedule with
- * t_end < t_start on some transfer is refused (TC_ERR_INVALID); a zero-length transfer's arrival counts
- * only for transfers issued strictly later.  Schedule times are compared with a tolerance of 1e-9 of the
- * schedule's span.
+ * Model TC_SIM_EVENT (the TACOS paper's link model, simulated).  A chunk holds a link for
+ * alpha + beta * bytes and is at the far end when it lets go; a route is stored and forwarded per chunk
+ * (the next hop is ready at that arrival).  A transfer x is ready when its source holds what it sends,
+ * per the checker's semantics: every transfer y into x.src of the same chunk with y.t_end <= x.t_start
+ * (schedule times) has arrived (time 0 when there is none).  The first hops of the transfers from one link
+ * to one destination form a channel (one program's sends to one peer, as an MSCCL threadblock issues them):
+ * they go in the plan's issue order (t_start, step, index), a send waiting behind an earlier one of its
+ * channel that is not ready.  A link never idles while a chunk is ready for it: among the ready head sends
+ * of its channels and the chunks forwarded to it (hops after the first, moved by the network in arrival
+ * order) it serves the one ready first, ties in issue order.  So a plan whose links carry one channel each
+ * (every plan of direct links: tacos, ring on a ring) keeps its order and, where it never idles a link
+ * while a chunk is ready (tacos all-gather, broadcast and gather, ring on a ring), its own times; a chunk
+ * forwarded over a route does not wait behind one issued earlier that reaches the link later.  The time is
+ * the last arrival.  A schedule with t_end < t_start on some transfer is refused (TC_ERR_INVALID); a
+ * zero-length transfer's arrival counts only for transfers issued strictly later.  Schedule times are
+ * compared with a tolerance of 1e-9 of the schedule's span; simulated times are integer femtoseconds
+ * (exact ties), at most 9,000 s.
+ * Two paths compute it: one pass in issue order (O(M + hops)), valid while no link served a chunk ahead of
+ * another, of a different channel or forwarded, that was ready before it; when that check fails, or
+ * opts.general is set, a discrete-event simulation with a time-ordered event queue and a queue of ready
+ * chunks per link (O((M + hops) log M)).  Both give the same result; tc_sim_result.general says which ran.
  *
- * Both models report per-link busy time (bytes * beta summed) and utilization = busy / time.
+ * Both models report per-link busy time and utilization = busy / time.
+ *
+ * Bounds (tc_sim_bound).  Lower bounds on the event-model time of any plan of the collective that moves
+ * chunks of the plan's size, the largest of which is `bound`:
+ *  - link: per NPU, the chunks it must receive (send) over its in-links (out-links), each link carrying one
+ *    chunk per alpha + beta * chunk;
+ *  - aggregate: the chunk crossings the whole collective needs (all-gather and broadcast: each chunk
+ *    reaches R - 1 NPUs; reduce-scatter, reduce: R - 1 merges per chunk; all-reduce: 2(R - 1) messages per
+ *    chunk, the one-way gossip minimum; gather, scatter, all-to-all: hop distances) over every link;
+ *  - cut: for a set S of NPUs (each server of <nodes>, the halves of each grid dimension, the topology's
+ *    minimum cut from igraph's max-flow), the chunks that must enter (leave) S over the links into (out
+ *    of) S;
+ *  - latency: the cheapest store-and-forward path (sum of alpha + beta * chunk) between the farthest pair
+ *    that must communicate.
+ * The TACOS paper's §V-A ideal (bandwidth over the smallest injection plus the diameter's alpha) is kept
+ * beside them for comparison with the paper; it is not a bound of this model.
  */
 #ifndef TACOS_SIM_H
 #define TACOS_SIM_H
@@ -40,6 +67,10 @@ typedef struct tc_sim_opts {
     tc_sim_model model;
     uint64_t size;   /**< collective size in bytes; 0 = the schedule's own */
     int bins;        /**< time bins of the per-link occupancy timeline (0 = none, for SVG use ~100) */
+    int general;     /**< event model: take the event-queue path even where one pass would do */
+    int explain;     /**< event model: trace the critical path (implies general) */
+    int trace;       /**< event model: trace the critical path whenever the event-queue path runs anyway */
+    int no_bound;    /**< skip the lower bounds (bound, efficiency and ideal stay 0) */
 } tc_sim_opts;
 
 void tc_sim_opts_init(tc_sim_opts *o);
@@ -47,6 +78,34 @@ void tc_sim_opts_init(tc_sim_opts *o);
 /** Parse "ab" or "event". */
 tc_status tc_sim_model_parse(const char *s, tc_sim_model *out);
 const char *tc_sim_model_name(tc_sim_model m);
+
+/** Which lower bound binds (tc_bound.binding). */
+typedef enum { TC_BOUND_NONE = 0, TC_BOUND_LINK, TC_BOUND_AGGREGATE, TC_BOUND_CUT, TC_BOUND_LATENCY } tc_bound_kind;
+/** "link", "aggregate", "cut", "latency" ("none"). */
+const char *tc_bound_kind_name(tc_bound_kind k);
+
+/** Lower bounds on a collective's time (see the file comment); seconds, 0 where none applies. */
+typedef struct tc_bound {
+    double time;            /**< the largest of link, aggregate, cut and latency */
+    tc_bound_kind binding;  /**< which one it is */
+    double link;            /**< per-NPU link bound */
+    int link_npu;           /**< its NPU */
+    int link_out;           /**< 1: its out-links (sends), 0: its in-links (receives) */
+    double aggregate;       /**< every link of the topology */
+    double cut;             /**< the best cut bound */
+    char cut_desc[96];      /**< which set and direction, e.g. "node 1 (npus 8-15), in" */
+    double latency;         /**< store-and-forward path of the farthest pair */
+    double ideal;           /**< TACOS paper §V-A ideal, for comparison (not a bound of this model) */
+} tc_bound;
+
+/**
+ * Bounds for a collective shaped as `s` (collective, ranks, chunks, chunk bytes, root; its transfers are
+ * not read) of `size` bytes (0: s->size_bytes; chunk bytes rescaled as in tc_sim_opts.size) on `topo`
+ * (indexed, no switches, s->n_ranks NPUs).  One line describing the binding bound: tc_bound_describe.
+ */
+tc_status tc_sim_bound(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, uint64_t size, tc_bound *out);
+/** "cut: node 1 (npus 8-15), in" / "link: npu 3 in-links" / ... into buf (n bytes). */
+const char *tc_bound_describe(const tc_bound *b, char *buf, size_t n);
 
 /** The result of one simulation.  Arrays are owned by the result. */
 typedef struct tc_sim_result {
@@ -57,15 +116,28 @@ typedef struct tc_sim_result {
     double chunk_bytes;   /**< bytes per transfer */
     double time;          /**< collective time, s */
     double algbw, busbw;  /**< bytes/s (nccl-tests conventions; 0 when time is 0) */
-    double ideal;         /**< tc_topo_ideal_time bound, s (0 when unknown) */
-    double efficiency;    /**< ideal / time (0 when unknown) */
+    tc_bound bound;       /**< lower bounds (zero with opts.no_bound or when they cannot be computed) */
+    double ideal;         /**< bound.ideal: TACOS §V-A, s (0 when unknown) */
+    double efficiency;    /**< bound.time / time (0 when unknown) */
     int n_links;
     double *link_busy;    /**< per link: seconds busy */
     double *link_util;    /**< per link: busy / time */
+    double *link_bytes;   /**< per link: bytes carried */
     double max_util, mean_util;
     int n_rounds;         /**< AB model: rounds (steps); event model: 0 */
     int max_congestion;   /**< AB: largest number of chunks on one link in one round */
     int max_dilation;     /**< AB: longest route in hops; event: longest route too */
+    double ab_dilation;   /**< AB: sum over rounds of the dilation terms, s */
+    double ab_congestion; /**< AB: sum over rounds of the congestion terms, s */
+    int general;          /**< event: 1 when the event-queue path ran */
+    /* Event model with opts.explain (or opts.trace and general): the critical path, a chain of link services (a chunk holding a link)
+     * from time 0 to the last arrival, each starting when the one before it ended; they sum to `time`. */
+    int cp_hops;          /**< services on the critical path */
+    double cp_latency;    /**< alpha of the path's own chunks */
+    double cp_transfer;   /**< beta * bytes of their first hops */
+    double cp_forward;    /**< beta * bytes of their later hops: store and forward over multi-hop routes */
+    double cp_queue;      /**< services of other chunks a path chunk waited behind on a link */
+    int cp_queue_hops;    /**< how many */
     int bins;             /**< timeline bins (0 = no timeline) */
     double *timeline;     /**< n_links * bins: busy fraction of link l in bin b at [l * bins + b] */
 } tc_sim_result;
@@ -78,6 +150,13 @@ typedef struct tc_sim_result {
 tc_status tc_sim_run(tc_ctx *ctx, const tc_sched *s, const tc_topo *topo, const tc_sim_opts *opts,
                      tc_sim_result **out);
 void tc_sim_result_free(tc_sim_result *r);
+
+/**
+ * Why an event-model result `ev` (run with opts.explain) and an ab-model result `ab` of the same plan
+ * differ: one sentence naming the effect behind the gap (dilation, queueing, congestion, or round
+ * barriers when the event model is faster), or that they agree within 3%.  Written into buf (n bytes).
+ */
+const char *tc_sim_explain(const tc_sim_result *ev, const tc_sim_result *ab, char *buf, size_t n);
 
 /** One panel of an SVG picture: a result with its caption. */
 typedef struct tc_sim_panel {

@@ -18,6 +18,11 @@ tc_status tc_cli_load_topo(tc_ctx *ctx, const char *topo, const char *costs, int
 /** Parse the decimal integer value of option --opt within [lo, hi] (TC_ERR_USAGE with a message if not). */
 tc_status tc_cli_parse_int(tc_ctx *ctx, const char *opt, const char *s, long lo, long hi, int *out);
 
+/** Print "<indent>bound B (which), efficiency E" and "<indent>TACOS §V-A ideal I, ratio R" for a plan
+ *  taking `time`; nothing for a bound of 0 (not computed). */
+struct tc_bound;
+void tc_cli_print_bound(const struct tc_bound *b, double time, const char *indent);
+
 /** Exit status for a tc_status: 0 for TC_OK, 2 for usage errors, 1 otherwise. */
 int tc_cli_exit(tc_status st);
 /** Open `path` for writing ("-" is stdout); the file is written to a temporary name and renamed into

@@ -21,8 +21,10 @@ static void usage(FILE *f)
           "\n"
           "Generate the collective with every applicable algorithm (tacos included), check each schedule,\n"
           "simulate it and print time, algbw, busbw and efficiency, best first.  Algorithms that cannot\n"
-          "serve the input are listed last with the reason in the note column.  Efficiency is the ideal\n"
-          "bound over the time (see tacosc sim --help).\n"
+          "serve the input are listed last with the reason in the note column.  Efficiency is each plan's\n"
+          "lower bound (for its chunks) over its time; the header gives the smallest of those bounds, which\n"
+          "holds for every plan listed, and which bound it is (see tacosc sim --help).  The V-A column is\n"
+          "the time over the TACOS paper's ideal, for comparison with the paper.\n"
           "  -c, --collective C  the collective\n"
           "  -s, --size BYTES    collective size (default 1M)\n"
           "  -k, --chunks K      chunks per rank (default 1)\n"
@@ -168,20 +170,30 @@ int tc_cli_compare(int argc, char **argv)
         tc_buf_free(&diag);
     }
     qsort(rows, (size_t)n, sizeof *rows, cmp_row);
-    char sb[32];
+    char sb[32], tb[32], db[160];
     printf("compare %s %s on %s (%d npus, %d links), model %s\n", tc_coll_name(coll),
            tc_fmt_bytes((double)go.size, sb, sizeof sb), topo->name ? topo->name : "?", topo->n_npus,
            topo->n_links, tc_sim_model_name(so.model));
-    printf("%-10s %14s %12s %12s %10s  %s\n", "algorithm", "time", "algbw GB/s", "busbw GB/s", "efficiency",
-           "note");
+    const tc_bound *least = NULL; /* the smallest bound of the plans: it holds for all of them */
+    for (int i = 0; i < n; i++)
+        if (rows[i].r && rows[i].r->bound.time > 0 && (!least || rows[i].r->bound.time < least->time))
+            least = &rows[i].r->bound;
+    if (least) {
+        printf("bound %s (%s)", tc_fmt_time(least->time, tb, sizeof tb), tc_bound_describe(least, db, sizeof db));
+        if (least->ideal > 0)
+            printf(", TACOS paper ideal (V-A) %s", tc_fmt_time(least->ideal, tb, sizeof tb));
+        printf("\n");
+    }
+    printf("%-10s %14s %12s %12s %10s %8s  %s\n", "algorithm", "time", "algbw GB/s", "busbw GB/s", "efficiency",
+           "V-A", "note");
     for (int i = 0; i < n; i++) {
         const row *w = &rows[i];
-        if (w->r) {
-            char tb[32];
-            printf("%-10s %14s %12.3f %12.3f %10.4f  %s\n", w->name, tc_fmt_time(w->r->time, tb, sizeof tb),
-                   w->r->algbw / 1e9, w->r->busbw / 1e9, w->r->efficiency, w->note);
-        } else
-            printf("%-10s %14s %12s %12s %10s  %s\n", w->name, "-", "-", "-", "-", w->note);
+        if (w->r)
+            printf("%-10s %14s %12.3f %12.3f %10.4f %8.4f  %s\n", w->name, tc_fmt_time(w->r->time, tb, sizeof tb),
+                   w->r->algbw / 1e9, w->r->busbw / 1e9, w->r->efficiency,
+                   w->r->ideal > 0 ? w->r->time / w->r->ideal : 0.0, w->note);
+        else
+            printf("%-10s %14s %12s %12s %10s %8s  %s\n", w->name, "-", "-", "-", "-", "-", w->note);
     }
     if (svg) {
         tc_sim_panel *panels = calloc((size_t)n + 1, sizeof *panels);

@@ -5,6 +5,7 @@
 #include "tacos/check.h"
 #include "tacos/emit.h"
 #include "tacos/msccl.h"
+#include "tacos/sim.h"
 #include "tacos/topo.h"
 
 #include <errno.h>
@@ -74,28 +75,19 @@ static tc_status parse_bytes(tc_ctx *ctx, const char *opt, const char *s, uint64
     return TC_OK;
 }
 
-/* Summary line(s) on stdout. */
-static void summary(const tc_topo *topo, const tc_sched *s, const char *out_path)
+/* Summary line(s) on stdout.  `simulated`: s->time is the event simulation of the plan (else the
+ * synthesizer's own time, with --stats-only). */
+static void summary(const tc_topo *topo, const tc_sched *s, const tc_bound *b, int simulated, const char *out_path)
 {
-    char tb[32], ib[32], sb[32];
-    tc_topo_info info;
-    tc_ctx quiet;
-    tc_ctx_init(&quiet);
-    quiet.sink = NULL;
+    char tb[32], sb[32];
     printf("%s %s on %s: %d npus, %d links, %s\n", s->algo ? s->algo : "?", tc_coll_name(s->coll),
            topo->name ? topo->name : "?", topo->n_npus, topo->n_links,
            tc_fmt_bytes((double)s->size_bytes, sb, sizeof sb));
     printf("  transfers %d, steps %d, chunks %d (%d per rank), chunk %llu B\n", s->n_xfers, s->n_steps,
            s->n_chunks, s->chunks_per_rank, (unsigned long long)s->chunk_bytes);
-    if (tc_topo_info_get(&quiet, topo, &info) == TC_OK) {
-        double ideal = tc_topo_ideal_time(&info, s->coll, s->size_bytes, s->n_ranks);
-        if (ideal > 0 && s->time > 0)
-            printf("  predicted time %s, ideal bound %s, ratio %.4f\n", tc_fmt_time(s->time, tb, sizeof tb),
-                   tc_fmt_time(ideal, ib, sizeof ib), s->time / ideal);
-        else
-            printf("  predicted time %s\n", tc_fmt_time(s->time, tb, sizeof tb));
-    } else
-        printf("  predicted time %s\n", tc_fmt_time(s->time, tb, sizeof tb));
+    printf("  predicted time %s (%s)\n", tc_fmt_time(s->time, tb, sizeof tb),
+           simulated ? "event simulation of the plan, as tacosc sim" : "synthesizer's estimate: no transfers kept");
+    tc_cli_print_bound(b, s->time, "  ");
     if (out_path)
         printf("  wrote %s\n", out_path);
 }
@@ -130,6 +122,8 @@ int tc_cli_compile(int argc, char **argv)
     tc_topo *flat = NULL;
     tc_sched *s = NULL;
     tc_msccl *m = NULL;
+    tc_sim_result *r = NULL;
+    tc_bound bound = {0};
 
     optind = 1;
     while ((opt = getopt_long(argc, argv, "c:a:s:k:o:f:qvhV", longopts, NULL)) != -1) {
@@ -237,7 +231,16 @@ int tc_cli_compile(int argc, char **argv)
             st = TC_ERR_INTERNAL;
             goto done;
         }
-    }
+        /* the one prediction: the event simulation of the plan, as `tacosc sim` prints it */
+        tc_sim_opts so;
+        tc_sim_opts_init(&so);
+        so.no_bound = quiet;
+        if ((st = tc_sim_run(&ctx, s, flat, &so, &r)))
+            goto done;
+        s->time = r->time;
+        bound = r->bound;
+    } else if (!quiet)
+        tc_sim_bound(&ctx, flat, s, 0, &bound);
     if (out_path) {
         FILE *f = NULL;
         char *tmp = NULL;
@@ -261,8 +264,9 @@ int tc_cli_compile(int argc, char **argv)
             goto done;
     }
     if (!quiet && !(out_path && !strcmp(out_path, "-"))) /* the plan itself went to stdout */
-        summary(flat, s, out_path);
+        summary(flat, s, &bound, !g.stats_only, out_path);
 done:
+    tc_sim_result_free(r);
     tc_msccl_free(m);
     tc_sched_free(s);
     tc_topo_free(flat);

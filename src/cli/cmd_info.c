@@ -1,5 +1,6 @@
 /* `tacosc info TOPO.xml [--costs F] [--size S]`: summary of a topology and the ideal collective times. */
 #include "cli.h"
+#include "tacos/sim.h"
 #include "tacos/topo.h"
 
 #include <math.h>
@@ -10,8 +11,9 @@
 static void info_usage(FILE *f)
 {
     fprintf(f, "usage: tacosc info TOPO.xml [--costs FILE] [--size BYTES]\n"
-               "Print npus, links, classes, switches, nodes, diameter, minimum injection bandwidth and the\n"
-               "ideal time (TACOS paper, section V-A) of all-gather, reduce-scatter and all-reduce.\n"
+               "Print npus, links, classes, switches, nodes, diameter, minimum injection bandwidth, the\n"
+               "ideal time (TACOS paper, section V-A) of all-gather, reduce-scatter and all-reduce, and the\n"
+               "lower bound of each collective with one chunk per rank (tacosc sim --help says which bounds).\n"
                "  --costs FILE   cost file (man 5 tacosc-costs); default class: 0.5us, 50GB/s\n"
                "  --size BYTES   collective size, K/M/G suffixes (powers of 1024); default 1G\n");
 }
@@ -30,7 +32,7 @@ int tc_cli_info(int argc, char **argv)
     tc_ctx ctx;
     tc_ctx_init(&ctx);
     const char *path = NULL, *costs_path = NULL, *size_arg = "1G";
-    tc_topo *t = NULL;
+    tc_topo *t = NULL, *flat = NULL;
     tc_costs *costs = NULL;
     tc_status st = TC_OK;
     for (int i = 1; i < argc; i++) {
@@ -72,7 +74,7 @@ int tc_cli_info(int argc, char **argv)
     if ((st = tc_topo_info_get(&ctx, t, &in)) != TC_OK)
         goto done;
 
-    char b1[64], b2[64];
+    char b1[64], b2[160];
     printf("topology        %s (%s)\n", t->name, path);
     printf("npus            %d\n", t->n_npus);
     printf("links           %d directed\n", t->n_links);
@@ -125,7 +127,21 @@ int tc_cli_info(int argc, char **argv)
         printf("  %-14s %s  (algbw %.3f GB/s)\n", colls[i].name, tc_fmt_time(tm, b1, sizeof b1),
                tm > 0 ? (double)size / tm / 1e9 : 0.0);
     }
+    printf("lower bound for %s, one chunk per rank (switches unwound; see tacosc sim --help):\n",
+           tc_fmt_bytes((double)size, b1, sizeof b1));
+    if ((st = tc_topo_unwind(&ctx, t, 0, &flat)) != TC_OK)
+        goto done;
+    for (int c = 0; c < TC_COLL_COUNT; c++) {
+        tc_sched *probe = NULL;
+        tc_bound b;
+        if (tc_sched_create((tc_coll)c, flat->n_npus, 1, size, &probe) == TC_OK &&
+            tc_sim_bound(&ctx, flat, probe, 0, &b) == TC_OK)
+            printf("  %-14s %s  (%s)\n", tc_coll_name((tc_coll)c), tc_fmt_time(b.time, b1, sizeof b1),
+                   tc_bound_describe(&b, b2, sizeof b2));
+        tc_sched_free(probe);
+    }
 done:
+    tc_topo_free(flat);
     tc_costs_free(costs);
     tc_topo_free(t);
     return tc_cli_exit(st);

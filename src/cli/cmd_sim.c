@@ -3,6 +3,7 @@
 #include "cli.h"
 #include "tacos/algo.h"
 #include "tacos/emit.h"
+#include "tacos/msccl.h"
 #include "tacos/sim.h"
 #include "tacos/topo.h"
 
@@ -18,18 +19,28 @@ static void usage(FILE *f)
           "       tacosc sim --algo A --collective C TOPO.xml [options]\n"
           "\n"
           "Simulate a schedule (JSON or MSCCL XML) on a topology and report its time, algbw and busbw\n"
-          "(nccl-tests conventions), efficiency against the ideal bound and per-link utilization.\n"
-          "Efficiency is ideal / time, the ideal being the TACOS paper's estimate (the bandwidth term over\n"
-          "the smallest injection bandwidth plus the diameter's latency; tacosc info prints it).  It is\n"
-          "not a strict lower bound: a plan that overlaps latency with transfers can reach slightly above\n"
-          "1, and where a cut is slower than injection (servers joined by slower links) 1 is out of reach.\n"
+          "(nccl-tests conventions), its lower bound and efficiency, and per-link utilization.  The event\n"
+          "model is tacosc's prediction: the time the compile summary prints and a plan's predicted_time.\n"
+          "The bound is the largest of four lower bounds on any plan of the collective with the plan's\n"
+          "chunks (man 1 tacosc, BOUNDS): per-NPU links, all links, cuts (servers, grid halves, the minimum\n"
+          "cut) and the store-and-forward latency of the farthest pair; the line names the one that binds.\n"
+          "Efficiency is bound / time (at most 1 in the event model).  The TACOS paper's V-A ideal (bandwidth\n"
+          "over the smallest injection plus the diameter's alpha) is printed beside it for comparison with\n"
+          "the paper; it is no bound where a cut is slower than injection.  The other model is run too: when\n"
+          "the two differ by more than 3%, a line names the effect (dilation, queueing, congestion, or the\n"
+          "round barriers of eq. 1).\n"
           "  --costs FILE      alpha-beta cost file (default 0.5us, 50GB/s)\n"
-          "  --size BYTES      collective size (default: the plan's); chunk bytes are rescaled\n"
-          "  --model M         event (default): link-level FIFO simulation, store and forward per chunk;\n"
-          "                    ab: alpha-beta per step with congestion and dilation (photonic eq. 1)\n"
-          "  --svg FILE        write the link-utilization heat map and occupancy timeline as SVG\n"
+          "  --size BYTES      collective size (default: the plan's; an MSCCL XML plan has none: its maxBytes,\n"
+          "                    else 1M, and the output says so); chunk bytes are rescaled\n"
+          "  --model M         event (default): a chunk holds a link for alpha + beta * bytes, store and\n"
+          "                    forward per hop, each link serves the chunks ready for it without idling, in\n"
+          "                    the plan's order when several wait; ab: alpha-beta per step with congestion\n"
+          "                    and dilation (photonic paper eq. 1): per round, the largest summed alpha of a\n"
+          "                    route plus the largest beta * bytes on one link, rounds back to back\n"
+          "  --svg FILE        write the topology coloured by link utilization, the heat map and the\n"
+          "                    occupancy timeline as SVG\n"
           "  --links           print one line per link (busy time, utilization)\n"
-          "  --unwind D        switch unwinding degree (default: each switch's own, else 1)\n"
+          "  --unwind D        switch unwinding degree (default: the plan's, else each switch's own, else 1)\n"
           "  --algo A          generate the plan in memory with generator A instead of reading PLAN\n"
           "  --collective C    collective for --algo\n"
           "  --chunks K        chunks per rank for --algo (default 1)\n"
@@ -103,8 +114,15 @@ int tc_cli_sim(int argc, char **argv)
     const char *plan = algo ? NULL : argv[optind], *topo_path = argv[argc - 1];
     tc_topo *topo = NULL;
     tc_sched *s = NULL;
-    tc_sim_result *r = NULL;
+    tc_sim_result *r = NULL, *other = NULL, *traced = NULL;
+    tc_format fmt = TC_FMT_JSON;
     double t0 = tc_now(), t_gen = 0, t_sim = 0;
+    if (plan) { /* the plan first: it knows the unwinding degree its link ids refer to */
+        if ((st = tc_sched_sniff(&ctx, plan, &fmt)) || (st = tc_sched_load(&ctx, plan, &s)))
+            goto done;
+        if (!unwind)
+            unwind = s->unwind;
+    }
     if ((st = tc_cli_load_topo(&ctx, topo_path, costs, unwind, &topo)))
         goto done;
     if (algo) {
@@ -116,34 +134,57 @@ int tc_cli_sim(int argc, char **argv)
         tc_gen_opts go;
         tc_gen_opts_init(&go);
         go.chunks = chunks;
+        go.unwind = unwind;
         if (so.size)
             go.size = so.size;
         t0 = tc_now();
         if ((st = tc_algo_run(&ctx, algo, topo, coll, &go, &s)))
             goto done;
         t_gen = tc_now() - t0;
-    } else if ((st = tc_sched_load(&ctx, plan, &s)))
-        goto done;
+    }
     if (svg)
         so.bins = 100;
+    so.trace = 1; /* the critical path for the models' comparison, free when the event queue runs anyway */
     t0 = tc_now();
     if ((st = tc_sim_run(&ctx, s, topo, &so, &r)))
         goto done;
     t_sim = tc_now() - t0;
-    char tb[32], ib[32], sb[32], ab[32], bb[32];
+    char tb[32], sb[32], ab[32], bb[32];
     printf("sim %s on %s (model %s)\n", plan ? plan : (s->algo ? s->algo : "?"), topo->name ? topo->name : "?",
            tc_sim_model_name(r->model));
     printf("  %s %s, %d ranks, %d transfers, %d steps, chunk %.0f B\n", tc_coll_name(s->coll),
            tc_fmt_bytes((double)r->size, sb, sizeof sb), s->n_ranks, s->n_xfers, s->n_steps, r->chunk_bytes);
+    if (fmt == TC_FMT_MSCCL && !so.size)
+        printf("  size %s assumed: an MSCCL XML plan carries no size (%s); --size overrides\n", sb,
+               s->size_bytes == (1u << 20) ? "1M, its maxBytes being 0" : "its maxBytes");
     gbps(r->algbw, ab, sizeof ab);
     gbps(r->busbw, bb, sizeof bb);
     printf("  time %s, algbw %s, busbw %s\n", tc_fmt_time(r->time, tb, sizeof tb), ab, bb);
-    if (r->ideal > 0)
-        printf("  ideal %s, efficiency %.4f\n", tc_fmt_time(r->ideal, ib, sizeof ib), r->efficiency);
+    tc_cli_print_bound(&r->bound, r->time, "  ");
     printf("  links %d, max utilization %.4f, mean utilization %.4f, max dilation %d hops\n", r->n_links,
            r->max_util, r->mean_util, r->max_dilation);
     if (r->model == TC_SIM_AB)
         printf("  rounds %d, max congestion %d chunks\n", r->n_rounds, r->max_congestion);
+    /* the other model, and why the two differ when they do */
+    tc_sim_opts oo = so;
+    oo.model = r->model == TC_SIM_AB ? TC_SIM_EVENT : TC_SIM_AB;
+    oo.bins = 0;
+    oo.no_bound = 1;
+    oo.trace = 1;
+    if ((st = tc_sim_run(&ctx, s, topo, &oo, &other)))
+        goto done;
+    const tc_sim_result *ev = r->model == TC_SIM_EVENT ? r : other, *abr = r->model == TC_SIM_AB ? r : other;
+    char eb[32], why[400];
+    tc_sim_explain(ev, abr, why, sizeof why);
+    if (strncmp(why, "the models agree", 16) && !ev->general) { /* they differ: trace the critical path */
+        oo.model = TC_SIM_EVENT;
+        oo.explain = 1;
+        if ((st = tc_sim_run(&ctx, s, topo, &oo, &traced)))
+            goto done;
+        tc_sim_explain(traced, abr, why, sizeof why);
+    }
+    printf("  models: event %s, ab %s: %s\n", tc_fmt_time(ev->time, eb, sizeof eb),
+           tc_fmt_time(abr->time, tb, sizeof tb), why);
     if (links)
         for (int l = 0; l < r->n_links; l++)
             printf("  link %d %d->%d busy %s util %.4f\n", l, topo->links[l].src, topo->links[l].dst,
@@ -165,6 +206,8 @@ int tc_cli_sim(int argc, char **argv)
             st = ws;
     }
 done:
+    tc_sim_result_free(traced);
+    tc_sim_result_free(other);
     tc_sim_result_free(r);
     tc_sched_free(s);
     tc_topo_free(topo);

@@ -1,5 +1,6 @@
 /* tacosc: dispatch to a subcommand; the default subcommand compiles a topology into a schedule. */
 #include "cli.h"
+#include "tacos/sim.h"
 #include "tacos/topo.h"
 
 #include <errno.h>
@@ -66,6 +67,18 @@ tc_status tc_cli_close_output(tc_ctx *ctx, const char *path, FILE *f, char *tmp,
         remove(tmp);
     free(tmp);
     return st;
+}
+
+void tc_cli_print_bound(const tc_bound *b, double time, const char *indent)
+{
+    char tb[32], ib[32], db[160];
+    if (!(b->time > 0))
+        return;
+    printf("%sbound %s (%s), efficiency %.4f\n", indent, tc_fmt_time(b->time, tb, sizeof tb),
+           tc_bound_describe(b, db, sizeof db), time > 0 ? b->time / time : 0.0);
+    if (b->ideal > 0)
+        printf("%sTACOS paper ideal (V-A) %s, ratio %.4f\n", indent, tc_fmt_time(b->ideal, ib, sizeof ib),
+               time / b->ideal);
 }
 
 tc_status tc_cli_parse_int(tc_ctx *ctx, const char *opt, const char *s, long lo, long hi, int *out)

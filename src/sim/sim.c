@@ -4,20 +4,23 @@
  * Data flow: each model checks every transfer against the topology on its first pass and resolves its route
  * (own route, own link, or an igraph shortest path cached per source), over flat arrays:
  *  - ab: counting sort by step, per round accumulate bytes per link and the longest summed alpha;
- *  - event: issue order by (t_start, step, index); "source holds the chunk" is a per-(rank, chunk)
- *    settled arrival time, committed from the transfers in t_end order as the issue time passes them;
- *    one FIFO per link (free time), store and forward per hop.  Generators emit transfers in that order,
- *    so the model first walks the array as it is, checking the order as it goes and keeping arrivals in a
- *    window over the uncommitted ones; an out-of-order schedule is sorted and walked again.
+ *  - event, one pass: issue order by (t_start, step, index); "source holds the chunk" is a per-(rank,
+ *    chunk) settled arrival time, committed from the transfers in t_end order as the issue time passes
+ *    them; per link its free time, store and forward per hop.  Generators emit transfers in that order, so
+ *    the model first walks the array as it is, checking the order as it goes and keeping arrivals in a
+ *    window over the uncommitted ones; an out-of-order schedule is sorted and walked again.  Each link also
+ *    remembers the latest ready times of the chunks it served: a later-issued chunk ready before one of
+ *    them would have gone first (unless both are first hops of one channel, which keep the plan's order),
+ *    and the pass hands over to the event queue (queue.c).
  * With a timeline requested, the model runs twice: once for the total time, once to bin the occupancy.
- * The ideal bound's topology metrics are computed on a second thread while the model runs.
+ * The lower bounds (bound.c) are computed on a second thread while the model runs.
  * Costs: one pass, O(M + hops) time and O(R C) memory for the settled table, when the transfers are in
  * order; O(M log M) and O(M) more memory otherwise.
  */
-#include "tacos/sim.h"
+#include "sim_int.h"
+
 #include "tacos/topo.h"
 
-#include <igraph/igraph.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -55,6 +58,7 @@ void tc_sim_result_free(tc_sim_result *r)
         return;
     free(r->link_busy);
     free(r->link_util);
+    free(r->link_bytes);
     free(r->timeline);
     free(r);
 }
@@ -62,16 +66,7 @@ void tc_sim_result_free(tc_sim_result *r)
 /* ------------------------------------------------------------------------------------------------ */
 /* Routes                                                                                            */
 
-typedef struct router {
-    const tc_sched *s;
-    const tc_topo *t;
-    igraph_t g;
-    int have_graph;
-    int **pred;     /* per source: inbound link of each vertex on its BFS tree (NULL until needed) */
-    int *buf;       /* route scratch for igraph paths */
-} router;
-
-static void router_free(router *ro)
+void tc_sim_router_free(sim_router *ro)
 {
     if (ro->pred) {
         for (int v = 0; v < ro->t->n_npus; v++)
@@ -84,7 +79,7 @@ static void router_free(router *ro)
 }
 
 /* BFS tree from `src` with igraph; edge ids equal link ids. */
-static tc_status router_tree(router *ro, int src)
+static tc_status router_tree(sim_router *ro, int src)
 {
     const tc_topo *t = ro->t;
     if (!ro->have_graph) {
@@ -127,7 +122,7 @@ static tc_status router_tree(router *ro, int src)
  * The links transfer x crosses: *links and *n (n = 0 for a local copy).  Returns TC_ERR_INVALID with a
  * diagnostic for a transfer the topology cannot carry.
  */
-static tc_status route_of(tc_ctx *ctx, router *ro, int xi, const int **links, int *n)
+tc_status tc_sim_route_of(tc_ctx *ctx, sim_router *ro, int xi, const int **links, int *n)
 {
     const tc_xfer *x = &ro->s->xfers[xi];
     const tc_topo *t = ro->t;
@@ -170,7 +165,7 @@ static tc_status route_of(tc_ctx *ctx, router *ro, int xi, const int **links, in
 
 /* Check one transfer's ranks, chunk, step and links against the topology (each model's first pass).
  * Errors name the plan's file and the transfer's line when they are known. */
-static tc_status check_xfer(tc_ctx *ctx, const tc_sched *s, const tc_topo *t, int i)
+tc_status tc_sim_check_xfer(tc_ctx *ctx, const tc_sched *s, const tc_topo *t, int i)
 {
     const tc_xfer *x = &s->xfers[i];
     const tc_status bad = TC_ERR_INVALID;
@@ -210,13 +205,7 @@ static tc_status check_xfer(tc_ctx *ctx, const tc_sched *s, const tc_topo *t, in
 /* ------------------------------------------------------------------------------------------------ */
 /* Timeline binning                                                                                  */
 
-typedef struct binner {
-    double *tl;    /* n_links * bins */
-    int bins;
-    double width;  /* seconds per bin */
-} binner;
-
-static void bin_add(binner *b, int link, double t0, double t1)
+void tc_sim_bin_add(sim_binner *b, int link, double t0, double t1)
 {
     if (!b->tl || t1 <= t0 || b->width <= 0)
         return;
@@ -237,7 +226,7 @@ static void bin_add(binner *b, int link, double t0, double t1)
 /* ------------------------------------------------------------------------------------------------ */
 /* Model ab: eq. 1 with per-link alpha and beta                                                      */
 
-static tc_status run_ab(tc_ctx *ctx, router *ro, double bytes, tc_sim_result *r, binner *bn)
+static tc_status run_ab(tc_ctx *ctx, sim_router *ro, double bytes, tc_sim_result *r, sim_binner *bn)
 {
     const tc_sched *s = ro->s;
     const tc_topo *t = ro->t;
@@ -245,7 +234,7 @@ static tc_status run_ab(tc_ctx *ctx, router *ro, double bytes, tc_sim_result *r,
     int S = 1;
     tc_status st;
     for (int i = 0; i < M; i++) {
-        if ((st = check_xfer(ctx, s, t, i)))
+        if ((st = tc_sim_check_xfer(ctx, s, t, i)))
             return st;
         if (s->xfers[i].step + 1 > S)
             S = s->xfers[i].step + 1;
@@ -275,7 +264,7 @@ static tc_status run_ab(tc_ctx *ctx, router *ro, double bytes, tc_sim_result *r,
         for (int j = start[k]; j < start[k + 1]; j++) {
             const int *links;
             int n;
-            if ((st = route_of(ctx, ro, order[j], &links, &n)))
+            if ((st = tc_sim_route_of(ctx, ro, order[j], &links, &n)))
                 goto done;
             double a = 0;
             for (int h = 0; h < n; h++) {
@@ -301,9 +290,12 @@ static tc_status run_ab(tc_ctx *ctx, router *ro, double bytes, tc_sim_result *r,
             if (cnt[l] > r->max_congestion)
                 r->max_congestion = cnt[l];
             r->link_busy[l] += busy;
-            bin_add(bn, l, now, now + busy);
+            r->link_bytes[l] += bytes * cnt[l];
+            tc_sim_bin_add(bn, l, now, now + busy);
             cnt[l] = 0;
         }
+        r->ab_dilation += dil;
+        r->ab_congestion += cong;
         now += dil + cong;
         rounds++;
     }
@@ -318,13 +310,33 @@ done:
 }
 
 /* ------------------------------------------------------------------------------------------------ */
-/* Model event                                                                                       */
+/* Model event, one pass                                                                             */
+
+tc_status tc_sim_link_occ(tc_ctx *ctx, const tc_topo *t, int l, double bytes, simt *out)
+{
+    const double occ = (t->links[l].alpha + t->links[l].beta * bytes) * SIM_FS;
+    if (!(occ >= 0 && occ <= (double)SIM_T_MAX))
+        return tc_error(ctx, TC_ERR_INVALID, t->file, t->links[l].line,
+                        "sim: link %d->%d holds a chunk of %.0f B for %g s, beyond the simulator's 9000 s: check "
+                        "its alpha, bandwidth and the collective size",
+                        t->links[l].src, t->links[l].dst, bytes, occ / SIM_FS);
+    *out = (simt)llround(occ);
+    return TC_OK;
+}
+
+static tc_status too_long(tc_ctx *ctx, const tc_sched *s, int i)
+{
+    return tc_sched_error(ctx, TC_ERR_INVALID, s, i,
+                          "sim: transfer %d would arrive after 9000 s, beyond the simulator's range: check the "
+                          "costs and the collective size",
+                          i);
+}
 
 /* "What rank v holds of chunk c is settled at time T": dense array or open-addressing hash. */
 typedef struct settled {
-    double *dense;
+    simt *dense;
     uint64_t *keys;  /* hash: key + 1, 0 = empty */
-    double *vals;
+    simt *vals;
     uint64_t mask;
     int64_t n_chunks;
     int n_ranks, k;   /* diagonal layout: see settled_slot */
@@ -403,7 +415,7 @@ static void settled_free(settled *st)
     free(st->vals);
 }
 
-static inline double *settled_slot(settled *st, int rank, int chunk, int create)
+static inline simt *settled_slot(settled *st, int rank, int chunk, int create)
 {
     /* Diagonal layout: cell ((chunk - rank K) mod C, rank).  Ring-like steps, where rank r handles chunk
      * r K + const, then touch consecutive cells instead of one page per rank.  0 <= rank K < C, so one
@@ -461,6 +473,20 @@ static tc_status sorted_order(const tc_sched *s, int (*cmp)(const void *, const 
     return TC_OK;
 }
 
+tc_status tc_sim_issue_order(const tc_sched *s, int **out)
+{
+    return sorted_order(s, cmp_issue, out);
+}
+
+double tc_sim_time_tol(const tc_sched *s)
+{
+    double span = 0;
+    for (int i = 0; i < s->n_xfers; i++)
+        if (fabs(s->xfers[i].t_end) > span)
+            span = fabs(s->xfers[i].t_end);
+    return 1e-9 * span;
+}
+
 /*
  * The order the event model visits transfers in.  issue == NULL: the identity, assumed to be both the issue
  * order and the end order (generators emit that), checked as the pass goes; arrivals then live in a ring
@@ -470,7 +496,7 @@ static tc_status sorted_order(const tc_sched *s, int (*cmp)(const void *, const 
 typedef struct order {
     int *issue, *ends, *pos;
     double tol;          /* time comparisons: 1e-9 of the schedule's span */
-    double *arr;         /* arrival by issue position, cap a power of two, index & (cap - 1) */
+    simt *arr;           /* arrival by issue position, cap a power of two, index & (cap - 1) */
     int64_t cap;
 } order;
 
@@ -490,7 +516,7 @@ static tc_status window_fit(order *o, int64_t lo, int64_t hi)
     int64_t cap = o->cap;
     while (hi - lo >= cap)
         cap *= 2;
-    double *n = malloc((size_t)cap * sizeof *n);
+    simt *n = malloc((size_t)cap * sizeof *n);
     if (!n)
         return TC_ERR_NOMEM;
     for (int64_t p = lo; p < hi; p++)
@@ -505,11 +531,7 @@ static tc_status window_fit(order *o, int64_t lo, int64_t hi)
 static tc_status order_sorted(const tc_sched *s, order *o)
 {
     const int M = s->n_xfers;
-    double span = 0;
-    for (int i = 0; i < M; i++)
-        if (fabs(s->xfers[i].t_end) > span)
-            span = fabs(s->xfers[i].t_end);
-    o->tol = 1e-9 * span;
+    o->tol = tc_sim_time_tol(s);
     tc_status st;
     if ((st = sorted_order(s, cmp_issue, &o->issue)) || (st = sorted_order(s, cmp_end, &o->ends)))
         return st;
@@ -534,25 +556,52 @@ static inline int visible(const tc_xfer *y, int py, int k, double zero_horizon)
 /* Commit the arrival of the transfer at issue position py: its destination holds its chunk from then on. */
 static inline void settle(settled *tab, const order *o, const tc_xfer *y, int py)
 {
-    double *v = settled_slot(tab, y->dst, y->chunk, 1);
-    const double a = o->arr[py & (o->cap - 1)];
+    simt *v = settled_slot(tab, y->dst, y->chunk, 1);
+    const simt a = o->arr[py & (o->cap - 1)];
     if (a > *v)
         *v = a;
 }
 
-/* A link as the event model sees it: its ends, the time one chunk occupies it, its latency, and its FIFO's
- * state (free from, busy in all).  One record per link keeps a hop's reads on one cache line. */
+/* A link as the one pass sees it: its ends, the time one chunk holds it, when it is free, its busy time,
+ * and the two latest ready times of the chunks it served, by channel (the first hops of one (link,
+ * destination) pair; -1 for forwarded hops), v1 >= v2 with c1 != c2.  One record per link keeps a hop's
+ * reads on one cache line. */
 typedef struct lane {
     int src, dst;
-    double occ, alpha, free, busy;
+    simt occ, free, busy, v1, v2;
+    int64_t c1, c2;
 } lane;
 
+/* Record a chunk of channel c ready at r on L (the two largest ready times of distinct channels). */
+static inline void lane_note(lane *L, simt r, int64_t c)
+{
+    if (c == L->c1) {
+        if (r > L->v1)
+            L->v1 = r;
+    } else if (r > L->v1) {
+        L->v2 = L->v1;
+        L->c2 = L->c1;
+        L->v1 = r;
+        L->c1 = c;
+    } else if (c == L->c2) {
+        if (r > L->v2)
+            L->v2 = r;
+    } else if (r > L->v2) {
+        L->v2 = r;
+        L->c2 = c;
+    }
+}
+
+/* How one pass ended. */
+enum { PASS_DONE = 0, PASS_UNSORTED, PASS_CONTENDED };
+
 /*
- * One pass of the event model in order *o.  Sets *unsorted (and stops early) when the identity order turns
- * out not to be the issue and end order.
+ * One pass of the event model in order *o.  Sets *how to PASS_UNSORTED (and stops early) when the identity
+ * order turns out not to be the issue and end order, to PASS_CONTENDED when a link would have served a
+ * later-issued chunk while it idled (the event queue must decide).
  */
-static tc_status event_pass(tc_ctx *ctx, router *ro, order *o, double bytes, tc_sim_result *r, binner *bn,
-                            int *unsorted)
+static tc_status event_pass(tc_ctx *ctx, sim_router *ro, order *o, double bytes, tc_sim_result *r,
+                            sim_binner *bn, int *how)
 {
     const tc_sched *s = ro->s;
     const tc_topo *t = ro->t;
@@ -572,10 +621,13 @@ static tc_status event_pass(tc_ctx *ctx, router *ro, order *o, double bytes, tc_
     }
     prefault pf;
     prefault_start(&pf, tab.dense, tab.dense ? (size_t)s->n_ranks * (size_t)n_chunks * sizeof *tab.dense : 0);
-    for (int l = 0; l < n_links; l++)
-        ln[l] = (lane){t->links[l].src, t->links[l].dst, t->links[l].beta * bytes, t->links[l].alpha, 0, 0};
-    *unsorted = 0;
-    double makespan = 0;
+    for (int l = 0; l < n_links; l++) {
+        ln[l] = (lane){t->links[l].src, t->links[l].dst, 0, 0, 0, 0, 0, INT64_MIN, INT64_MIN};
+        if ((st = tc_sim_link_occ(ctx, t, l, bytes, &ln[l].occ)))
+            goto done;
+    }
+    *how = PASS_DONE;
+    simt makespan = 0;
     int e = 0, dilation = 0;
     for (int k = 0; k < M; k++) {
         const int i = ident ? k : o->issue[k];
@@ -585,12 +637,12 @@ static tc_status event_pass(tc_ctx *ctx, router *ro, order *o, double bytes, tc_
         const int simple = x->route_len == 0 && l1 >= 0 && l1 < n_links && ln[l1].src == x->src &&
                            ln[l1].dst == x->dst && (unsigned)x->chunk < (unsigned)n_chunks && x->step >= 0 &&
                            x->t_end >= x->t_start;
-        if (!simple && (st = check_xfer(ctx, s, t, i)))
+        if (!simple && (st = tc_sim_check_xfer(ctx, s, t, i)))
             goto done;
         if (ident && k > 0 &&
             (x[-1].t_start > x->t_start || (x[-1].t_start == x->t_start && x[-1].step > x->step) ||
              x[-1].t_end > x->t_end)) {
-            *unsorted = 1;
+            *how = PASS_UNSORTED;
             goto done;
         }
         /* Commit, in end order, every arrival the schedule says happened by x's start, of transfers already
@@ -614,23 +666,34 @@ static tc_status event_pass(tc_ctx *ctx, router *ro, order *o, double bytes, tc_
             }
             settle(&tab, o, &xs[y], py);
         }
-        const double *v = settled_slot(&tab, x->src, x->chunk, 0);
-        double ready = v ? *v : 0;
+        const simt *v = settled_slot(&tab, x->src, x->chunk, 0);
+        simt ready = v ? *v : 0;
         const int *links;
         int n;
         if (simple) {
             links = &x->link;
             n = 1;
-        } else if ((st = route_of(ctx, ro, i, &links, &n)))
+        } else if ((st = tc_sim_route_of(ctx, ro, i, &links, &n)))
             goto done;
         for (int h = 0; h < n; h++) {
             lane *L = &ln[links[h]];
-            const double st0 = ready > L->free ? ready : L->free;
-            L->free = st0 + L->occ;
+            /* a chunk ready before one served ahead of it would have gone first, unless both are sends of
+             * one channel, which keep the plan's order */
+            const int64_t chan = h ? -1 : (int64_t)links[0] * s->n_ranks + x->dst;
+            if (ready < (h || L->c1 != chan ? L->v1 : L->v2)) {
+                *how = PASS_CONTENDED;
+                goto done;
+            }
+            lane_note(L, ready, chan);
+            const simt st0 = ready > L->free ? ready : L->free;
+            if (__builtin_add_overflow(st0, L->occ, &L->free) || L->free > SIM_T_MAX) {
+                st = too_long(ctx, s, i);
+                goto done;
+            }
             L->busy += L->occ;
             if (bn->tl)
-                bin_add(bn, links[h], st0, L->free);
-            ready = L->free + L->alpha;
+                tc_sim_bin_add(bn, links[h], st0 / SIM_FS, L->free / SIM_FS);
+            ready = L->free;
         }
         if (n > dilation)
             dilation = n;
@@ -640,10 +703,10 @@ static tc_status event_pass(tc_ctx *ctx, router *ro, order *o, double bytes, tc_
         if (ready > makespan)
             makespan = ready;
     }
-    r->time = makespan;
+    r->time = makespan / SIM_FS;
     r->max_dilation = dilation;
     for (int l = 0; l < n_links; l++)
-        r->link_busy[l] = ln[l].busy;
+        r->link_busy[l] = ln[l].busy / SIM_FS;
 done:
     prefault_join(&pf);
     free(ln);
@@ -651,29 +714,42 @@ done:
     return st;
 }
 
+/* An abandoned pass wrote only its share of the timeline. */
+static void timeline_clear(const tc_sim_result *r, sim_binner *bn)
+{
+    if (bn->tl)
+        memset(bn->tl, 0, (size_t)r->n_links * bn->bins * sizeof *bn->tl);
+}
+
 /* The event model: one pass in the schedule's own order, or, when that is not the issue order, a pass
- * in sorted order. */
-static tc_status run_event(tc_ctx *ctx, router *ro, double bytes, tc_sim_result *r, binner *bn)
+ * in sorted order; the event queue when a pass finds a link that had to choose, or when asked. */
+static tc_status run_event(tc_ctx *ctx, sim_router *ro, double bytes, tc_sim_result *r, sim_binner *bn,
+                           const tc_sim_opts *opts)
 {
     const tc_sched *s = ro->s;
     const int M = s->n_xfers;
+    if (opts->general || opts->explain)
+        return tc_sim_queue_run(ctx, ro, bytes, r, bn, opts->explain);
     order o;
     memset(&o, 0, sizeof o);
     /* assumed end order: the span is at one end */
     o.tol = M ? 1e-9 * fmax(fabs(s->xfers[0].t_end), fabs(s->xfers[M - 1].t_end)) : 0;
     o.cap = 4096;
     o.arr = malloc((size_t)o.cap * sizeof *o.arr);
-    int unsorted = 0;
-    tc_status st = o.arr ? event_pass(ctx, ro, &o, bytes, r, bn, &unsorted) : TC_ERR_NOMEM;
-    if (st == TC_OK && unsorted) { /* the abandoned pass wrote only its share of the timeline */
+    int how = PASS_DONE;
+    tc_status st = o.arr ? event_pass(ctx, ro, &o, bytes, r, bn, &how) : TC_ERR_NOMEM;
+    if (st == TC_OK && how == PASS_UNSORTED) {
         order_free(&o);
         memset(&o, 0, sizeof o);
-        if (bn->tl)
-            memset(bn->tl, 0, (size_t)r->n_links * bn->bins * sizeof *bn->tl);
+        timeline_clear(r, bn);
         if ((st = order_sorted(s, &o)) == TC_OK)
-            st = event_pass(ctx, ro, &o, bytes, r, bn, &unsorted);
+            st = event_pass(ctx, ro, &o, bytes, r, bn, &how);
     }
     order_free(&o);
+    if (st == TC_OK && how == PASS_CONTENDED) {
+        timeline_clear(r, bn);
+        st = tc_sim_queue_run(ctx, ro, bytes, r, bn, opts->trace);
+    }
     return st;
 }
 
@@ -688,30 +764,44 @@ static double size_bytes_per_chunk(const tc_sched *s, uint64_t size)
     return (double)size / s->n_chunks;
 }
 
-static tc_status run_model(tc_ctx *ctx, router *ro, double bytes, tc_sim_result *r, binner *bn)
+static tc_status run_model(tc_ctx *ctx, sim_router *ro, double bytes, tc_sim_result *r, sim_binner *bn,
+                           const tc_sim_opts *opts)
 {
     memset(r->link_busy, 0, (size_t)r->n_links * sizeof *r->link_busy);
+    memset(r->link_bytes, 0, (size_t)r->n_links * sizeof *r->link_bytes);
     r->max_congestion = r->max_dilation = 0;
     r->n_rounds = 0;
-    return r->model == TC_SIM_AB ? run_ab(ctx, ro, bytes, r, bn) : run_event(ctx, ro, bytes, r, bn);
+    r->ab_dilation = r->ab_congestion = 0;
+    r->general = 0;
+    r->cp_hops = r->cp_queue_hops = 0;
+    r->cp_latency = r->cp_transfer = r->cp_forward = r->cp_queue = 0;
+    tc_status st = r->model == TC_SIM_AB ? run_ab(ctx, ro, bytes, r, bn) : run_event(ctx, ro, bytes, r, bn, opts);
+    if (st == TC_OK && r->model == TC_SIM_EVENT) /* bytes carried: busy time over the time one byte takes */
+        for (int l = 0; l < r->n_links; l++) {
+            const double occ = ro->t->links[l].alpha + ro->t->links[l].beta * bytes;
+            r->link_bytes[l] = occ > 0 ? r->link_busy[l] / occ * bytes : 0;
+        }
+    return st;
 }
 
-/* The topology metrics behind the ideal bound, computed quietly (a topology without them has no bound). */
-typedef struct ideal_job {
+/* The lower bounds, computed quietly on a second thread (a topology without them has no bound). */
+typedef struct bound_job {
     const tc_topo *topo;
-    tc_topo_info info;
+    const tc_sched *s;
+    uint64_t size;
+    tc_bound b;
     tc_status st;
     pthread_t thread;
     int started;
-} ideal_job;
+} bound_job;
 
-static void *ideal_job_run(void *arg)
+static void *bound_job_run(void *arg)
 {
-    ideal_job *j = arg;
+    bound_job *j = arg;
     tc_ctx quiet;
     tc_ctx_init(&quiet);
     quiet.sink = NULL;
-    j->st = tc_topo_info_get(&quiet, j->topo, &j->info);
+    j->st = tc_sim_bound(&quiet, j->topo, j->s, j->size, &j->b);
     return NULL;
 }
 
@@ -733,17 +823,18 @@ tc_status tc_sim_run(tc_ctx *ctx, const tc_sched *s, const tc_topo *topo, const 
     if (opts->model != TC_SIM_AB && opts->model != TC_SIM_EVENT)
         return tc_error(ctx, TC_ERR_INVALID, NULL, 0, "sim: unknown model %d", (int)opts->model);
     tc_status st;
-    router ro;
+    sim_router ro;
     memset(&ro, 0, sizeof ro);
     ro.s = s;
     ro.t = topo;
-    binner bn = {0};
+    sim_binner bn = {0};
     tc_sim_result *r = calloc(1, sizeof *r);
     if (!r)
         return TC_ERR_NOMEM;
-    /* The ideal bound needs the topology's diameter (a BFS per NPU): on a second core, beside the model. */
-    ideal_job ij = {.topo = topo};
-    ij.started = pthread_create(&ij.thread, NULL, ideal_job_run, &ij) == 0;
+    /* The bounds need shortest paths and cuts: on a second core, beside the model. */
+    bound_job bj = {.topo = topo, .s = s, .size = opts->size, .st = TC_ERR_UNSUPPORTED};
+    if (!opts->no_bound)
+        bj.started = pthread_create(&bj.thread, NULL, bound_job_run, &bj) == 0;
     r->model = opts->model;
     r->coll = s->coll;
     r->n_ranks = s->n_ranks;
@@ -752,11 +843,12 @@ tc_status tc_sim_run(tc_ctx *ctx, const tc_sched *s, const tc_topo *topo, const 
     r->n_links = topo->n_links;
     r->link_busy = calloc((size_t)topo->n_links + 1, sizeof *r->link_busy);
     r->link_util = calloc((size_t)topo->n_links + 1, sizeof *r->link_util);
-    if (!r->link_busy || !r->link_util) {
+    r->link_bytes = calloc((size_t)topo->n_links + 1, sizeof *r->link_bytes);
+    if (!r->link_busy || !r->link_util || !r->link_bytes) {
         st = TC_ERR_NOMEM;
         goto fail;
     }
-    if ((st = run_model(ctx, &ro, r->chunk_bytes, r, &bn)))
+    if ((st = run_model(ctx, &ro, r->chunk_bytes, r, &bn, opts)))
         goto fail;
     if (opts->bins > 0 && r->time > 0) {
         r->bins = opts->bins;
@@ -768,10 +860,10 @@ tc_status tc_sim_run(tc_ctx *ctx, const tc_sched *s, const tc_topo *topo, const 
         bn.tl = r->timeline;
         bn.bins = opts->bins;
         bn.width = r->time / opts->bins;
-        double t1 = r->time;
-        if ((st = run_model(ctx, &ro, r->chunk_bytes, r, &bn)))
+        tc_sim_result keep = *r; /* the second run only bins: keep the first run's figures */
+        if ((st = run_model(ctx, &ro, r->chunk_bytes, r, &bn, opts)))
             goto fail;
-        r->time = t1;
+        *r = keep; /* the same arrays, refilled with the same values */
     }
     double sum = 0;
     for (int l = 0; l < topo->n_links; l++) {
@@ -785,22 +877,23 @@ tc_status tc_sim_run(tc_ctx *ctx, const tc_sched *s, const tc_topo *topo, const 
         r->algbw = (double)r->size / r->time;
         r->busbw = r->algbw * tc_coll_busbw_factor(s->coll, s->n_ranks);
     }
-    if (ij.started)
-        pthread_join(ij.thread, NULL);
-    else
-        ideal_job_run(&ij);
-    if (ij.st == TC_OK) {
-        r->ideal = tc_topo_ideal_time(&ij.info, s->coll, r->size, s->n_ranks);
-        if (r->ideal > 0 && r->time > 0)
-            r->efficiency = r->ideal / r->time;
+    if (bj.started)
+        pthread_join(bj.thread, NULL);
+    else if (!opts->no_bound)
+        bound_job_run(&bj);
+    if (bj.st == TC_OK) {
+        r->bound = bj.b;
+        r->ideal = bj.b.ideal;
+        if (bj.b.time > 0 && r->time > 0)
+            r->efficiency = bj.b.time / r->time;
     }
-    router_free(&ro);
+    tc_sim_router_free(&ro);
     *out = r;
     return TC_OK;
 fail:
-    if (ij.started)
-        pthread_join(ij.thread, NULL);
-    router_free(&ro);
+    if (bj.started)
+        pthread_join(bj.thread, NULL);
+    tc_sim_router_free(&ro);
     tc_sim_result_free(r);
     return st;
 }

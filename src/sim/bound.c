@@ -1,0 +1,579 @@
+/*
+ * bound: lower bounds on a collective's time under the event model (include/tacos/sim.h, tc_sim_bound).
+ *
+ * Accepts: an indexed topology without switches and a schedule's shape (collective, ranks, chunks, chunk
+ *   bytes, root); every collective.
+ * Returns: the per-NPU link, aggregate, cut and latency bounds, the largest and which it is, and the TACOS
+ *   §V-A ideal beside them.
+ * Model: a link carries one chunk per c_l = alpha_l + beta_l * chunk bytes (integer femtoseconds, as the
+ *   simulator counts), so k chunks over a set of links need the least T with sum_l floor(T / c_l) >= k.
+ *   Counts of chunks that must cross (each valid for any plan that moves whole chunks):
+ *   - per NPU v (in / out): all-gather C-K / K; reduce-scatter K / C-K; all-reduce C / C (v needs a message
+ *     of every chunk and its contribution to every chunk must leave); broadcast C at every non-root, C out
+ *     of the root; reduce the mirror; gather C-K into the root, K out of the others; scatter the mirror;
+ *     all-to-all (R-1)K each way.  (An all-reduce NPU need not receive 2(R-1)/R of the data: a leaf of a
+ *     star receives the result only, so that classic figure is no bound for a single NPU.)
+ *   - aggregate over every link: all-gather, broadcast: C(R-1) (every chunk reaches R-1 NPUs);
+ *     reduce-scatter, reduce: C(R-1) (R-1 merges per chunk); all-reduce: 2C(R-1) (the one-way gossip
+ *     minimum, 2R-2 messages per chunk); gather, scatter, all-to-all: the chunks' hop distances (up to 1024
+ *     NPUs; one hop each above).
+ *   - cut S (s NPUs) into / out of S: all-gather K(R-s) / Ks; reduce-scatter Ks / K(R-s); all-reduce C / C;
+ *     broadcast C into S when the root is outside, else out; reduce the mirror; gather K(R-s) into S when
+ *     the root is inside, else Ks out; scatter the mirror; all-to-all Ks(R-s) each way.  Sets: each server
+ *     (<nodes>, <npu node>), the lower half of each grid dimension (tc_algo_torus_dims), and the partition
+ *     of the minimum cut by bandwidth (igraph_mincut, max-flow based; up to 256 NPUs).
+ *   - latency: store and forward, the cheapest sum of c_l from a source to a destination that must hear
+ *     from it, over the farthest such pair (exact up to 1024 NPUs, else from 32 spread sources: a pair's
+ *     distance is a bound either way).
+ * Cost: O(n (n + m) log n) for distances up to 1024 NPUs, O(32 m log n) above; O(n m) per cut set.
+ * Trace, two 8-GPU chassis joined by one 12.5 GB/s link each way, 1 GB all-gather (16 chunks of 62.5 MB):
+ *   node 1 must take in the 8 chunks owned by node 0 over its one in-link: 8 (1.3 us + 5 ms) = 40.01 ms,
+ *   the binding cut bound.
+ */
+#include "sim_int.h"
+
+#include "tacos/algo_classic.h"
+#include "tacos/topo.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EXACT_NPUS 1024
+#define MINCUT_NPUS 256
+
+const char *tc_bound_kind_name(tc_bound_kind k)
+{
+    switch (k) {
+    case TC_BOUND_LINK: return "link";
+    case TC_BOUND_AGGREGATE: return "aggregate";
+    case TC_BOUND_CUT: return "cut";
+    case TC_BOUND_LATENCY: return "latency";
+    default: return "none";
+    }
+}
+
+const char *tc_bound_describe(const tc_bound *b, char *buf, size_t n)
+{
+    switch (b->binding) {
+    case TC_BOUND_LINK:
+        snprintf(buf, n, "link: npu %d %s", b->link_npu, b->link_out ? "out-links" : "in-links");
+        break;
+    case TC_BOUND_AGGREGATE: snprintf(buf, n, "aggregate: every link"); break;
+    case TC_BOUND_CUT: snprintf(buf, n, "cut: %s", b->cut_desc); break;
+    case TC_BOUND_LATENCY: snprintf(buf, n, "latency: farthest pair, store and forward"); break;
+    default: snprintf(buf, n, "none"); break;
+    }
+    return buf;
+}
+
+/* The least T (fs) with sum over links lk[0..deg) of floor(T / occ[l]) >= need; SIM_T_MAX when beyond. */
+static simt link_bound(const simt *occ, const int *lk, int deg, int64_t need)
+{
+    if (need <= 0)
+        return 0;
+    simt cmin = -1;
+    for (int k = 0; k < deg; k++)
+        if (cmin < 0 || occ[lk[k]] < cmin)
+            cmin = occ[lk[k]];
+    if (cmin < 0)
+        return SIM_T_MAX; /* no link: cannot be done (the reachability checks report it) */
+    if (cmin == 0)
+        return 0;
+    simt lo = 0, hi = need > SIM_T_MAX / cmin ? SIM_T_MAX : cmin * need;
+    while (lo < hi) {
+        const simt mid = lo + (hi - lo) / 2;
+        int64_t got = 0;
+        for (int k = 0; k < deg && got < need; k++)
+            got += occ[lk[k]] ? mid / occ[lk[k]] : need;
+        if (got >= need)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+/* The shape of the collective the bounds are for. */
+typedef struct shape {
+    tc_coll coll;
+    int R, C, K, root;  /* K: chunks per rank (all-to-all: per rank pair) */
+} shape;
+
+/* Chunks NPU v must receive (dir 0) or send (dir 1). */
+static int64_t npu_need(const shape *h, int v, int dir)
+{
+    const int64_t R = h->R, C = h->C, K = h->K;
+    const int root = v == h->root;
+    switch (h->coll) {
+    case TC_COLL_ALLGATHER: return dir ? K : C - K;
+    case TC_COLL_REDUCESCATTER: return dir ? C - K : K;
+    case TC_COLL_ALLREDUCE: return C;
+    case TC_COLL_BROADCAST: return dir ? (root ? C : 0) : (root ? 0 : C);
+    case TC_COLL_REDUCE: return dir ? (root ? 0 : C) : (root ? C : 0);
+    case TC_COLL_GATHER: return dir ? (root ? 0 : K) : (root ? C - K : 0);
+    case TC_COLL_SCATTER: return dir ? (root ? C - K : 0) : (root ? 0 : K);
+    case TC_COLL_ALLTOALL: return (R - 1) * K;
+    default: return 0;
+    }
+}
+
+/* Chunks that must enter (dir 0) or leave (dir 1) a set of s NPUs, root_in: the root is inside. */
+static int64_t cut_need(const shape *h, int64_t s, int root_in, int dir)
+{
+    const int64_t R = h->R, C = h->C, K = h->K;
+    switch (h->coll) {
+    case TC_COLL_ALLGATHER: return dir ? K * s : K * (R - s);
+    case TC_COLL_REDUCESCATTER: return dir ? K * (R - s) : K * s;
+    case TC_COLL_ALLREDUCE: return C;
+    case TC_COLL_BROADCAST: return (root_in ? dir == 1 : dir == 0) ? C : 0;
+    case TC_COLL_REDUCE: return (root_in ? dir == 0 : dir == 1) ? C : 0;
+    case TC_COLL_GATHER: return root_in ? (dir ? 0 : K * (R - s)) : (dir ? K * s : 0);
+    case TC_COLL_SCATTER: return root_in ? (dir ? K * (R - s) : 0) : (dir ? 0 : K * s);
+    case TC_COLL_ALLTOALL: return K * s * (R - s);
+    default: return 0;
+    }
+}
+
+/* Work shared by the bounds. */
+typedef struct bctx {
+    const tc_topo *t;
+    shape h;
+    simt *occ;      /* per link */
+    int *lk;        /* scratch, n_links */
+    double *dist;   /* scratch, n */
+    int *heap;      /* scratch */
+    double *hkey;
+    int *hops;      /* BFS scratch, n */
+    int *queue;
+} bctx;
+
+/* Dijkstra from src over out-links (rev = 0) or in-links (rev = 1), weights occ in seconds; returns the
+ * largest finite distance, and the far node in *far. */
+static double dijkstra(bctx *b, int src, int rev, int *far)
+{
+    const tc_topo *t = b->t;
+    const int n = t->n_npus;
+    for (int v = 0; v < n; v++)
+        b->dist[v] = INFINITY;
+    int hn = 0;
+    b->dist[src] = 0;
+    b->heap[hn] = src;
+    b->hkey[hn++] = 0;
+    double worst = 0;
+    while (hn) {
+        const int v = b->heap[0];
+        const double dv = b->hkey[0];
+        const int x = b->heap[--hn];
+        const double kx = b->hkey[hn];
+        int j = 0;
+        for (;;) {
+            int c = 2 * j + 1;
+            if (c >= hn)
+                break;
+            if (c + 1 < hn && b->hkey[c + 1] < b->hkey[c])
+                c++;
+            if (b->hkey[c] >= kx)
+                break;
+            b->heap[j] = b->heap[c];
+            b->hkey[j] = b->hkey[c];
+            j = c;
+        }
+        if (hn) {
+            b->heap[j] = x;
+            b->hkey[j] = kx;
+        }
+        if (dv > b->dist[v])
+            continue;
+        if (dv > worst || (far && *far < 0)) {
+            worst = dv;
+            if (far)
+                *far = v;
+        }
+        const int *off = rev ? t->in_off : t->out_off, *adj = rev ? t->in_link : t->out_link;
+        for (int k = off[v]; k < off[v + 1]; k++) {
+            const int l = adj[k], u = rev ? t->links[l].src : t->links[l].dst;
+            const double nd = dv + b->occ[l] / SIM_FS;
+            if (nd < b->dist[u]) {
+                b->dist[u] = nd;
+                int p = hn++;
+                while (p > 0 && b->hkey[(p - 1) / 2] > nd) {
+                    b->heap[p] = b->heap[(p - 1) / 2];
+                    b->hkey[p] = b->hkey[(p - 1) / 2];
+                    p = (p - 1) / 2;
+                }
+                b->heap[p] = u;
+                b->hkey[p] = nd;
+            }
+        }
+    }
+    return worst;
+}
+
+/* Sum of hop distances from src over out-links (rev = 0) or in-links; -1 when some NPU is unreachable. */
+static int64_t hop_sum(bctx *b, int src, int rev)
+{
+    const tc_topo *t = b->t;
+    const int n = t->n_npus;
+    for (int v = 0; v < n; v++)
+        b->hops[v] = -1;
+    int qh = 0, qt = 0;
+    b->hops[src] = 0;
+    b->queue[qt++] = src;
+    int64_t sum = 0;
+    while (qh < qt) {
+        const int v = b->queue[qh++];
+        sum += b->hops[v];
+        const int *off = rev ? t->in_off : t->out_off, *adj = rev ? t->in_link : t->out_link;
+        for (int k = off[v]; k < off[v + 1]; k++) {
+            const int l = adj[k], u = rev ? t->links[l].src : t->links[l].dst;
+            if (b->hops[u] < 0) {
+                b->hops[u] = b->hops[v] + 1;
+                b->queue[qt++] = u;
+            }
+        }
+    }
+    return qt == n ? sum : -1;
+}
+
+static double latency_bound(bctx *b)
+{
+    const tc_topo *t = b->t;
+    const int n = t->n_npus;
+    switch (b->h.coll) {
+    case TC_COLL_BROADCAST:
+    case TC_COLL_SCATTER: return dijkstra(b, b->h.root, 0, NULL);
+    case TC_COLL_REDUCE:
+    case TC_COLL_GATHER: return dijkstra(b, b->h.root, 1, NULL);
+    default: break;
+    }
+    double worst = 0;
+    if (n <= EXACT_NPUS) {
+        for (int v = 0; v < n; v++) {
+            const double d = dijkstra(b, v, 0, NULL);
+            if (d > worst)
+                worst = d;
+        }
+        return worst;
+    }
+    for (int k = 0; k < TC_TOPO_SAMPLE_SOURCES; k++) {
+        int far = -1;
+        double d = dijkstra(b, (int)((long long)k * n / TC_TOPO_SAMPLE_SOURCES), 0, &far);
+        if (d > worst)
+            worst = d;
+        if (far >= 0 && (d = dijkstra(b, far, 1, NULL)) > worst)
+            worst = d;
+    }
+    return worst;
+}
+
+static int64_t aggregate_need(bctx *b)
+{
+    const shape *h = &b->h;
+    const int64_t R = h->R, C = h->C, K = h->K;
+    const int n = b->t->n_npus;
+    int64_t sum = 0;
+    switch (h->coll) {
+    case TC_COLL_ALLREDUCE: return 2 * C * (R - 1);
+    case TC_COLL_GATHER:
+    case TC_COLL_SCATTER:
+        sum = n <= EXACT_NPUS ? hop_sum(b, h->root, h->coll == TC_COLL_GATHER) : -1;
+        return sum >= 0 ? K * sum : K * (R - 1);
+    case TC_COLL_ALLTOALL:
+        if (n > EXACT_NPUS)
+            return K * R * (R - 1);
+        for (int v = 0; v < n; v++) {
+            const int64_t d = hop_sum(b, v, 0);
+            if (d < 0)
+                return K * R * (R - 1);
+            sum += d;
+        }
+        return K * sum;
+    default: return C * (R - 1);
+    }
+}
+
+/* The bound of a cut: s NPUs inside, root_in, the links into it lin[0..nin) and out of it lout[0..nout);
+ * updates the best. */
+static void cut_eval(bctx *b, int64_t s, int root_in, const int *lin, int nin, const int *lout, int nout,
+                     const char *what, tc_bound *out)
+{
+    if (s == 0 || s == b->t->n_npus)
+        return;
+    for (int dir = 0; dir < 2; dir++) {
+        const double tm = link_bound(b->occ, dir ? lout : lin, dir ? nout : nin, cut_need(&b->h, s, root_in, dir)) /
+                          SIM_FS;
+        if (tm > out->cut) {
+            out->cut = tm;
+            snprintf(out->cut_desc, sizeof out->cut_desc, "%s, %s", what, dir ? "out" : "in");
+        }
+    }
+}
+
+/* The bound of cut set `in` (in[v] nonzero: v in S). */
+static void cut_bound(bctx *b, const unsigned char *in, const char *what, tc_bound *out)
+{
+    const tc_topo *t = b->t;
+    int64_t s = 0;
+    for (int v = 0; v < t->n_npus; v++)
+        s += in[v] != 0;
+    int nin = 0, nout = t->n_links;
+    for (int l = 0; l < t->n_links; l++) /* into S from the front of lk, out of S from the back */
+        if (!in[t->links[l].src] && in[t->links[l].dst])
+            b->lk[nin++] = l;
+        else if (in[t->links[l].src] && !in[t->links[l].dst])
+            b->lk[--nout] = l;
+    cut_eval(b, s, in[b->h.root] != 0, b->lk, nin, b->lk + nout, t->n_links - nout, what, out);
+}
+
+/* "npus 8-15" when v in S are contiguous, else "N npus". */
+static void set_name(int lo, int hi, int cnt, char *buf, size_t len)
+{
+    if (cnt == 1)
+        snprintf(buf, len, "npu %d", lo);
+    else if (hi - lo + 1 == cnt)
+        snprintf(buf, len, "npus %d-%d", lo, hi);
+    else
+        snprintf(buf, len, "%d npus", cnt);
+}
+
+static void set_name_of(const unsigned char *in, int n, char *buf, size_t len)
+{
+    int lo = -1, hi = -1, cnt = 0;
+    for (int v = 0; v < n; v++)
+        if (in[v]) {
+            lo = lo < 0 ? v : lo;
+            hi = v;
+            cnt++;
+        }
+    set_name(lo, hi, cnt, buf, len);
+}
+
+/* Every server at once: the links between servers bucketed by the server they enter and leave. */
+static tc_status node_cuts(bctx *b, tc_bound *out)
+{
+    const tc_topo *t = b->t;
+    const int N = t->n_nodes, n = t->n_npus;
+    int *first = malloc((size_t)N * sizeof *first), *last = malloc((size_t)N * sizeof *last);
+    int *cnt = calloc((size_t)N, sizeof *cnt), *ioff = calloc((size_t)N + 1, sizeof *ioff);
+    int *ooff = calloc((size_t)N + 1, sizeof *ooff), *il = malloc(((size_t)t->n_links + 1) * sizeof *il);
+    int *ol = malloc(((size_t)t->n_links + 1) * sizeof *ol);
+    tc_status st = TC_ERR_NOMEM;
+    if (!first || !last || !cnt || !ioff || !ooff || !il || !ol)
+        goto done;
+    for (int v = n - 1; v >= 0; v--)
+        first[t->node_of[v]] = v;
+    for (int v = 0; v < n; v++) {
+        last[t->node_of[v]] = v;
+        cnt[t->node_of[v]]++;
+    }
+    for (int l = 0; l < t->n_links; l++) {
+        const int a = t->node_of[t->links[l].src], c = t->node_of[t->links[l].dst];
+        if (a != c) {
+            ooff[a + 1]++;
+            ioff[c + 1]++;
+        }
+    }
+    for (int k = 0; k < N; k++) {
+        ooff[k + 1] += ooff[k];
+        ioff[k + 1] += ioff[k];
+    }
+    for (int l = 0; l < t->n_links; l++) {
+        const int a = t->node_of[t->links[l].src], c = t->node_of[t->links[l].dst];
+        if (a != c) {
+            ol[ooff[a]++] = l;
+            il[ioff[c]++] = l;
+        }
+    }
+    for (int k = N; k > 0; k--) {
+        ooff[k] = ooff[k - 1];
+        ioff[k] = ioff[k - 1];
+    }
+    ooff[0] = ioff[0] = 0;
+    for (int k = 0; k < N; k++) {
+        if (!cnt[k])
+            continue;
+        char what[80], set[40];
+        set_name(first[k], last[k], cnt[k], set, sizeof set);
+        snprintf(what, sizeof what, "node %d (%s)", k, set);
+        cut_eval(b, cnt[k], t->node_of[b->h.root] == k, il + ioff[k], ioff[k + 1] - ioff[k], ol + ooff[k],
+                 ooff[k + 1] - ooff[k], what, out);
+    }
+    st = TC_OK;
+done:
+    free(first);
+    free(last);
+    free(cnt);
+    free(ioff);
+    free(ooff);
+    free(il);
+    free(ol);
+    return st;
+}
+
+static tc_status cut_bounds(bctx *b, tc_bound *out)
+{
+    const tc_topo *t = b->t;
+    const int n = t->n_npus;
+    unsigned char *in = calloc((size_t)n, 1);
+    char what[80], set[40];
+    tc_status st = TC_OK;
+    if (!in)
+        return TC_ERR_NOMEM;
+    if (t->node_of && t->n_nodes > 1 && (st = node_cuts(b, out))) {
+        free(in);
+        return st;
+    }
+    int dims[8];
+    const int nd = tc_algo_torus_dims(t, dims);
+    for (int d = 0, stride = 1; d < nd; stride *= dims[d], d++) {
+        if (dims[d] < 2)
+            continue;
+        for (int v = 0; v < n; v++)
+            in[v] = (v / stride) % dims[d] < dims[d] / 2;
+        snprintf(what, sizeof what, "half of grid dimension %d (coordinate < %d of %d)", d, dims[d] / 2, dims[d]);
+        cut_bound(b, in, what, out);
+    }
+    if (n >= 2 && n <= MINCUT_NPUS && t->n_links > 0) {
+        igraph_t g;
+        igraph_vector_int_t ev, p1;
+        igraph_vector_t cap;
+        igraph_real_t value;
+        int have_g = 0, have_ev = 0, have_p1 = 0, have_cap = 0;
+        st = TC_ERR_NOMEM;
+        if (igraph_vector_int_init(&ev, 2 * (igraph_integer_t)t->n_links))
+            goto mc_done;
+        have_ev = 1;
+        if (igraph_vector_init(&cap, t->n_links))
+            goto mc_done;
+        have_cap = 1;
+        for (int l = 0; l < t->n_links; l++) {
+            VECTOR(ev)[2 * l] = t->links[l].src;
+            VECTOR(ev)[2 * l + 1] = t->links[l].dst;
+            VECTOR(cap)[l] = t->links[l].beta > 0 ? 1.0 / t->links[l].beta : 1e30;
+        }
+        if (igraph_create(&g, &ev, n, IGRAPH_DIRECTED))
+            goto mc_done;
+        have_g = 1;
+        if (igraph_vector_int_init(&p1, 0))
+            goto mc_done;
+        have_p1 = 1;
+        st = TC_OK;
+        if (igraph_mincut(&g, &value, &p1, NULL, NULL, &cap) == IGRAPH_SUCCESS) {
+            memset(in, 0, (size_t)n);
+            for (igraph_integer_t i = 0; i < igraph_vector_int_size(&p1); i++)
+                in[VECTOR(p1)[i]] = 1;
+            set_name_of(in, n, set, sizeof set);
+            snprintf(what, sizeof what, "minimum cut (%s)", set);
+            cut_bound(b, in, what, out);
+        }
+    mc_done:
+        if (have_p1)
+            igraph_vector_int_destroy(&p1);
+        if (have_g)
+            igraph_destroy(&g);
+        if (have_cap)
+            igraph_vector_destroy(&cap);
+        if (have_ev)
+            igraph_vector_int_destroy(&ev);
+    }
+    free(in);
+    return st;
+}
+
+tc_status tc_sim_bound(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, uint64_t size, tc_bound *out)
+{
+    tc_bound b;
+    memset(&b, 0, sizeof b);
+    b.link_npu = -1;
+    if (topo->n_switches > 0 || !topo->out_off)
+        return tc_error(ctx, TC_ERR_INVALID, topo->file, 0, "bound: the topology must be indexed and unwound");
+    if (topo->n_npus != s->n_ranks)
+        return tc_error(ctx, TC_ERR_INVALID, topo->file, 0, "bound: %d ranks on %d npus", s->n_ranks,
+                        topo->n_npus);
+    const int n = topo->n_npus;
+    if (!size)
+        size = s->size_bytes;
+    double bytes = s->n_chunks > 0 ? (double)size / s->n_chunks : 0;
+    if (s->coll == TC_COLL_ALLTOALL)
+        bytes *= s->n_ranks;
+    if (n < 2) {
+        *out = b;
+        return TC_OK;
+    }
+    bctx c;
+    memset(&c, 0, sizeof c);
+    c.t = topo;
+    c.h = (shape){s->coll, s->n_ranks, s->n_chunks, s->chunks_per_rank, s->root};
+    if (s->coll == TC_COLL_ALLTOALL)
+        c.h.K = s->n_chunks / ((int64_t)s->n_ranks * s->n_ranks) > 0 ? (int)(s->n_chunks / ((int64_t)s->n_ranks * s->n_ranks)) : 1;
+    tc_status st = TC_ERR_NOMEM;
+    const size_t nl = (size_t)topo->n_links + 1, nn = (size_t)n + 1;
+    c.occ = malloc(nl * sizeof *c.occ);
+    c.lk = malloc(nl * sizeof *c.lk);
+    c.dist = malloc(nn * sizeof *c.dist);
+    c.heap = malloc((nl + nn) * sizeof *c.heap);
+    c.hkey = malloc((nl + nn) * sizeof *c.hkey);
+    c.hops = malloc(nn * sizeof *c.hops);
+    c.queue = malloc(nn * sizeof *c.queue);
+    if (!c.occ || !c.lk || !c.dist || !c.heap || !c.hkey || !c.hops || !c.queue)
+        goto done;
+    for (int l = 0; l < topo->n_links; l++)
+        if ((st = tc_sim_link_occ(ctx, topo, l, bytes, &c.occ[l])))
+            goto done;
+    /* per NPU */
+    for (int v = 0; v < n; v++)
+        for (int dir = 0; dir < 2; dir++) {
+            const int *lk = dir ? topo->out_link + topo->out_off[v] : topo->in_link + topo->in_off[v];
+            const int deg = dir ? topo->out_off[v + 1] - topo->out_off[v] : topo->in_off[v + 1] - topo->in_off[v];
+            const double tm = link_bound(c.occ, lk, deg, npu_need(&c.h, v, dir)) / SIM_FS;
+            if (tm > b.link) {
+                b.link = tm;
+                b.link_npu = v;
+                b.link_out = dir;
+            }
+        }
+    /* every link */
+    for (int l = 0; l < topo->n_links; l++)
+        c.lk[l] = l;
+    b.aggregate = link_bound(c.occ, c.lk, topo->n_links, aggregate_need(&c)) / SIM_FS;
+    if ((st = cut_bounds(&c, &b)))
+        goto done;
+    b.latency = latency_bound(&c);
+    /* the largest; on a tie the more specific one (link, cut) names it */
+    b.time = b.link;
+    b.binding = TC_BOUND_LINK;
+    if (b.cut > b.time) {
+        b.time = b.cut;
+        b.binding = TC_BOUND_CUT;
+    }
+    if (b.aggregate > b.time) {
+        b.time = b.aggregate;
+        b.binding = TC_BOUND_AGGREGATE;
+    }
+    if (b.latency > b.time) {
+        b.time = b.latency;
+        b.binding = TC_BOUND_LATENCY;
+    }
+    tc_topo_info info;
+    tc_ctx quiet;
+    tc_ctx_init(&quiet);
+    quiet.sink = NULL;
+    if (tc_topo_info_get(&quiet, topo, &info) == TC_OK) {
+        b.ideal = tc_topo_ideal_time(&info, s->coll, size, n);
+        if (!isfinite(b.ideal))
+            b.ideal = 0;
+    }
+    *out = b;
+    st = TC_OK;
+done:
+    free(c.occ);
+    free(c.lk);
+    free(c.dist);
+    free(c.heap);
+    free(c.hkey);
+    free(c.hops);
+    free(c.queue);
+    return st;
+}
