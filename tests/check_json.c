@@ -47,9 +47,9 @@ static double rnd_double(void)
     case 0: return rnd(0, 100);                                   /* integral (MSCCL-style steps) */
     case 1: return rnd(0, 1000) * 1e-6;                           /* decimal microseconds */
     case 2: return tc_rng_unit(&rng) * 1e-3;                      /* arbitrary bits */
-    case 3: return ldexp(tc_rng_unit(&rng), rnd(-1000, 1000));    /* extreme exponents */
+    case 3: return ldexp(tc_rng_unit(&rng), rnd(-1000, 19));      /* extreme exponents (2^19 < TC_TIME_MAX) */
     case 4: return 0.1 * rnd(0, 50) + 0.2;                        /* classic non-representable decimals */
-    default: return -tc_rng_unit(&rng);
+    default: return TC_TIME_MAX * tc_rng_unit(&rng);              /* up to the longest time a plan may hold */
     }
 }
 
@@ -97,12 +97,15 @@ static tc_sched *random_sched(void)
         for (int h = 0; h < rl; h++)
             route[h] = rnd(0, 1000);
         double t0 = rnd_double(), t1 = rnd(0, 3) ? t0 + fabs(rnd_double()) : t0;
+        if (t1 > TC_TIME_MAX)
+            t1 = TC_TIME_MAX;
         ck_assert_int_eq(tc_sched_add(s, rnd(0, R - 1), rnd(0, R - 1), rnd(0, s->n_chunks - 1), (tc_op)rnd(0, 1),
                                       rnd(-1, 64), rnd(0, 30), t0, t1, route, rl),
                          TC_OK);
     }
-    if (rnd(0, 3) == 0)
-        s->n_steps += rnd(0, 5);
+    int room = s->n_xfers - s->n_steps; /* steps without transfers: no more steps than transfers */
+    if (rnd(0, 3) == 0 && room > 0)
+        s->n_steps += rnd(0, room < 5 ? room : 5);
     return s;
 }
 
@@ -524,7 +527,21 @@ START_TEST(test_header_errors)
     expect_edit_error("\"topology\": \"ring-3\"", "\"topology\": 5", TC_ERR_INVALID,
                       "plan.json:6: error: field \"topology\" must be a string or null, not a number\n");
     expect_edit_error("\"predicted_time\": 4.0e-06", "\"predicted_time\": -1", TC_ERR_INVALID,
-                      "plan.json:15: error: field \"predicted_time\" must be a finite number >= 0\n");
+                      "plan.json:15: error: field \"predicted_time\" must be a number from 0 to 1000000 (seconds)\n");
+    expect_edit_error("\"predicted_time\": 4.0e-06", "\"predicted_time\": 1e308", TC_ERR_INVALID,
+                      "plan.json:15: error: field \"predicted_time\" must be a number from 0 to 1000000 (seconds)\n");
+    /* a declared count is bounded by what the file holds (issue 14: steps 2147483647 was accepted) */
+    expect_edit_error("\"steps\": 2,", "\"steps\": 2147483647,", TC_ERR_INVALID,
+                      "plan.json:16: error: field \"steps\" is 2147483647, more than the 6 transfers use "
+                      "(largest step 1)\n");
+    expect_edit_error("\"steps\": 2,", "\"steps\": 7,", TC_ERR_INVALID,
+                      "plan.json:16: error: field \"steps\" is 7, more than the 6 transfers use (largest step 1)\n");
+    char *six = edit("\"steps\": 2,", "\"steps\": 6,"); /* steps without transfers, up to their number */
+    tc_sched *s6 = NULL;
+    ck_assert_msg(from_json(six, &s6) == TC_OK, "%s", tu_diags());
+    ck_assert_int_eq(s6->n_steps, 6);
+    tc_sched_free(s6);
+    free(six);
     expect_edit_error("\"steps\": 2,", "\"steps\": 2,\n  \"colour\": \"red\",", TC_ERR_INVALID,
                       "plan.json:17: error: field \"colour\" is not part of format version 1\n");
     expect_edit_error("\"steps\": 2,", "\"steps\": 2,\n  \"ranks\": 3,", TC_ERR_INVALID,
@@ -562,6 +579,13 @@ START_TEST(test_transfer_errors)
          "plan.json:19: error: transfer 1: t_end must be a number, not null\n"},
         {"[1, 2, 1, \"copy\", 1, 0, 0, 1e-06, []]", "[1, 2, 1, \"copy\", 1, 0, 0, 1e999, []]",
          "plan.json:19: error: transfer 1: t_end is not a finite number\n"},
+        /* times are bounded (issue 14: t_start -1e308 was accepted) */
+        {"[1, 2, 1, \"copy\", 1, 0, 0, 1e-06, []]", "[1, 2, 1, \"copy\", 1, 0, -1e308, 1e-06, []]",
+         "plan.json:19: error: transfer 1: t_start is -1e+308, out of range (0 to 1000000 seconds)\n"},
+        {"[1, 2, 1, \"copy\", 1, 0, 0, 1e-06, []]", "[1, 2, 1, \"copy\", 1, 0, -1e-9, 1e-06, []]",
+         "plan.json:19: error: transfer 1: t_start is -1.0000000000000001e-09, out of range (0 to 1000000 seconds)\n"},
+        {"[1, 2, 1, \"copy\", 1, 0, 0, 1e-06, []]", "[1, 2, 1, \"copy\", 1, 0, 0, 1000000.5, []]",
+         "plan.json:19: error: transfer 1: t_end is 1000000.5, out of range (0 to 1000000 seconds)\n"},
         {"[1, 2, 1, \"copy\", 1, 0, 0, 1e-06, []]", "[1, 2, 1, \"copy\", 1, 0, 0, 1e-06, 4]",
          "plan.json:19: error: transfer 1: route must be an array of link ids, not a number\n"},
         {"[1, 2, 1, \"copy\", 1, 0, 0, 1e-06, []]", "[1, 2, 1, \"copy\", 1, 0, 0, 1e-06, [1, -2]]",
@@ -603,6 +627,13 @@ START_TEST(test_reader_accepts)
     ck_assert_int_eq(s->n_xfers, 6);
     tc_sched_free(s);
     free(d2);
+    /* a UTF-8 byte order mark before the document is skipped (RFC 8259 section 8.1) */
+    char *d3 = malloc(strlen(small_doc) + 4);
+    sprintf(d3, "\xef\xbb\xbf%s", small_doc);
+    ck_assert_msg(from_json(d3, &s) == TC_OK, "%s", tu_diags());
+    ck_assert_int_eq(s->n_xfers, 6);
+    tc_sched_free(s);
+    free(d3);
 }
 END_TEST
 
