@@ -33,31 +33,32 @@ int tc_cli_info(int argc, char **argv)
     tc_topo *t = NULL;
     tc_costs *costs = NULL;
     tc_status st = TC_OK;
+    int seen_costs = 0, seen_size = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             info_usage(stdout);
-            return 0;
+            return tc_cli_exit(tc_cli_stdout_close(&ctx));
         } else if (!strcmp(a, "--costs") || !strcmp(a, "--size")) {
             if (i + 1 >= argc)
-                return tc_cli_exit(tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "info: %s needs a value", a));
+                return tc_cli_usage(&ctx, "info", "option '%s' needs a value", a);
+            int *seen = !strcmp(a, "--costs") ? &seen_costs : &seen_size;
+            if ((*seen)++)
+                return tc_cli_usage(&ctx, "info", "option '%s' given twice", a);
             if (!strcmp(a, "--costs"))
                 costs_path = argv[++i];
             else
                 size_arg = argv[++i];
         } else if (a[0] == '-' && a[1]) {
-            return tc_cli_exit(
-                tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "info: unknown option '%s' (see 'tacosc info --help')", a));
+            return tc_cli_usage(&ctx, "info", "unknown option '%s'", a);
         } else if (!path) {
             path = a;
         } else {
-            return tc_cli_exit(tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "info: unexpected argument '%s'", a));
+            return tc_cli_usage(&ctx, "info", "unexpected argument '%s' (one topology file expected)", a);
         }
     }
-    if (!path) {
-        info_usage(stderr);
-        return 2;
-    }
+    if (!path)
+        return tc_cli_usage(&ctx, "info", "no topology file given");
     uint64_t size;
     if (tc_parse_size(size_arg, &size) != TC_OK || size == 0)
         return tc_cli_exit(tc_error(&ctx, TC_ERR_USAGE, NULL, 0,
@@ -125,6 +126,7 @@ int tc_cli_info(int argc, char **argv)
         printf("  %-14s %s  (algbw %.3f GB/s)\n", colls[i].name, tc_fmt_time(tm, b1, sizeof b1),
                tm > 0 ? (double)size / tm / 1e9 : 0.0);
     }
+    st = tc_cli_stdout_close(&ctx);
 done:
     tc_costs_free(costs);
     tc_topo_free(t);
