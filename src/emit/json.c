@@ -943,7 +943,22 @@ tc_status tc_emit_json_read_mem(tc_ctx *ctx, const char *name, const char *buf, 
         if ((st = read_transfers(&r, a, b, s, steps)))
             goto fail;
     }
-    /* a declared count is bounded by the file: steps above the largest one used, fewer than transfers */
+    /* Declared counts are bounded by the file, before anything sized by them runs (the checker keeps bits
+     * per rank and chunk, tacos-run buffers per rank): in a correct plan every rank but the root takes part
+     * in a transfer, and every chunk but those already in place (at most half, for all-to-all and gather)
+     * moves at least once.  Incomplete plans within these bounds still reach the checker's own messages. */
+    const uint64_t nx = (uint64_t)s->n_xfers;
+    if ((uint64_t)s->n_ranks > 2 * nx + 1) {
+        st = field_error(&r, "ranks", "is %d, more than the %d transfers can involve (at most %llu ranks)", s->n_ranks,
+                         s->n_xfers, (unsigned long long)(2 * nx + 1));
+        goto fail;
+    }
+    if (s->n_ranks > 1 && (uint64_t)s->n_chunks > 2 * nx) {
+        st = field_error(&r, "chunks", "is %d, more than the %d transfers can move (at most %llu chunks)", s->n_chunks,
+                         s->n_xfers, (unsigned long long)(2 * nx));
+        goto fail;
+    }
+    /* steps above the largest one used, fewer than transfers */
     int used = 0;
     for (int i = 0; i < s->n_xfers; i++)
         if (s->xfers[i].step + 1 > used)

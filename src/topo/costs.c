@@ -354,6 +354,12 @@ tc_status tc_costs_read_mem(tc_ctx *ctx, const char *name, const char *buf, size
                 goto fail;
             }
             beta /= 1e9;
+            if (beta > TC_TIME_MAX || !isfinite(1.0 / beta)) { /* the bandwidth limits, as 1/beta */
+                st = tc_error(ctx, TC_ERR_INVALID, name, lineno,
+                              "class '%s': beta '%s' is out of range (at most %.0f s/GB, and a finite bandwidth)",
+                              cls, v, TC_TIME_MAX * 1e9);
+                goto fail;
+            }
         } else {
             if (tc_topo_parse_bw_why(tok[2], &bw, why, sizeof why) != TC_OK) {
                 st = tc_error(ctx, TC_ERR_PARSE, name, lineno, "class '%s': bad bandwidth: %s", cls, why);
