@@ -554,6 +554,88 @@ START_TEST(test_output_files)
 }
 END_TEST
 
+/* Set-up: scripts/deps.sh names what is missing (a stub dpkg-query says which package is absent) and
+ * make install / make uninstall put the programs and man pages under DESTDIR/PREFIX and take them away. */
+START_TEST(test_setup_scripts)
+{
+    char *d = tmpdir(), *out, cmdl[2048];
+    snprintf(cmdl, sizeof cmdl,
+             "mkdir -p %s/bin && printf '#!/bin/sh\\ncase \"$*\" in *libigraph-dev*|*clang*) exit 1;; esac\\n"
+             "echo \"install ok installed\"\\n' > %s/bin/dpkg-query && chmod +x %s/bin/dpkg-query",
+             d, d, d);
+    ck_assert_int_eq(tu_run(cmdl, NULL), 0);
+    snprintf(cmdl, sizeof cmdl, "PATH=%s/bin:$PATH sh scripts/deps.sh --check build", d);
+    ck_assert_int_eq(tu_run(cmdl, &out), 1);
+    ck_assert_str_eq(out, "deps: missing Debian packages: libigraph-dev\n"
+                          "  install them with 'make deps' as root, or: apt-get update && apt-get install -y "
+                          "libigraph-dev\n");
+    free(out);
+    snprintf(cmdl, sizeof cmdl, "PATH=%s/bin:$PATH sh scripts/deps.sh --check test fuzz", d);
+    ck_assert_int_eq(tu_run(cmdl, &out), 1);
+    ck_assert_ptr_nonnull(strstr(out, "deps: missing Debian packages: clang libclang-rt-dev\n"));
+    free(out);
+    snprintf(cmdl, sizeof cmdl, "PATH=%s/bin:$PATH sh scripts/deps.sh --check test", d);
+    ck_assert_int_eq(tu_run(cmdl, NULL), 0);
+    ck_assert_int_eq(tu_run("sh scripts/deps.sh --check nosuchgroup", &out), 2);
+    ck_assert_str_eq(out, "deps: unknown group 'nosuchgroup' (build, test or fuzz)\n");
+    free(out);
+    /* the README lists exactly the packages of deps.sh */
+    char *readme = tu_slurp("README.md", NULL), *deps = tu_slurp("scripts/deps.sh", NULL);
+    ck_assert_ptr_nonnull(readme);
+    ck_assert_ptr_nonnull(deps);
+    static const char *const groups[] = {"BUILD_PKGS=\"", "TEST_PKGS=\"", "FUZZ_PKGS=\""};
+    for (size_t g = 0; g < 3; g++) {
+        const char *p = strstr(deps, groups[g]);
+        ck_assert_ptr_nonnull(p);
+        p += strlen(groups[g]);
+        while (*p != '"') {
+            char pkg[64];
+            int n = 0;
+            while (*p == ' ' || *p == '\\' || *p == '\n')
+                p++;
+            while (*p && *p != ' ' && *p != '"' && *p != '\\' && *p != '\n' && n < 63)
+                pkg[n++] = *p++;
+            pkg[n] = 0;
+            char quoted[80];
+            snprintf(quoted, sizeof quoted, "`%s`", pkg);
+            ck_assert_msg(!n || strstr(readme, quoted), "README.md does not list package %s", pkg);
+        }
+    }
+    free(readme);
+    free(deps);
+    /* make install and uninstall */
+    /* the build folder of the tacosc under test (build, or build/asan under make asan), so nothing is rebuilt */
+    char cwd[1024], build[1024] = "build";
+    const char *tc = tu_tacosc();
+    size_t lc = getcwd(cwd, sizeof cwd) ? strlen(cwd) : 0, lt = strlen(tc);
+    if (lc && !strncmp(tc, cwd, lc) && tc[lc] == '/' && lt > lc + 8 && !strcmp(tc + lt - 7, "/tacosc") &&
+        lt - 7 > lc + 1)
+        snprintf(build, sizeof build, "%.*s", (int)(lt - 7 - lc - 1), tc + lc + 1);
+    const char *run = getenv("TACOSRUN");
+    int have_run = run && access(run, X_OK) == 0;
+    snprintf(cmdl, sizeof cmdl, "make -s install DESTDIR=%s/root PREFIX=/opt/tc BUILD=%s %s 2>&1 >/dev/null", d,
+             build, have_run ? "" : "MPICC=");
+    ck_assert_int_eq(tu_run(cmdl, &out), 0);
+    free(out);
+    static const char *const installed[] = {"bin/tacosc", "share/man/man1/tacosc.1", "share/man/man1/tacos-run.1",
+                                            "share/man/man5/tacosc-topology.5", "share/man/man5/tacosc-schedule.5"};
+    for (size_t i = 0; i < sizeof installed / sizeof installed[0]; i++) {
+        snprintf(cmdl, sizeof cmdl, "%s/root/opt/tc/%s", d, installed[i]);
+        ck_assert_msg(access(cmdl, R_OK) == 0, "make install did not install %s", cmdl);
+    }
+    snprintf(cmdl, sizeof cmdl, "%s/root/opt/tc/bin/tacosc --version", d);
+    ck_assert_int_eq(tu_run(cmdl, &out), 0);
+    ck_assert_str_eq(out, "tacosc " TC_VERSION "\n");
+    free(out);
+    snprintf(cmdl, sizeof cmdl, "make -s uninstall DESTDIR=%s/root PREFIX=/opt/tc >/dev/null && "
+                                "test -z \"$(find %s/root -type f)\"", d, d);
+    ck_assert_int_eq(tu_run(cmdl, NULL), 0);
+    snprintf(cmdl, sizeof cmdl, "rm -rf %s", d);
+    tu_run(cmdl, NULL);
+    free(d);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("cli");
@@ -572,6 +654,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_option_table);
     tcase_add_test(tc, test_verbose);
     tcase_add_test(tc, test_output_files);
+    tcase_add_test(tc, test_setup_scripts);
     tcase_add_test(tc, test_shipped_plans);
     tcase_add_test(tc, test_shipped_topologies);
     suite_add_tcase(s, tc);
