@@ -359,6 +359,23 @@ START_TEST(test_option_table)
          "rank has 4 chunks)\n"},
         {"M --collective allgather --unwind 2 -q", 0,
          "topologies/mesh2d-4x4.xml: warning: --unwind 2 has no effect: the topology has no switches\n"},
+        /* issue 14's reproducers of time overflow (the checker used to blame tacosc), a plan with a byte order
+         * mark, and --chunks 100000 on the 4x4 mesh (with the default size: under a byte per chunk) */
+        {"M --collective allgather --size 1000000T", 1,
+         "topologies/mesh2d-4x4.xml:5: error: link 0->1: one chunk of 62500.00 TiB takes 1.374e+06 s on it, "
+         "longer than the 1000000 s tacosc handles (use a smaller --size, more --chunks or faster links)\n"},
+        {"M --collective allgather --size 100000T", 1,
+         "tacosc: error: tacos: the schedule would last longer than 1000000 s, the longest time tacosc handles "
+         "(use a smaller --size or faster links)\n"},
+        {"M --collective allgather --size 100000T --algo ring", 1,
+         "tacosc: error: ring: the schedule lasts 2.062e+06 s, longer than the 1000000 s tacosc handles (use a "
+         "smaller --size or faster links)\n"},
+        {"M --collective allgather --chunks 100000", 2,
+         "tacosc: error: --size: 1048576 bytes is less than one byte per chunk (allgather on 16 ranks with 100000 "
+         "chunks per rank has 1600000 chunks)\n"},
+        {"verify tests/fuzz/corpus/json/issue14-utf8-bom.json", 0,
+         "tests/fuzz/corpus/json/issue14-utf8-bom.json: ok: allgather, 9 ranks, 9 chunks, 72 transfers, 4 steps, "
+         "predicted 11.321 us\n"},
         {"topo dgx1 4", 2, "tacosc: error: dgx1: takes no dimensions (it has 8 GPUs), got '4'\n"},
         {"topo dgx1 2x4", 2, "tacosc: error: dgx1: takes no dimensions (it has 8 GPUs), got '2x4'\n"},
         {"topo ring 4 --class a --class b", 2, "tacosc: error: ring-4: 2 --class values, but it has 1 link class\n"},
@@ -419,6 +436,24 @@ START_TEST(test_option_table)
         free(out);
     }
     free(d);
+}
+END_TEST
+
+/* Issue 14: --chunks 100000 on a 4x4 mesh ran for minutes and gigabytes; tacos now estimates its memory
+ * first and refuses a run that cannot fit, with the estimate (here under a 1 GB address-space limit). */
+START_TEST(test_memory_estimate)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    fprintf(stderr, "test_memory_estimate: skipped under AddressSanitizer (ulimit -v)\n");
+#else
+    char *out, line[1024];
+    snprintf(line, sizeof line, "ulimit -v 1000000; %s topologies/mesh2d-4x4.xml --collective allgather "
+                                "--chunks 100000 --size 1G -o /dev/null --format json", tu_tacosc());
+    ck_assert_int_eq(tu_run(line, &out), 1);
+    ck_assert_str_eq(out, "tacosc: error: tacos: 24000000 transfers need about 1.61 GiB of memory, more than the "
+                          "976.56 MiB available; use fewer --chunks (or --stats-only)\n");
+    free(out);
+#endif
 }
 END_TEST
 
@@ -653,6 +688,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_verify_usage);
     tcase_add_test(tc, test_option_table);
     tcase_add_test(tc, test_verbose);
+    tcase_add_test(tc, test_memory_estimate);
     tcase_add_test(tc, test_output_files);
     tcase_add_test(tc, test_setup_scripts);
     tcase_add_test(tc, test_shipped_plans);
