@@ -1,10 +1,15 @@
 # tacosc — build, test and set-up.  See README.md.
-#   make            build libtacos.a, tacosc and (when an MPI compiler is found) tacos-run
+#   make            build libtacos.a, tacosc and (when an MPI compiler is found) tacos-run; missing Debian
+#                   packages are named (scripts/deps.sh --check) instead of failing in the compiler
+#   make deps       install the missing packages of the build and the tests (as root)
 #   make demo       install missing Debian packages (as root), build, compile a shipped topology
-#   make check      install missing Debian packages (as root), build, run every test suite
+#   make check      install missing Debian packages (as root), build, run every test suite (one line each)
 #   make asan       the test suites under AddressSanitizer and UBSan
 #   make valgrind   the test suites under valgrind memcheck
+#   make fuzz       the libFuzzer harnesses (tests/fuzz/), FUZZ_S seconds each (default 60); needs clang
 #   make bench      every benchmark (bench-synth, bench-sim, bench-exec)
+#   make install    tacosc, tacos-run and the man pages under $(DESTDIR)$(PREFIX) (default /usr/local)
+#   make uninstall  remove what make install put there
 
 BUILD    ?= build
 CC       ?= cc
@@ -33,12 +38,34 @@ TACOSC    := $(if $(filter build,$(BUILD)),tacosc,$(BUILD)/tacosc)
 TACOSRUN  := $(if $(filter build,$(BUILD)),tacos-run,$(BUILD)/tacos-run)
 EXEC_BIN  := $(if $(MPICC),$(TACOSRUN))
 
-.PHONY: all deps demo check check-run asan valgrind bench bench-synth bench-sim bench-exec clean
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+BINDIR   := $(PREFIX)/bin
+MANDIR   := $(PREFIX)/share/man
+MAN_PAGES := $(sort $(wildcard man/man[1-9]/*.[1-9]))
+
+FUZZ_CC  ?= clang
+FUZZ_S   ?= 60
+FUZZ_NAMES := topo costs json msccl
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+
+.PHONY: all deps demo check check-run asan valgrind fuzz fuzz-build bench bench-synth bench-sim bench-exec \
+        install uninstall clean
 
 all: $(TACOSC) $(EXEC_BIN)
 
 deps:
-	@sh scripts/deps.sh
+	@sh scripts/deps.sh build test
+
+# Missing packages are named before the first compile (once per build folder), not found by the compiler.
+$(BUILD)/.deps-build: scripts/deps.sh
+	@mkdir -p $(dir $@)
+	@sh scripts/deps.sh --check build && touch $@
+$(BUILD)/.deps-test: scripts/deps.sh
+	@mkdir -p $(dir $@)
+	@sh scripts/deps.sh --check test && touch $@
+$(LIB_OBJS) $(CLI_OBJS): | $(BUILD)/.deps-build
+$(TESTS): | $(BUILD)/.deps-test
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -62,7 +89,27 @@ $(BUILD)/tests/%: tests/%.c tests/testutil.h $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Itests $(LDFLAGS) -o $@ $< $(LIB) $(CHECK_LIBS) $(LDLIBS)
 
-demo: deps
+# the fuzz harnesses also run inside make check: corpus replay and the boundary sweep (tests/check_fuzz.c)
+FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+$(BUILD)/tests/check_fuzz: tests/check_fuzz.c $(FUZZ_SRCS) $(wildcard tests/fuzz/*.h) tests/testutil.h $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests $(LDFLAGS) -o $@ tests/check_fuzz.c $(FUZZ_SRCS) $(LIB) $(CHECK_LIBS) $(LDLIBS)
+
+# make fuzz: the library with coverage for libFuzzer and the sanitizers, one program per harness
+fuzz:
+	@sh scripts/deps.sh build fuzz
+	@$(MAKE) --no-print-directory BUILD=build/fuzz CC=$(FUZZ_CC) OPT=-O1 \
+	    SAN="$(FUZZ_SAN) -fsanitize=fuzzer-no-link" fuzz-build
+	@sh scripts/fuzz.sh build/fuzz $(FUZZ_S) $(FUZZ_NAMES)
+
+fuzz-build: $(FUZZ_NAMES:%=$(BUILD)/fuzz_%)
+
+$(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/entry.c $(wildcard tests/fuzz/*.h) $(LIB)
+	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer -DTC_FUZZ_TARGET=tc_fuzz_$* $(LDFLAGS) -o $@ tests/fuzz/entry.c $< \
+	    $(LIB) $(LDLIBS)
+
+demo:
+	@sh scripts/deps.sh build
 	@$(MAKE) --no-print-directory all
 	./tacosc topologies/mesh2d-4x4.xml --collective allreduce --size 64M -o schedules/demo-mesh4x4-allreduce.json
 	./tacosc verify schedules/demo-mesh4x4-allreduce.json
@@ -92,6 +139,21 @@ bench-sim: all
 
 bench-exec: all
 	sh tests/bench/bench-exec.sh
+
+install: all
+	install -d $(DESTDIR)$(BINDIR)
+	install -m 755 $(TACOSC) $(DESTDIR)$(BINDIR)/tacosc
+	$(if $(EXEC_BIN),install -m 755 $(EXEC_BIN) $(DESTDIR)$(BINDIR)/tacos-run)
+	@for p in $(MAN_PAGES); do \
+	    d=$(DESTDIR)$(MANDIR)/$$(basename $$(dirname $$p)); \
+	    echo "install -m 644 $$p $$d/"; install -d $$d && install -m 644 $$p $$d/ || exit 1; \
+	done
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/tacosc $(DESTDIR)$(BINDIR)/tacos-run
+	@for p in $(MAN_PAGES); do \
+	    f=$(DESTDIR)$(MANDIR)/$$(basename $$(dirname $$p))/$$(basename $$p); echo "rm -f $$f"; rm -f $$f; \
+	done
 
 clean:
 	rm -rf build tacosc tacos-run

@@ -318,6 +318,359 @@ START_TEST(test_verify_usage)
 }
 END_TEST
 
+/* Issue 14: options that were silently ignored or contradicted each other are usage errors (exit 2) or
+ * warnings naming the option; a usage error is one line pointing to --help. */
+START_TEST(test_option_table)
+{
+    static const struct { const char *args; int rc; const char *msg; } rows[] = {
+        {"--frobnicate", 2, "tacosc: error: unknown option '--frobnicate' (see 'tacosc --help')\n"},
+        {"-z", 2, "tacosc: error: unknown option '-z' (see 'tacosc --help')\n"},
+        {"", 2, "tacosc: error: no topology file given; usage: tacosc TOPO.xml --collective C [options] (see "
+                "'tacosc --help')\n"},
+        {"M --collective allreduce --size", 2, "tacosc: error: option '--size' needs a value (see 'tacosc --help')\n"},
+        {"M --collective allreduce --root 1", 2,
+         "tacosc: error: --root applies to broadcast, reduce, gather and scatter, not allreduce\n"},
+        {"M --collective allreduce --target rccl -o D/p.json", 2,
+         "tacosc: error: --target applies to MSCCL XML output only (the output is JSON)\n"},
+        {"M --collective allreduce --proto LL -o D/p.json", 2,
+         "tacosc: error: --proto applies to MSCCL XML output only (the output is JSON)\n"},
+        {"M --collective allreduce --channels 2", 2,
+         "tacosc: error: --channels applies to MSCCL XML output only (no -o FILE.xml given)\n"},
+        {"M --collective allreduce --algo ring --match random", 2,
+         "tacosc: error: --match applies to --algo tacos only, not ring\n"},
+        {"M --collective allreduce --algo direct --trials 4", 2,
+         "tacosc: error: --trials applies to --algo tacos only, not direct\n"},
+        {"M --collective allreduce --size 1M --size 2M", 2,
+         "tacosc: error: option '--size' given twice (see 'tacosc --help')\n"},
+        {"M -c allreduce --collective allgather", 2,
+         "tacosc: error: option '--collective' given twice (see 'tacosc --help')\n"},
+        {"M --collective allreduce -o D/p.xml --min-bytes 2M --max-bytes 1M", 2,
+         "tacosc: error: --min-bytes 2097152 is above --max-bytes 1048576 (the plan would serve no size)\n"},
+        {"M --collective allreduce -o D/p.xml --inplace --outofplace", 2,
+         "tacosc: error: --inplace and --outofplace contradict each other\n"},
+        {"M --collective allreduce --format xml", 2,
+         "tacosc: error: --format applies to the output file: add -o FILE\n"},
+        {"M --collective allreduce --size 0", 2, "tacosc: error: --size: must be at least 1 byte, got '0'\n"},
+        {"M --collective allgather --size 15", 2,
+         "tacosc: error: --size: 15 bytes is less than one byte per chunk (allgather on 16 ranks with 1 chunk per "
+         "rank has 16 chunks)\n"},
+        {"M --collective broadcast --size 3 --chunks 4", 2,
+         "tacosc: error: --size: 3 bytes is less than one byte per chunk (broadcast on 16 ranks with 4 chunks per "
+         "rank has 4 chunks)\n"},
+        {"M --collective allgather --unwind 2 -q", 0,
+         "topologies/mesh2d-4x4.xml: warning: --unwind 2 has no effect: the topology has no switches\n"},
+        /* issue 14's reproducers of time overflow (the checker used to blame tacosc), a plan with a byte order
+         * mark, and --chunks 100000 on the 4x4 mesh (with the default size: under a byte per chunk) */
+        {"M --collective allgather --size 1000000T", 1,
+         "topologies/mesh2d-4x4.xml:5: error: link 0->1: one chunk of 62500.00 TiB takes 1.374e+06 s on it, "
+         "longer than the 1000000 s tacosc handles (use a smaller --size, more --chunks or faster links)\n"},
+        {"M --collective allgather --size 100000T", 1,
+         "tacosc: error: tacos: the schedule would last longer than 1000000 s, the longest time tacosc handles "
+         "(use a smaller --size or faster links)\n"},
+        {"M --collective allgather --size 100000T --algo ring", 1,
+         "tacosc: error: ring: the schedule lasts 2.062e+06 s, longer than the 1000000 s tacosc handles (use a "
+         "smaller --size or faster links)\n"},
+        {"M --collective allgather --chunks 100000", 2,
+         "tacosc: error: --size: 1048576 bytes is less than one byte per chunk (allgather on 16 ranks with 100000 "
+         "chunks per rank has 1600000 chunks)\n"},
+        {"verify tests/fuzz/corpus/json/issue14-utf8-bom.json", 0,
+         "tests/fuzz/corpus/json/issue14-utf8-bom.json: ok: allgather, 9 ranks, 9 chunks, 72 transfers, 4 steps, "
+         "predicted 11.321 us\n"},
+        {"topo dgx1 4", 2, "tacosc: error: dgx1: takes no dimensions (it has 8 GPUs), got '4'\n"},
+        {"topo dgx1 2x4", 2, "tacosc: error: dgx1: takes no dimensions (it has 8 GPUs), got '2x4'\n"},
+        {"topo ring 4 --class a --class b", 2, "tacosc: error: ring-4: 2 --class values, but it has 1 link class\n"},
+        {"topo mesh 4x4 --class a --class b --class c", 2,
+         "tacosc: error: mesh2d-4x4: 3 --class values, but it has 2 link classes (one per dimension)\n"},
+        {"topo mesh 4x4 --bandwidth 1GB/s,2GB/s,3GB/s", 2,
+         "tacosc: error: topo: --bandwidth has 3 values, but mesh2d-4x4 has 2 link classes\n"},
+        {"topo dgx1 --alpha 1us,2us", 2, "tacosc: error: topo: --alpha has 2 values, but dgx1 has 1 link class\n"},
+        {"topo ring 4 --alpha 1us --alpha 2us", 2,
+         "tacosc: error: option '--alpha' given twice (give one comma-separated list) (see 'tacosc topo --help')\n"},
+        {"topo ring 4 -o D/a.xml -o D/b.xml", 2, "tacosc: error: option '-o' given twice (see 'tacosc topo --help')\n"},
+        {"topo", 2, "tacosc: error: no topology kind given; usage: tacosc topo KIND [DIMS] [options] (see 'tacosc "
+                    "topo --help')\n"},
+        {"info", 2, "tacosc: error: no topology file given (see 'tacosc info --help')\n"},
+        {"info M --size 1M --size 2M", 2, "tacosc: error: option '--size' given twice (see 'tacosc info --help')\n"},
+        {"info M --sise 1M", 2, "tacosc: error: unknown option '--sise' (see 'tacosc info --help')\n"},
+        {"verify", 2, "tacosc: error: no plan file given (see 'tacosc verify --help')\n"},
+        {"verify P --unwind 2", 2, "tacosc: error: --unwind needs --topo\n"},
+        {"verify P --topo topologies/dgx1.xml --topo topologies/dgx1.xml", 2,
+         "tacosc: error: option '--topo' given twice (see 'tacosc verify --help')\n"},
+        {"verify P P", 2, "tacosc: error: unexpected argument 'schedules/dgx1-allgather.json' (one plan file "
+                          "expected) (see 'tacosc verify --help')\n"},
+        {"sim P topologies/dgx1.xml --chunks 2", 2,
+         "tacosc: error: --chunks applies to --algo only (a plan file has its own) (see 'tacosc sim --help')\n"},
+        {"sim P topologies/dgx1.xml --collective allgather", 2,
+         "tacosc: error: --collective applies to --algo only (a plan file has its own) (see 'tacosc sim --help')\n"},
+        {"sim --algo ring M", 2, "tacosc: error: --algo needs --collective (see 'tacosc sim --help')\n"},
+        {"sim P", 2, "tacosc: error: give a plan file and a topology file (got 1 argument) (see 'tacosc sim --help')\n"},
+        {"sim --algo ring --collective allgather --size 8 M", 2,
+         "tacosc: error: --size: 8 bytes is less than one byte per chunk (allgather on 16 ranks with 1 chunk per "
+         "rank has 16 chunks)\n"},
+        {"compare M", 2, "tacosc: error: --collective is required (see 'tacosc compare --help')\n"},
+        {"compare M M -c allgather", 2, "tacosc: error: unexpected argument 'topologies/mesh2d-4x4.xml' (one "
+                                        "topology file expected) (see 'tacosc compare --help')\n"},
+        {"compare M -c allgather --size 4", 2,
+         "tacosc: error: --size: 4 bytes is less than one byte per chunk (allgather on 16 ranks with 1 chunk per "
+         "rank has 16 chunks)\n"},
+        {"compare M -c allgather --model ab --model event", 2,
+         "tacosc: error: option '--model' given twice (see 'tacosc compare --help')\n"},
+    };
+    char *d = tmpdir();
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        /* M: a shipped mesh, P: a shipped JSON plan, D: a fresh directory */
+        char args[1024] = "", *o = args;
+        for (const char *p = rows[i].args; *p; p++) {
+            const char *rep = *p == 'M' && (p == rows[i].args || p[-1] == ' ') && (p[1] == ' ' || !p[1])
+                                  ? "topologies/mesh2d-4x4.xml"
+                              : *p == 'P' && (p == rows[i].args || p[-1] == ' ') && (p[1] == ' ' || !p[1])
+                                  ? "schedules/dgx1-allgather.json"
+                              : *p == 'D' && p[1] == '/' && p[-1] == ' ' ? d : NULL;
+            o += rep ? sprintf(o, "%s", rep) : sprintf(o, "%c", *p);
+        }
+        char *out, want[1024];
+        int rc = tacosc(&out, "%s", args);
+        snprintf(want, sizeof want, "%s", rows[i].msg);
+        ck_assert_msg(rc == rows[i].rc && !strcmp(out, want), "tacosc %s: exit %d, output:\n%s\nwanted exit %d:\n%s",
+                      args, rc, tu_tail(out), rows[i].rc, want);
+        free(out);
+    }
+    free(d);
+}
+END_TEST
+
+/* Issue 14: --chunks 100000 on a 4x4 mesh ran for minutes and gigabytes; tacos now estimates its memory
+ * first and refuses a run that cannot fit, with the estimate (here under a 1 GB address-space limit). */
+START_TEST(test_memory_estimate)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    fprintf(stderr, "test_memory_estimate: skipped under AddressSanitizer (ulimit -v)\n");
+#else
+    char *out, line[1024];
+    snprintf(line, sizeof line, "ulimit -v 1000000; %s topologies/mesh2d-4x4.xml --collective allgather "
+                                "--chunks 100000 --size 1G -o /dev/null --format json", tu_tacosc());
+    ck_assert_int_eq(tu_run(line, &out), 1);
+    ck_assert_str_eq(out, "tacosc: error: tacos: 24000000 transfers need about 1.61 GiB of memory, more than the "
+                          "976.56 MiB available; use fewer --chunks (or --stats-only)\n");
+    free(out);
+#endif
+}
+END_TEST
+
+/* -v does what --help promises: each stage with its time on stderr (and nothing else changes). */
+START_TEST(test_verbose)
+{
+    char *d = tmpdir(), *out;
+    ck_assert_int_eq(tacosc(&out, "topologies/mesh2d-4x4.xml --collective allgather -q -v -o %s/p.xml", d), 0);
+    static const char *stages[] = {"topologies/mesh2d-4x4.xml: note: read mesh2d-4x4: 16 npus, 48 links in ",
+                                   "tacosc: note: tacos allgather: 240 transfers, ",
+                                   "tacosc: note: checked the schedule (symbolic execution) in ",
+                                   "tacosc: note: lowered to MSCCL XML: 16 gpus, ", "tacosc: note: wrote "};
+    const char *at = out;
+    for (size_t i = 0; i < sizeof stages / sizeof stages[0]; i++) {
+        const char *p = strstr(at, stages[i]);
+        ck_assert_msg(p, "no '%s' in order in:\n%s", stages[i], out);
+        at = p + 1;
+    }
+    free(out);
+    ck_assert_int_eq(tacosc(&out, "topologies/mesh2d-4x4.xml --collective allgather -q -o %s/p.xml", d), 0);
+    ck_assert_str_eq(out, "");
+    free(out);
+    free(d);
+}
+END_TEST
+
+/* Issue 14: output files.  A regular file is replaced atomically (a symbolic link's target, not the link,
+ * keeping its mode); anything else is written through (a copy of /dev/full became a regular file); write
+ * errors name the path and the reason; -o naming an input is refused; info and verify report a failed
+ * stdout. */
+START_TEST(test_output_files)
+{
+    char *d = tmpdir(), *out, cmdl[1024], want[1024];
+    const char *M = "topologies/mesh2d-4x4.xml";
+    /* devices: written through, never replaced */
+    static const char *fmts[] = {"-o /dev/full --format json", "-o /dev/full --format xml"};
+    for (size_t i = 0; i < 2; i++) {
+        ck_assert_int_eq(tacosc(&out, "%s --collective allgather %s", M, fmts[i]), 1);
+        ck_assert_str_eq(out, "tacosc: error: cannot write '/dev/full': No space left on device\n");
+        free(out);
+    }
+    ck_assert_int_eq(tacosc(&out, "topo ring 4 -o /dev/full"), 1);
+    ck_assert_str_eq(out, "tacosc: error: cannot write '/dev/full': No space left on device\n");
+    free(out);
+    ck_assert_int_eq(tacosc(&out, "sim schedules/dgx1-allgather.json topologies/dgx1.xml --svg /dev/full"), 1);
+    ck_assert_ptr_nonnull(strstr(out, "tacosc: error: cannot write '/dev/full': No space left on device\n"));
+    ck_assert_ptr_null(strstr(out, "cannot write the SVG"));
+    free(out);
+    ck_assert_int_eq(tacosc(&out, "compare %s -c allgather --svg /dev/full", M), 1);
+    ck_assert_ptr_nonnull(strstr(out, "tacosc: error: cannot write '/dev/full': No space left on device\n"));
+    free(out);
+    ck_assert_int_eq(tacosc(&out, "%s --collective allgather -o - --format json > /dev/full", M), 1);
+    ck_assert_str_eq(out, "tacosc: error: cannot write to standard output: No space left on device\n");
+    free(out);
+    snprintf(cmdl, sizeof cmdl, "mknod %s/full c 1 7 2>/dev/null", d);
+    if (tu_run(cmdl, NULL) == 0) { /* a copy of /dev/full (root only) stays a device */
+        ck_assert_int_eq(tacosc(&out, "%s --collective allgather -o %s/full --format json", M, d), 1);
+        snprintf(want, sizeof want, "tacosc: error: cannot write '%s/full': No space left on device\n", d);
+        ck_assert_str_eq(out, want);
+        free(out);
+        snprintf(cmdl, sizeof cmdl, "test -c %s/full", d);
+        ck_assert_int_eq(tu_run(cmdl, NULL), 0);
+    }
+    /* a symbolic link to /dev/null stays a link; a pipe is written through */
+    snprintf(cmdl, sizeof cmdl, "ln -s /dev/null %s/null.json && mkfifo %s/fifo", d, d);
+    ck_assert_int_eq(tu_run(cmdl, NULL), 0);
+    ck_assert_int_eq(tacosc(&out, "%s --collective allgather -q -o %s/null.json", M, d), 0);
+    free(out);
+    snprintf(cmdl, sizeof cmdl, "test -L %s/null.json", d);
+    ck_assert_int_eq(tu_run(cmdl, NULL), 0);
+    snprintf(cmdl, sizeof cmdl, "cat %s/fifo > %s/from-fifo & %s topo ring 4 -o %s/fifo; rc=$?; wait; exit $rc", d, d,
+             tu_tacosc(), d);
+    ck_assert_int_eq(tu_run(cmdl, NULL), 0);
+    snprintf(cmdl, sizeof cmdl, "%s/from-fifo", d);
+    char *got = tu_slurp(cmdl, NULL);
+    ck_assert_ptr_nonnull(got);
+    ck_assert_ptr_nonnull(strstr(got, "<topology name=\"ring-4\" npus=\"4\">"));
+    free(got);
+    /* a symbolic link to a regular file: the target is replaced (mode kept), the link stays */
+    snprintf(cmdl, sizeof cmdl, "echo old > %s/real.json && chmod 600 %s/real.json && ln -s real.json %s/link.json",
+             d, d, d);
+    ck_assert_int_eq(tu_run(cmdl, NULL), 0);
+    ck_assert_int_eq(tacosc(&out, "%s --collective allgather -q -o %s/link.json", M, d), 0);
+    free(out);
+    snprintf(cmdl, sizeof cmdl, "test -L %s/link.json && test \"$(stat -c %%a %s/real.json)\" = 600 && "
+                                "grep -q tacosc-schedule %s/real.json && test -z \"$(ls %s | grep tmp)\"", d, d, d, d);
+    ck_assert_int_eq(tu_run(cmdl, NULL), 0);
+    /* a failed run leaves the old file and no temporary file */
+    ck_assert_int_eq(tacosc(&out, "%s --collective allgather --algo nope -q -o %s/real.json", M, d), 2);
+    free(out);
+    ck_assert_int_eq(tu_run(cmdl, NULL), 0);
+    /* -o naming an input, by any name (a link, a hard link, another spelling) */
+    snprintf(cmdl, sizeof cmdl, "cp %s %s/t.xml && cp topologies/dgx1.cost %s/c.cost && ln %s/t.xml %s/hard.xml && "
+                                "ln -s t.xml %s/soft.xml", M, d, d, d, d, d);
+    ck_assert_int_eq(tu_run(cmdl, NULL), 0);
+    static const char *outs[] = {"t.xml", "hard.xml", "soft.xml", "./t.xml"};
+    for (size_t i = 0; i < sizeof outs / sizeof outs[0]; i++) {
+        ck_assert_int_eq(tacosc(&out, "%s/t.xml --collective allgather -o %s/%s", d, d, outs[i]), 2);
+        snprintf(want, sizeof want, "tacosc: error: -o '%s/%s' is the topology file '%s/t.xml': writing it would "
+                                    "destroy the input\n", d, outs[i], d);
+        ck_assert_str_eq(out, want);
+        free(out);
+    }
+    ck_assert_int_eq(tacosc(&out, "%s --costs %s/c.cost --collective allgather -o %s/c.cost --format json", M, d, d),
+                     2);
+    snprintf(want, sizeof want, "tacosc: error: -o '%s/c.cost' is the cost file '%s/c.cost': writing it would "
+                                "destroy the input\n", d, d);
+    ck_assert_str_eq(out, want);
+    free(out);
+    ck_assert_int_eq(tacosc(&out, "sim schedules/dgx1-allgather.json %s/t.xml --svg %s/hard.xml", d, d), 2);
+    snprintf(want, sizeof want, "tacosc: error: --svg '%s/hard.xml' is the topology file '%s/t.xml': writing it "
+                                "would destroy the input\n", d, d);
+    ck_assert_str_eq(out, want);
+    free(out);
+    ck_assert_int_eq(tacosc(&out, "compare %s/t.xml -c allgather --svg %s/t.xml", d, d), 2);
+    free(out);
+    snprintf(cmdl, sizeof cmdl, "cmp -s %s %s/t.xml", M, d); /* untouched */
+    ck_assert_int_eq(tu_run(cmdl, NULL), 0);
+    /* info and verify: a failed stdout is an error */
+    ck_assert_int_eq(tacosc(&out, "info %s > /dev/full", M), 1);
+    ck_assert_str_eq(out, "tacosc: error: cannot write to standard output: No space left on device\n");
+    free(out);
+    ck_assert_int_eq(tacosc(&out, "verify schedules/dgx1-allgather.json > /dev/full"), 1);
+    ck_assert_str_eq(out, "tacosc: error: cannot write to standard output: No space left on device\n");
+    free(out);
+    ck_assert_int_eq(tacosc(&out, "verify schedules/mesh2d-4x4-allreduce.xml > /dev/full"), 1);
+    free(out);
+    ck_assert_int_eq(tacosc(&out, "--help > /dev/full"), 1);
+    free(out);
+    snprintf(cmdl, sizeof cmdl, "rm -rf %s", d);
+    tu_run(cmdl, NULL);
+    free(d);
+}
+END_TEST
+
+/* Set-up: scripts/deps.sh names what is missing (a stub dpkg-query says which package is absent) and
+ * make install / make uninstall put the programs and man pages under DESTDIR/PREFIX and take them away. */
+START_TEST(test_setup_scripts)
+{
+    char *d = tmpdir(), *out, cmdl[2048];
+    snprintf(cmdl, sizeof cmdl,
+             "mkdir -p %s/bin && printf '#!/bin/sh\\ncase \"$*\" in *libigraph-dev*|*clang*) exit 1;; esac\\n"
+             "echo \"install ok installed\"\\n' > %s/bin/dpkg-query && chmod +x %s/bin/dpkg-query",
+             d, d, d);
+    ck_assert_int_eq(tu_run(cmdl, NULL), 0);
+    snprintf(cmdl, sizeof cmdl, "PATH=%s/bin:$PATH sh scripts/deps.sh --check build", d);
+    ck_assert_int_eq(tu_run(cmdl, &out), 1);
+    ck_assert_str_eq(out, "deps: missing Debian packages: libigraph-dev\n"
+                          "  install them with 'make deps' as root, or: apt-get update && apt-get install -y "
+                          "libigraph-dev\n");
+    free(out);
+    snprintf(cmdl, sizeof cmdl, "PATH=%s/bin:$PATH sh scripts/deps.sh --check test fuzz", d);
+    ck_assert_int_eq(tu_run(cmdl, &out), 1);
+    ck_assert_ptr_nonnull(strstr(out, "deps: missing Debian packages: clang libclang-rt-dev\n"));
+    free(out);
+    snprintf(cmdl, sizeof cmdl, "PATH=%s/bin:$PATH sh scripts/deps.sh --check test", d);
+    ck_assert_int_eq(tu_run(cmdl, NULL), 0);
+    ck_assert_int_eq(tu_run("sh scripts/deps.sh --check nosuchgroup", &out), 2);
+    ck_assert_str_eq(out, "deps: unknown group 'nosuchgroup' (build, test or fuzz)\n");
+    free(out);
+    /* the README lists exactly the packages of deps.sh */
+    char *readme = tu_slurp("README.md", NULL), *deps = tu_slurp("scripts/deps.sh", NULL);
+    ck_assert_ptr_nonnull(readme);
+    ck_assert_ptr_nonnull(deps);
+    static const char *const groups[] = {"BUILD_PKGS=\"", "TEST_PKGS=\"", "FUZZ_PKGS=\""};
+    for (size_t g = 0; g < 3; g++) {
+        const char *p = strstr(deps, groups[g]);
+        ck_assert_ptr_nonnull(p);
+        p += strlen(groups[g]);
+        while (*p != '"') {
+            char pkg[64];
+            int n = 0;
+            while (*p == ' ' || *p == '\\' || *p == '\n')
+                p++;
+            while (*p && *p != ' ' && *p != '"' && *p != '\\' && *p != '\n' && n < 63)
+                pkg[n++] = *p++;
+            pkg[n] = 0;
+            char quoted[80];
+            snprintf(quoted, sizeof quoted, "`%s`", pkg);
+            ck_assert_msg(!n || strstr(readme, quoted), "README.md does not list package %s", pkg);
+        }
+    }
+    free(readme);
+    free(deps);
+    /* make install and uninstall */
+    /* the build folder of the tacosc under test (build, or build/asan under make asan), so nothing is rebuilt */
+    char cwd[1024], build[1024] = "build";
+    const char *tc = tu_tacosc();
+    size_t lc = getcwd(cwd, sizeof cwd) ? strlen(cwd) : 0, lt = strlen(tc);
+    if (lc && !strncmp(tc, cwd, lc) && tc[lc] == '/' && lt > lc + 8 && !strcmp(tc + lt - 7, "/tacosc") &&
+        lt - 7 > lc + 1)
+        snprintf(build, sizeof build, "%.*s", (int)(lt - 7 - lc - 1), tc + lc + 1);
+    const char *run = getenv("TACOSRUN");
+    int have_run = run && access(run, X_OK) == 0;
+    snprintf(cmdl, sizeof cmdl, "make -s install DESTDIR=%s/root PREFIX=/opt/tc BUILD=%s %s 2>&1 >/dev/null", d,
+             build, have_run ? "" : "MPICC=");
+    ck_assert_int_eq(tu_run(cmdl, &out), 0);
+    free(out);
+    static const char *const installed[] = {"bin/tacosc", "share/man/man1/tacosc.1", "share/man/man1/tacos-run.1",
+                                            "share/man/man5/tacosc-topology.5", "share/man/man5/tacosc-schedule.5"};
+    for (size_t i = 0; i < sizeof installed / sizeof installed[0]; i++) {
+        snprintf(cmdl, sizeof cmdl, "%s/root/opt/tc/%s", d, installed[i]);
+        ck_assert_msg(access(cmdl, R_OK) == 0, "make install did not install %s", cmdl);
+    }
+    snprintf(cmdl, sizeof cmdl, "%s/root/opt/tc/bin/tacosc --version", d);
+    ck_assert_int_eq(tu_run(cmdl, &out), 0);
+    ck_assert_str_eq(out, "tacosc " TC_VERSION "\n");
+    free(out);
+    snprintf(cmdl, sizeof cmdl, "make -s uninstall DESTDIR=%s/root PREFIX=/opt/tc >/dev/null && "
+                                "test -z \"$(find %s/root -type f)\"", d, d);
+    ck_assert_int_eq(tu_run(cmdl, NULL), 0);
+    snprintf(cmdl, sizeof cmdl, "rm -rf %s", d);
+    tu_run(cmdl, NULL);
+    free(d);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("cli");
@@ -333,6 +686,11 @@ static Suite *suite(void)
     tcase_add_test(tc, test_golden_json);
     tcase_add_test(tc, test_bad_topology_line);
     tcase_add_test(tc, test_verify_usage);
+    tcase_add_test(tc, test_option_table);
+    tcase_add_test(tc, test_verbose);
+    tcase_add_test(tc, test_memory_estimate);
+    tcase_add_test(tc, test_output_files);
+    tcase_add_test(tc, test_setup_scripts);
     tcase_add_test(tc, test_shipped_plans);
     tcase_add_test(tc, test_shipped_topologies);
     suite_add_tcase(s, tc);

@@ -47,9 +47,9 @@ static double rnd_double(void)
     case 0: return rnd(0, 100);                                   /* integral (MSCCL-style steps) */
     case 1: return rnd(0, 1000) * 1e-6;                           /* decimal microseconds */
     case 2: return tc_rng_unit(&rng) * 1e-3;                      /* arbitrary bits */
-    case 3: return ldexp(tc_rng_unit(&rng), rnd(-1000, 1000));    /* extreme exponents */
+    case 3: return ldexp(tc_rng_unit(&rng), rnd(-1000, 19));      /* extreme exponents (2^19 < TC_TIME_MAX) */
     case 4: return 0.1 * rnd(0, 50) + 0.2;                        /* classic non-representable decimals */
-    default: return -tc_rng_unit(&rng);
+    default: return TC_TIME_MAX * tc_rng_unit(&rng);              /* up to the longest time a plan may hold */
     }
 }
 
@@ -78,11 +78,15 @@ static uint64_t rnd_u64(void)
 static tc_sched *random_sched(void)
 {
     tc_coll c = (tc_coll)rnd(0, TC_COLL_COUNT - 1);
-    int R = rnd(1, c == TC_COLL_ALLTOALL ? 6 : 40), K = rnd(1, 4);
+    /* the reader bounds ranks by 2n + 1 and chunks by 2n for n transfers (a correct plan's necessary sizes) */
+    int n = rnd(0, 3) ? rnd(1, 300) : 0;
+    int R = n ? rnd(1, c == TC_COLL_ALLTOALL ? 6 : 40 < 2 * n + 1 ? 40 : 2 * n + 1) : 1, K = rnd(1, 4);
+    while (R > 1 && (uint64_t)tc_sched_chunk_count(c, R, K) > 2 * (uint64_t)n)
+        K > 1 ? K-- : R--;
     tc_sched *s = NULL;
     ck_assert_int_eq(tc_sched_create(c, R, K, rnd_u64(), &s), TC_OK);
     if (c == TC_COLL_ALLREDUCE && rnd(0, 1))
-        s->n_chunks = rnd(1, 100);
+        s->n_chunks = rnd(1, R > 1 && 2 * n < 100 ? 2 * n : 100);
     s->root = rnd(0, R - 1);
     s->chunk_bytes = rnd_u64();
     s->seed = rnd_u64();
@@ -91,18 +95,20 @@ static tc_sched *random_sched(void)
     ck_assert_int_eq(tc_sched_set_names(s, a, t), TC_OK);
     free(a);
     free(t);
-    int n = rnd(0, 3) ? rnd(0, 300) : 0;
     for (int i = 0; i < n; i++) {
         int route[6], rl = rnd(0, 3) ? 0 : rnd(1, 6);
         for (int h = 0; h < rl; h++)
             route[h] = rnd(0, 1000);
         double t0 = rnd_double(), t1 = rnd(0, 3) ? t0 + fabs(rnd_double()) : t0;
+        if (t1 > TC_TIME_MAX)
+            t1 = TC_TIME_MAX;
         ck_assert_int_eq(tc_sched_add(s, rnd(0, R - 1), rnd(0, R - 1), rnd(0, s->n_chunks - 1), (tc_op)rnd(0, 1),
                                       rnd(-1, 64), rnd(0, 30), t0, t1, route, rl),
                          TC_OK);
     }
-    if (rnd(0, 3) == 0)
-        s->n_steps += rnd(0, 5);
+    int room = s->n_xfers - s->n_steps; /* steps without transfers: no more steps than transfers */
+    if (rnd(0, 3) == 0 && room > 0)
+        s->n_steps += rnd(0, room < 5 ? room : 5);
     return s;
 }
 
@@ -552,7 +558,54 @@ START_TEST(test_header_errors)
     expect_edit_error("\"topology\": \"ring-3\"", "\"topology\": 5", TC_ERR_INVALID,
                       "plan.json:6: error: field \"topology\" must be a string or null, not a number\n");
     expect_edit_error("\"predicted_time\": 4.0e-06", "\"predicted_time\": -1", TC_ERR_INVALID,
-                      "plan.json:15: error: field \"predicted_time\" must be a finite number >= 0\n");
+                      "plan.json:15: error: field \"predicted_time\" must be a number from 0 to 1000000 (seconds)\n");
+    expect_edit_error("\"predicted_time\": 4.0e-06", "\"predicted_time\": 1e308", TC_ERR_INVALID,
+                      "plan.json:15: error: field \"predicted_time\" must be a number from 0 to 1000000 (seconds)\n");
+    /* a declared count is bounded by what the file holds (issue 14: steps 2147483647 was accepted) */
+    expect_edit_error("\"steps\": 2,", "\"steps\": 2147483647,", TC_ERR_INVALID,
+                      "plan.json:16: error: field \"steps\" is 2147483647, more than the 6 transfers use "
+                      "(largest step 1)\n");
+    expect_edit_error("\"steps\": 2,", "\"steps\": 7,", TC_ERR_INVALID,
+                      "plan.json:16: error: field \"steps\" is 7, more than the 6 transfers use (largest step 1)\n");
+    /* ranks and chunks are bounded by what the transfers can involve (issue 14: a tiny file declaring a
+     * billion ranks sized everything after it) */
+    static const struct { const char *coll, *ranks, *cpr, *chunks, *msg; } counts[] = {
+        {"allgather", "14", "1", "14",
+         "plan.json:9: error: field \"ranks\" is 14, more than the 6 transfers can involve (at most 13 ranks)\n"},
+        {"broadcast", "1000000", "3", "3",
+         "plan.json:9: error: field \"ranks\" is 1000000, more than the 6 transfers can involve (at most 13 "
+         "ranks)\n"},
+        {"allgather", "3", "5", "15",
+         "plan.json:11: error: field \"chunks\" is 15, more than the 6 transfers can move (at most 12 chunks)\n"},
+        {"allreduce", "3", "1", "2147483647",
+         "plan.json:11: error: field \"chunks\" is 2147483647, more than the 6 transfers can move (at most 12 "
+         "chunks)\n"},
+    };
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+        char from[4][64], to[4][64];
+        snprintf(from[0], 64, "\"collective\": \"allgather\"");
+        snprintf(to[0], 64, "\"collective\": \"%s\"", counts[i].coll);
+        snprintf(from[1], 64, "\"ranks\": 3,");
+        snprintf(to[1], 64, "\"ranks\": %s,", counts[i].ranks);
+        snprintf(from[2], 64, "\"chunks_per_rank\": 1,");
+        snprintf(to[2], 64, "\"chunks_per_rank\": %s,", counts[i].cpr);
+        snprintf(from[3], 64, "\"chunks\": 3,");
+        snprintf(to[3], 64, "\"chunks\": %s,", counts[i].chunks);
+        char *doc = strdup(small_doc);
+        for (int k = 0; k < 4; k++) {
+            char *next = replace_all(doc, from[k], to[k]);
+            free(doc);
+            doc = next;
+        }
+        expect_read_error(doc, TC_ERR_INVALID, counts[i].msg);
+        free(doc);
+    }
+    char *six = edit("\"steps\": 2,", "\"steps\": 6,"); /* steps without transfers, up to their number */
+    tc_sched *s6 = NULL;
+    ck_assert_msg(from_json(six, &s6) == TC_OK, "%s", tu_diags());
+    ck_assert_int_eq(s6->n_steps, 6);
+    tc_sched_free(s6);
+    free(six);
     expect_edit_error("\"steps\": 2,", "\"steps\": 2,\n  \"colour\": \"red\",", TC_ERR_INVALID,
                       "plan.json:17: error: field \"colour\" is not part of format version 1\n");
     expect_edit_error("\"steps\": 2,", "\"steps\": 2,\n  \"ranks\": 3,", TC_ERR_INVALID,
@@ -590,6 +643,13 @@ START_TEST(test_transfer_errors)
          "plan.json:19: error: transfer 1: t_end must be a number, not null\n"},
         {"[1, 2, 1, \"copy\", 1, 0, 0, 1e-06, []]", "[1, 2, 1, \"copy\", 1, 0, 0, 1e999, []]",
          "plan.json:19: error: transfer 1: t_end is not a finite number\n"},
+        /* times are bounded (issue 14: t_start -1e308 was accepted) */
+        {"[1, 2, 1, \"copy\", 1, 0, 0, 1e-06, []]", "[1, 2, 1, \"copy\", 1, 0, -1e308, 1e-06, []]",
+         "plan.json:19: error: transfer 1: t_start is -1e+308, out of range (0 to 1000000 seconds)\n"},
+        {"[1, 2, 1, \"copy\", 1, 0, 0, 1e-06, []]", "[1, 2, 1, \"copy\", 1, 0, -1e-9, 1e-06, []]",
+         "plan.json:19: error: transfer 1: t_start is -1.0000000000000001e-09, out of range (0 to 1000000 seconds)\n"},
+        {"[1, 2, 1, \"copy\", 1, 0, 0, 1e-06, []]", "[1, 2, 1, \"copy\", 1, 0, 0, 1000000.5, []]",
+         "plan.json:19: error: transfer 1: t_end is 1000000.5, out of range (0 to 1000000 seconds)\n"},
         {"[1, 2, 1, \"copy\", 1, 0, 0, 1e-06, []]", "[1, 2, 1, \"copy\", 1, 0, 0, 1e-06, 4]",
          "plan.json:19: error: transfer 1: route must be an array of link ids, not a number\n"},
         {"[1, 2, 1, \"copy\", 1, 0, 0, 1e-06, []]", "[1, 2, 1, \"copy\", 1, 0, 0, 1e-06, [1, -2]]",
@@ -610,7 +670,8 @@ END_TEST
 START_TEST(test_reader_accepts)
 {
     /* the reader takes any JSON layout, aliases of collective names, and all-reduce chunk counts */
-    const char *doc = "{\"transfers\":[[0,1,0,\"reduce\",-1,0,0,1,[]]],\"format\":\"tacosc-schedule\",\"version\":1,"
+    const char *doc = "{\"transfers\":[[0,1,0,\"reduce\",-1,0,0,1,[]],[1,0,2,\"reduce\",-1,0,0,1,[]],"
+                      "[0,1,4,\"reduce\",-1,0,0,1,[]]],\"format\":\"tacosc-schedule\",\"version\":1,"
                       "\"tool\":\"x\",\"seed\":\"123\",\"topology\":null,\"algorithm\":null,\"collective\":\"all-reduce\","
                       "\"ranks\":2,\"chunks_per_rank\":1,\"chunks\":5,\"root\":1,\"size_bytes\":10,\"chunk_bytes\":2,"
                       "\"predicted_time\":1e-5,\"steps\":1}";
@@ -621,7 +682,7 @@ START_TEST(test_reader_accepts)
     ck_assert_int_eq(s->root, 1);
     ck_assert_uint_eq(s->seed, 123);
     ck_assert_uint_eq(s->chunk_bytes, 2);
-    ck_assert_int_eq(s->n_xfers, 1);
+    ck_assert_int_eq(s->n_xfers, 3);
     ck_assert_int_eq(s->xfers[0].op, TC_OP_REDUCE);
     ck_assert_ptr_null(s->algo);
     tc_sched_free(s);
@@ -631,6 +692,13 @@ START_TEST(test_reader_accepts)
     ck_assert_int_eq(s->n_xfers, 6);
     tc_sched_free(s);
     free(d2);
+    /* a UTF-8 byte order mark before the document is skipped (RFC 8259 section 8.1) */
+    char *d3 = malloc(strlen(small_doc) + 4);
+    sprintf(d3, "\xef\xbb\xbf%s", small_doc);
+    ck_assert_msg(from_json(d3, &s) == TC_OK, "%s", tu_diags());
+    ck_assert_int_eq(s->n_xfers, 6);
+    tc_sched_free(s);
+    free(d3);
 }
 END_TEST
 

@@ -61,6 +61,75 @@ START_TEST(test_find_and_errors)
 }
 END_TEST
 
+/* A bidirectional ring of n NPUs with one link class of the given cost, read from text so links have lines. */
+static tc_topo *ring_topo(tc_ctx *ctx, int n, const char *alpha, const char *bw)
+{
+    tc_buf b = {0};
+    tc_buf_printf(&b, "<topology name=\"r\" npus=\"%d\">\n<class name=\"default\" alpha=\"%s\" bandwidth=\"%s\"/>\n",
+                  n, alpha, bw);
+    for (int i = 0; i < n; i++)
+        tc_buf_printf(&b, "<link src=\"%d\" dst=\"%d\" duplex=\"1\"/>\n", i, (i + 1) % n);
+    tc_buf_printf(&b, "</topology>\n");
+    tc_topo *t = NULL;
+    ck_assert_msg(tc_topo_read_mem(ctx, "r.xml", b.data, b.len, &t) == TC_OK, "%s", tu_diags());
+    ck_assert_int_eq(tc_topo_apply_costs(ctx, t, NULL), TC_OK);
+    tc_buf_free(&b);
+    return t;
+}
+
+/* Issue 14: times overflowed the synthesizer's integer picoseconds and the checker blamed tacosc.  Every
+ * generator now refuses, before running, a chunk that takes longer than TC_TIME_MAX on a link (named at its
+ * line), and after running, a schedule longer than that; a size of less than one byte per chunk too. */
+START_TEST(test_size_and_time_limits)
+{
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_topo *slow = ring_topo(&ctx, 4, "0.5us", "1B/s"), *fast = ring_topo(&ctx, 4, "0.5us", "50GB/s");
+    tc_gen_opts o;
+    tc_gen_opts_init(&o);
+    tc_sched *s = NULL;
+    static const char *const algos[] = {"tacos", "ring", "direct", "rhd"};
+    for (size_t a = 0; a < sizeof algos / sizeof algos[0]; a++) {
+        o.size = 16ull << 30; /* 4 GiB chunks at 1 B/s */
+        tu_ctx(&ctx);
+        ck_assert_int_eq(tc_algo_run(&ctx, algos[a], slow, TC_COLL_ALLGATHER, &o, &s), TC_ERR_LIMIT);
+        ck_assert_ptr_null(s);
+        ck_assert_str_eq(tu_diags(), "r.xml:3: error: link 0->1: one chunk of 4.00 GiB takes 4.295e+09 s on it, "
+                                     "longer than the 1000000 s tacosc handles (use a smaller --size, more "
+                                     "--chunks or faster links)\n");
+        o.size = 3; /* less than one byte for each of 4 chunks */
+        tu_ctx(&ctx);
+        ck_assert_int_eq(tc_algo_run(&ctx, algos[a], fast, TC_COLL_ALLGATHER, &o, &s), TC_ERR_INVALID);
+        ck_assert_str_eq(tu_diags(), "tacosc: error: size 3 B is less than one byte per chunk: allgather on 4 "
+                                     "ranks with 1 chunk per rank cuts it into 4 chunks\n");
+        o.size = 0;
+        tu_ctx(&ctx);
+        ck_assert_int_eq(tc_algo_run(&ctx, algos[a], fast, TC_COLL_ALLGATHER, &o, &s), TC_ERR_INVALID);
+        o.size = 4; /* one byte each: fine */
+        tu_ctx(&ctx);
+        ck_assert_msg(tc_algo_run(&ctx, algos[a], fast, TC_COLL_ALLGATHER, &o, &s) == TC_OK, "%s", tu_diags());
+        tc_sched_free(s);
+        s = NULL;
+    }
+    /* each chunk fits, the whole schedule does not: 6e5 s per hop, 2 or 3 hops */
+    o.size = 4 * 600000ull * 50000000000ull;
+    tu_ctx(&ctx);
+    ck_assert_int_eq(tc_algo_run(&ctx, "ring", fast, TC_COLL_ALLGATHER, &o, &s), TC_ERR_LIMIT);
+    ck_assert_str_eq(tu_diags(), "tacosc: error: ring: the schedule lasts 1.800e+06 s, longer than the 1000000 s "
+                                 "tacosc handles (use a smaller --size or faster links)\n");
+    static const tc_coll colls[] = {TC_COLL_ALLGATHER, TC_COLL_GATHER, TC_COLL_ALLREDUCE};
+    for (size_t c = 0; c < sizeof colls / sizeof colls[0]; c++) {
+        tu_ctx(&ctx);
+        ck_assert_int_eq(tc_algo_run(&ctx, "tacos", fast, colls[c], &o, &s), TC_ERR_LIMIT);
+        ck_assert_ptr_null(s);
+        ck_assert_str_eq(tu_diags(), "tacosc: error: tacos: the schedule would last longer than 1000000 s, the "
+                                     "longest time tacosc handles (use a smaller --size or faster links)\n");
+    }
+    tc_topo_free(slow);
+    tc_topo_free(fast);
+}
+END_TEST
+
 START_TEST(test_single_npu_refused)
 {
     tc_ctx ctx;
@@ -181,6 +250,7 @@ static Suite *suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_find_and_errors);
     tcase_add_test(tc, test_single_npu_refused);
+    tcase_add_test(tc, test_size_and_time_limits);
     tcase_add_test(tc, test_random_topologies_check);
     tcase_add_test(tc, test_ring_closed_form);
     tcase_add_test(tc, test_router_matches_shortest_path);

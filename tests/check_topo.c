@@ -247,6 +247,21 @@ START_TEST(test_read_negative)
          "b.xml:4: error: npu 0: <npu node=...> cannot be combined with <nodes size=...> (line 3)"},
         {HDR RING4 "<photonic reconfig=\"5\"/>\n</topology>\n",
          "b.xml:3: error: photonic: bad reconfig: missing time unit in '5' (use ns, us, ms or s)"},
+        /* issue 14: out-of-range times and bandwidths were accepted, or overflowed later */
+        {HDR "<class name=\"c\" alpha=\"1e7s\" bandwidth=\"1GB/s\"/>\n" RING4 "</topology>\n",
+         "b.xml:2: error: class 'c': bad alpha: time '1e7s' is out of range (at most 1000000 s)"},
+        {HDR "<class name=\"c\" alpha=\"1e308s\" bandwidth=\"1GB/s\"/>\n" RING4 "</topology>\n",
+         "b.xml:2: error: class 'c': bad alpha: time '1e308s' is out of range (at most 1000000 s)"},
+        {HDR "<class name=\"c\" alpha=\"1us\" bandwidth=\"1e308TB/s\"/>\n" RING4 "</topology>\n",
+         "b.xml:2: error: class 'c': bad bandwidth: bandwidth '1e308TB/s' is out of range (finite, at least "
+         "0.000001 B/s)"},
+        {HDR RING4 "<link src=\"0\" dst=\"3\" bandwidth=\"1e-7B/s\"/>\n</topology>\n",
+         "b.xml:3: error: link 0->3: bad bandwidth: bandwidth '1e-7B/s' is out of range (finite, at least "
+         "0.000001 B/s)"},
+        {HDR RING4 "<link src=\"0\" dst=\"3\" alpha=\"2000000 s\"/>\n</topology>\n",
+         "b.xml:3: error: link 0->3: bad alpha: time '2000000 s' is out of range (at most 1000000 s)"},
+        {HDR RING4 "<photonic reconfig=\"2e9ms\"/>\n</topology>\n",
+         "b.xml:3: error: photonic: bad reconfig: time '2e9ms' is out of range (at most 1000000 s)"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         read_bad("b.xml", cases[i].xml, cases[i].want);
@@ -287,7 +302,8 @@ START_TEST(test_units)
 {
     static const struct { const char *s; double v; } times[] = {
         {"1ns", 1e-9}, {"0.5us", 0.5e-6}, {"2 us", 2e-6}, {"3\xc2\xb5s", 3e-6}, {"1.5ms", 1.5e-3}, {"2s", 2.0},
-        {" 7 ns ", 7e-9}, {"1e3ns", 1e-6}};
+        {" 7 ns ", 7e-9}, {"1e3ns", 1e-6}, {"4\xce\xbcs", 4e-6} /* Greek mu U+03BC, as man 5 promises */,
+        {"1000000s", 1e6}};
     for (size_t i = 0; i < sizeof times / sizeof times[0]; i++) {
         double v;
         ck_assert_int_eq(tc_parse_time(times[i].s, &v), TC_OK);
@@ -302,8 +318,9 @@ START_TEST(test_units)
         ck_assert_int_eq(tc_parse_bandwidth(bws[i].s, &v), TC_OK);
         ck_assert_double_eq_tol(v, bws[i].v, bws[i].v * 1e-12);
     }
-    static const char *bad_t[] = {"5", "5 xs", "us", "", "inf us", "nanus", "5 GB/s"};
-    static const char *bad_b[] = {"5", "5GB", "5Gb/s", "GB/s", "5 gb/s", "5s"};
+    static const char *bad_t[] = {"5", "5 xs", "us", "", "inf us", "nanus", "5 GB/s", "1000001s", "1e308s",
+                                  "1e400s", "\xce\xbc", "5\xce\xbd" "s"};
+    static const char *bad_b[] = {"5", "5GB", "5Gb/s", "GB/s", "5 gb/s", "5s", "1e308TB/s", "1e-7B/s"};
     double v;
     for (size_t i = 0; i < sizeof bad_t / sizeof bad_t[0]; i++)
         ck_assert_msg(tc_parse_time(bad_t[i], &v) != TC_OK, "accepted time '%s'", bad_t[i]);
@@ -363,6 +380,16 @@ START_TEST(test_costs_errors)
         {"reconfig", "reconfig: missing delay (expected 'reconfig TIME')"},
         {"reconfig 5", "reconfig: missing time unit in '5' (use ns, us, ms or s)"},
         {"reconfig 5us 6us", "reconfig: unexpected '6us' after the delay"},
+        {"reconfig 2e6s", "reconfig: time '2e6s' is out of range (at most 1000000 s)"},
+        {"ib 2us beta=1e308", "class 'ib': beta '1e308' is out of range (at most 1000000000000000 s/GB, and a finite "
+                              "bandwidth)"},
+        {"ib 2us beta=1e-305", "class 'ib': beta '1e-305' is out of range (at most 1000000000000000 s/GB, and a "
+                               "finite bandwidth)"},
+        {"nvlink 0.7 \xce\xbcs 25GB/s extra", "class 'nvlink': unexpected 'extra' after the bandwidth"},
+        /* issue 14: more than 8 fields overflowed the tokenizer (segfault) */
+        {"a b b b b b b b b b b", "class 'a': bad alpha: expected a number, got 'b'"},
+        {"a 1us 1GB/s 1 2 3 4 5 6 7 8 9 us us us", "class 'a': unexpected '1' after the bandwidth"},
+        {"reconfig 1us 1 2 3 4 5 6 7 8 9 10 11 12", "reconfig: unexpected '1' after the delay"},
     };
     tc_rng rng;
     tc_rng_seed(&rng, tu_seed() + 1);

@@ -43,7 +43,9 @@ extern const tc_algo_entry tc_algo_registry[];
 const tc_algo_entry *tc_algo_find(const char *name);
 /** Print the registry ("name  collectives  description"). */
 void tc_algo_list(FILE *f);
-/** Run a generator by name with the registry's checks (collective supported). */
+/** Run a generator by name with the registry's checks: the collective is supported; the size gives every
+ *  chunk at least one byte (TC_ERR_INVALID); no link takes longer than TC_TIME_MAX for one chunk (TC_ERR_LIMIT,
+ *  naming the slowest link at its line); the schedule it returns lasts at most TC_TIME_MAX (TC_ERR_LIMIT). */
 tc_status tc_algo_run(tc_ctx *ctx, const char *name, const tc_topo *topo, tc_coll coll,
                       const tc_gen_opts *opts, tc_sched **out);
 

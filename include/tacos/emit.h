@@ -22,7 +22,8 @@ typedef enum { TC_FMT_AUTO = 0, TC_FMT_JSON, TC_FMT_MSCCL, TC_FMT_SVG } tc_forma
 tc_format tc_format_from_path(const char *path);
 tc_status tc_format_parse(const char *s, tc_format *out);
 
-/** The format of a plan file by content: JSON when its first non-blank byte is '{', else MSCCL XML. */
+/** The format of a plan file by content: JSON when its first non-blank byte (after an optional UTF-8 byte
+ *  order mark) is `{` or `[`, else MSCCL XML. */
 tc_status tc_sched_sniff(tc_ctx *ctx, const char *path, tc_format *out);
 /** Read any schedule file: JSON or MSCCL XML (by content).  MSCCL files are lowered into the IR. */
 tc_status tc_sched_load(tc_ctx *ctx, const char *path, tc_sched **out);

@@ -18,6 +18,14 @@
 
 #define TC_VERSION "0.1.0"
 
+/**
+ * The longest time tacosc reads or produces, in seconds (10^6 s, about 11.6 days): a link's latency, a
+ * reconfiguration delay, the time one byte or one chunk takes on a link, a transfer's start and end in a
+ * plan, a schedule's length.  The synthesizer counts integer picoseconds in 64 bits (at most 9.2e6 s), so
+ * sums of a few such times still fit; longer times are refused with a message instead of overflowing.
+ */
+#define TC_TIME_MAX 1e6
+
 /* ------------------------------------------------------------------------------------------------ */
 /* Status                                                                                            */
 
@@ -124,6 +132,10 @@ tc_status tc_read_file(tc_ctx *ctx, const char *path, char **buf, size_t *len);
 char *tc_strdup(const char *s);
 /** Wall-clock seconds (monotonic). */
 double tc_now(void);
+/** Memory this process could still allocate without swapping, in bytes: MemAvailable of /proc/meminfo
+ *  (else the free physical pages), lowered to what a cgroup v2 memory limit leaves and to the address-space
+ *  limit (ulimit -v); 0 when unknown.  For refusing runs up front with an estimate. */
+uint64_t tc_mem_available(void);
 /** Ask for transparent huge pages over the 2 MiB-aligned interior of a large allocation (>= 32 MiB; a
  *  hint only, ignored where the kernel offers none): one page fault per 2 MiB instead of per 4 KiB. */
 void tc_hugepage_hint(void *p, size_t bytes);
@@ -295,6 +307,9 @@ void tc_sched_sort(tc_sched *s);
 double tc_sched_makespan(const tc_sched *s);
 /** Global chunk count for a collective (see the numbering above). */
 int tc_sched_chunk_count(tc_coll coll, int n_ranks, int chunks_per_rank);
+/** The number of pieces a collective's size is cut into (chunk_bytes = size / it, rounded up): K for
+ *  broadcast and reduce, R*K otherwise (for alltoall, one piece per rank and chunk of its own buffer). */
+uint64_t tc_sched_chunk_divisor(tc_coll coll, int n_ranks, int chunks_per_rank);
 /** Deep copy. */
 tc_status tc_sched_clone(const tc_sched *s, tc_sched **out);
 /** Record where the schedule was read from (copied); diagnostics about its transfers name it. */

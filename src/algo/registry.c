@@ -4,6 +4,7 @@
 #include "tacos/algo_classic.h"
 #include "tacos/synth.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #define RS_AG_AR (TC_COLL_BIT(TC_COLL_ALLGATHER) | TC_COLL_BIT(TC_COLL_REDUCESCATTER) | \
@@ -61,6 +62,39 @@ void tc_algo_list(FILE *f)
     }
 }
 
+/* Refuse what no schedule can honour, before generating: a size that leaves a chunk less than one byte,
+ * and a link on which one chunk takes longer than TC_TIME_MAX (the slowest link is named at its line). */
+static tc_status check_size_time(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_gen_opts *o)
+{
+    uint64_t div = tc_sched_chunk_divisor(coll, topo->n_npus, o->chunks);
+    if (o->size < div)
+        return tc_error(ctx, TC_ERR_INVALID, NULL, 0,
+                        "size %llu B is less than one byte per chunk: %s on %d ranks with %d chunk%s per rank "
+                        "cuts it into %llu chunks",
+                        (unsigned long long)o->size, tc_coll_name(coll), topo->n_npus, o->chunks,
+                        o->chunks == 1 ? "" : "s", (unsigned long long)div);
+    const uint64_t cb = o->size / div + (o->size % div != 0);
+    int worst = -1;
+    double wt = 0;
+    for (int l = 0; l < topo->n_links; l++) {
+        double t = topo->links[l].alpha + topo->links[l].beta * (double)cb;
+        if (!(t <= wt)) {
+            wt = t;
+            worst = l;
+        }
+    }
+    if (worst >= 0 && !(wt <= TC_TIME_MAX)) {
+        const tc_link *l = &topo->links[worst];
+        char b[32], tb[32];
+        return tc_error(ctx, TC_ERR_LIMIT, topo->file, l->line,
+                        "link %d->%d: one chunk of %s takes %s on it, longer than the %.0f s tacosc handles "
+                        "(use a smaller --size, more --chunks or faster links)",
+                        l->src, l->dst, tc_fmt_bytes((double)cb, b, sizeof b), tc_fmt_time(wt, tb, sizeof tb),
+                        TC_TIME_MAX);
+    }
+    return TC_OK;
+}
+
 tc_status tc_algo_run(tc_ctx *ctx, const char *name, const tc_topo *topo, tc_coll coll,
                       const tc_gen_opts *opts, tc_sched **out)
 {
@@ -86,9 +120,20 @@ tc_status tc_algo_run(tc_ctx *ctx, const char *name, const tc_topo *topo, tc_col
         return tc_error(ctx, TC_ERR_INVALID, NULL, 0, "root %d out of range (topology has %d npus)",
                         opts->root, topo->n_npus);
     tc_sched *s = NULL;
-    tc_status st = e->fn(ctx, topo, coll, opts, &s);
+    tc_status st = check_size_time(ctx, topo, coll, opts);
     if (st)
         return st;
+    if ((st = e->fn(ctx, topo, coll, opts, &s)))
+        return st;
+    double span = s->time > tc_sched_makespan(s) ? s->time : tc_sched_makespan(s);
+    if (!(span <= TC_TIME_MAX)) {
+        char tb[32];
+        tc_sched_free(s);
+        return tc_error(ctx, TC_ERR_LIMIT, NULL, 0,
+                        "%s: the schedule lasts %s, longer than the %.0f s tacosc handles (use a smaller --size "
+                        "or faster links)",
+                        e->name, tc_fmt_time(span, tb, sizeof tb), TC_TIME_MAX);
+    }
     if (!s->algo && (st = tc_sched_set_names(s, e->name, topo->name))) {
         tc_sched_free(s);
         return st;

@@ -12,7 +12,8 @@ int tc_cli_sim(int argc, char **argv);     /* tacosc sim PLAN TOPO ... */
 int tc_cli_compare(int argc, char **argv); /* tacosc compare TOPO ... */
 
 /** Read a topology, apply a cost file (may be NULL) and unwind its switches (degree 0 = each switch's
- *  own): the topology every plan's link ids refer to.  Shared by every subcommand. */
+ *  own): the topology every plan's link ids refer to.  Shared by every subcommand.  A degree given for a
+ *  topology without switches has no effect and draws a warning. */
 tc_status tc_cli_load_topo(tc_ctx *ctx, const char *topo, const char *costs, int unwind, tc_topo **out);
 
 /** Parse the decimal integer value of option --opt within [lo, hi] (TC_ERR_USAGE with a message if not). */
@@ -22,12 +23,54 @@ tc_status tc_cli_parse_int(tc_ctx *ctx, const char *opt, const char *s, long lo,
  *  taking `time`; nothing for a bound of 0 (not computed). */
 struct tc_bound;
 void tc_cli_print_bound(const struct tc_bound *b, double time, const char *indent);
+/** Report a usage error in one line, `tacosc: error: MESSAGE (see 'tacosc CMD --help')` (cmd NULL: the main
+ *  command), and return the exit status 2. */
+int tc_cli_usage(tc_ctx *ctx, const char *cmd, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+struct option;
+/** The highest option code tc_cli_getopt tracks in `seen` (short options and codes from 256 up). */
+#define TC_CLI_MAX_OPT 320
+/**
+ * getopt_long for a subcommand, with one-line usage errors: an unknown option, a missing value, and an
+ * option given twice (unless its short letter is in `repeatable`; seen holds TC_CLI_MAX_OPT zeroed flags,
+ * or is NULL) are reported and give -2; the end of the options gives -1; otherwise the option code.
+ */
+int tc_cli_getopt(tc_ctx *ctx, const char *cmd, int argc, char **argv, const char *shortopts,
+                  const struct option *lo, unsigned char *seen, const char *repeatable);
+/** "--name" of the long option with code val in lo (else "-c"), into buf. */
+const char *tc_cli_opt_name(const struct option *lo, int val, char *buf, size_t n);
+/** Usage error when --size gives a chunk less than one byte on n_ranks ranks with `chunks` per rank. */
+tc_status tc_cli_check_size(tc_ctx *ctx, uint64_t size, tc_coll coll, int n_ranks, int chunks);
 
 /** Exit status for a tc_status: 0 for TC_OK, 2 for usage errors, 1 otherwise. */
 int tc_cli_exit(tc_status st);
-/** Open `path` for writing ("-" is stdout); the file is written to a temporary name and renamed into
- *  place by tc_cli_close_output so a failed run never leaves a partial file. */
-tc_status tc_cli_open_output(tc_ctx *ctx, const char *path, FILE **f, char **tmp);
-tc_status tc_cli_close_output(tc_ctx *ctx, const char *path, FILE *f, char *tmp, int ok);
+/**
+ * An output file being written.  `path` "-" is stdout.  A regular file (or a new one) is written to a
+ * temporary file beside it and renamed into place by tc_cli_close_output, so a failed run leaves the old
+ * file untouched; a symbolic link to a regular file has its target replaced, not the link.  Anything that is
+ * not a regular file (a device such as /dev/full, a pipe, a socket, a link to one) is written through.
+ * Pass `ctx` (not the command's context) to the writer: an error the writer reports about the failed stream
+ * is replaced by one message from tc_cli_close_output naming the path and the reason.
+ */
+typedef struct tc_cli_out {
+    FILE *f;            /**< where to write */
+    tc_ctx ctx;         /**< the context for the writer */
+    const char *path;
+    char *tmp;          /**< temporary file, NULL when written through */
+    char *target;       /**< the resolved target of a symbolic link, else NULL */
+    tc_ctx *parent;
+    int err;            /**< errno of the first stream error a writer reported */
+} tc_cli_out;
+tc_status tc_cli_open_output(tc_ctx *ctx, const char *path, tc_cli_out *o);
+/** Finish the output: on ok, rename the temporary file into place; otherwise (or when writing failed)
+ *  remove it.  Stream errors are reported as `cannot write 'PATH': REASON`. */
+tc_status tc_cli_close_output(tc_cli_out *o, int ok);
+/** Refuse (usage error) an output path `out` of option `opt` that is the same file (device and inode) as
+ *  one of the n inputs (NULL entries skipped); what[i] names input i ("topology file"). */
+tc_status tc_cli_check_output(tc_ctx *ctx, const char *opt, const char *out, const char *const *inputs,
+                              const char *const *what, int n);
+/** Flush stdout: TC_ERR_IO with `cannot write to standard output: REASON` when it failed (a full disk, a
+ *  closed pipe): commands that print results call it last so their exit status tells. */
+tc_status tc_cli_stdout_close(tc_ctx *ctx);
 
 #endif

@@ -84,8 +84,9 @@ int tc_cli_compare(int argc, char **argv)
     tc_gen_opts_init(&go);
     tc_sim_opts so;
     tc_sim_opts_init(&so);
+    unsigned char seen[TC_CLI_MAX_OPT] = {0};
     optind = 1;
-    while ((opt = getopt_long(argc, argv, "c:s:k:h", longopts, NULL)) != -1) {
+    while ((opt = tc_cli_getopt(&ctx, "compare", argc, argv, "c:s:k:h", longopts, seen, NULL)) != -1) {
         switch (opt) {
         case 'c': coll_s = optarg; break;
         case 's':
@@ -110,14 +111,17 @@ int tc_cli_compare(int argc, char **argv)
             if (tc_cli_parse_int(&ctx, "unwind", optarg, 1, INT_MAX, &unwind))
                 return 2;
             break;
-        case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 2;
+        case 'h': usage(stdout); return tc_cli_exit(tc_cli_stdout_close(&ctx));
+        default: return 2; /* tc_cli_getopt reported it */
         }
     }
-    if (optind != argc - 1 || !coll_s) {
-        usage(stderr);
-        return 2;
-    }
+    if (optind >= argc)
+        return tc_cli_usage(&ctx, "compare", "no topology file given");
+    if (optind < argc - 1)
+        return tc_cli_usage(&ctx, "compare", "unexpected argument '%s' (one topology file expected)",
+                            argv[optind + 1]);
+    if (!coll_s)
+        return tc_cli_usage(&ctx, "compare", "--collective is required");
     tc_coll coll;
     if (tc_coll_parse(coll_s, &coll)) {
         tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--collective: unknown collective '%s'", coll_s);
@@ -128,7 +132,12 @@ int tc_cli_compare(int argc, char **argv)
     tc_topo *topo = NULL;
     row *rows = NULL;
     int n = 0;
-    tc_status st = tc_cli_load_topo(&ctx, argv[optind], costs, unwind, &topo);
+    const char *inputs[] = {argv[optind], costs}, *what[] = {"topology file", "cost file"};
+    tc_status st = tc_cli_check_output(&ctx, "--svg", svg, inputs, what, 2);
+    if (!st)
+        st = tc_cli_load_topo(&ctx, argv[optind], costs, unwind, &topo);
+    if (!st)
+        st = tc_cli_check_size(&ctx, go.size, coll, topo->n_npus, go.chunks);
     if (st)
         goto done;
     int cap = 0;
@@ -213,12 +222,11 @@ int tc_cli_compare(int argc, char **argv)
                 panels[np].res = rows[i].r;
                 np++;
             }
-        FILE *f;
-        char *tmp;
-        tc_status os = tc_cli_open_output(&ctx, svg, &f, &tmp);
+        tc_cli_out o;
+        tc_status os = tc_cli_open_output(&ctx, svg, &o);
         if (!os) {
-            tc_status ws = tc_sim_svg_write(&ctx, topo, panels, np, f);
-            os = tc_cli_close_output(&ctx, svg, f, tmp, ws == TC_OK);
+            tc_status ws = tc_sim_svg_write(&o.ctx, topo, panels, np, o.f);
+            os = tc_cli_close_output(&o, ws == TC_OK);
             if (!os)
                 os = ws;
         }
@@ -227,6 +235,9 @@ int tc_cli_compare(int argc, char **argv)
         free(panels);
         free(titles);
     }
+    tc_status os = tc_cli_stdout_close(&ctx);
+    if (!st)
+        st = os;
 done:
     for (int i = 0; i < n; i++)
         tc_sim_result_free(rows[i].r);

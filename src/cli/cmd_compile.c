@@ -54,7 +54,7 @@ static void usage(FILE *f)
           "      --outofplace     out-of-place variant\n"
           "Other:\n"
           "  -q, --quiet          no summary\n"
-          "  -v, --verbose        progress and details on stderr\n"
+          "  -v, --verbose        each stage (read, generate, check, lower, write) with its time on stderr\n"
           "      --list-algos     list the generators and the collectives each serves\n"
           "  -h, --help           this text\n"
           "  -V, --version        print the version\n"
@@ -72,6 +72,36 @@ static tc_status parse_bytes(tc_ctx *ctx, const char *opt, const char *s, uint64
     if (tc_parse_size(s, out))
         return tc_error(ctx, TC_ERR_USAGE, NULL, 0,
                         "--%s: '%s' is not a byte size (digits with an optional K, M, G or T suffix)", opt, s);
+    return TC_OK;
+}
+
+/* Options that would be silently ignored, or that contradict each other: usage errors naming them. */
+static tc_status check_options(tc_ctx *ctx, const struct option *lo, const unsigned char *seen, tc_coll coll,
+                               const char *algo, tc_format fmt, const char *out_path, const tc_msccl_lower_opts *m)
+{
+    static const int msccl_only[] = {O_TARGET, O_PROTO, O_CHANNELS, O_MINB, O_MAXB, O_INPLACE, O_OUTOFPLACE};
+    static const int tacos_only[] = {O_MATCH, O_TRIALS, O_THREADS, O_STATS};
+    char name[64];
+    if (seen[O_ROOT] && !tc_coll_rooted(coll))
+        return tc_error(ctx, TC_ERR_USAGE, NULL, 0,
+                        "--root applies to broadcast, reduce, gather and scatter, not %s", tc_coll_name(coll));
+    if (seen['f'] && !out_path)
+        return tc_error(ctx, TC_ERR_USAGE, NULL, 0, "--format applies to the output file: add -o FILE");
+    for (size_t i = 0; i < sizeof msccl_only / sizeof msccl_only[0]; i++)
+        if (seen[msccl_only[i]] && fmt != TC_FMT_MSCCL)
+            return tc_error(ctx, TC_ERR_USAGE, NULL, 0, "%s applies to MSCCL XML output only (%s)",
+                            tc_cli_opt_name(lo, msccl_only[i], name, sizeof name),
+                            out_path ? "the output is JSON" : "no -o FILE.xml given");
+    for (size_t i = 0; i < sizeof tacos_only / sizeof tacos_only[0]; i++)
+        if (seen[tacos_only[i]] && strcmp(algo, "tacos"))
+            return tc_error(ctx, TC_ERR_USAGE, NULL, 0, "%s applies to --algo tacos only, not %s",
+                            tc_cli_opt_name(lo, tacos_only[i], name, sizeof name), algo);
+    if (seen[O_INPLACE] && seen[O_OUTOFPLACE])
+        return tc_error(ctx, TC_ERR_USAGE, NULL, 0, "--inplace and --outofplace contradict each other");
+    if (m->max_bytes && m->min_bytes > m->max_bytes)
+        return tc_error(ctx, TC_ERR_USAGE, NULL, 0,
+                        "--min-bytes %llu is above --max-bytes %llu (the plan would serve no size)",
+                        (unsigned long long)m->min_bytes, (unsigned long long)m->max_bytes);
     return TC_OK;
 }
 
@@ -125,13 +155,17 @@ int tc_cli_compile(int argc, char **argv)
     tc_sim_result *r = NULL;
     tc_bound bound = {0};
 
+    unsigned char seen[TC_CLI_MAX_OPT] = {0};
     optind = 1;
-    while ((opt = getopt_long(argc, argv, "c:a:s:k:o:f:qvhV", longopts, NULL)) != -1) {
+    while ((opt = tc_cli_getopt(&ctx, NULL, argc, argv, "c:a:s:k:o:f:qvhV", longopts, seen, "qv")) != -1) {
         switch (opt) {
         case 'c': coll_name = optarg; break;
         case O_COSTS: costs_path = optarg; break;
         case 'a': algo = optarg; break;
-        case 's': st = parse_bytes(&ctx, "size", optarg, &g.size); break;
+        case 's':
+            if (!(st = parse_bytes(&ctx, "size", optarg, &g.size)) && g.size == 0)
+                st = tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--size: must be at least 1 byte, got '%s'", optarg);
+            break;
         case 'k': st = tc_cli_parse_int(&ctx, "chunks", optarg, 1, 1 << 20, &g.chunks); break;
         case O_ROOT: st = tc_cli_parse_int(&ctx, "root", optarg, 0, INT_MAX, &g.root); break;
         case O_SEED: {
@@ -177,18 +211,16 @@ int tc_cli_compile(int argc, char **argv)
         case O_OUTOFPLACE: lo.inplace = 0; break;
         case 'q': quiet = 1; break;
         case 'v': ctx.verbose++; break;
-        case O_LIST: tc_algo_list(stdout); return 0;
-        case 'h': usage(stdout); return 0;
-        case 'V': printf("tacosc %s\n", TC_VERSION); return 0;
-        default: usage(stderr); return 2;
+        case O_LIST: tc_algo_list(stdout); return tc_cli_exit(tc_cli_stdout_close(&ctx));
+        case 'h': usage(stdout); return tc_cli_exit(tc_cli_stdout_close(&ctx));
+        case 'V': printf("tacosc %s\n", TC_VERSION); return tc_cli_exit(tc_cli_stdout_close(&ctx));
+        default: return 2; /* tc_cli_getopt reported it */
         }
         if (st)
             return tc_cli_exit(st);
     }
-    if (optind >= argc) {
-        usage(stderr);
-        return 2;
-    }
+    if (optind >= argc)
+        return tc_cli_usage(&ctx, NULL, "no topology file given; usage: tacosc TOPO.xml --collective C [options]");
     if (optind < argc - 1) {
         tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "unexpected argument '%s' (one topology file expected)",
                  argv[optind + 1]);
@@ -218,19 +250,38 @@ int tc_cli_compile(int argc, char **argv)
         return tc_cli_exit(tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "SVG pictures come from 'tacosc sim --svg'"));
     if (g.stats_only && out_path)
         return tc_cli_exit(tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--stats-only keeps no transfers: drop -o"));
+    if ((st = check_options(&ctx, longopts, seen, coll, algo, fmt, out_path, &lo)))
+        return tc_cli_exit(st);
     ctx.progress = isatty(2);
 
+    const char *inputs[] = {topo_path, costs_path}, *what[] = {"topology file", "cost file"};
+    if ((st = tc_cli_check_output(&ctx, "-o", out_path, inputs, what, 2)))
+        goto done;
+    double t0 = tc_now();
     if ((st = tc_cli_load_topo(&ctx, topo_path, costs_path, g.unwind, &flat)))
         goto done;
+    if (ctx.verbose)
+        tc_diag(&ctx, TC_DIAG_NOTE, topo_path, 0, 0, "read %s: %d npus, %d links in %.3f s",
+                flat->name ? flat->name : "topology", flat->n_npus, flat->n_links, tc_now() - t0);
+    if ((st = tc_cli_check_size(&ctx, g.size, coll, flat->n_npus, g.chunks)))
+        goto done;
+    t0 = tc_now();
     if ((st = tc_algo_run(&ctx, algo, flat, coll, &g, &s)))
         goto done;
+    if (ctx.verbose)
+        tc_diag(&ctx, TC_DIAG_NOTE, NULL, 0, 0, "%s %s: %d transfers, %d steps, chunk %llu B in %.3f s", algo,
+                tc_coll_name(coll), s->n_xfers, s->n_steps, (unsigned long long)s->chunk_bytes, tc_now() - t0);
     if (!g.stats_only) {
         tc_check_opts co = {.topo = flat};
+        t0 = tc_now();
         if ((st = tc_sched_check(&ctx, s, &co, "generated schedule"))) {
             tc_error(&ctx, TC_ERR_INTERNAL, NULL, 0, "%s produced an incorrect schedule (a bug in tacosc)", algo);
             st = TC_ERR_INTERNAL;
             goto done;
         }
+        if (ctx.verbose)
+            tc_diag(&ctx, TC_DIAG_NOTE, NULL, 0, 0, "checked the schedule (symbolic execution) in %.3f s",
+                    tc_now() - t0);
         /* the one prediction: the event simulation of the plan, as `tacosc sim` prints it */
         tc_sim_opts so;
         tc_sim_opts_init(&so);
@@ -242,8 +293,7 @@ int tc_cli_compile(int argc, char **argv)
     } else if (!quiet)
         tc_sim_bound(&ctx, flat, s, 0, &bound);
     if (out_path) {
-        FILE *f = NULL;
-        char *tmp = NULL;
+        tc_cli_out o;
         if (fmt == TC_FMT_MSCCL) {
             if ((st = tc_msccl_lower(&ctx, s, &lo, &m)))
                 goto done;
@@ -253,18 +303,26 @@ int tc_cli_compile(int argc, char **argv)
                 tc_error(&ctx, TC_ERR_INTERNAL, NULL, 0, "the MSCCL lowering produced an invalid program (a bug)");
                 goto done;
             }
+            if (ctx.verbose)
+                tc_diag(&ctx, TC_DIAG_NOTE, NULL, 0, 0,
+                        "lowered to MSCCL XML: %d gpus, %d channels, %d chunks per loop; verified", m->ngpus,
+                        m->nchannels, m->nchunksperloop);
         }
-        if ((st = tc_cli_open_output(&ctx, out_path, &f, &tmp)))
+        t0 = tc_now();
+        if ((st = tc_cli_open_output(&ctx, out_path, &o)))
             goto done;
-        st = fmt == TC_FMT_MSCCL ? tc_msccl_write(&ctx, m, f) : tc_emit_json_write(&ctx, s, f);
-        tc_status cst = tc_cli_close_output(&ctx, out_path, f, tmp, st == TC_OK);
+        st = fmt == TC_FMT_MSCCL ? tc_msccl_write(&o.ctx, m, o.f) : tc_emit_json_write(&o.ctx, s, o.f);
+        tc_status cst = tc_cli_close_output(&o, st == TC_OK);
         if (!st)
             st = cst;
         if (st)
             goto done;
+        if (ctx.verbose)
+            tc_diag(&ctx, TC_DIAG_NOTE, NULL, 0, 0, "wrote %s in %.3f s", out_path, tc_now() - t0);
     }
     if (!quiet && !(out_path && !strcmp(out_path, "-"))) /* the plan itself went to stdout */
         summary(flat, s, &bound, !g.stats_only, out_path);
+    st = tc_cli_stdout_close(&ctx);
 done:
     tc_sim_result_free(r);
     tc_msccl_free(m);

@@ -35,31 +35,32 @@ int tc_cli_info(int argc, char **argv)
     tc_topo *t = NULL, *flat = NULL;
     tc_costs *costs = NULL;
     tc_status st = TC_OK;
+    int seen_costs = 0, seen_size = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             info_usage(stdout);
-            return 0;
+            return tc_cli_exit(tc_cli_stdout_close(&ctx));
         } else if (!strcmp(a, "--costs") || !strcmp(a, "--size")) {
             if (i + 1 >= argc)
-                return tc_cli_exit(tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "info: %s needs a value", a));
+                return tc_cli_usage(&ctx, "info", "option '%s' needs a value", a);
+            int *seen = !strcmp(a, "--costs") ? &seen_costs : &seen_size;
+            if ((*seen)++)
+                return tc_cli_usage(&ctx, "info", "option '%s' given twice", a);
             if (!strcmp(a, "--costs"))
                 costs_path = argv[++i];
             else
                 size_arg = argv[++i];
         } else if (a[0] == '-' && a[1]) {
-            return tc_cli_exit(
-                tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "info: unknown option '%s' (see 'tacosc info --help')", a));
+            return tc_cli_usage(&ctx, "info", "unknown option '%s'", a);
         } else if (!path) {
             path = a;
         } else {
-            return tc_cli_exit(tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "info: unexpected argument '%s'", a));
+            return tc_cli_usage(&ctx, "info", "unexpected argument '%s' (one topology file expected)", a);
         }
     }
-    if (!path) {
-        info_usage(stderr);
-        return 2;
-    }
+    if (!path)
+        return tc_cli_usage(&ctx, "info", "no topology file given");
     uint64_t size;
     if (tc_parse_size(size_arg, &size) != TC_OK || size == 0)
         return tc_cli_exit(tc_error(&ctx, TC_ERR_USAGE, NULL, 0,
@@ -140,6 +141,7 @@ int tc_cli_info(int argc, char **argv)
                    tc_bound_describe(&b, b2, sizeof b2));
         tc_sched_free(probe);
     }
+    st = tc_cli_stdout_close(&ctx);
 done:
     tc_topo_free(flat);
     tc_costs_free(costs);

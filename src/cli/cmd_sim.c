@@ -73,8 +73,9 @@ int tc_cli_sim(int argc, char **argv)
     tc_sim_opts so;
     tc_sim_opts_init(&so);
     tc_status st = TC_OK;
+    unsigned char seen[TC_CLI_MAX_OPT] = {0};
     optind = 1;
-    while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((opt = tc_cli_getopt(&ctx, "sim", argc, argv, "h", longopts, seen, NULL)) != -1) {
         switch (opt) {
         case O_COSTS: costs = optarg; break;
         case O_SIZE:
@@ -102,16 +103,25 @@ int tc_cli_sim(int argc, char **argv)
                 return 2;
             break;
         case O_TIMING: timing = 1; break;
-        case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 2;
+        case 'h': usage(stdout); return tc_cli_exit(tc_cli_stdout_close(&ctx));
+        default: return 2; /* tc_cli_getopt reported it */
         }
     }
     const int npos = argc - optind;
-    if ((algo && npos != 1) || (!algo && npos != 2) || (algo && !coll_s)) {
-        usage(stderr);
-        return 2;
-    }
+    if (algo && !coll_s)
+        return tc_cli_usage(&ctx, "sim", "--algo needs --collective");
+    if (!algo && (seen[O_COLL] || seen[O_CHUNKS]))
+        return tc_cli_usage(&ctx, "sim", "%s applies to --algo only (a plan file has its own)",
+                            seen[O_COLL] ? "--collective" : "--chunks");
+    if (algo && npos != 1)
+        return tc_cli_usage(&ctx, "sim", "with --algo, give one topology file (got %d arguments)", npos);
+    if (!algo && npos != 2)
+        return tc_cli_usage(&ctx, "sim", "give a plan file and a topology file (got %d argument%s)", npos,
+                            npos == 1 ? "" : "s");
     const char *plan = algo ? NULL : argv[optind], *topo_path = argv[argc - 1];
+    const char *inputs[] = {plan, topo_path, costs}, *what[] = {"plan file", "topology file", "cost file"};
+    if ((st = tc_cli_check_output(&ctx, "--svg", svg, inputs, what, 3)))
+        return tc_cli_exit(st);
     tc_topo *topo = NULL;
     tc_sched *s = NULL;
     tc_sim_result *r = NULL, *other = NULL, *traced = NULL;
@@ -137,6 +147,8 @@ int tc_cli_sim(int argc, char **argv)
         go.unwind = unwind;
         if (so.size)
             go.size = so.size;
+        if ((st = tc_cli_check_size(&ctx, go.size, coll, topo->n_npus, go.chunks)))
+            goto done;
         t0 = tc_now();
         if ((st = tc_algo_run(&ctx, algo, topo, coll, &go, &s)))
             goto done;
@@ -192,19 +204,20 @@ int tc_cli_sim(int argc, char **argv)
     if (timing)
         fprintf(stderr, "timing: generate %.3f s, simulate %.3f s\n", t_gen, t_sim);
     if (svg) {
-        FILE *f;
-        char *tmp;
-        if ((st = tc_cli_open_output(&ctx, svg, &f, &tmp)))
+        tc_cli_out o;
+        if ((st = tc_cli_open_output(&ctx, svg, &o)))
             goto done;
         char title[256];
         snprintf(title, sizeof title, "%s %s on %s", s->algo ? s->algo : "plan", tc_coll_name(s->coll),
                  topo->name ? topo->name : "?");
         tc_sim_panel p = {title, r};
-        tc_status ws = tc_sim_svg_write(&ctx, topo, &p, 1, f);
-        st = tc_cli_close_output(&ctx, svg, f, tmp, ws == TC_OK);
+        tc_status ws = tc_sim_svg_write(&o.ctx, topo, &p, 1, o.f);
+        st = tc_cli_close_output(&o, ws == TC_OK);
         if (!st)
             st = ws;
     }
+    if (!st)
+        st = tc_cli_stdout_close(&ctx);
 done:
     tc_sim_result_free(traced);
     tc_sim_result_free(other);

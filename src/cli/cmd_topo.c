@@ -59,6 +59,7 @@ int tc_cli_topo(int argc, char **argv)
     int n_classes = 0;
     tc_topo *t = NULL;
     tc_status st = TC_OK;
+    const char *out_opt = NULL;
     if (!classes)
         return 1;
     for (int i = 1; i < argc; i++) {
@@ -66,36 +67,47 @@ int tc_cli_topo(int argc, char **argv)
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             topo_usage(stdout);
             free(classes);
-            return 0;
+            return tc_cli_exit(tc_cli_stdout_close(&ctx));
         } else if (!strcmp(a, "--class") || !strcmp(a, "--alpha") || !strcmp(a, "--bandwidth") ||
                    !strcmp(a, "-o") || !strcmp(a, "--output")) {
             if (i + 1 >= argc) {
-                st = tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "topo: %s needs a value", a);
+                tc_cli_usage(&ctx, "topo", "option '%s' needs a value", a);
+                st = TC_ERR_USAGE;
                 goto done;
             }
             const char *v = argv[++i];
+            const char **slot = !strcmp(a, "--alpha") ? (const char **)&alpha_arg
+                                : !strcmp(a, "--bandwidth") ? (const char **)&bw_arg : NULL;
             if (!strcmp(a, "--class"))
                 classes[n_classes++] = v;
-            else if (!strcmp(a, "--alpha"))
-                alpha_arg = (char *)v;
-            else if (!strcmp(a, "--bandwidth"))
-                bw_arg = (char *)v;
-            else
-                outp = v;
+            else if (slot && *slot) {
+                tc_cli_usage(&ctx, "topo", "option '%s' given twice (give one comma-separated list)", a);
+                st = TC_ERR_USAGE;
+                goto done;
+            } else if (slot)
+                *slot = v;
+            else if (out_opt) {
+                tc_cli_usage(&ctx, "topo", "option '%s' given twice", a);
+                st = TC_ERR_USAGE;
+                goto done;
+            } else
+                outp = out_opt = v;
         } else if (a[0] == '-' && a[1]) {
-            st = tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "topo: unknown option '%s' (see 'tacosc topo --help')", a);
+            tc_cli_usage(&ctx, "topo", "unknown option '%s'", a);
+            st = TC_ERR_USAGE;
             goto done;
         } else if (!kind) {
             kind = a;
         } else if (!dims) {
             dims = a;
         } else {
-            st = tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "topo: unexpected argument '%s'", a);
+            tc_cli_usage(&ctx, "topo", "unexpected argument '%s'", a);
+            st = TC_ERR_USAGE;
             goto done;
         }
     }
     if (!kind) {
-        topo_usage(stderr);
+        tc_cli_usage(&ctx, "topo", "no topology kind given; usage: tacosc topo KIND [DIMS] [options]");
         st = TC_ERR_USAGE;
         goto done;
     }
@@ -114,12 +126,30 @@ int tc_cli_topo(int argc, char **argv)
             n_vals = c;
     }
     if (n_vals > 1 && n_classes == 0 && count_used(t) < n_vals) {
+        /* as many names as values, or fewer when the kind has fewer dimensions (it refuses extra names) */
         static const char *const dimnames[] = {"dim0", "dim1", "dim2", "dim3"};
-        tc_topo_free(t);
-        t = NULL;
-        st = tc_topo_generate(&ctx, kind, dims, dimnames, 4, &t);
-        if (st != TC_OK)
+        tc_ctx quiet = ctx;
+        quiet.sink = NULL;
+        for (int k = n_vals < 4 ? n_vals : 4; k >= 2; k--) {
+            tc_topo *u = NULL;
+            if (tc_topo_generate(&quiet, kind, dims, dimnames, k, &u) == TC_OK) {
+                tc_topo_free(t);
+                t = u;
+                break;
+            }
+        }
+    }
+    for (int k = 0; k < 2; k++) { /* more values than classes would be silently dropped */
+        const char *v = k ? bw_arg : alpha_arg;
+        int c = v ? 1 : 0;
+        for (const char *p = v; p && *p; p++)
+            c += *p == ',';
+        if (c > count_used(t)) {
+            st = tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "topo: %s has %d values, but %s has %d link class%s",
+                          k ? "--bandwidth" : "--alpha", c, t->name ? t->name : kind, count_used(t),
+                          count_used(t) == 1 ? "" : "es");
             goto done;
+        }
     }
     if (alpha_arg || bw_arg) {
         /* classes in index order, skipping unused ones: that is dimension order */
@@ -162,13 +192,12 @@ int tc_cli_topo(int argc, char **argv)
         if (st != TC_OK)
             goto done;
     }
-    FILE *f;
-    char *tmp;
-    st = tc_cli_open_output(&ctx, outp, &f, &tmp);
+    tc_cli_out o;
+    st = tc_cli_open_output(&ctx, outp, &o);
     if (st != TC_OK)
         goto done;
-    st = tc_topo_write(&ctx, t, f);
-    tc_status st2 = tc_cli_close_output(&ctx, outp, f, tmp, st == TC_OK);
+    st = tc_topo_write(&o.ctx, t, o.f);
+    tc_status st2 = tc_cli_close_output(&o, st == TC_OK);
     if (st == TC_OK)
         st = st2;
 done:

@@ -37,8 +37,9 @@ int tc_cli_verify(int argc, char **argv)
     tc_ctx_init(&ctx);
     const char *topo_path = NULL, *costs_path = NULL, *target = NULL;
     int unwind = 0, opt;
+    unsigned char seen[TC_CLI_MAX_OPT] = {0};
     optind = 1;
-    while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((opt = tc_cli_getopt(&ctx, "verify", argc, argv, "h", longopts, seen, NULL)) != -1) {
         switch (opt) {
         case 't': topo_path = optarg; break;
         case 'c': costs_path = optarg; break;
@@ -47,17 +48,19 @@ int tc_cli_verify(int argc, char **argv)
                 return 2;
             break;
         case 'T': target = optarg; break;
-        case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 2;
+        case 'h': usage(stdout); return tc_cli_exit(tc_cli_stdout_close(&ctx));
+        default: return 2; /* tc_cli_getopt reported it */
         }
     }
-    if (optind != argc - 1) {
-        usage(stderr);
-        return 2;
-    }
+    if (optind >= argc)
+        return tc_cli_usage(&ctx, "verify", "no plan file given");
+    if (optind < argc - 1)
+        return tc_cli_usage(&ctx, "verify", "unexpected argument '%s' (one plan file expected)", argv[optind + 1]);
     const char *path = argv[optind];
     if (costs_path && !topo_path)
         return tc_cli_exit(tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--costs needs --topo"));
+    if (seen['u'] && !topo_path)
+        return tc_cli_exit(tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--unwind needs --topo"));
     tc_status st = TC_OK;
     tc_topo *flat = NULL;
     tc_msccl *m = NULL;
@@ -100,6 +103,7 @@ int tc_cli_verify(int argc, char **argv)
                tc_coll_name(s->coll), s->n_ranks, s->n_chunks, s->n_xfers, s->n_steps,
                tc_fmt_time(s->time, tb, sizeof tb));
     }
+    st = tc_cli_stdout_close(&ctx);
 done:
     tc_sched_free(s);
     tc_msccl_free(m);

@@ -4,10 +4,22 @@
 #include "tacos/topo.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+/* The process umask (read by setting it and back; main is single-threaded when it asks). */
+static mode_t o_umask(void)
+{
+    mode_t m = umask(022);
+    umask(m);
+    return m;
+}
 
 static const struct {
     const char *name;
@@ -22,50 +34,118 @@ int tc_cli_exit(tc_status st)
     return st == TC_OK ? 0 : st == TC_ERR_USAGE ? 2 : 1;
 }
 
-tc_status tc_cli_open_output(tc_ctx *ctx, const char *path, FILE **f, char **tmp)
+/* The writer's context: a diagnostic that arrives once the stream has failed is the writer reporting that
+ * failure (without the file's name, which it does not know): keep its reason, close reports it once with
+ * the path.  Anything else goes to the command's context. */
+static void out_sink(void *user, tc_diag_level level, const char *file, int line, int col, const char *msg)
 {
-    *tmp = NULL;
+    tc_cli_out *o = user;
+    if (level == TC_DIAG_ERROR && o->f && ferror(o->f)) {
+        if (!o->err)
+            o->err = errno ? errno : EIO;
+        return;
+    }
+    tc_diag(o->parent, level, file, line, col, "%s", msg);
+}
+
+/* Open a new temporary file beside `target` (same directory, so rename is atomic), mode `mode`. */
+static FILE *open_tmp(const char *target, mode_t mode, char **tmp)
+{
+    size_t n = strlen(target) + 48;
+    char *t = malloc(n);
+    if (!t) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    for (int k = 0; k < 100; k++) {
+        snprintf(t, n, "%s.tmp%ld%s%.0d", target, (long)getpid(), k ? "." : "", k);
+        int fd = open(t, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+        if (fd < 0 && errno == EEXIST)
+            continue;
+        if (fd < 0)
+            break;
+        fchmod(fd, mode); /* an existing target's mode, not narrowed by the umask */
+        FILE *f = fdopen(fd, "wb");
+        if (!f) {
+            int e = errno;
+            close(fd);
+            unlink(t);
+            errno = e;
+            break;
+        }
+        *tmp = t;
+        return f;
+    }
+    free(t);
+    return NULL;
+}
+
+tc_status tc_cli_open_output(tc_ctx *ctx, const char *path, tc_cli_out *o)
+{
+    memset(o, 0, sizeof *o);
+    o->parent = ctx;
+    o->path = path;
+    o->ctx = *ctx;
+    o->ctx.sink = out_sink;
+    o->ctx.sink_user = o;
+    o->ctx.n_errors = o->ctx.n_warnings = 0;
     if (!strcmp(path, "-")) {
-        *f = stdout;
+        o->f = stdout;
         return TC_OK;
     }
-    size_t n = strlen(path) + 32;
-    char *t = malloc(n);
-    if (!t)
-        return TC_ERR_NOMEM;
-    snprintf(t, n, "%s.tmp%ld", path, (long)getpid());
-    FILE *fp = fopen(t, "wb");
-    if (!fp) {
+    struct stat st, lst;
+    int exists = stat(path, &st) == 0, is_link = lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode);
+    if ((exists && !S_ISREG(st.st_mode)) || (!exists && is_link)) {
+        /* a device, a pipe, a socket (or a link to one), or a dangling link: written through, never replaced */
+        o->f = fopen(path, "wb");
+        if (!o->f)
+            return tc_error(ctx, TC_ERR_IO, NULL, 0, "cannot write '%s': %s", path, strerror(errno));
+        return TC_OK;
+    }
+    /* a regular file or a new one: a temporary file renamed over it (over a link's target, not the link) */
+    if (is_link && !(o->target = realpath(path, NULL)))
+        return tc_error(ctx, TC_ERR_IO, NULL, 0, "cannot write '%s': %s", path, strerror(errno));
+    const char *target = o->target ? o->target : path;
+    mode_t mode = exists ? st.st_mode & 07777 : 0666 & ~o_umask();
+    o->f = open_tmp(target, mode, &o->tmp);
+    if (!o->f) {
         int e = errno;
-        free(t);
+        free(o->target);
+        o->target = NULL;
         return tc_error(ctx, TC_ERR_IO, NULL, 0, "cannot write '%s': %s", path, strerror(e));
     }
-    *f = fp;
-    *tmp = t;
     return TC_OK;
 }
 
-tc_status tc_cli_close_output(tc_ctx *ctx, const char *path, FILE *f, char *tmp, int ok)
+tc_status tc_cli_close_output(tc_cli_out *o, int ok)
 {
     tc_status st = TC_OK;
-    if (f == stdout) {
-        if (fflush(stdout))
-            st = tc_error(ctx, TC_ERR_IO, NULL, 0, "cannot write to standard output: %s", strerror(errno));
-        return st;
-    }
-    int bad = ferror(f);
-    if (fclose(f) || bad) {
-        if (ok)
-            st = tc_error(ctx, TC_ERR_IO, NULL, 0, "cannot write '%s': %s", path, strerror(errno));
+    if (!o->f)
+        return TC_OK;
+    int e = o->err;
+    if (fflush(o->f) && !e)
+        e = errno ? errno : EIO;
+    if (ferror(o->f) && !e)
+        e = EIO;
+    if (o->f != stdout && fclose(o->f) && !e)
+        e = errno ? errno : EIO;
+    o->f = NULL;
+    if (!e && ok && o->tmp && rename(o->tmp, o->target ? o->target : o->path))
+        e = errno;
+    if (e) {
+        if (!strcmp(o->path, "-"))
+            st = tc_error(o->parent, TC_ERR_IO, NULL, 0, "cannot write to standard output: %s", strerror(e));
+        else
+            st = tc_error(o->parent, TC_ERR_IO, NULL, 0, "cannot write '%s': %s", o->path, strerror(e));
         ok = 0;
     }
-    if (ok && rename(tmp, path)) {
-        st = tc_error(ctx, TC_ERR_IO, NULL, 0, "cannot write '%s': %s", path, strerror(errno));
-        ok = 0;
-    }
-    if (!ok)
-        remove(tmp);
-    free(tmp);
+    if (!ok && o->tmp)
+        unlink(o->tmp);
+    free(o->tmp);
+    free(o->target);
+    o->tmp = o->target = NULL;
+    o->parent->n_errors += o->ctx.n_errors;
+    o->parent->n_warnings += o->ctx.n_warnings;
     return st;
 }
 
@@ -79,6 +159,97 @@ void tc_cli_print_bound(const tc_bound *b, double time, const char *indent)
     if (b->ideal > 0)
         printf("%sTACOS paper ideal (V-A) %s, ratio %.4f\n", indent, tc_fmt_time(b->ideal, ib, sizeof ib),
                time / b->ideal);
+}
+
+tc_status tc_cli_check_output(tc_ctx *ctx, const char *opt, const char *out, const char *const *inputs,
+                              const char *const *what, int n)
+{
+    struct stat so, si;
+    if (!out || !strcmp(out, "-") || stat(out, &so) || !S_ISREG(so.st_mode))
+        return TC_OK;
+    for (int i = 0; i < n; i++)
+        if (inputs[i] && !stat(inputs[i], &si) && si.st_dev == so.st_dev && si.st_ino == so.st_ino)
+            return tc_error(ctx, TC_ERR_USAGE, NULL, 0, "%s '%s' is the %s '%s': writing it would destroy the input",
+                            opt, out, what[i], inputs[i]);
+    return TC_OK;
+}
+
+tc_status tc_cli_stdout_close(tc_ctx *ctx)
+{
+    if (fflush(stdout) || ferror(stdout)) {
+        int e = errno ? errno : EIO;
+        return tc_error(ctx, TC_ERR_IO, NULL, 0, "cannot write to standard output: %s", strerror(e));
+    }
+    return TC_OK;
+}
+
+int tc_cli_usage(tc_ctx *ctx, const char *cmd, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    tc_error(ctx, TC_ERR_USAGE, NULL, 0, "%s (see 'tacosc%s%s --help')", msg, cmd ? " " : "", cmd ? cmd : "");
+    return 2;
+}
+
+const char *tc_cli_opt_name(const struct option *lo, int val, char *buf, size_t n)
+{
+    for (; lo && lo->name; lo++)
+        if (lo->val == val) {
+            snprintf(buf, n, "--%s", lo->name);
+            return buf;
+        }
+    snprintf(buf, n, "-%c", val > 0 && val < 256 ? val : '?');
+    return buf;
+}
+
+int tc_cli_getopt(tc_ctx *ctx, const char *cmd, int argc, char **argv, const char *shortopts,
+                  const struct option *lo, unsigned char *seen, const char *repeatable)
+{
+    char sopt[64];
+    snprintf(sopt, sizeof sopt, ":%s", shortopts); /* ':' first: a missing value is told apart */
+    opterr = 0;
+    int prev = optind, opt = getopt_long(argc, argv, sopt, lo, NULL);
+    if (opt == -1)
+        return -1;
+    const char *arg = prev < argc ? argv[prev] : "";
+    if (optind > prev && optind - 1 < argc && argv[optind - 1][0] == '-')
+        arg = argv[optind - 1];
+    char name[64];
+    if (opt == '?') {
+        if (optopt > 0 && optopt < 256 && arg[0] == '-' && arg[1] != '-')
+            snprintf(name, sizeof name, "-%c", optopt);
+        else
+            snprintf(name, sizeof name, "%.*s", (int)strcspn(arg, "="), arg);
+        tc_cli_usage(ctx, cmd, "unknown option '%s'", name);
+        return -2;
+    }
+    if (opt == ':') {
+        tc_cli_usage(ctx, cmd, "option '%s' needs a value", tc_cli_opt_name(lo, optopt, name, sizeof name));
+        return -2;
+    }
+    if (seen && opt >= 0 && opt < TC_CLI_MAX_OPT) {
+        if (seen[opt] && !(repeatable && opt < 256 && strchr(repeatable, opt))) {
+            tc_cli_usage(ctx, cmd, "option '%s' given twice", tc_cli_opt_name(lo, opt, name, sizeof name));
+            return -2;
+        }
+        seen[opt] = 1;
+    }
+    return opt;
+}
+
+tc_status tc_cli_check_size(tc_ctx *ctx, uint64_t size, tc_coll coll, int n_ranks, int chunks)
+{
+    uint64_t div = tc_sched_chunk_divisor(coll, n_ranks, chunks);
+    if (size >= div)
+        return TC_OK;
+    return tc_error(ctx, TC_ERR_USAGE, NULL, 0,
+                    "--size: %llu bytes is less than one byte per chunk (%s on %d ranks with %d chunk%s per rank "
+                    "has %llu chunks)",
+                    (unsigned long long)size, tc_coll_name(coll), n_ranks, chunks, chunks == 1 ? "" : "s",
+                    (unsigned long long)div);
 }
 
 tc_status tc_cli_parse_int(tc_ctx *ctx, const char *opt, const char *s, long lo, long hi, int *out)
@@ -97,6 +268,8 @@ tc_status tc_cli_load_topo(tc_ctx *ctx, const char *path, const char *costs_path
     tc_topo *t = NULL;
     tc_costs *c = NULL;
     tc_status st = tc_topo_read(ctx, path, &t);
+    if (!st && unwind > 0 && t->n_switches == 0)
+        tc_warn(ctx, path, 0, "--unwind %d has no effect: the topology has no switches", unwind);
     if (!st && costs_path)
         st = tc_costs_read(ctx, costs_path, &c);
     if (!st)

@@ -69,6 +69,13 @@ int tc_sched_chunk_count(tc_coll coll, int n_ranks, int k)
     }
 }
 
+uint64_t tc_sched_chunk_divisor(tc_coll coll, int n_ranks, int k)
+{
+    if (k < 1 || n_ranks < 1)
+        return 1;
+    return (coll == TC_COLL_BROADCAST || coll == TC_COLL_REDUCE) ? (uint64_t)k : (uint64_t)n_ranks * (uint64_t)k;
+}
+
 tc_status tc_sched_create(tc_coll coll, int n_ranks, int chunks_per_rank, uint64_t size_bytes,
                           tc_sched **out)
 {
@@ -86,9 +93,7 @@ tc_status tc_sched_create(tc_coll coll, int n_ranks, int chunks_per_rank, uint64
     s->chunks_per_rank = chunks_per_rank;
     s->n_chunks = tc_sched_chunk_count(coll, n_ranks, chunks_per_rank);
     s->size_bytes = size_bytes;
-    uint64_t div = (coll == TC_COLL_BROADCAST || coll == TC_COLL_REDUCE)
-                       ? (uint64_t)chunks_per_rank
-                       : (uint64_t)n_ranks * (uint64_t)chunks_per_rank;
+    uint64_t div = tc_sched_chunk_divisor(coll, n_ranks, chunks_per_rank);
     s->chunk_bytes = (size_bytes + div - 1) / div;
     *out = s;
     return TC_OK;

@@ -8,7 +8,9 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 static uint64_t splitmix64(uint64_t *x)
 {
@@ -100,7 +102,9 @@ tc_status tc_parse_size(const char *s, uint64_t *out)
 const char *tc_fmt_time(double t, char *buf, size_t n)
 {
     double a = fabs(t);
-    if (a >= 1.0)
+    if (!(a < 1e6)) /* beyond TC_TIME_MAX, or not finite: keep it short */
+        snprintf(buf, n, "%.3e s", t);
+    else if (a >= 1.0)
         snprintf(buf, n, "%.3f s", t);
     else if (a >= 1e-3)
         snprintf(buf, n, "%.3f ms", t * 1e3);
@@ -189,4 +193,42 @@ void tc_hugepage_hint(void *p, size_t bytes)
     (void)p;
     (void)bytes;
 #endif
+}
+
+/* A number from the first line of a file (cgroup limits), 0 when absent or not a number ("max"). */
+static uint64_t read_u64_file(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    unsigned long long v = 0;
+    if (f) {
+        if (fscanf(f, "%llu", &v) != 1)
+            v = 0;
+        fclose(f);
+    }
+    return v;
+}
+
+uint64_t tc_mem_available(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[256];
+    unsigned long long kb = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+            break;
+    if (f)
+        fclose(f);
+    uint64_t avail = (uint64_t)kb * 1024;
+    if (!avail) {
+        long pages = sysconf(_SC_AVPHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+        avail = pages > 0 && psize > 0 ? (uint64_t)pages * (uint64_t)psize : 0;
+    }
+    /* a container's memory limit (cgroup v2), and the address-space limit (ulimit -v) */
+    uint64_t lim = read_u64_file("/sys/fs/cgroup/memory.max"), used = read_u64_file("/sys/fs/cgroup/memory.current");
+    if (lim && (!avail || lim - (used < lim ? used : lim) < avail))
+        avail = lim - (used < lim ? used : lim);
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && (!avail || rl.rlim_cur < avail))
+        avail = (uint64_t)rl.rlim_cur;
+    return avail;
 }

@@ -527,6 +527,9 @@ static tc_status read_xfer(const rd *r, size_t off, int i, const cJSON *a, tc_sc
         t[k] = v[6 + k]->valuedouble;
         if (!isfinite(t[k]))
             return err_at(r, TC_ERR_INVALID, off, "transfer %d: %s is not a finite number", i, what);
+        if (!(t[k] >= 0 && t[k] <= TC_TIME_MAX))
+            return err_at(r, TC_ERR_INVALID, off, "transfer %d: %s is %.17g, out of range (0 to %.0f seconds)", i,
+                          what, t[k], TC_TIME_MAX);
     }
     if (!cJSON_IsArray(v[8]))
         return err_at(r, TC_ERR_INVALID, off, "transfer %d: route must be an array of link ids, not %s", i,
@@ -615,8 +618,8 @@ static tc_status read_header(const rd *r, const cJSON *root, tc_sched **out, int
     const cJSON *tv = cJSON_GetObjectItemCaseSensitive(root, "predicted_time");
     if (!cJSON_IsNumber(tv))
         return field_error(r, "predicted_time", "must be a number, not %s", type_name(tv));
-    if (!isfinite(tv->valuedouble) || tv->valuedouble < 0)
-        return field_error(r, "predicted_time", "must be a finite number >= 0");
+    if (!isfinite(tv->valuedouble) || tv->valuedouble < 0 || tv->valuedouble > TC_TIME_MAX)
+        return field_error(r, "predicted_time", "must be a number from 0 to %.0f (seconds)", TC_TIME_MAX);
     if ((st = get_int(r, root, "steps", 0, INT32_MAX, &steps)))
         return st;
     const cJSON *xs = cJSON_GetObjectItemCaseSensitive(root, "transfers");
@@ -794,7 +797,8 @@ static int fast_xfer(const rd *r, size_t p, size_t e, tc_sched *s, int steps, xb
         return 0;
     *next = c.p;
     if (v[0] < 0 || v[0] >= s->n_ranks || v[1] < 0 || v[1] >= s->n_ranks || v[2] < 0 || v[2] >= s->n_chunks ||
-        v[3] < -1 || v[4] < 0 || v[4] >= steps)
+        v[3] < -1 || v[4] < 0 || v[4] >= steps || !(t[0] >= 0 && t[0] <= TC_TIME_MAX) ||
+        !(t[1] >= 0 && t[1] <= TC_TIME_MAX))
         return 0;
     return tc_sched_add(s, v[0], v[1], v[2], (tc_op)op, v[3], v[4], t[0], t[1], xb->route, nr) ? -1 : 1;
 }
@@ -890,6 +894,10 @@ tc_status tc_emit_json_read_mem(tc_ctx *ctx, const char *name, const char *buf, 
     cJSON *root = NULL;
     char *hdr = NULL;
     int steps = 0;
+    if (len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3)) { /* a UTF-8 byte order mark: RFC 8259 section 8.1 */
+        r.buf = buf += 3;
+        r.len = len -= 3;
+    }
     if (skip_ws(buf, len, 0) >= len)
         return tc_error(ctx, TC_ERR_PARSE, name, 0, "empty file");
     /* locate the transfers array lexically: "transfers" : [ ... ] */
@@ -945,6 +953,31 @@ tc_status tc_emit_json_read_mem(tc_ctx *ctx, const char *name, const char *buf, 
             goto fail;
         if ((st = read_transfers(&r, a, b, s, steps)))
             goto fail;
+    }
+    /* Declared counts are bounded by the file, before anything sized by them runs (the checker keeps bits
+     * per rank and chunk, tacos-run buffers per rank): in a correct plan every rank but the root takes part
+     * in a transfer, and every chunk but those already in place (at most half, for all-to-all and gather)
+     * moves at least once.  Incomplete plans within these bounds still reach the checker's own messages. */
+    const uint64_t nx = (uint64_t)s->n_xfers;
+    if ((uint64_t)s->n_ranks > 2 * nx + 1) {
+        st = field_error(&r, "ranks", "is %d, more than the %d transfers can involve (at most %llu ranks)", s->n_ranks,
+                         s->n_xfers, (unsigned long long)(2 * nx + 1));
+        goto fail;
+    }
+    if (s->n_ranks > 1 && (uint64_t)s->n_chunks > 2 * nx) {
+        st = field_error(&r, "chunks", "is %d, more than the %d transfers can move (at most %llu chunks)", s->n_chunks,
+                         s->n_xfers, (unsigned long long)(2 * nx));
+        goto fail;
+    }
+    /* steps above the largest one used, fewer than transfers */
+    int used = 0;
+    for (int i = 0; i < s->n_xfers; i++)
+        if (s->xfers[i].step + 1 > used)
+            used = s->xfers[i].step + 1;
+    if (steps > used && steps > s->n_xfers) {
+        st = field_error(&r, "steps", "is %d, more than the %d transfers use (largest step %d)", steps, s->n_xfers,
+                         used - 1);
+        goto fail;
     }
     s->n_steps = steps;
     if (tc_sched_set_file(s, name)) {

@@ -1,4 +1,5 @@
-/* Load any schedule file into the IR: JSON by content ('{' first), otherwise MSCCL XML. */
+/* Load any schedule file into the IR: JSON by content ('{' or '[' first, after an optional UTF-8 byte order
+ * mark and blanks), otherwise MSCCL XML. */
 #include "tacos/emit.h"
 #include "tacos/msccl.h"
 
@@ -11,16 +12,21 @@ tc_status tc_sched_sniff(tc_ctx *ctx, const char *path, tc_format *out)
     if (!f)
         return tc_error(ctx, TC_ERR_IO, NULL, 0, "cannot open '%s': %s", path, strerror(errno));
     int c;
-    do
+    static const unsigned char bom[3] = {0xef, 0xbb, 0xbf}; /* a UTF-8 byte order mark goes before either */
+    size_t k = 0;
+    while ((c = fgetc(f)) != EOF && k < 3 && c == bom[k])
+        k++;
+    if (k > 0 && k < 3) /* a partial mark: neither format */
+        c = 0;
+    while (c == ' ' || c == '\n' || c == '\r' || c == '\t')
         c = fgetc(f);
-    while (c == ' ' || c == '\n' || c == '\r' || c == '\t');
     int bad = c == EOF && ferror(f), e = errno;
     fclose(f);
     if (bad)
         return tc_error(ctx, TC_ERR_IO, path, 0, "cannot read: %s", strerror(e));
     if (c == EOF)
         return tc_error(ctx, TC_ERR_PARSE, path, 0, "empty file");
-    *out = c == '{' ? TC_FMT_JSON : TC_FMT_MSCCL;
+    *out = c == '{' || c == '[' ? TC_FMT_JSON : TC_FMT_MSCCL;
     return TC_OK;
 }
 

@@ -19,8 +19,13 @@ typedef struct syn_net {
     int64_t *group_cost;
 } syn_net;
 
+/** TC_TIME_MAX in picoseconds: no link cost, distance or engine clock goes beyond it (TC_ERR_LIMIT), so
+ *  a clock plus a cost, and the sum of three phases, stay far inside int64_t. */
+#define SYN_TIME_MAX_PS ((int64_t)(TC_TIME_MAX * 1e12))
+
 /** Build the view of topology `t` (no switches) for chunks of `chunk_bytes`; reversed != 0 swaps every
- *  link's direction (the link keeps its id). */
+ *  link's direction (the link keeps its id).  TC_ERR_LIMIT when one chunk takes longer than TC_TIME_MAX
+ *  on some link. */
 tc_status tc_synth_net_build(const tc_topo *t, int reversed, uint64_t chunk_bytes, syn_net *net);
 void tc_synth_net_free(syn_net *net);
 
@@ -52,8 +57,8 @@ typedef struct syn_result {
     int64_t n_xfers;
 } syn_result;
 
-/** Run one synthesis.  Returns TC_ERR_NOMEM, TC_ERR_INTERNAL (stall: some postcondition unreachable), or
- *  the status of tc_sched_add. */
+/** Run one synthesis.  Returns TC_ERR_NOMEM, TC_ERR_INTERNAL (stall: some postcondition unreachable),
+ *  TC_ERR_LIMIT (the clock would pass SYN_TIME_MAX_PS), or the status of tc_sched_add. */
 tc_status tc_synth_ten_run(const syn_net *net, const syn_job *job, syn_result *res);
 
 #endif

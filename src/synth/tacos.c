@@ -24,7 +24,9 @@
  *   on the thread count) is synthesized again with its transfers and a note names its seed.  s->seed stays
  *   ctx->seed: the same command line gives the same bytes.  stats_only keeps no transfers (time, n_steps).
  * Limits: alltoall is not synthesized (TC_ERR_UNSUPPORTED).  The allreduce phases do not overlap.  Times
- *   are kept in integer picoseconds (each link cost rounded to 1 ps) so equal times compare equal.
+ *   are kept in integer picoseconds (each link cost rounded to 1 ps) so equal times compare equal; a link
+ *   cost or a clock beyond TC_TIME_MAX is refused (TC_ERR_LIMIT), as is a transfer list estimated to need
+ *   more memory than is available.
  * Trace, 4-NPU bidirectional ring, allgather, K = 1: round 0 at t=0: every NPU receives its two
  *   neighbours' chunks (8 transfers); round 1 at t=c: NPU i receives chunk i+2 over one of its two
  *   in-links (4 transfers; the other link sleeps); done at 2c.
@@ -375,6 +377,15 @@ static tc_status check_args(tc_ctx *ctx, const tc_topo *t, tc_coll coll, const t
     return TC_OK;
 }
 
+/* The message for TC_ERR_LIMIT from the engine: its clock would pass TC_TIME_MAX. */
+static void too_long(tc_ctx *ctx)
+{
+    tc_error(ctx, TC_ERR_LIMIT, NULL, 0,
+             "tacos: the schedule would last longer than %.0f s, the longest time tacosc handles (use a smaller "
+             "--size or faster links)",
+             TC_TIME_MAX);
+}
+
 tc_status tc_synth_tacos(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_gen_opts *opts,
                          tc_sched **out)
 {
@@ -408,8 +419,14 @@ tc_status tc_synth_tacos(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const t
     for (int p = 0; p < cfg.n_ph; p++) {
         int rv = cfg.ph[p].reversed;
         if (!cfg.net[rv]) {
-            if ((st = tc_synth_net_build(t, rv, s->chunk_bytes, &net[rv])))
+            if ((st = tc_synth_net_build(t, rv, s->chunk_bytes, &net[rv]))) {
+                if (st == TC_ERR_LIMIT)
+                    tc_error(ctx, st, t->file, 0,
+                             "tacos: one chunk of %llu B takes longer than %.0f s on some link (use a smaller "
+                             "--size, more --chunks or faster links)",
+                             (unsigned long long)s->chunk_bytes, TC_TIME_MAX);
                 goto fail;
+            }
             cfg.net[rv] = &net[rv];
         }
     }
@@ -420,8 +437,11 @@ tc_status tc_synth_tacos(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const t
             threads = 1;
         if (threads > opts->trials)
             threads = opts->trials;
-        if ((st = run_trials(&cfg, ctx->seed, opts->trials, threads, &seed)))
+        if ((st = run_trials(&cfg, ctx->seed, opts->trials, threads, &seed))) {
+            if (st == TC_ERR_LIMIT)
+                too_long(ctx);
             goto fail;
+        }
         if (seed != ctx->seed)
             tc_diag(ctx, TC_DIAG_NOTE, NULL, 0, 0, "tacos: best of %d trials is seed %llu", opts->trials,
                     (unsigned long long)seed);
@@ -436,6 +456,19 @@ tc_status tc_synth_tacos(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const t
             st = tc_error(ctx, TC_ERR_LIMIT, NULL, 0,
                           "tacos: %lld transfers do not fit in a schedule; use --stats-only",
                           (long long)want);
+            goto fail;
+        }
+        /* the transfer list, plus what checking, sorting and writing it take per transfer (measured: about
+         * 68 bytes per transfer at the peak of `tacosc --chunks 30000` on a 4x4 mesh) */
+        const double need = (double)want * (double)(sizeof(tc_xfer) + 24);
+        const uint64_t avail = tc_mem_available();
+        if (avail && need > (double)avail) {
+            char nb[32], ab[32];
+            st = tc_error(ctx, TC_ERR_LIMIT, NULL, 0,
+                          "tacos: %lld transfers need about %s of memory, more than the %s available; use fewer "
+                          "--chunks (or --stats-only)",
+                          (long long)want, tc_fmt_bytes(need, nb, sizeof nb),
+                          tc_fmt_bytes((double)avail, ab, sizeof ab));
             goto fail;
         }
         if ((st = tc_sched_reserve(s, (int)want)))
@@ -454,6 +487,10 @@ tc_status tc_synth_tacos(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const t
     st = run_all(&cfg, seed, opts->stats_only ? NULL : s, 1, threads > 1, &time_ps, &steps);
     if (st == TC_ERR_INTERNAL)
         st = tc_error(ctx, st, NULL, 0, "tacos: synthesis stalled with postconditions left (internal error)");
+    if (!st && time_ps > SYN_TIME_MAX_PS)
+        st = TC_ERR_LIMIT;
+    if (st == TC_ERR_LIMIT)
+        too_long(ctx);
     if (st)
         goto fail;
     s->time = (double)time_ps * 1e-12;

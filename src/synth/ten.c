@@ -132,6 +132,10 @@ tc_status tc_synth_net_build(const tc_topo *t, int reversed, uint64_t chunk_byte
         net->src[l] = s;
         net->dst[l] = d;
         double c = (k->alpha + k->beta * (double)chunk_bytes) * 1e12;
+        if (!(c <= (double)SYN_TIME_MAX_PS)) {
+            st = TC_ERR_LIMIT;
+            goto fail;
+        }
         int64_t ps = c < 1 ? 1 : (int64_t)(c + 0.5);
         net->cost[l] = ps;
         uniq[l] = ps;
@@ -785,6 +789,11 @@ static tc_status relay_setup(eng *e)
         for (int k = net->in_off[v]; k < net->in_off[v + 1]; k++) {
             int l = net->in_lk[k], u = net->src[l];
             int64_t nd = kv + net->cost[l];
+            if (nd > SYN_TIME_MAX_PS) { /* that chunk alone would take longer than the clock can count */
+                free(heap);
+                free(key);
+                return TC_ERR_LIMIT;
+            }
             if (e->dist[u] < 0 || nd < e->dist[u]) {
                 e->dist[u] = nd;
                 int p = hn++;
@@ -932,6 +941,10 @@ tc_status tc_synth_ten_run(const syn_net *net, const syn_job *job, syn_result *r
         for (int g = 0; g < G; g++)
             if (e->q_len[g] && e->q_time[e->q_off[g] + e->q_head[g]] < t)
                 t = e->q_time[e->q_off[g] + e->q_head[g]];
+        if (t > SYN_TIME_MAX_PS) {
+            st = TC_ERR_LIMIT;
+            goto fail;
+        }
         e->now = t;
         for (int g = 0; g < G; g++) {
             while (e->q_len[g] && e->q_time[e->q_off[g] + e->q_head[g]] == t) {

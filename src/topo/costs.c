@@ -3,8 +3,10 @@
  *
  * Accepts: lines `CLASS ALPHA BANDWIDTH`, `CLASS ALPHA beta=X` (X in s/GB, GB = 1e9 bytes) and
  * `reconfig TIME`; `#` starts a comment; blank lines are ignored.  A number and its unit may be separated
- * by blanks ("0.5 us").  Times: ns, us (or µs), ms, s.  Bandwidths: B/s; decimal KB/s MB/s GB/s TB/s
- * (1e3 .. 1e12); binary KiB/s MiB/s GiB/s TiB/s (2^10 .. 2^40).
+ * by blanks ("0.5 us").  Times: ns, us (or µs with the micro sign U+00B5, or μs with the Greek mu U+03BC),
+ * ms, s.  Bandwidths: B/s; decimal KB/s MB/s GB/s TB/s (1e3 .. 1e12); binary KiB/s MiB/s GiB/s TiB/s
+ * (2^10 .. 2^40).  Limits: a time is at most TC_TIME_MAX; a bandwidth is finite and at least
+ * 1/TC_TIME_MAX bytes per second (one byte within TC_TIME_MAX).
  * Returns: a tc_costs with alpha in seconds and beta in seconds per byte.
  * Errors: `costs.txt:3: error: ...` for unknown units, missing fields, non-positive bandwidth, negative
  * alpha, duplicate classes, trailing text.
@@ -20,8 +22,11 @@
 
 typedef struct unit { const char *name; double factor; } unit;
 
-static const unit time_units[] = {
-    {"us", 1e-6}, {"ns", 1e-9}, {"\xc2\xb5s", 1e-6}, {"ms", 1e-3}, {"s", 1.0}, {NULL, 0}};
+/* "\xc2\xb5s": micro sign U+00B5; "\xce\xbcs": Greek small letter mu U+03BC (troff's \(*m).  Units that
+ * start with a byte >= 0x80 are read, never written (fmt_exact). */
+static const unit time_units[] = {{"us", 1e-6},          {"ns", 1e-9},  {"\xc2\xb5s", 1e-6},
+                                  {"\xce\xbcs", 1e-6}, {"ms", 1e-3}, {"s", 1.0},
+                                  {NULL, 0}};
 static const unit bw_units[] = {
     {"B/s", 1.0},
     {"KB/s", 1e3},
@@ -40,11 +45,21 @@ static void set_why(char *why, size_t n, const char *fmt, const char *a)
         snprintf(why, n, fmt, a);
 }
 
+/* s without trailing blanks, into buf (for messages). */
+static const char *trimmed(const char *s, char *buf, size_t n)
+{
+    size_t len = strlen(s);
+    while (len && isspace((unsigned char)s[len - 1]))
+        len--;
+    snprintf(buf, n, "%.*s", (int)len, s);
+    return buf;
+}
+
 /* number [blanks] unit, with surrounding blanks; the unit must be one of `units`. */
 static tc_status parse_unit(const char *s, const unit *units, const char *kind, const char *list,
                             double *out, char *why, size_t n)
 {
-    char tmp[96];
+    char tmp[96], num[64];
     if (!s)
         return TC_ERR_INVALID;
     while (isspace((unsigned char)*s))
@@ -76,7 +91,20 @@ static tc_status parse_unit(const char *s, const unit *units, const char *kind, 
     tmp[len] = 0;
     for (const unit *u = units; u->name; u++)
         if (strcmp(tmp, u->name) == 0) {
-            *out = v * u->factor;
+            double x = v * u->factor;
+            if (units == time_units && fabs(x) > TC_TIME_MAX) {
+                if (why && n)
+                    snprintf(why, n, "time '%s' is out of range (at most %.0f s)", trimmed(s, num, sizeof num),
+                             TC_TIME_MAX);
+                return TC_ERR_INVALID;
+            }
+            if (units == bw_units && (!isfinite(x) || (x > 0 && x < 1.0 / TC_TIME_MAX))) {
+                if (why && n)
+                    snprintf(why, n, "bandwidth '%s' is out of range (finite, at least %.6f B/s)",
+                             trimmed(s, num, sizeof num), 1.0 / TC_TIME_MAX);
+                return TC_ERR_INVALID;
+            }
+            *out = x;
             return TC_OK;
         }
     if (why && n)
@@ -107,7 +135,7 @@ static const char *fmt_exact(double v, const unit *units, int inverse, char *buf
     double shown = inverse ? 1.0 / v : v;
     char best[64] = "", cand[64];
     for (const unit *u = units; u->name; u++) {
-        if (u->name[0] == '\xc2')
+        if ((unsigned char)u->name[0] >= 0x80)
             continue;
         for (int p = 1; p <= 17; p++) {
             snprintf(cand, sizeof cand, "%.*g%s", p, shown / u->factor, u->name);
@@ -184,7 +212,7 @@ static int tokenize(char *line, char **tok)
             p++;
         if (*p)
             *p++ = 0;
-        if (nt > 0 && (isalpha((unsigned char)*start) || (unsigned char)*start == 0xc2)) {
+        if (nt > 0 && nt <= MAX_TOK && (isalpha((unsigned char)*start) || (unsigned char)*start >= 0x80)) {
             /* a bare unit after a bare number: glue it on */
             char *prev = tok[nt - 1];
             size_t pl = strlen(prev);
@@ -326,6 +354,12 @@ tc_status tc_costs_read_mem(tc_ctx *ctx, const char *name, const char *buf, size
                 goto fail;
             }
             beta /= 1e9;
+            if (beta > TC_TIME_MAX || !isfinite(1.0 / beta)) { /* the bandwidth limits, as 1/beta */
+                st = tc_error(ctx, TC_ERR_INVALID, name, lineno,
+                              "class '%s': beta '%s' is out of range (at most %.0f s/GB, and a finite bandwidth)",
+                              cls, v, TC_TIME_MAX * 1e9);
+                goto fail;
+            }
         } else {
             if (tc_topo_parse_bw_why(tok[2], &bw, why, sizeof why) != TC_OK) {
                 st = tc_error(ctx, TC_ERR_PARSE, name, lineno, "class '%s': bad bandwidth: %s", cls, why);

@@ -31,6 +31,7 @@ typedef struct gen {
     tc_topo *t;
     const char *const *classes;
     int n_classes;
+    int ndim;               /* link classes of the kind (one per dimension), set by gen_begin */
     int cls[MAX_DIMS + 1];
 } gen;
 
@@ -74,6 +75,10 @@ static tc_status gen_begin(gen *g, const char *name, long n, int ndim, const cha
     if (n > TC_GEN_MAX_NPUS)
         return tc_error(g->ctx, TC_ERR_LIMIT, NULL, 0, "%s: %ld npus exceed the generator limit of %d", name, n,
                         TC_GEN_MAX_NPUS);
+    g->ndim = ndim;
+    if (g->n_classes > ndim) /* names beyond the kind's dimensions would be silently dropped */
+        return tc_error(g->ctx, TC_ERR_USAGE, NULL, 0, "%s: %d --class values, but it has %d link class%s%s", name,
+                        g->n_classes, ndim, ndim == 1 ? "" : "es", ndim > 1 ? " (one per dimension)" : "");
     if (tc_topo_create(name, (int)n, &g->t) != TC_OK)
         return tc_error(g->ctx, TC_ERR_NOMEM, NULL, 0, "out of memory generating %s", name);
     for (int d = 0; d < ndim; d++) {

@@ -1,0 +1,34 @@
+/*
+ * Fuzz harnesses of tacosc (make fuzz, man 1 tacosc FILES): one per reader of untrusted input, each taking
+ * the bytes of a file and running what tacosc runs on such a file.  They are built twice: with libFuzzer
+ * (tests/fuzz/entry.c, one program per harness, clang -fsanitize=fuzzer) and into the Check suite
+ * tests/check_fuzz.c, which replays every file of tests/fuzz/corpus/NAME/ and runs the boundary sweep in
+ * `make check`.  A harness returns 0; a crash, a sanitizer report, or a broken invariant (abort) is a bug.
+ */
+#ifndef TACOS_FUZZ_H
+#define TACOS_FUZZ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/** Topology XML: read, apply the default costs, unwind switches, write back and read again. */
+int tc_fuzz_topo(const uint8_t *data, size_t size);
+/** Cost file: read, then apply to a small topology whose links use the classes it names. */
+int tc_fuzz_costs(const uint8_t *data, size_t size);
+/** JSON schedule: read, check by symbolic execution, write back and read again. */
+int tc_fuzz_json(const uint8_t *data, size_t size);
+/** MSCCL XML: read, verify, lower into the schedule IR and check it. */
+int tc_fuzz_msccl(const uint8_t *data, size_t size);
+
+typedef struct tc_fuzz_harness {
+    const char *name;                       /**< corpus folder tests/fuzz/corpus/NAME, dictionary NAME.dict */
+    int (*fn)(const uint8_t *data, size_t size);
+} tc_fuzz_harness;
+
+/** The four harnesses, in the order make fuzz runs them. */
+static const tc_fuzz_harness tc_fuzz_harnesses[] = {
+    {"topo", tc_fuzz_topo}, {"costs", tc_fuzz_costs}, {"json", tc_fuzz_json}, {"msccl", tc_fuzz_msccl},
+};
+#define TC_FUZZ_N_HARNESSES 4
+
+#endif
