@@ -25,6 +25,13 @@
  * sums of a few such times still fit; longer times are refused with a message instead of overflowing.
  */
 #define TC_TIME_MAX 1e6
+/** A duration in seconds as the integer picoseconds the TACOS synthesizer (src/synth/ten.c) and the event
+ *  simulator count in: rounded to nearest, at least 1.  s is finite, >= 0 and at most TC_TIME_MAX. */
+static inline int64_t tc_time_ps(double s)
+{
+    const double c = s * 1e12;
+    return c < 1 ? 1 : (int64_t)(c + 0.5);
+}
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Status                                                                                            */

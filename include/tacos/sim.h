@@ -32,8 +32,9 @@
  * forwarded over a route does not wait behind one issued earlier that reaches the link later.  The time is
  * the last arrival.  A schedule with t_end < t_start on some transfer is refused (TC_ERR_INVALID); a
  * zero-length transfer's arrival counts only for transfers issued strictly later.  Schedule times are
- * compared with a tolerance of 1e-9 of the schedule's span; simulated times are integer femtoseconds
- * (exact ties), at most 9,000 s.
+ * compared with a tolerance of 1e-9 of the schedule's span; simulated times are integer picoseconds, a
+ * link's occupancy rounded as the TACOS synthesizer rounds it (tc_time_ps: exact ties, tacos times to the
+ * bit), at most TC_TIME_MAX.
  * Two paths compute it: one pass in issue order (O(M + hops)), valid while no link served a chunk ahead of
  * another, of a different channel or forwarded, that was ready before it; when that check fails, or
  * opts.general is set, a discrete-event simulation with a time-ordered event queue and a queue of ready

@@ -5,7 +5,7 @@
  *   bytes, root); every collective.
  * Returns: the per-NPU link, aggregate, cut and latency bounds, the largest and which it is, and the TACOS
  *   §V-A ideal beside them.
- * Model: a link carries one chunk per c_l = alpha_l + beta_l * chunk bytes (integer femtoseconds, as the
+ * Model: a link carries one chunk per c_l = alpha_l + beta_l * chunk bytes (integer picoseconds, as the
  *   simulator counts), so k chunks over a set of links need the least T with sum_l floor(T / c_l) >= k.
  *   Counts of chunks that must cross (each valid for any plan that moves whole chunks):
  *   - per NPU v (in / out): all-gather C-K / K; reduce-scatter K / C-K; all-reduce C / C (v needs a message
@@ -194,7 +194,7 @@ static double dijkstra(bctx *b, int src, int rev, int *far)
         const int *off = rev ? t->in_off : t->out_off, *adj = rev ? t->in_link : t->out_link;
         for (int k = off[v]; k < off[v + 1]; k++) {
             const int l = adj[k], u = rev ? t->links[l].src : t->links[l].dst;
-            const double nd = dv + b->occ[l] / SIM_FS;
+            const double nd = dv + sim_sec(b->occ[l]);
             if (nd < b->dist[u]) {
                 b->dist[u] = nd;
                 int p = hn++;
@@ -302,8 +302,8 @@ static void cut_eval(bctx *b, int64_t s, int root_in, const int *lin, int nin, c
     if (s == 0 || s == b->t->n_npus)
         return;
     for (int dir = 0; dir < 2; dir++) {
-        const double tm = link_bound(b->occ, dir ? lout : lin, dir ? nout : nin, cut_need(&b->h, s, root_in, dir)) /
-                          SIM_FS;
+        const double tm =
+            sim_sec(link_bound(b->occ, dir ? lout : lin, dir ? nout : nin, cut_need(&b->h, s, root_in, dir)));
         if (tm > out->cut) {
             out->cut = tm;
             snprintf(out->cut_desc, sizeof out->cut_desc, "%s, %s", what, dir ? "out" : "in");
@@ -527,7 +527,7 @@ tc_status tc_sim_bound(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, uint
         for (int dir = 0; dir < 2; dir++) {
             const int *lk = dir ? topo->out_link + topo->out_off[v] : topo->in_link + topo->in_off[v];
             const int deg = dir ? topo->out_off[v + 1] - topo->out_off[v] : topo->in_off[v + 1] - topo->in_off[v];
-            const double tm = link_bound(c.occ, lk, deg, npu_need(&c.h, v, dir)) / SIM_FS;
+            const double tm = sim_sec(link_bound(c.occ, lk, deg, npu_need(&c.h, v, dir)));
             if (tm > b.link) {
                 b.link = tm;
                 b.link_npu = v;
@@ -537,7 +537,7 @@ tc_status tc_sim_bound(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, uint
     /* every link */
     for (int l = 0; l < topo->n_links; l++)
         c.lk[l] = l;
-    b.aggregate = link_bound(c.occ, c.lk, topo->n_links, aggregate_need(&c)) / SIM_FS;
+    b.aggregate = sim_sec(link_bound(c.occ, c.lk, topo->n_links, aggregate_need(&c)));
     if ((st = cut_bounds(&c, &b)))
         goto done;
     b.latency = latency_bound(&c);

@@ -293,15 +293,12 @@ static tc_status start(qsim *q, int x, int h, int l, simt T, simt ready)
     simt end;
     tc_status st;
     if (__builtin_add_overflow(T, L->occ, &end) || end > SIM_T_MAX)
-        return tc_sched_error(q->ctx, TC_ERR_INVALID, q->s, x,
-                              "sim: transfer %d would arrive after 9000 s, beyond the simulator's range: check the "
-                              "costs and the collective size",
-                              x);
+        return tc_sim_too_long(q->ctx, q->s, x);
     L->busy = 1;
     L->busy_until = end;
     L->wake = SIM_NEVER;
     L->busy_total += L->occ;
-    tc_sim_bin_add(q->bn, l, T / SIM_FS, end / SIM_FS);
+    tc_sim_bin_add(q->bn, l, sim_sec(T), sim_sec(end));
     if (q->explain) { /* it waited behind the chunk before it on the link, or started when its data came */
         const int kind = ready < T ? SVC_QUEUE : SVC_DATA;
         q->svc_kind[sv] = (unsigned char)kind;
@@ -697,11 +694,11 @@ tc_status tc_sim_queue_run(tc_ctx *ctx, sim_router *ro, double bytes, tc_sim_res
     }
     if (st)
         goto done;
-    r->time = q.makespan / SIM_FS;
+    r->time = sim_sec(q.makespan);
     r->max_dilation = dilation;
     r->general = 1;
     for (int l = 0; l < q.t->n_links; l++)
-        r->link_busy[l] = q.ln[l].busy_total / SIM_FS;
+        r->link_busy[l] = sim_sec(q.ln[l].busy_total);
     if (explain)
         critical_path(&q, bytes, r);
 done:

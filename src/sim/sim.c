@@ -314,22 +314,21 @@ done:
 
 tc_status tc_sim_link_occ(tc_ctx *ctx, const tc_topo *t, int l, double bytes, simt *out)
 {
-    const double occ = (t->links[l].alpha + t->links[l].beta * bytes) * SIM_FS;
-    if (!(occ >= 0 && occ <= (double)SIM_T_MAX))
+    const double occ = t->links[l].alpha + t->links[l].beta * bytes;
+    if (!(occ >= 0 && occ <= TC_TIME_MAX))
         return tc_error(ctx, TC_ERR_INVALID, t->file, t->links[l].line,
-                        "sim: link %d->%d holds a chunk of %.0f B for %g s, beyond the simulator's 9000 s: check "
-                        "its alpha, bandwidth and the collective size",
-                        t->links[l].src, t->links[l].dst, bytes, occ / SIM_FS);
-    *out = (simt)llround(occ);
+                        "sim: link %d->%d holds a chunk of %.0f B for %g s, more than %g s: check its alpha, "
+                        "bandwidth and the collective size",
+                        t->links[l].src, t->links[l].dst, bytes, occ, TC_TIME_MAX);
+    *out = tc_time_ps(occ);
     return TC_OK;
 }
 
-static tc_status too_long(tc_ctx *ctx, const tc_sched *s, int i)
+tc_status tc_sim_too_long(tc_ctx *ctx, const tc_sched *s, int i)
 {
     return tc_sched_error(ctx, TC_ERR_INVALID, s, i,
-                          "sim: transfer %d would arrive after 9000 s, beyond the simulator's range: check the "
-                          "costs and the collective size",
-                          i);
+                          "sim: transfer %d would arrive after %g s: check the costs and the collective size", i,
+                          TC_TIME_MAX);
 }
 
 /* "What rank v holds of chunk c is settled at time T": dense array or open-addressing hash. */
@@ -687,12 +686,12 @@ static tc_status event_pass(tc_ctx *ctx, sim_router *ro, order *o, double bytes,
             lane_note(L, ready, chan);
             const simt st0 = ready > L->free ? ready : L->free;
             if (__builtin_add_overflow(st0, L->occ, &L->free) || L->free > SIM_T_MAX) {
-                st = too_long(ctx, s, i);
+                st = tc_sim_too_long(ctx, s, i);
                 goto done;
             }
             L->busy += L->occ;
             if (bn->tl)
-                tc_sim_bin_add(bn, links[h], st0 / SIM_FS, L->free / SIM_FS);
+                tc_sim_bin_add(bn, links[h], sim_sec(st0), sim_sec(L->free));
             ready = L->free;
         }
         if (n > dilation)
@@ -703,10 +702,10 @@ static tc_status event_pass(tc_ctx *ctx, sim_router *ro, order *o, double bytes,
         if (ready > makespan)
             makespan = ready;
     }
-    r->time = makespan / SIM_FS;
+    r->time = sim_sec(makespan);
     r->max_dilation = dilation;
     for (int l = 0; l < n_links; l++)
-        r->link_busy[l] = ln[l].busy / SIM_FS;
+        r->link_busy[l] = sim_sec(ln[l].busy);
 done:
     prefault_join(&pf);
     free(ln);

@@ -7,11 +7,13 @@
 #include <igraph/igraph.h>
 #include <stdint.h>
 
-/* Simulated time: integer femtoseconds, so that equal sums are equal whatever their order and the two
- * event-model paths make the same choices on ties.  int64 holds 9,223 s. */
+/* Simulated time: integer picoseconds, as the TACOS synthesizer counts (tc_time_ps), so that equal sums are
+ * equal whatever their order, the two event-model paths make the same choices on ties, and a tacos plan's
+ * times come back to the bit.  Up to TC_TIME_MAX. */
 typedef int64_t simt;
-#define SIM_FS 1e15
-#define SIM_T_MAX ((simt)9000 * (simt)1000000000000000)
+#define SIM_T_MAX ((simt)(TC_TIME_MAX * 1e12))
+/* Seconds of a simt, as tacos converts its own. */
+static inline double sim_sec(simt t) { return (double)t * 1e-12; }
 
 /* Routes of a schedule's transfers on a topology; igraph shortest paths for transfers without one. */
 typedef struct sim_router {
@@ -42,8 +44,10 @@ void tc_sim_bin_add(sim_binner *b, int link, double t0, double t1);
 tc_status tc_sim_issue_order(const tc_sched *s, int **out);
 /* The tolerance for comparing schedule times: 1e-9 of the largest |t_end|. */
 double tc_sim_time_tol(const tc_sched *s);
+/* The error for transfer i arriving after SIM_T_MAX. */
+tc_status tc_sim_too_long(tc_ctx *ctx, const tc_sched *s, int i);
 /* Time one chunk of `bytes` holds link l (alpha + beta bytes) in simt; TC_ERR_INVALID with a
- * diagnostic when it is not finite or beyond SIM_T_MAX. */
+ * diagnostic when it is not finite or beyond TC_TIME_MAX. */
 tc_status tc_sim_link_occ(tc_ctx *ctx, const tc_topo *t, int l, double bytes, simt *out);
 
 /*
