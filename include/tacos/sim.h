@@ -159,17 +159,21 @@ void tc_sim_result_free(tc_sim_result *r);
  */
 const char *tc_sim_explain(const tc_sim_result *ev, const tc_sim_result *ab, char *buf, size_t n);
 
-/** One panel of an SVG picture: a result with its caption. */
+/** One panel of an SVG picture: a result, its caption and a short name for the summary bar chart (NULL:
+ *  the caption). */
 typedef struct tc_sim_panel {
     const char *title;
     const tc_sim_result *res;
+    const char *name;
 } tc_sim_panel;
 
 /**
- * Write an SVG: per panel a heat map of link utilization (one <rect class="link"> per link, in link id
- * order, with a <title> naming the link and its utilization) and, when the result has a timeline, a
- * link-occupancy timeline (rows are links, or groups of links when there are more than 128).
- * Deterministic: fixed formats, id order.
+ * Write an SVG a person reads without hovering (src/sim/svg.c): with several panels a bar chart of their
+ * times on one scale with the bound marked; a colour legend; per panel its caption, the topology drawn with
+ * an igraph layout and every link coloured by utilization, a heat map labelled src -> dst (a matrix up to 64
+ * NPUs, else cells in link id order with the busiest links named) with per-class statistics, and, when the
+ * result has a timeline, link occupancy on a labelled time axis common to all panels.  `topo` is the
+ * indexed, unwound topology the results were simulated on.  Deterministic.
  */
 tc_status tc_sim_svg_write(tc_ctx *ctx, const tc_topo *topo, const tc_sim_panel *panels, int n_panels,
                            FILE *f);

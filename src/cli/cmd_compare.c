@@ -30,7 +30,9 @@ static void usage(FILE *f)
           "  -k, --chunks K      chunks per rank (default 1)\n"
           "      --costs FILE    alpha-beta cost file (default 0.5us, 50GB/s)\n"
           "      --model M       event (default) or ab (see tacosc sim --help)\n"
-          "      --svg FILE      one heat map and timeline per algorithm\n"
+          "      --svg FILE      a bar chart of every algorithm's time (one scale, bound marked), and per\n"
+          "                      algorithm the topology coloured by link utilization, the heat map and the\n"
+          "                      occupancy timeline on a common time axis\n"
           "      --unwind D      switch unwinding degree\n"
           "  -h, --help          this text\n",
           f);
@@ -128,7 +130,7 @@ int tc_cli_compare(int argc, char **argv)
         return 2;
     }
     if (svg)
-        so.bins = 100;
+        so.bins = 50;
     tc_topo *topo = NULL;
     row *rows = NULL;
     int n = 0;
@@ -220,6 +222,7 @@ int tc_cli_compare(int argc, char **argv)
                          topo->name ? topo->name : "?");
                 panels[np].title = titles[np];
                 panels[np].res = rows[i].r;
+                panels[np].name = rows[i].name;
                 np++;
             }
         tc_cli_out o;
