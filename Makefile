@@ -7,7 +7,7 @@
 #   make asan       the test suites under AddressSanitizer and UBSan
 #   make valgrind   the test suites under valgrind memcheck
 #   make fuzz       the libFuzzer harnesses (tests/fuzz/), FUZZ_S seconds each (default 60); needs clang
-#   make bench      every benchmark (bench-synth, bench-sim, bench-exec)
+#   make bench      every benchmark (bench-synth, bench-sim, bench-compare, bench-exec)
 #   make install    tacosc, tacos-run and the man pages under $(DESTDIR)$(PREFIX) (default /usr/local)
 #   make uninstall  remove what make install put there
 
@@ -49,7 +49,7 @@ FUZZ_S   ?= 60
 FUZZ_NAMES := topo costs json msccl
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 
-.PHONY: all deps demo check check-run asan valgrind fuzz fuzz-build bench bench-synth bench-sim bench-exec \
+.PHONY: all deps demo check check-run asan valgrind fuzz fuzz-build bench bench-synth bench-sim bench-compare bench-exec \
         install uninstall clean
 
 all: $(TACOSC) $(EXEC_BIN)
@@ -129,13 +129,16 @@ asan:
 valgrind: all $(TESTS)
 	@TACOSC=$(abspath $(TACOSC)) TACOSRUN=$(abspath $(TACOSRUN)) VALGRIND=1 sh scripts/run-tests.sh $(TESTS)
 
-bench: bench-synth bench-sim bench-exec
+bench: bench-synth bench-sim bench-compare bench-exec
 
 bench-synth: all
 	sh tests/bench/bench-synth.sh
 
 bench-sim: all
 	sh tests/bench/bench-sim.sh
+
+bench-compare: all
+	sh tests/bench/bench-compare.sh
 
 bench-exec: all
 	sh tests/bench/bench-exec.sh
