@@ -994,6 +994,34 @@ START_TEST(test_cli)
     ck_assert_int_eq(tu_run(cmd, &out), 2);
     ck_assert_msg(strstr(out, "--model: 'fast' is not ab or event"), "%s", out);
     free(out);
+    /* what the plan knows, it records: an MSCCL XML plan has no size, and sim says which it assumed; a JSON
+     * plan keeps its unwinding degree, so sim and verify unwind the switches as it was compiled */
+    char *xml = tu_tmpfile(".xml", NULL), *sw = tu_tmpfile(".xml", NULL), *js = tu_tmpfile(".json", NULL);
+    snprintf(cmd, sizeof cmd, "%s %s -c allgather -a ring --size 4M -q -o %s && %s sim %s %s && %s sim %s %s --size 8M",
+             tu_tacosc(), topo, xml, tu_tacosc(), xml, topo, tu_tacosc(), xml, topo);
+    ck_assert_msg(tu_run(cmd, &out) == 0, "%s", out);
+    ck_assert_msg(strstr(out, "  size 1.00 MiB assumed: an MSCCL XML plan carries no size (1M, its maxBytes being 0); "
+                              "--size overrides\n") &&
+                      strstr(out, "allgather 8.00 MiB") && strstr(out, "models: event "),
+                  "%s", out);
+    ck_assert_ptr_null(strstr(strstr(out, "allgather 8.00 MiB"), "assumed"));
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s topo switch 8 -o %s && %s %s -c allgather --unwind 3 -q -o %s && %s sim %s %s && "
+             "%s verify %s --topo %s",
+             tu_tacosc(), sw, tu_tacosc(), sw, js, tu_tacosc(), js, sw, tu_tacosc(), js, sw);
+    ck_assert_msg(tu_run(cmd, &out) == 0, "%s", out);
+    ck_assert_msg(strstr(out, ": ok: allgather, 8 ranks"), "%s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s sim %s %s --unwind 1", tu_tacosc(), js, sw); /* another degree: other links */
+    ck_assert_int_eq(tu_run(cmd, &out), 1);
+    ck_assert_msg(strstr(out, "does not join npu"), "%s", out);
+    free(out);
+    remove(xml);
+    remove(sw);
+    remove(js);
+    free(xml);
+    free(sw);
+    free(js);
     remove(topo);
     remove(svg);
     free(topo);
