@@ -52,73 +52,12 @@ static inline int ev_less(const qev *a, const qev *b)
     return a->h < b->h;
 }
 
-typedef struct evheap {
-    qev *v;
-    size_t n, cap;
-} evheap;
-
-static tc_status ev_grow(evheap *hp)
-{
-    size_t cap = hp->cap ? 2 * hp->cap : 1024;
-    qev *v = realloc(hp->v, cap * sizeof *v);
-    if (!v)
-        return TC_ERR_NOMEM;
-    hp->v = v;
-    hp->cap = cap;
-    return TC_OK;
-}
-
-/* Fields passed one by one: building the record in place avoids a store-forwarding stall per event. */
-static inline tc_status ev_push(evheap *hp, simt t, int type, int key, int x, int h)
-{
-    if (hp->n == hp->cap && ev_grow(hp))
-        return TC_ERR_NOMEM;
-    const qev e = {t, type, key, x, h};
-    size_t i = hp->n++;
-    while (i > 0 && ev_less(&e, &hp->v[(i - 1) / 2])) {
-        hp->v[i] = hp->v[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    hp->v[i] = e;
-    return TC_OK;
-}
-
-static qev ev_pop(evheap *hp)
-{
-    qev top = hp->v[0], last = hp->v[--hp->n];
-    size_t i = 0;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= hp->n)
-            break;
-        if (c + 1 < hp->n && ev_less(&hp->v[c + 1], &hp->v[c]))
-            c++;
-        if (!ev_less(&hp->v[c], &last))
-            break;
-        hp->v[i] = hp->v[c];
-        i = c;
-    }
-    if (hp->n)
-        hp->v[i] = last;
-    return top;
-}
-
 /* A chunk waiting for a link (a channel's head send or a forwarded hop), served in (ready, issue position,
  * hop) order. */
 typedef struct waiter {
     int pos, h, x;
     simt ready;
 } waiter;
-
-typedef struct qlink {
-    simt occ, busy_total;
-    simt busy_until;  /* end of the chunk it holds, when busy */
-    simt wake;        /* time of its pending wake-up event, SIM_NEVER when none */
-    int busy;
-    int64_t last_svc;
-    waiter *w;        /* ready chunks waiting */
-    int nw, cw;
-} qlink;
 
 static inline int w_less(const waiter *a, const waiter *b)
 {
@@ -127,49 +66,72 @@ static inline int w_less(const waiter *a, const waiter *b)
     return a->pos != b->pos ? a->pos < b->pos : a->h < b->h;
 }
 
-static tc_status w_grow(qlink *L)
+/* One binary min-heap, written once for both element types: NAME##_push adds a built element (passed by
+ * fields, so the record is built in place: no store-forwarding stall per event), NAME##_pop removes the
+ * least. */
+#define HEAP(NAME, T, LESS)                                                                           \
+    typedef struct NAME {                                                                             \
+        T *v;                                                                                         \
+        size_t n, cap;                                                                                \
+    } NAME;                                                                                           \
+    static inline tc_status NAME##_push(NAME *hp, T e)                                               \
+    {                                                                                                 \
+        if (hp->n == hp->cap) {                                                                       \
+            size_t cap = hp->cap ? 2 * hp->cap : 8;                                                   \
+            T *v = realloc(hp->v, cap * sizeof *v);                                                   \
+            if (!v)                                                                                   \
+                return TC_ERR_NOMEM;                                                                  \
+            hp->v = v;                                                                                \
+            hp->cap = cap;                                                                            \
+        }                                                                                             \
+        size_t i = hp->n++;                                                                           \
+        while (i > 0 && LESS(&e, &hp->v[(i - 1) / 2])) {                                              \
+            hp->v[i] = hp->v[(i - 1) / 2];                                                            \
+            i = (i - 1) / 2;                                                                          \
+        }                                                                                             \
+        hp->v[i] = e;                                                                                 \
+        return TC_OK;                                                                                 \
+    }                                                                                                 \
+    static inline T NAME##_pop(NAME *hp)                                                             \
+    {                                                                                                 \
+        T top = hp->v[0], last = hp->v[--hp->n];                                                      \
+        size_t i = 0;                                                                                 \
+        for (;;) {                                                                                    \
+            size_t c = 2 * i + 1;                                                                     \
+            if (c >= hp->n)                                                                           \
+                break;                                                                                \
+            if (c + 1 < hp->n && LESS(&hp->v[c + 1], &hp->v[c]))                                      \
+                c++;                                                                                  \
+            if (!LESS(&hp->v[c], &last))                                                              \
+                break;                                                                                \
+            hp->v[i] = hp->v[c];                                                                      \
+            i = c;                                                                                    \
+        }                                                                                             \
+        if (hp->n)                                                                                    \
+            hp->v[i] = last;                                                                          \
+        return top;                                                                                   \
+    }
+
+HEAP(evheap, qev, ev_less)
+HEAP(wheap, waiter, w_less)
+
+static inline tc_status ev_push(evheap *hp, simt t, int type, int key, int x, int h)
 {
-    int cap = L->cw ? 2 * L->cw : 8;
-    waiter *v = realloc(L->w, (size_t)cap * sizeof *v);
-    if (!v)
-        return TC_ERR_NOMEM;
-    L->w = v;
-    L->cw = cap;
-    return TC_OK;
+    return evheap_push(hp, (qev){t, type, key, x, h});
 }
+
+typedef struct qlink {
+    simt occ, busy_total;
+    simt busy_until;  /* end of the chunk it holds, when busy */
+    simt wake;        /* time of its pending wake-up event, SIM_NEVER when none */
+    int busy;
+    int64_t last_svc;
+    wheap w;          /* ready chunks waiting */
+} qlink;
 
 static inline tc_status w_push(qlink *L, int pos, int h, int x, simt ready)
 {
-    if (L->nw == L->cw && w_grow(L))
-        return TC_ERR_NOMEM;
-    const waiter e = {pos, h, x, ready};
-    int i = L->nw++;
-    while (i > 0 && w_less(&e, &L->w[(i - 1) / 2])) {
-        L->w[i] = L->w[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    L->w[i] = e;
-    return TC_OK;
-}
-
-static waiter w_pop(qlink *L)
-{
-    waiter top = L->w[0], last = L->w[--L->nw];
-    int i = 0;
-    for (;;) {
-        int c = 2 * i + 1;
-        if (c >= L->nw)
-            break;
-        if (c + 1 < L->nw && w_less(&L->w[c + 1], &L->w[c]))
-            c++;
-        if (!w_less(&L->w[c], &last))
-            break;
-        L->w[i] = L->w[c];
-        i = c;
-    }
-    if (L->nw)
-        L->w[i] = last;
-    return top;
+    return wheap_push(&L->w, (waiter){pos, h, x, ready});
 }
 
 /* The whole state of one run. */
@@ -325,16 +287,16 @@ static tc_status start(qsim *q, int x, int h, int l, simt T, simt ready)
 static tc_status link_next(qsim *q, int l, simt T)
 {
     qlink *L = &q->ln[l];
-    if (!L->nw)
+    if (!L->w.n)
         return TC_OK; /* idle until something is queued */
-    if (L->w[0].ready > T) {
-        if (L->w[0].ready < L->wake) {
-            L->wake = L->w[0].ready;
+    if (L->w.v[0].ready > T) {
+        if (L->w.v[0].ready < L->wake) {
+            L->wake = L->w.v[0].ready;
             return ev_push(&q->hp, L->wake, EV_FREE, l, -1, 0);
         }
         return TC_OK;
     }
-    const waiter w = w_pop(L);
+    const waiter w = wheap_pop(&L->w);
     if (w.h == 0) { /* the channel's next send heads it now: it joins the queue once its data is known */
         const int c = q->ch_of[w.x];
         if (++q->ch_hol[c] < q->ch_end[c]) {
@@ -583,7 +545,7 @@ static void qsim_free(qsim *q)
     free(q->edst);
     if (q->ln)
         for (int l = 0; l < q->t->n_links; l++)
-            free(q->ln[l].w);
+            free(q->ln[l].w.v);
     free(q->ln);
     free(q->ch_list);
     free(q->ch_of);
@@ -676,7 +638,7 @@ tc_status tc_sim_queue_run(tc_ctx *ctx, sim_router *ro, double bytes, tc_sim_res
     if (st)
         goto done;
     while (st == TC_OK && q.hp.n) {
-        const qev e = ev_pop(&q.hp);
+        const qev e = evheap_pop(&q.hp);
         if (e.type == EV_FREE) { /* a chunk lets go of the link, or the link wakes up */
             qlink *L = &q.ln[e.key];
             if (L->busy && L->busy_until == e.t)
