@@ -5,6 +5,7 @@
 #include "tacos/check.h"
 #include "tacos/emit.h"
 #include "tacos/msccl.h"
+#include "tacos/photonic.h"
 #include "tacos/topo.h"
 
 #include <errno.h>
@@ -51,6 +52,14 @@ static void usage(FILE *f)
           "      --max-bytes B    largest size the plan serves (default 0 = no limit)\n"
           "      --inplace        in-place variant (default; in-place alltoall goes through scratch)\n"
           "      --outofplace     out-of-place variant\n"
+          "Photonic fabric (the topology's <photonic>; man 5 tacosc-topology):\n"
+          "      --photonic       plan when to reconfigure the optical fabric and route its circuits\n"
+          "                       (reconfiguration ILP, fiber and MZI routing); the plan records it\n"
+          "      --fallback LIST  topologies the fabric may fall back to: ring, torus2d, torus3d, mesh2d,\n"
+          "                       mesh3d, hypercube, torus:AxB[xC], mesh:AxB[xC] or none, comma-separated\n"
+          "                       (default: each of the first six that fits the npu count and tx/rx)\n"
+          "      --ilp-time S     seconds allowed to each ILP (default 10; the fiber ILP falls back to its\n"
+          "                       LP relaxation, rounded, when the limit is reached)\n"
           "Other:\n"
           "  -q, --quiet          no summary\n"
           "  -v, --verbose        progress and details on stderr\n"
@@ -63,7 +72,7 @@ static void usage(FILE *f)
 
 enum {
     O_COSTS = 256, O_ROOT, O_SEED, O_UNWIND, O_MATCH, O_TRIALS, O_THREADS, O_STATS, O_TARGET, O_PROTO,
-    O_CHANNELS, O_MINB, O_MAXB, O_INPLACE, O_OUTOFPLACE, O_LIST
+    O_CHANNELS, O_MINB, O_MAXB, O_INPLACE, O_OUTOFPLACE, O_LIST, O_PHOTONIC, O_FALLBACK, O_ILPTIME
 };
 
 static tc_status parse_bytes(tc_ctx *ctx, const char *opt, const char *s, uint64_t *out)
@@ -96,6 +105,8 @@ static void summary(const tc_topo *topo, const tc_sched *s, const char *out_path
             printf("  predicted time %s\n", tc_fmt_time(s->time, tb, sizeof tb));
     } else
         printf("  predicted time %s\n", tc_fmt_time(s->time, tb, sizeof tb));
+    if (s->photonic)
+        tc_photonic_summary_write(s->photonic, stdout);
     if (out_path)
         printf("  wrote %s\n", out_path);
 }
@@ -116,6 +127,8 @@ int tc_cli_compile(int argc, char **argv)
         {"outofplace", no_argument, 0, O_OUTOFPLACE}, {"quiet", no_argument, 0, 'q'},
         {"verbose", no_argument, 0, 'v'},          {"list-algos", no_argument, 0, O_LIST},
         {"help", no_argument, 0, 'h'},             {"version", no_argument, 0, 'V'},
+        {"photonic", no_argument, 0, O_PHOTONIC},  {"fallback", required_argument, 0, O_FALLBACK},
+        {"ilp-time", required_argument, 0, O_ILPTIME},
         {0, 0, 0, 0},
     };
     tc_ctx ctx;
@@ -125,7 +138,9 @@ int tc_cli_compile(int argc, char **argv)
     tc_msccl_lower_opts lo;
     tc_msccl_lower_opts_init(&lo);
     const char *coll_name = NULL, *costs_path = NULL, *algo = "tacos", *out_path = NULL, *fmt_name = NULL;
-    int quiet = 0, opt;
+    int quiet = 0, opt, photonic = 0;
+    tc_photonic_opts po;
+    tc_photonic_opts_init(&po);
     tc_status st = TC_OK;
     tc_topo *flat = NULL;
     tc_sched *s = NULL;
@@ -183,6 +198,16 @@ int tc_cli_compile(int argc, char **argv)
         case O_OUTOFPLACE: lo.inplace = 0; break;
         case 'q': quiet = 1; break;
         case 'v': ctx.verbose++; break;
+        case O_PHOTONIC: photonic = 1; break;
+        case O_FALLBACK: po.fallback = optarg; break;
+        case O_ILPTIME: {
+            char *end;
+            po.ilp_time = strtod(optarg, &end);
+            if (end == optarg || *end || !(po.ilp_time > 0) || po.ilp_time > 86400)
+                st = tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--ilp-time: '%s' is not a number of seconds in (0, 86400]",
+                              optarg);
+            break;
+        }
         case O_LIST: tc_algo_list(stdout); return 0;
         case 'h': usage(stdout); return 0;
         case 'V': printf("tacosc %s\n", TC_VERSION); return 0;
@@ -224,6 +249,10 @@ int tc_cli_compile(int argc, char **argv)
         return tc_cli_exit(tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "SVG pictures come from 'tacosc sim --svg'"));
     if (g.stats_only && out_path)
         return tc_cli_exit(tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--stats-only keeps no transfers: drop -o"));
+    if (!photonic && (po.fallback || po.ilp_time != TC_PHOTONIC_ILP_TIME))
+        return tc_cli_exit(tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--fallback and --ilp-time need --photonic"));
+    if (photonic && g.stats_only)
+        return tc_cli_exit(tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--photonic needs the transfers: drop --stats-only"));
     ctx.progress = isatty(2);
 
     if ((st = tc_cli_load_topo(&ctx, topo_path, costs_path, g.unwind, &flat)))
@@ -237,6 +266,14 @@ int tc_cli_compile(int argc, char **argv)
             st = TC_ERR_INTERNAL;
             goto done;
         }
+    }
+    if (photonic) {
+        tc_sched_photonic *ph = NULL;
+        if ((st = tc_photonic_plan(&ctx, flat, s, &po, &ph)))
+            goto done;
+        tc_sched_photonic_free(s->photonic);
+        s->photonic = ph;
+        s->time = tc_ph_breakdown_sum(&ph->total);
     }
     if (out_path) {
         FILE *f = NULL;

@@ -190,3 +190,16 @@ void tc_hugepage_hint(void *p, size_t bytes)
     (void)bytes;
 #endif
 }
+
+void tc_xml_escape(FILE *f, const char *s)
+{
+    for (; s && *s; s++) {
+        switch (*s) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        default: fputc(*s, f);
+        }
+    }
+}

@@ -1,0 +1,261 @@
+/**
+ * @file photonic.h
+ * The photonic pass (src/photonic/, PCCL photonic paper §3-4, Alg. 1-4, App. B): when to reconfigure an
+ * optical fabric during a round-structured schedule, and which circuits to build.
+ *
+ * Rounds: the schedule's steps; a step's pairs are its (src, dst) transfers between distinct ranks, each
+ * pair carrying its chunks' bytes.  A step needing more circuits at an NPU than it has transmitters (rx:
+ * receivers) is split into sub-rounds (split.c).  Candidates per round: G0 (the topology's links), the
+ * fallback set S and the circuits of this or an earlier round; each is priced by Alg. 2 (cost.c, igraph
+ * hop-count shortest paths) and Alg. 1 (ilp.c, GLPK) picks one per round, paying r per change.
+ * Circuits: a circuit costs alpha + beta x bytes with the class "circuit" when the topology defines it, else
+ * the largest alpha and largest beta of G0's links.  Circuits set up at a reconfiguration are routed across
+ * the server grid (fiber.c, Alg. 4, GLPK) and through the MZI meshes (mzi.c, Alg. 3).
+ * MZI ids: the meshes of all servers form one plane of (grid_rows x mzi) rows by (grid_cols x mzi) columns;
+ * the MZI at plane row y, column x has id y * grid_cols * mzi + x (server (y / mzi) * grid_cols + x / mzi).
+ * Output: a tc_sched_photonic (ir.h) that the caller attaches to the schedule (s->photonic); transfers are
+ * left unchanged, so the plan still checks and lowers to MSCCL as before.  Diagnostics go through ctx; GLPK
+ * terminal output is switched off (glp_term_out and msg_lev) and igraph's warnings are ignored while a
+ * pass runs, and their handlers restored.  Determinism: same input, same plan, except where the fiber ILP
+ * hits --ilp-time (the fallback depends on the machine's speed; the plan says so).
+ * Memory: O(rounds x candidates) costs, O(servers x mzi^2) for the mesh; glp_prob and igraph_t live only
+ * inside one call.  Errors: TC_ERR_INVALID naming the round, pair, circuit or fabric field; TC_ERR_LIMIT
+ * when an ILP does not finish in time (the reconfiguration ILP only); TC_ERR_INTERNAL for a solver failure.
+ */
+#ifndef TACOS_PHOTONIC_H
+#define TACOS_PHOTONIC_H
+
+#include "tacos/ir.h"
+
+/** Default time limit of each ILP (GLPK tm_lim), seconds. */
+#define TC_PHOTONIC_ILP_TIME 10.0
+
+typedef struct tc_photonic_opts {
+    const char *fallback; /**< comma-separated fallback set S ("ring,torus:8x16,none"); NULL: the default */
+    double ilp_time;      /**< seconds per ILP; <= 0: TC_PHOTONIC_ILP_TIME */
+} tc_photonic_opts;
+
+void tc_photonic_opts_init(tc_photonic_opts *o);
+
+/**
+ * The pass: plan reconfigurations and circuits for schedule `s` on `topo` (indexed, switches unwound,
+ * topo->photonic.present).  Writes a new tc_sched_photonic to *out (the caller attaches it to s and may set
+ * s->time to the breakdown's sum).  Errors: no <photonic> element, no rounds, no reconfiguration delay,
+ * an unbuildable round (no free wavelength, too few fibers), a bad fallback name (TC_ERR_USAGE).
+ */
+tc_status tc_photonic_plan(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, const tc_photonic_opts *opts,
+                           tc_sched_photonic **out);
+
+/** Summary lines of a photonic plan (compile summary, `tacosc sim`): totals, then one line per run of rounds. */
+void tc_photonic_summary_write(const tc_sched_photonic *p, FILE *f);
+
+/** One line describing a topology's fabric (`tacosc info`): "reconfig 5.000 us, tx 4, ...". */
+void tc_photonic_fabric_describe(const tc_topo *topo, FILE *f);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Alg. 2: congestion and dilation of one round on one topology (cost.c)                             */
+
+/** A communicating pair of a round and the bytes it moves. */
+typedef struct tc_ph_pair {
+    int src, dst;
+    double bytes;
+} tc_ph_pair;
+
+/** Alg. 2's answer for a round on a topology. */
+typedef struct tc_ph_cost {
+    int connected;          /**< 0: some pair has no path; the other fields are then 0 */
+    int congestion;         /**< c: most pairs on one link */
+    int dilation;           /**< d: most hops of one pair */
+    tc_ph_breakdown t;      /**< latency, bandwidth, congestion, dilation (reconfig 0) */
+} tc_ph_cost;
+
+/**
+ * Price `n` pairs on the links of `g` (indexed): each pair takes a hop-count shortest path (igraph BFS),
+ * its route's alpha add up (dilation) and each link carries the bytes of the pairs crossing it
+ * (congestion).  The round costs max over pairs of summed alpha + max over links of beta x bytes; with
+ * uniform links that is alpha d + beta c w (the paper's alpha dilation + beta congestion w).  Split:
+ * latency = the largest alpha on one pair's route (max over pairs), dilation = the rest of the alpha term,
+ * bandwidth = max over pairs of bytes x the largest beta on its route, congestion = the rest.  Pairs
+ * with src == dst cost nothing.
+ */
+tc_status tc_photonic_cost(tc_ctx *ctx, const tc_topo *g, const tc_ph_pair *pairs, int n, tc_ph_cost *out);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Tx/Rx splitting (split.c)                                                                         */
+
+/**
+ * Split n distinct directed pairs into the fewest sub-rounds in which no NPU is the source of more than
+ * `tx` pairs nor the destination of more than `rx` (0: no limit): k = max over NPUs of
+ * ceil(out / tx) and ceil(in / rx), reached by colouring the bipartite out/in graph (König).  Writes
+ * each pair's sub-round (0..k-1) to part[] and k to *n_parts.
+ */
+tc_status tc_photonic_split(const tc_ph_pair *pairs, int n, int n_npus, int tx, int rx, int *part,
+                            int *n_parts);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Alg. 1: which topology each round runs on (ilp.c)                                                 */
+
+/**
+ * The reconfiguration problem: rounds 0..n_rounds-1; topologies 0..n_static-1 (0 is G0, the state before
+ * round 0) are available to every round, topology n_static + k (round k's own circuits) to rounds >= k
+ * and, after round k, only by keeping it (the dependency constraint (5)).  cost[i * n_topos + j] is
+ * CommCost(G_j, R_i) with n_topos = n_static + n_rounds; INFINITY where round i's pairs are disconnected
+ * on G_j (the ILP gives it a penalty larger than any plan without one).  keep_only[j] (may be NULL):
+ * static topology j can be kept from round 0 on but not returned to.  r: the reconfiguration delay.
+ */
+typedef struct tc_ph_ilp {
+    int n_rounds, n_static;
+    const double *cost;
+    const unsigned char *keep_only;
+    double r;
+    double time_limit;      /**< seconds (GLPK tm_lim) */
+} tc_ph_ilp;
+
+/**
+ * Solve Alg. 1 exactly with GLPK's MIP solver: t[i][j] binary, one per round, y[i][j] <= t[i][j],
+ * t[i-1][j] (kept), minimize sum t cost + r sum (1 - sum_j y[i][j]).  Writes each round's topology to
+ * choice[] and the optimum to *objective.  Errors: the solver's return code or a non-optimal status
+ * (TC_ERR_LIMIT for the time limit, TC_ERR_INTERNAL otherwise), with a message saying which.
+ */
+tc_status tc_photonic_ilp_solve(tc_ctx *ctx, const tc_ph_ilp *p, int *choice, double *objective);
+
+/** Cost of a choice vector under the problem (the ILP's objective for that choice). */
+double tc_photonic_ilp_value(const tc_ph_ilp *p, const int *choice);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* The fabric of a topology: servers, tiles, meshes, fibers                                          */
+
+typedef struct tc_ph_fabric {
+    int n_npus;
+    int grid_rows, grid_cols, servers; /**< servers = grid_rows x grid_cols */
+    int *server_of;                    /**< per NPU */
+    int *tile_of;                      /**< per NPU: tile index on its server, row-major */
+    int mzi;                           /**< mesh side, 0: no mesh */
+    int tile_rows, tile_cols;
+    int wavelengths;                   /**< >= 1 */
+    int fibers;                        /**< per neighbouring server pair; 0: as many as needed */
+    int tx, rx;                        /**< 0: no limit */
+} tc_ph_fabric;
+
+/** The fabric of topo->photonic (defaults resolved: grid, tiles, wavelengths). */
+tc_status tc_photonic_fabric_create(tc_ctx *ctx, const tc_topo *topo, tc_ph_fabric **out);
+/** A fabric without a topology (benchmarks, tests): one NPU per tile, NPU i on server i / per_server. */
+tc_status tc_photonic_fabric_make(int grid_rows, int grid_cols, int per_server, int mzi, int wavelengths,
+                                  int fibers, tc_ph_fabric **out);
+void tc_photonic_fabric_free(tc_ph_fabric *f);
+
+/** Circuits with their routes (the same encoding as tc_sched_photonic's circuits and ints). */
+typedef struct tc_ph_routes {
+    int n_circuits, cap_circuits;
+    tc_ph_circuit *circuits;
+    int n_ints, cap_ints;
+    int *ints;
+} tc_ph_routes;
+
+void tc_photonic_routes_free(tc_ph_routes *r);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Alg. 4: fibers across the server grid (fiber.c)                                                   */
+
+/** Circuits between servers over an undirected server graph. */
+typedef struct tc_ph_fiber_in {
+    int n_servers;
+    int n_edges;
+    const int *edge_u, *edge_v;  /**< undirected server links */
+    const int *edge_count;       /**< circuits already on each edge (NULL: none) */
+    int n_circ;
+    const int *src, *dst;        /**< servers of each circuit (src == dst: no fiber) */
+    double time_limit;           /**< seconds for the exact ILP */
+    const char *what;            /**< prefix of messages ("round 3"), may be NULL */
+    const int *circ_src, *circ_dst; /**< NPUs of each circuit, named in messages (may be NULL) */
+} tc_ph_fiber_in;
+
+typedef struct tc_ph_fiber_out {
+    int method;      /**< TC_PH_FIBER_ILP or TC_PH_FIBER_LP */
+    int z;           /**< most circuits on one edge, existing ones included */
+    double lp_bound; /**< the LP relaxation's optimum: z >= ceil(lp_bound - 1e-9) */
+    int *load;       /**< per edge, existing included */
+    int *path_off;   /**< per circuit: its servers are path[path_off[i] .. path_off[i + 1]) */
+    int *path;
+    int *edge_of;    /**< per hop (path index of the hop's first server): the edge it crosses */
+} tc_ph_fiber_out;
+
+/**
+ * Alg. 4 (App. B.1): route every circuit over the server graph minimizing z, the most circuits sharing
+ * one edge (both directions count: a fiber carries one circuit per wavelength).  Flow conservation per
+ * circuit, aggregated by source server (the same optimum: an integer flow splits into paths), integer
+ * flows, GLPK.  The LP relaxation is solved first (its optimum is the bound); the MIP then starts from
+ * its basis with tm_lim = time_limit.  When the limit is hit the better of GLPK's incumbent and the LP
+ * flow rounded path by path is kept (method TC_PH_FIBER_LP).  Paths are then shortened where a shorter
+ * path stays within z.  Errors: a circuit whose servers are not connected (TC_ERR_INVALID naming it).
+ */
+tc_status tc_photonic_fiber_route(tc_ctx *ctx, const tc_ph_fiber_in *in, tc_ph_fiber_out **out);
+void tc_photonic_fiber_out_free(tc_ph_fiber_out *o);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Alg. 3: circuits through the MZI meshes (mzi.c)                                                   */
+
+/** A circuit to route: from any MZI of the source rectangle to any MZI of the destination rectangle
+ *  (plane coordinates, half-open [y0, y1) x [x0, x1)), optionally along a server path. */
+typedef struct tc_ph_mzi_req {
+    int src, dst;                 /**< NPUs (recorded in the result; -1 when not NPUs) */
+    int sy0, sx0, sy1, sx1;
+    int dy0, dx0, dy1, dx1;
+    const int *servers;           /**< server path (from Alg. 4) or NULL: any servers */
+    int n_servers;
+} tc_ph_mzi_req;
+
+/**
+ * Alg. 3 (App. B): route the requests in order on the fabric's MZI plane.  Waveguides join 4-neighbour
+ * MZIs of a server; fiber f of a server pair joins the facing border MZIs at offset
+ * floor((2f + 1) mzi / 2F) along the shared side (F = fabric->fibers, or mzi when unlimited).  A
+ * waveguide or fiber carries at most one circuit per wavelength.  Per circuit: A* (Dijkstra with a
+ * Manhattan bound) with edge weights 1 + circuits already on the edge; if the path has no wavelength
+ * free on all its edges, the edges in use are penalized (x4) and the search repeats (3 trials, the
+ * paper's loop); then each wavelength is tried with its busy edges removed.  The first free wavelength
+ * wins.  Errors: TC_ERR_INVALID naming the circuit (prefixed by `what` when not NULL) when no wavelength
+ * is free on any path.
+ */
+tc_status tc_photonic_mzi_route(tc_ctx *ctx, const tc_ph_fabric *fab, const tc_ph_mzi_req *req, int n,
+                                const char *what, tc_ph_routes **out);
+
+/** The rectangle (plane coordinates) of NPU v's tile. */
+void tc_photonic_tile_rect(const tc_ph_fabric *fab, int v, int *y0, int *x0, int *y1, int *x1);
+
+/**
+ * Route circuits src[i] -> dst[i] (NPUs) on the fabric: Alg. 4 across servers when there are several,
+ * then Alg. 3 through the meshes (or, without a mesh, a wavelength and a fiber per hop, first fit).
+ * Checks tx/rx first (an error names the NPU and its circuit).  Fills *out and the fiber summary.
+ * `what` prefixes messages ("round 3", "circuits.txt").
+ */
+typedef struct tc_ph_route_summary {
+    int method;       /**< tc_ph_fiber_method */
+    int z;            /**< Alg. 4's objective */
+    double lp_bound;
+    int fibers;       /**< fibers in use over all server pairs */
+    int n_fib;        /**< server pairs in use */
+    int *fib;         /**< n_fib triples (a, b, fibers), a < b, ascending */
+} tc_ph_route_summary;
+
+tc_status tc_photonic_route(tc_ctx *ctx, const tc_ph_fabric *fab, const int *src, const int *dst, int n,
+                            double time_limit, const char *what, tc_ph_routes **out, tc_ph_route_summary *sum);
+void tc_photonic_route_summary_free(tc_ph_route_summary *s);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* The breakdown picture (svg.c)                                                                     */
+
+/** One bar: a case (algorithm) within a group (topology), its time split into the breakdown's parts. */
+typedef struct tc_ph_bar {
+    const char *group;
+    const char *label;
+    tc_ph_breakdown t;
+} tc_ph_bar;
+
+/**
+ * Stacked bars in the style of the paper's Figs. 8-9: bars grouped by `group` (in order of first
+ * appearance), one shared time axis with ticks and a label, a legend of the five parts, each bar's total
+ * written above it and its label below.  Deterministic.
+ */
+tc_status tc_photonic_svg_write(tc_ctx *ctx, const char *title, const tc_ph_bar *bars, int n, FILE *f);
+
+#endif
