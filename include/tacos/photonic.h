@@ -184,10 +184,11 @@ typedef struct tc_ph_fiber_out {
  * Alg. 4 (App. B.1): route every circuit over the server graph minimizing z, the most circuits sharing
  * one edge (both directions count: a fiber carries one circuit per wavelength).  Flow conservation per
  * circuit, aggregated by source server (the same optimum: an integer flow splits into paths), integer
- * flows, GLPK.  The LP relaxation is solved first (its optimum is the bound); the MIP then starts from
- * its basis with tm_lim = time_limit.  When the limit is hit the better of GLPK's incumbent and the LP
- * flow rounded path by path is kept (method TC_PH_FIBER_LP).  Paths are then shortened where a shorter
- * path stays within z.  Errors: a circuit whose servers are not connected (TC_ERR_INVALID naming it).
+ * flows, GLPK.  The LP relaxation gives the bound; a rounded and locally improved solution that meets its
+ * ceiling is optimal; otherwise GLPK's branch and bound continues from it with tm_lim = time_limit, and
+ * when the limit is hit the best solution so far is kept (method TC_PH_FIBER_LP).  Paths are then
+ * shortened where a shorter path stays within z.  Errors: a circuit whose servers are not connected
+ * (TC_ERR_INVALID naming it); a GLPK failure (TC_ERR_INTERNAL naming the call and code).
  */
 tc_status tc_photonic_fiber_route(tc_ctx *ctx, const tc_ph_fiber_in *in, tc_ph_fiber_out **out);
 void tc_photonic_fiber_out_free(tc_ph_fiber_out *o);
@@ -240,6 +241,21 @@ typedef struct tc_ph_route_summary {
 tc_status tc_photonic_route(tc_ctx *ctx, const tc_ph_fabric *fab, const int *src, const int *dst, int n,
                             double time_limit, const char *what, tc_ph_routes **out, tc_ph_route_summary *sum);
 void tc_photonic_route_summary_free(tc_ph_route_summary *s);
+
+/**
+ * Transmitters and receivers: no NPU starts more than fab->tx circuits or ends more than fab->rx.  The
+ * error names the first circuit over a limit, at file:lines[i] when lines is given, else prefixed by what.
+ */
+tc_status tc_photonic_check_txrx(tc_ctx *ctx, const tc_ph_fabric *fab, const int *src, const int *dst, int n,
+                                 const char *file, const int *lines, const char *what);
+
+/** Append routed circuits and their fiber summary to plan p as the circuits of round r (r in p->rounds). */
+tc_status tc_photonic_routes_attach(tc_sched_photonic *p, tc_ph_round *r, const tc_ph_routes *rt,
+                                    const tc_ph_route_summary *sum);
+
+/** A one-round plan holding routed circuits (`tacosc route -o`, tc_emit_circuits_write). */
+tc_status tc_photonic_circuit_plan(const tc_ph_fabric *fab, const tc_ph_routes *rt, const tc_ph_route_summary *sum,
+                                   tc_sched_photonic **out);
 
 /* ------------------------------------------------------------------------------------------------ */
 /* The breakdown picture (svg.c)                                                                     */

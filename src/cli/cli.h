@@ -10,6 +10,7 @@ int tc_cli_info(int argc, char **argv);    /* tacosc info TOPO.xml ... */
 int tc_cli_verify(int argc, char **argv);  /* tacosc verify PLAN ... */
 int tc_cli_sim(int argc, char **argv);     /* tacosc sim PLAN TOPO ... */
 int tc_cli_compare(int argc, char **argv); /* tacosc compare TOPO ... */
+int tc_cli_route(int argc, char **argv);   /* tacosc route TOPO --circuits F | --random N ... */
 
 /** Read a topology, apply a cost file (may be NULL) and unwind its switches (degree 0 = each switch's
  *  own): the topology every plan's link ids refer to.  Shared by every subcommand. */

@@ -24,6 +24,7 @@ static void usage(FILE *f)
           "       tacosc verify PLAN [--topo TOPO.xml] [--target T] check a plan (JSON or MSCCL XML)\n"
           "       tacosc sim PLAN TOPO.xml [--size S] [--model ab|event] [--svg F]  price a plan\n"
           "       tacosc compare TOPO.xml --collective C --size S [--chunks K] [--svg F]  every algorithm\n"
+          "       tacosc route TOPO.xml (--circuits F | --random N) [-o F]  route optical circuits\n"
           "\n"
           "Compile a collective schedule for a topology.\n"
           "  -c, --collective C   allgather, reducescatter, allreduce, broadcast, reduce, gather, scatter,\n"

@@ -3,6 +3,7 @@
 #include "cli.h"
 #include "tacos/algo.h"
 #include "tacos/emit.h"
+#include "tacos/photonic.h"
 #include "tacos/sim.h"
 #include "tacos/topo.h"
 
@@ -144,6 +145,12 @@ int tc_cli_sim(int argc, char **argv)
            r->max_util, r->mean_util, r->max_dilation);
     if (r->model == TC_SIM_AB)
         printf("  rounds %d, max congestion %d chunks\n", r->n_rounds, r->max_congestion);
+    if (s->photonic) { /* the plan's own rounds on the optical fabric (tacosc --photonic) */
+        if (so.size && so.size != s->size_bytes)
+            printf("  (photonic breakdown below for the plan's size, %s)\n",
+                   tc_fmt_bytes((double)s->size_bytes, sb, sizeof sb));
+        tc_photonic_summary_write(s->photonic, stdout);
+    }
     if (links)
         for (int l = 0; l < r->n_links; l++)
             printf("  link %d %d->%d busy %s util %.4f\n", l, topo->links[l].src, topo->links[l].dst,

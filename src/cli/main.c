@@ -13,7 +13,7 @@ static const struct {
     int (*fn)(int, char **);
 } commands[] = {
     {"topo", tc_cli_topo},     {"info", tc_cli_info},       {"verify", tc_cli_verify},
-    {"sim", tc_cli_sim},       {"compare", tc_cli_compare},
+    {"sim", tc_cli_sim},       {"compare", tc_cli_compare}, {"route", tc_cli_route},
 };
 
 int tc_cli_exit(tc_status st)

@@ -11,21 +11,28 @@
  *   (circuits from s) at s and -(circuits from s to v) at v != s, and z >= sum_s (x[s][u->v] + x[s][v->u])
  *   + edge_count for every edge; minimize z.  Any integer flow splits into paths (cycles dropped), so the
  *   optimum is the paper's; S sources x 2E arcs variables instead of circuits x 2E.
- * Solve: glp_simplex on the relaxation (its optimum is the LP bound), then glp_intopt from that basis with
- *   tm_lim = the time left; both return codes and statuses are checked (GLPK's glpk.h; the comments of
- *   glp_simplex / glp_intopt in GLPK's src/api).  When glp_intopt stops at the time limit the flows of the
- *   LP relaxation are split into paths and each circuit takes the path (of its source and destination)
- *   that raises the largest load least; GLPK's incumbent replaces that when it is better.  Finally each
- *   circuit moves to a shortest path whose edges stay below z where one exists (never raising z).
- * Cost: one LP of S x 2E + 1 columns and S x V + E rows; 512 random circuits on an 8x8 grid: about a
- *   second on one core (bench-photonic).
+ * Solve: (1) the LP relaxation with glp_interior (glp_simplex when it does not converge): its optimum L is
+ *   the LP bound and, z being an integer, ceil(L) bounds the ILP from below; (2) a first solution: the LP
+ *   flows split into paths, each circuit taking the path of its pair that raises the busiest edge least,
+ *   then circuits moved off the busiest edges onto paths whose edges carry at most z - 2 while that helps;
+ *   when it meets ceil(L) it is optimal and the search ends; (3) otherwise glp_intopt, from a simplex
+ *   basis, with z >= ceil(L), that solution as its first incumbent (glp_ios_heur_sol) and tm_lim = the time
+ *   left.  At GLP_ETMLIM the best solution found so far is kept (method TC_PH_FIBER_LP: the LP relaxation
+ *   rounded, or GLPK's incumbent when better).  Every return code and status is checked (GLPK's glpk.h
+ *   and the comments of glp_interior, glp_simplex, glp_intopt, glp_ios_heur_sol in GLPK's src/api).
+ *   Finally each circuit moves to a shortest path whose edges stay below z where one exists.
+ * Cost: one LP of S x 2E + 1 columns and S x V + E rows; 100 and 512 random circuits on an 8x8 grid take
+ *   about 0.2 s on one core (bench-photonic), proven optimal at ceil(L).
  * Limits: a circuit between servers that no path joins is an error naming it.
  * Trace (3 servers in a line 0-1-2, circuits 0->2, 0->2, 2->0): every circuit crosses both edges: loads
- *   3 and 3, z = 3, LP bound 3.
+ *   3 and 3, z = 3, LP bound 3.  (A 4-cycle 0-1-2-3 with circuits 0->2 and 1->3: the LP splits both in
+ *   halves, L = 1, but any two paths share an edge: the first solution has z = 2 and branch and bound
+ *   proves it.)
  */
 #include "photonic_int.h"
 
 #include <glpk.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,7 +65,7 @@ static int arc_to(const fctx *f, int a) { return a & 1 ? f->in->edge_u[a >> 1] :
 
 static const char *what(const fctx *f) { return f->in->what ? f->in->what : "fiber routing"; }
 
-/* Breadth-first shortest path from s to t over edges whose load is below `cap` (cap <= 0: any edge);
+/* Breadth-first shortest path from s to t over edges whose load is below `cap` (INT_MAX: any edge);
  * writes servers into path (V + 1 ints, -1 terminated).  Returns hops or -1. */
 static int bfs_path(const fctx *f, int s, int t, int cap, int *path, int *prev, int *queue)
 {
@@ -71,7 +78,7 @@ static int bfs_path(const fctx *f, int s, int t, int cap, int *path, int *prev, 
         int u = queue[head++];
         for (int k = f->arc_off[u]; k < f->arc_off[u + 1]; k++) {
             int a = f->arc_id[k], w = arc_to(f, a);
-            if (prev[w] != -2 || (cap > 0 && f->load[a >> 1] >= cap))
+            if (prev[w] != -2 || f->load[a >> 1] >= cap)
                 continue;
             prev[w] = a;
             queue[tail++] = w;
@@ -302,7 +309,7 @@ static tc_status round_lp(fctx *f, double *x, double *want)
             memcpy(p, u.p[best].servers, (size_t)(u.p[best].len + 2) * sizeof *p);
         } else { /* numerical residue left this pair without a path: a shortest one */
             int *prev = malloc((size_t)f->V * 2 * sizeof *prev);
-            if (!prev || bfs_path(f, s, t, 0, p, prev, prev + f->V) < 0) {
+            if (!prev || bfs_path(f, s, t, INT_MAX, p, prev, prev + f->V) < 0) {
                 free(prev);
                 free(p);
                 st = prev ? TC_ERR_INTERNAL : TC_ERR_NOMEM;
@@ -347,6 +354,56 @@ static tc_status shorten(fctx *f)
     return TC_OK;
 }
 
+/*
+ * Rip up and reroute: while some edge carries z circuits and z is above `floor`, move circuits off the
+ * edges at z onto shortest paths whose edges all carry at most z - 2 (so none reaches z); stop when a pass
+ * moves nothing.
+ */
+static tc_status improve(fctx *f, int floor)
+{
+    int *tmp = malloc((size_t)(f->V + 2) * sizeof *tmp), *prev = malloc((size_t)f->V * 2 * sizeof *prev);
+    if (!tmp || !prev) {
+        free(tmp);
+        free(prev);
+        return TC_ERR_NOMEM;
+    }
+    for (int pass = 0; pass < 64; pass++) {
+        const int z = max_load(f);
+        if (z <= floor)
+            break;
+        int moved = 0;
+        for (int i = 0; i < f->in->n_circ; i++) {
+            int *p = f->paths[i], hot = 0, len = 0;
+            while (p[len + 1] >= 0)
+                len++;
+            for (int k = 0; k < len && !hot; k++)
+                hot = f->load[edge_between(f, p[k], p[k + 1])] >= z;
+            if (!hot)
+                continue;
+            path_load(f, p, -1);
+            int n = bfs_path(f, p[0], p[len], z - 1, tmp, prev, prev + f->V);
+            if (n >= 0) {
+                int *q = realloc(p, (size_t)(n + 2) * sizeof *q);
+                if (!q) {
+                    path_load(f, p, 1);
+                    free(tmp);
+                    free(prev);
+                    return TC_ERR_NOMEM;
+                }
+                memcpy(q, tmp, (size_t)(n + 2) * sizeof *q);
+                f->paths[i] = p = q;
+                moved++;
+            }
+            path_load(f, p, 1);
+        }
+        if (!moved)
+            break;
+    }
+    free(tmp);
+    free(prev);
+    return TC_OK;
+}
+
 static const char *simplex_ret_name(int ret)
 {
     switch (ret) {
@@ -360,6 +417,22 @@ static const char *simplex_ret_name(int ret)
     case GLP_ENOPFS: return "GLP_ENOPFS (no primal feasible solution)";
     case GLP_ENODFS: return "GLP_ENODFS (no dual feasible solution)";
     default: return "an unknown GLPK code";
+    }
+}
+
+/* The heuristic's solution, handed to GLPK's branch and bound as its first incumbent. */
+typedef struct heur {
+    fctx *f;
+    double *x;   /* 1-based column values */
+    int n, z, given;
+} heur;
+
+static void give_heuristic(glp_tree *T, void *info)
+{
+    heur *h = info;
+    if (glp_ios_reason(T) == GLP_IHEUR && !h->given) {
+        h->given = 1;
+        glp_ios_heur_sol(T, h->x);
     }
 }
 
@@ -439,7 +512,7 @@ tc_status tc_photonic_fiber_route(tc_ctx *ctx, const tc_ph_fiber_in *in, tc_ph_f
         for (int i = 0; i < in->n_circ; i++) {
             if (in->src[i] != f.srcs[si] || in->dst[i] == in->src[i])
                 continue;
-            if (bfs_path(&f, in->src[i], in->dst[i], 0, path, prev, prev + f.V) < 0) {
+            if (bfs_path(&f, in->src[i], in->dst[i], INT_MAX, path, prev, prev + f.V) < 0) {
                 if (in->circ_src)
                     st = tc_error(ctx, TC_ERR_INVALID, NULL, 0,
                                   "%s: circuit %d->%d: server %d cannot reach server %d (disconnected server grid)",
@@ -508,57 +581,95 @@ tc_status tc_photonic_fiber_route(tc_ctx *ctx, const tc_ph_fiber_in *in, tc_ph_f
             glp_set_row_bnds(lp, row, GLP_UP, 0, -(double)(in->edge_count ? in->edge_count[e] : 0));
         }
         glp_load_matrix(lp, k, ia, ja, ar);
+        /* the relaxation by the interior-point method (several times faster than the simplex here); the
+         * simplex when it does not converge, and later for a basis if branch and bound is needed */
         glp_smcp sp;
         glp_init_smcp(&sp);
         sp.msg_lev = GLP_MSG_OFF;
-        int ret = glp_simplex(lp, &sp);
-        if (ret != 0) {
-            st = tc_error(ctx, TC_ERR_INTERNAL, NULL, 0, "%s: LP relaxation of the fiber ILP: glp_simplex failed: %s",
-                          what(&f), simplex_ret_name(ret));
-            goto done;
-        }
-        if (glp_get_status(lp) != GLP_OPT) {
-            st = tc_error(ctx, TC_ERR_INTERNAL, NULL, 0,
-                          "%s: LP relaxation of the fiber ILP has no optimum (GLPK status %d)", what(&f),
-                          glp_get_status(lp));
-            goto done;
-        }
-        o->lp_bound = glp_get_obj_val(lp);
+        glp_iptcp ic;
+        glp_init_iptcp(&ic);
+        ic.msg_lev = GLP_MSG_OFF;
+        int ret = glp_interior(lp, &ic), have_basis = 0;
         x = malloc((size_t)f.n_srcs * f.A * sizeof *x);
         want = malloc((size_t)f.n_srcs * f.V * sizeof *want);
         if (!x || !want)
             goto nomem;
-        for (int c = 1; c < zcol; c++)
-            x[c - 1] = glp_get_col_prim(lp, c);
-        double left = in->time_limit > 0 ? in->time_limit : TC_PHOTONIC_ILP_TIME;
-        left -= tc_now() - t0;
-        glp_iocp ip;
-        glp_init_iocp(&ip);
-        ip.msg_lev = GLP_MSG_OFF;
-        ip.presolve = GLP_OFF; /* starts from the LP basis above */
-        ip.tm_lim = left <= 0.001 ? 1 : left * 1000 < 2e9 ? (int)(left * 1000) : 2000000000;
-        ret = glp_intopt(lp, &ip);
-        int status = glp_mip_status(lp);
-        if (ret == 0 && status == GLP_OPT) {
-            xs = malloc((size_t)f.n_srcs * f.A * sizeof *xs);
-            if (!xs)
-                goto nomem;
+        if (ret == 0 && glp_ipt_status(lp) == GLP_OPT) {
+            o->lp_bound = glp_ipt_obj_val(lp);
             for (int c = 1; c < zcol; c++)
-                xs[c - 1] = (double)llround(glp_mip_col_val(lp, c));
-            for (int si = 0; si < f.n_srcs; si++)
-                for (int v = 0; v < f.V; v++)
-                    want[(size_t)si * f.V + v] = f.demand[(size_t)si * f.V + v];
-            if ((st = decompose(&f, xs, want, take_unit, NULL)))
+                x[c - 1] = glp_ipt_col_prim(lp, c);
+        } else {
+            if ((ret = glp_simplex(lp, &sp)) != 0) {
+                st = tc_error(ctx, TC_ERR_INTERNAL, NULL, 0,
+                              "%s: LP relaxation of the fiber ILP: glp_simplex failed: %s", what(&f),
+                              simplex_ret_name(ret));
                 goto done;
-        } else if (ret == GLP_ETMLIM) {
-            o->method = TC_PH_FIBER_LP;
-            for (int si = 0; si < f.n_srcs; si++)
-                for (int v = 0; v < f.V; v++)
-                    want[(size_t)si * f.V + v] = f.demand[(size_t)si * f.V + v];
-            if ((st = round_lp(&f, x, want)))
+            }
+            if (glp_get_status(lp) != GLP_OPT) {
+                st = tc_error(ctx, TC_ERR_INTERNAL, NULL, 0,
+                              "%s: LP relaxation of the fiber ILP has no optimum (GLPK status %d)", what(&f),
+                              glp_get_status(lp));
                 goto done;
-            if (status == GLP_FEAS && glp_mip_obj_val(lp) < max_load(&f) - 0.5) {
-                /* GLPK's incumbent beats the rounding: take it */
+            }
+            have_basis = 1;
+            o->lp_bound = glp_get_obj_val(lp);
+            for (int c = 1; c < zcol; c++)
+                x[c - 1] = glp_get_col_prim(lp, c);
+        }
+        /* a first solution: the LP flows split into paths and rounded, then rerouted off the busiest
+         * edges; when it meets the LP bound (rounded up: z is an integer) it is optimal */
+        const int zlb = (int)ceil(o->lp_bound - 1e-6) > base ? (int)ceil(o->lp_bound - 1e-6) : base;
+        for (int si = 0; si < f.n_srcs; si++)
+            for (int v = 0; v < f.V; v++)
+                want[(size_t)si * f.V + v] = f.demand[(size_t)si * f.V + v];
+        if ((st = round_lp(&f, x, want)) || (st = improve(&f, zlb)))
+            goto done;
+        const int zh = max_load(&f);
+        if (zh > zlb) {
+            /* branch and bound from the heuristic's solution, with z >= zlb (GLPK stops when it meets it) */
+            double left = in->time_limit > 0 ? in->time_limit : TC_PHOTONIC_ILP_TIME;
+            left -= tc_now() - t0;
+            heur h = {.f = &f, .n = ncol + 1, .z = zh};
+            if (!(h.x = calloc((size_t)ncol + 1, sizeof *h.x)))
+                goto nomem;
+            for (int i = 0; i < in->n_circ; i++) {
+                const int *pp = f.paths[i];
+                for (int k = 0; pp[k] >= 0 && pp[k + 1] >= 0; k++) {
+                    int e = edge_between(&f, pp[k], pp[k + 1]);
+                    int a = in->edge_u[e] == pp[k] ? 2 * e : 2 * e + 1;
+                    h.x[f.src_index[in->src[i]] * f.A + a + 1] += 1;
+                }
+            }
+            h.x[zcol] = zh;
+            glp_set_col_bnds(lp, zcol, GLP_LO, zlb, 0);
+            sp.meth = have_basis ? GLP_DUALP : GLP_PRIMAL;
+            ret = glp_simplex(lp, &sp);
+            if (ret != 0 || glp_get_status(lp) != GLP_OPT) {
+                free(h.x);
+                st = tc_error(ctx, TC_ERR_INTERNAL, NULL, 0, "%s: LP relaxation of the fiber ILP (z >= %d): %s", what(&f),
+                              zlb, ret ? simplex_ret_name(ret) : "no optimum");
+                goto done;
+            }
+            glp_iocp ip;
+            glp_init_iocp(&ip);
+            ip.msg_lev = GLP_MSG_OFF;
+            ip.presolve = GLP_OFF; /* starts from the LP basis above */
+            ip.cb_func = give_heuristic;
+            ip.cb_info = &h;
+            ip.tm_lim = left <= 0.001 ? 1 : left * 1000 < 2e9 ? (int)(left * 1000) : 2000000000;
+            ret = glp_intopt(lp, &ip);
+            free(h.x);
+            int status = glp_mip_status(lp);
+            if (ret == GLP_ETMLIM)
+                o->method = TC_PH_FIBER_LP;
+            else if (ret != 0 || status != GLP_OPT) {
+                st = tc_error(ctx, TC_ERR_INTERNAL, NULL, 0, "%s: fiber ILP: %s%s (status %d)", what(&f),
+                              ret ? "glp_intopt failed: " : "GLPK found no optimum", ret ? simplex_ret_name(ret) : "",
+                              status);
+                goto done;
+            }
+            if ((status == GLP_OPT || status == GLP_FEAS) && glp_mip_obj_val(lp) < zh - 0.5) {
+                /* GLPK's solution beats the heuristic: take its flows */
                 clear_paths(&f);
                 xs = malloc((size_t)f.n_srcs * f.A * sizeof *xs);
                 if (!xs)
@@ -571,11 +682,6 @@ tc_status tc_photonic_fiber_route(tc_ctx *ctx, const tc_ph_fiber_in *in, tc_ph_f
                 if ((st = decompose(&f, xs, want, take_unit, NULL)))
                     goto done;
             }
-        } else {
-            st = tc_error(ctx, TC_ERR_INTERNAL, NULL, 0, "%s: fiber ILP: %s%s (status: %d)", what(&f),
-                          ret ? "glp_intopt failed: " : "GLPK found no optimum", ret ? simplex_ret_name(ret) : "",
-                          status);
-            goto done;
         }
     }
     /* circuits within one server, and any the decomposition left (never expected) */

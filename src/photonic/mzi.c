@@ -35,6 +35,7 @@
 
 #define TRIALS 3
 #define PENALTY 4.0
+#define TURN 0.5
 
 typedef struct plane {
     const tc_ph_fabric *fab;
@@ -46,13 +47,14 @@ typedef struct plane {
     float *pen;            /* per edge: this circuit's penalty */
     int *pen_list, n_pen;
     /* search state */
-    double *g;
-    int *from;             /* edge that reached the node */
-    unsigned *stamp;       /* node's g/from belong to search `gen` */
+    double *g;             /* per state (MZI x 5 entry directions) */
+    unsigned char *from;   /* per state: the parent state's entry direction */
+    unsigned *stamp;       /* state's g/from belong to search `gen` */
     unsigned char *closed; /* closed in search `gen` (stamp equal) */
     unsigned gen;
-    struct hnode { double f, g; int v; } *heap;
+    struct hnode { double f, g; long long v; } *heap;
     long long nheap, capheap;
+    unsigned short *ends;  /* per MZI: single-MZI endpoints of circuits not routed yet (ports to keep free) */
     int *srv_pos;          /* per server: position on the current circuit's server path, -1 off it */
     int restrict_srv;
     int *path;             /* last path: nodes */
@@ -98,7 +100,7 @@ static int is_fiber(const plane *p, long long v, long long w)
     return server_of_node(p, v) != server_of_node(p, w);
 }
 
-static void heap_push(plane *p, double f, double g, int v)
+static void heap_push(plane *p, double f, double g, long long v)
 {
     long long i = p->nheap++;
     while (i > 0) {
@@ -132,110 +134,136 @@ static struct hnode heap_pop(plane *p)
     return top;
 }
 
-static int rect_dist(const tc_ph_mzi_req *r, int y, int x)
+/* Lower bound on the rest of a path from (y, x), entered in direction din (4: a source MZI), to the
+ * destination rectangle: one step per row and column to go, and TURN per bend it must still make
+ * (consistent: a step changes it by at most its own cost). */
+static double rect_dist(const tc_ph_mzi_req *r, int y, int x, int din)
 {
-    int dy = y < r->dy0 ? r->dy0 - y : y >= r->dy1 ? y - r->dy1 + 1 : 0;
-    int dx = x < r->dx0 ? r->dx0 - x : x >= r->dx1 ? x - r->dx1 + 1 : 0;
-    return dy + dx;
+    const int dy = y < r->dy0 ? r->dy0 - y : y >= r->dy1 ? y - r->dy1 + 1 : 0;
+    const int dx = x < r->dx0 ? r->dx0 - x : x >= r->dx1 ? x - r->dx1 + 1 : 0;
+    const int need_v = dy ? (y < r->dy0 ? 1 : 3) : -1, need_h = dx ? (x < r->dx0 ? 0 : 2) : -1;
+    int turns = 0;
+    if (need_v >= 0 && need_h >= 0)
+        turns = din == 4 || din == need_v || din == need_h ? 1 : 2;
+    else if (need_v >= 0 || need_h >= 0) {
+        const int need = need_v >= 0 ? need_v : need_h;
+        turns = din == 4 || din == need ? 0 : din == (need + 2) % 4 ? 2 : 1;
+    }
+    return dy + dx + TURN * turns;
 }
 
 /*
- * A* from the source rectangle to the destination rectangle.  blocked >= 0: edges using that wavelength
- * are impassable.  weights: 1 + count (x pen).  Leaves the path in p->path.  Returns 0 found, 1 none,
- * TC_ERR_NOMEM.
+ * A* from the source rectangle to the destination rectangle over states (MZI, direction it was entered
+ * from; 4 = a source MZI), so that a bend costs TURN more than going straight: a staircase path could not
+ * be crossed by later circuits (crossing at an MZI needs the other circuit to go straight through it),
+ * straight runs can.  blocked >= 0: edges using that wavelength are impassable.  Edge weight: 1 +
+ * circuits on the edge (x penalty), + mzi for another circuit's port or a new fiber.  Leaves the path in
+ * p->path.  Returns 0 found, 1 none, TC_ERR_NOMEM.
  */
+static const int DY[4] = {0, 1, 0, -1}, DX[4] = {1, 0, -1, 0};
+
+static int heap_room(plane *p)
+{
+    if (p->nheap < p->capheap)
+        return 0;
+    long long c = p->capheap ? 2 * p->capheap : 1024;
+    void *q = realloc(p->heap, (size_t)c * sizeof *p->heap);
+    if (!q)
+        return TC_ERR_NOMEM;
+    p->heap = q;
+    p->capheap = c;
+    return 0;
+}
+
 static int search(plane *p, const tc_ph_mzi_req *r, int blocked)
 {
     if (++p->gen == 0) { /* stamps wrapped: start over */
-        memset(p->stamp, 0, (size_t)p->N * sizeof *p->stamp);
+        memset(p->stamp, 0, (size_t)p->N * 5 * sizeof *p->stamp);
         p->gen = 1;
     }
     p->nheap = 0;
     for (int y = r->sy0; y < r->sy1; y++)
         for (int x = r->sx0; x < r->sx1; x++) {
-            long long v = (long long)y * p->W + x;
+            long long v = (long long)y * p->W + x, sv = v * 5 + 4;
             if (p->restrict_srv && p->srv_pos[server_of_node(p, v)] != 0)
                 continue;
-            if (p->nheap == p->capheap) {
-                long long c = p->capheap ? 2 * p->capheap : 1024;
-                void *q = realloc(p->heap, (size_t)c * sizeof *p->heap);
-                if (!q)
-                    return TC_ERR_NOMEM;
-                p->heap = q;
-                p->capheap = c;
-            }
-            p->stamp[v] = p->gen;
-            p->closed[v] = 0;
-            p->g[v] = 0;
-            p->from[v] = -1;
-            heap_push(p, rect_dist(r, y, x), 0, (int)v);
+            if (heap_room(p))
+                return TC_ERR_NOMEM;
+            p->stamp[sv] = p->gen;
+            p->closed[sv] = 0;
+            p->g[sv] = 0;
+            heap_push(p, rect_dist(r, y, x, 4), 0, sv);
         }
     long long found = -1;
     while (p->nheap > 0) {
         struct hnode h = heap_pop(p);
-        long long v = h.v;
-        if (p->closed[v] || h.g > p->g[v])
+        const long long sv = h.v, v = sv / 5;
+        const int din = (int)(sv % 5);
+        if (p->closed[sv] || h.g > p->g[sv])
             continue;
-        p->closed[v] = 1;
+        p->closed[sv] = 1;
         int y = (int)(v / p->W), x = (int)(v % p->W);
         if (y >= r->dy0 && y < r->dy1 && x >= r->dx0 && x < r->dx1) {
-            found = v;
+            found = sv;
             break;
         }
-        const int sv = server_of_node(p, v);
+        const int vs = server_of_node(p, v);
         for (int d = 0; d < 4; d++) {
+            if (din < 4 && d == (din + 2) % 4)
+                continue; /* straight back */
             long long w;
             long long e = edge_to(p, v, d, &w);
             if (e < 0)
                 continue;
             if (blocked >= 0 && (p->mask[e] >> blocked & 1))
                 continue;
-            const int sw = server_of_node(p, w);
-            if (p->restrict_srv && (sw == sv ? p->srv_pos[sw] < 0 : p->srv_pos[sw] != p->srv_pos[sv] + 1))
+            const int ws = server_of_node(p, w);
+            if (p->restrict_srv && (ws == vs ? p->srv_pos[ws] < 0 : p->srv_pos[ws] != p->srv_pos[vs] + 1))
                 continue;
             double wt = 1.0 + p->count[e];
-            if (sw != sv && p->fab->fibers == 0 && p->count[e] == 0)
+            if (p->count[e] >= p->fab->wavelengths && blocked < 0)
+                wt += p->M; /* every wavelength may be taken: a detour is likely cheaper than the penalty loop */
+            if (ws != vs && p->fab->fibers == 0 && p->count[e] == 0)
                 wt += p->M; /* opening a new fiber */
+            if (p->ends && p->ends[w] &&
+                !(w == r->dy0 * (long long)p->W + r->dx0 && r->dy1 - r->dy0 == 1 && r->dx1 - r->dx0 == 1))
+                wt += p->M; /* another circuit's port: pass it only when there is no other way */
             wt *= p->pen[e];
-            double ng = h.g + wt;
-            if (p->stamp[w] == p->gen && (p->closed[w] || p->g[w] <= ng))
+            if (din < 4 && d != din)
+                wt += TURN;
+            const double ng = h.g + wt;
+            const long long sw = w * 5 + d;
+            if (p->stamp[sw] == p->gen && (p->closed[sw] || p->g[sw] <= ng))
                 continue;
-            if (p->stamp[w] != p->gen) {
-                p->stamp[w] = p->gen;
-                p->closed[w] = 0;
+            if (p->stamp[sw] != p->gen) {
+                p->stamp[sw] = p->gen;
+                p->closed[sw] = 0;
             }
-            p->g[w] = ng;
-            p->from[w] = (int)d; /* direction taken from the parent */
-            if (p->nheap == p->capheap) {
-                long long c = 2 * p->capheap;
-                void *q = realloc(p->heap, (size_t)c * sizeof *p->heap);
-                if (!q)
-                    return TC_ERR_NOMEM;
-                p->heap = q;
-                p->capheap = c;
-            }
-            heap_push(p, ng + rect_dist(r, (int)(w / p->W), (int)(w % p->W)), ng, (int)w);
+            p->g[sw] = ng;
+            p->from[sw] = (unsigned char)din; /* the parent's state: (w - step d, din) */
+            if (heap_room(p))
+                return TC_ERR_NOMEM;
+            heap_push(p, ng + rect_dist(r, (int)(w / p->W), (int)(w % p->W), d), ng, sw);
         }
     }
     if (found < 0)
         return 1;
-    /* walk back: from[] holds the direction used to enter each node */
     int n = 0;
-    for (long long v = found;; n++) {
-        if (p->from[v] < 0)
-            break;
-        static const int dy[4] = {0, 1, 0, -1}, dx[4] = {1, 0, -1, 0};
-        v -= (long long)dy[p->from[v]] * p->W + dx[p->from[v]];
+    for (long long sv = found; sv % 5 != 4; n++) {
+        const int d = (int)(sv % 5);
+        long long v = sv / 5 - ((long long)DY[d] * p->W + DX[d]);
+        sv = v * 5 + p->from[sv];
     }
     if (ph_grow((void **)&p->path, &p->cap_path, n + 1, sizeof *p->path))
         return TC_ERR_NOMEM;
     p->path_len = n + 1;
-    long long v = found;
+    long long sv = found;
     for (int k = n; k >= 0; k--) {
-        p->path[k] = (int)v;
+        p->path[k] = (int)(sv / 5);
         if (k > 0) {
-            static const int dy[4] = {0, 1, 0, -1}, dx[4] = {1, 0, -1, 0};
-            v -= (long long)dy[p->from[v]] * p->W + dx[p->from[v]];
+            const int d = (int)(sv % 5);
+            long long v = sv / 5 - ((long long)DY[d] * p->W + DX[d]);
+            sv = v * 5 + p->from[sv];
         }
     }
     return 0;
@@ -278,6 +306,7 @@ static void plane_free(plane *p)
     free(p->closed);
     free(p->heap);
     free(p->srv_pos);
+    free(p->ends);
     free(p->path);
 }
 
@@ -341,10 +370,10 @@ tc_status tc_photonic_mzi_route(tc_ctx *ctx, const tc_ph_fabric *fab, const tc_p
     p.count = calloc((size_t)(p.E > 0 ? p.E : 1), sizeof *p.count);
     p.pen = malloc((size_t)(p.E > 0 ? p.E : 1) * sizeof *p.pen);
     p.pen_list = malloc((size_t)(p.E > 0 ? p.E : 1) * sizeof *p.pen_list);
-    p.g = malloc((size_t)p.N * sizeof *p.g);
-    p.from = malloc((size_t)p.N * sizeof *p.from);
-    p.stamp = calloc((size_t)p.N, sizeof *p.stamp);
-    p.closed = malloc((size_t)p.N);
+    p.g = malloc((size_t)p.N * 5 * sizeof *p.g);
+    p.from = malloc((size_t)p.N * 5 * sizeof *p.from);
+    p.stamp = calloc((size_t)p.N * 5, sizeof *p.stamp);
+    p.closed = malloc((size_t)p.N * 5);
     p.srv_pos = malloc((size_t)fab->servers * sizeof *p.srv_pos);
     if (!r || !p.fiber_at || !p.mask || !p.count || !p.pen || !p.pen_list || !p.g || !p.from || !p.stamp ||
         !p.closed || !p.srv_pos) {
@@ -359,6 +388,20 @@ tc_status tc_photonic_mzi_route(tc_ctx *ctx, const tc_ph_fabric *fab, const tc_p
         p.pen[e] = 1;
     for (int s = 0; s < fab->servers; s++)
         p.srv_pos[s] = -1;
+    /* single-MZI endpoints (ports): circuits avoid crossing each other's until they are routed */
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < 2; k++) {
+            const tc_ph_mzi_req *q = &req[i];
+            int y0 = k ? q->dy0 : q->sy0, y1 = k ? q->dy1 : q->sy1, x0 = k ? q->dx0 : q->sx0, x1 = k ? q->dx1 : q->sx1;
+            if (y1 - y0 != 1 || x1 - x0 != 1 || y0 < 0 || y0 >= p.H || x0 < 0 || x0 >= p.W)
+                continue;
+            if (!p.ends && !(p.ends = calloc((size_t)p.N, sizeof *p.ends))) {
+                st = tc_error(ctx, TC_ERR_NOMEM, NULL, 0, "MZI routing: out of memory");
+                goto done;
+            }
+            if (p.ends[(long long)y0 * p.W + x0] < 0xffff)
+                p.ends[(long long)y0 * p.W + x0]++;
+        }
     for (int i = 0; i < n; i++) {
         const tc_ph_mzi_req *q = &req[i];
         if (q->sy0 < 0 || q->sx0 < 0 || q->sy1 > p.H || q->sx1 > p.W || q->sy0 >= q->sy1 || q->sx0 >= q->sx1 ||
@@ -410,6 +453,11 @@ tc_status tc_photonic_mzi_route(tc_ctx *ctx, const tc_ph_fabric *fab, const tc_p
         }
         if ((st = commit(&p, q, l, r)))
             goto nomem;
+        for (int k = 0; p.ends && k < 2; k++) { /* this circuit's ports are no longer pending */
+            long long v = k ? (long long)q->dy0 * p.W + q->dx0 : (long long)q->sy0 * p.W + q->sx0;
+            if ((k ? q->dy1 - q->dy0 : q->sy1 - q->sy0) == 1 && (k ? q->dx1 - q->dx0 : q->sx1 - q->sx0) == 1 && p.ends[v])
+                p.ends[v]--;
+        }
         for (int k = 0; p.restrict_srv && k < q->n_servers; k++)
             p.srv_pos[q->servers[k]] = -1;
     }

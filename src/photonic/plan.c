@@ -49,7 +49,6 @@ typedef struct pass {
     double *cost;                  /* n_rounds x T */
     tc_ph_cost *detail;            /* n_rounds x T */
     tc_sched_photonic *out;
-    int cap_ints, cap_rounds_out, cap_circ;
 } pass;
 
 static tc_status nomem(pass *p)
@@ -466,8 +465,10 @@ static tc_status price_all(pass *p)
 static tc_status out_ints(pass *p, const int *v, int n, int *off)
 {
     tc_sched_photonic *o = p->out;
-    if (ph_grow((void **)&o->ints, &p->cap_ints, o->n_ints + n, sizeof *o->ints))
+    int *q = realloc(o->ints, ((size_t)o->n_ints + n + 1) * sizeof *q);
+    if (!q)
         return nomem(p);
+    o->ints = q;
     if (n > 0)
         memcpy(o->ints + o->n_ints, v, (size_t)n * sizeof *v);
     *off = o->n_ints;
@@ -525,30 +526,10 @@ static tc_status route_round(pass *p, int i, int j, double time_limit, tc_ph_rou
         st = tc_photonic_route(p->ctx, p->fab, src, dst, n, time_limit, what, &rt, &sum);
     if (st)
         goto done;
-    tc_sched_photonic *o = p->out;
-    if (ph_grow((void **)&o->circuits, &p->cap_circ, o->n_circuits + rt->n_circuits, sizeof *o->circuits)) {
+    if ((st = tc_photonic_routes_attach(p->out, pr, rt, &sum))) {
         st = nomem(p);
         goto done;
     }
-    int base;
-    if ((st = out_ints(p, rt->ints, rt->n_ints, &base)))
-        goto done;
-    pr->circ_off = o->n_circuits;
-    pr->n_circ = rt->n_circuits;
-    for (int k = 0; k < rt->n_circuits; k++) {
-        tc_ph_circuit c = rt->circuits[k];
-        c.srv_off += base;
-        c.fib_off += base;
-        c.mzi_off += base;
-        o->circuits[o->n_circuits++] = c;
-    }
-    pr->fiber_method = sum.method;
-    pr->fiber_z = sum.z;
-    pr->fiber_lp = sum.lp_bound;
-    pr->fibers = sum.fibers;
-    pr->n_fib = sum.n_fib;
-    if ((st = out_ints(p, sum.fib, 3 * sum.n_fib, &pr->fib_off)))
-        goto done;
     if (sum.method == TC_PH_FIBER_LP)
         tc_warn(p->ctx, NULL, 0,
                 "%s: the fiber ILP reached the %g s limit (--ilp-time): LP relaxation rounded, %d circuits on the "

@@ -327,33 +327,17 @@ tc_status tc_photonic_route(tc_ctx *ctx, const tc_ph_fabric *f, const int *src, 
                             double time_limit, const char *what, tc_ph_routes **out, tc_ph_route_summary *sum)
 {
     tc_status st = TC_OK;
-    int *out_n = calloc((size_t)f->n_npus, sizeof *out_n), *in_n = calloc((size_t)f->n_npus, sizeof *in_n);
     int *ssrc = malloc((size_t)(n > 0 ? n : 1) * sizeof *ssrc), *sdst = malloc((size_t)(n > 0 ? n : 1) * sizeof *sdst);
     int *eu = NULL, *ev = NULL, n_edges = 0, *used = NULL;
     tc_ph_fiber_out *fo = NULL;
     tc_ph_mzi_req *req = NULL;
     tc_ph_routes *r = NULL;
     memset(sum, 0, sizeof *sum);
-    if (!out_n || !in_n || !ssrc || !sdst)
+    if (!ssrc || !sdst)
         goto nomem;
+    if ((st = tc_photonic_check_txrx(ctx, f, src, dst, n, NULL, NULL, what)))
+        goto done;
     for (int i = 0; i < n; i++) {
-        if (src[i] < 0 || src[i] >= f->n_npus || dst[i] < 0 || dst[i] >= f->n_npus || src[i] == dst[i]) {
-            st = tc_error(ctx, TC_ERR_INVALID, NULL, 0, "%s: circuit %d->%d: not two distinct npus of %d", what,
-                          src[i], dst[i], f->n_npus);
-            goto done;
-        }
-        if (f->tx > 0 && ++out_n[src[i]] > f->tx) {
-            st = tc_error(ctx, TC_ERR_INVALID, NULL, 0,
-                          "%s: circuit %d->%d: npu %d has %d transmitter%s, and this is its circuit number %d", what,
-                          src[i], dst[i], src[i], f->tx, f->tx == 1 ? "" : "s", out_n[src[i]]);
-            goto done;
-        }
-        if (f->rx > 0 && ++in_n[dst[i]] > f->rx) {
-            st = tc_error(ctx, TC_ERR_INVALID, NULL, 0,
-                          "%s: circuit %d->%d: npu %d has %d receiver%s, and this is its circuit number %d", what,
-                          src[i], dst[i], dst[i], f->rx, f->rx == 1 ? "" : "s", in_n[dst[i]]);
-            goto done;
-        }
         ssrc[i] = f->server_of[src[i]];
         sdst[i] = f->server_of[dst[i]];
     }
@@ -455,12 +439,116 @@ done:
     tc_photonic_routes_free(r);
     tc_photonic_fiber_out_free(fo);
     free(req);
-    free(out_n);
-    free(in_n);
     free(ssrc);
     free(sdst);
     free(eu);
     free(ev);
     free(used);
     return st;
+}
+
+tc_status tc_photonic_check_txrx(tc_ctx *ctx, const tc_ph_fabric *f, const int *src, const int *dst, int n,
+                                 const char *file, const int *lines, const char *what)
+{
+    int *out_n = calloc((size_t)f->n_npus + 1, sizeof *out_n), *in_n = calloc((size_t)f->n_npus + 1, sizeof *in_n);
+    tc_status st = TC_OK;
+    char pre[160] = "";
+    if (!out_n || !in_n) {
+        st = tc_error(ctx, TC_ERR_NOMEM, NULL, 0, "photonic: out of memory");
+        goto done;
+    }
+    if (what && !lines)
+        snprintf(pre, sizeof pre, "%s: ", what);
+    for (int i = 0; i < n && !st; i++) {
+        const int line = lines ? lines[i] : 0;
+        const char *fl = lines ? file : NULL;
+        if (src[i] < 0 || src[i] >= f->n_npus || dst[i] < 0 || dst[i] >= f->n_npus)
+            st = tc_error(ctx, TC_ERR_INVALID, fl, line, "%scircuit %d->%d: npu out of range (topology has %d npus)", pre,
+                          src[i], dst[i], f->n_npus);
+        else if (src[i] == dst[i])
+            st = tc_error(ctx, TC_ERR_INVALID, fl, line, "%scircuit %d->%d joins an npu to itself", pre, src[i], dst[i]);
+        else if (f->tx > 0 && ++out_n[src[i]] > f->tx)
+            st = tc_error(ctx, TC_ERR_INVALID, fl, line,
+                          "%scircuit %d->%d: npu %d has %d transmitter%s and this is its circuit number %d", pre, src[i],
+                          dst[i], src[i], f->tx, f->tx == 1 ? "" : "s", out_n[src[i]]);
+        else if (f->rx > 0 && ++in_n[dst[i]] > f->rx)
+            st = tc_error(ctx, TC_ERR_INVALID, fl, line,
+                          "%scircuit %d->%d: npu %d has %d receiver%s and this is its circuit number %d", pre, src[i],
+                          dst[i], dst[i], f->rx, f->rx == 1 ? "" : "s", in_n[dst[i]]);
+    }
+done:
+    free(out_n);
+    free(in_n);
+    return st;
+}
+
+tc_status tc_photonic_routes_attach(tc_sched_photonic *p, tc_ph_round *r, const tc_ph_routes *rt,
+                                    const tc_ph_route_summary *sum)
+{
+    const long long ni = (long long)p->n_ints + rt->n_ints + 3LL * sum->n_fib;
+    if (ni > 0x7fffffff || (long long)p->n_circuits + rt->n_circuits > 0x7fffffff)
+        return TC_ERR_LIMIT;
+    int *ints = realloc(p->ints, (size_t)(ni > 0 ? ni : 1) * sizeof *ints);
+    if (!ints)
+        return TC_ERR_NOMEM;
+    p->ints = ints;
+    tc_ph_circuit *c = realloc(p->circuits, ((size_t)p->n_circuits + rt->n_circuits + 1) * sizeof *c);
+    if (!c)
+        return TC_ERR_NOMEM;
+    p->circuits = c;
+    const int base = p->n_ints;
+    if (rt->n_ints)
+        memcpy(p->ints + base, rt->ints, (size_t)rt->n_ints * sizeof *ints);
+    p->n_ints += rt->n_ints;
+    r->fib_off = p->n_ints;
+    r->n_fib = sum->n_fib;
+    if (sum->n_fib)
+        memcpy(p->ints + p->n_ints, sum->fib, (size_t)sum->n_fib * 3 * sizeof *ints);
+    p->n_ints += 3 * sum->n_fib;
+    r->circ_off = p->n_circuits;
+    r->n_circ = rt->n_circuits;
+    for (int k = 0; k < rt->n_circuits; k++) {
+        tc_ph_circuit q = rt->circuits[k];
+        q.srv_off += base;
+        q.fib_off += base;
+        q.mzi_off += base;
+        p->circuits[p->n_circuits++] = q;
+    }
+    r->fiber_method = sum->method;
+    r->fiber_z = sum->z;
+    r->fiber_lp = sum->lp_bound;
+    r->fibers = sum->fibers;
+    return TC_OK;
+}
+
+tc_status tc_photonic_circuit_plan(const tc_ph_fabric *fab, const tc_ph_routes *rt, const tc_ph_route_summary *sum,
+                                   tc_sched_photonic **out)
+{
+    tc_sched_photonic *p = calloc(1, sizeof *p);
+    if (!p || !(p->rounds = calloc(1, sizeof *p->rounds))) {
+        free(p);
+        return TC_ERR_NOMEM;
+    }
+    p->tx = fab->tx;
+    p->rx = fab->rx;
+    p->wavelengths = fab->wavelengths;
+    p->mzi = fab->mzi;
+    p->grid_rows = fab->grid_rows;
+    p->grid_cols = fab->grid_cols;
+    p->fibers = fab->fibers;
+    p->n_rounds = 1;
+    tc_ph_round *r = &p->rounds[0];
+    r->n_sub = 1;
+    r->kind = TC_PH_OWN;
+    r->reconfig = 1;
+    r->n_pairs = rt->n_circuits;
+    r->pair_off = -1;
+    p->n_reconfigs = 1;
+    tc_status st = tc_photonic_routes_attach(p, r, rt, sum);
+    if (st) {
+        tc_sched_photonic_free(p);
+        return st;
+    }
+    *out = p;
+    return TC_OK;
 }
