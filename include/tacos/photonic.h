@@ -96,26 +96,31 @@ tc_status tc_photonic_split(const tc_ph_pair *pairs, int n, int n_npus, int tx, 
 /* Alg. 1: which topology each round runs on (ilp.c)                                                 */
 
 /**
- * The reconfiguration problem: rounds 0..n_rounds-1; topologies 0..n_static-1 (0 is G0, the state before
- * round 0) are available to every round, topology n_static + k (round k's own circuits) to rounds >= k
- * and, after round k, only by keeping it (the dependency constraint (5)).  cost[i * n_topos + j] is
- * CommCost(G_j, R_i) with n_topos = n_static + n_rounds; INFINITY where round i's pairs are disconnected
- * on G_j (the ILP gives it a penalty larger than any plan without one).  keep_only[j] (may be NULL):
- * static topology j can be kept from round 0 on but not returned to.  r: the reconfiguration delay.
+ * The reconfiguration problem: rounds 0..n_rounds-1 and topologies 0..n_topos-1.  Topologies
+ * 0..n_static-1 (0 is G0, the fabric's state before round 0, then the fallback set S) can be set up before
+ * any round; topology own[i] (>= n_static; NULL: n_static + i, the paper's layout) holds round i's own
+ * circuits and can be set up before round i only (rounds with the same pairs may share one), and after
+ * that only kept (the dependency constraint (5)).  cost[i * n_topos + j] is CommCost(G_j, R_i) (NAN where
+ * round i cannot use j: an own topology before its first round); INFINITY where round i's pairs are
+ * disconnected on G_j (the ILP gives it a penalty larger than any plan without one).  keep_only[j] (may be
+ * NULL): static topology j is never set up (G0: kept from round 0 on or left for good).
  */
 typedef struct tc_ph_ilp {
-    int n_rounds, n_static;
+    int n_rounds, n_static, n_topos;
     const double *cost;
+    const int *own;
     const unsigned char *keep_only;
     double r;
     double time_limit;      /**< seconds (GLPK tm_lim) */
 } tc_ph_ilp;
 
 /**
- * Solve Alg. 1 exactly with GLPK's MIP solver: t[i][j] binary, one per round, y[i][j] <= t[i][j],
- * t[i-1][j] (kept), minimize sum t cost + r sum (1 - sum_j y[i][j]).  Writes each round's topology to
- * choice[] and the optimum to *objective.  Errors: the solver's return code or a non-optimal status
- * (TC_ERR_LIMIT for the time limit, TC_ERR_INTERNAL otherwise), with a message saying which.
+ * Solve Alg. 1 exactly with GLPK's MIP solver.  The paper's t[i][j] (round i runs on topology j) is split
+ * into kept (round i-1 ran on j too) and set up (a reconfiguration, r): binary arcs of a layered network,
+ * one unit of flow from G0 before round 0 through one topology per round (eq. 4), set-up arcs only where
+ * (5) allows them, objective sum t cost + r x (set-ups).  Writes each round's topology to choice[] and the
+ * optimum to *objective.  Errors: the solver's return code or a non-optimal status (TC_ERR_LIMIT for the
+ * time limit, TC_ERR_INTERNAL otherwise), with a message saying which.
  */
 tc_status tc_photonic_ilp_solve(tc_ctx *ctx, const tc_ph_ilp *p, int *choice, double *objective);
 

@@ -45,7 +45,9 @@ typedef struct pass {
     int n_rounds, cap_rounds;
     tc_topo **fallback;            /* S */
     int n_fallback;
-    int n_static, T;               /* 1 + |S|, n_static + n_rounds */
+    int n_static, T;               /* 1 + |S|, n_static + distinct own circuit sets */
+    int *own;                      /* per round: its own topology's index (rounds with equal pairs share) */
+    int *own_round;                /* per own topology (index - n_static): the first round with those pairs */
     double *cost;                  /* n_rounds x T */
     tc_ph_cost *detail;            /* n_rounds x T */
     tc_sched_photonic *out;
@@ -160,7 +162,7 @@ done:
     free(tmp);
     free(part);
     if (!st && p->n_rounds == 0)
-        st = tc_error(p->ctx, TC_ERR_INVALID, p->s->file, 0,
+        st = tc_error(p->ctx, TC_ERR_INVALID, p->s->file ? p->s->file : p->topo->file, 0,
                       "photonic: the %s schedule has no rounds (no transfer between two ranks)",
                       p->s->algo ? p->s->algo : "given");
     return st;
@@ -440,16 +442,8 @@ static tc_status price_all(pass *p)
     tc_status st = price_column(p, p->topo, 0, 0);
     for (int f = 0; f < p->n_fallback && !st; f++)
         st = price_column(p, p->fallback[f], 1 + f, 0);
-    for (int k = 0; k < p->n_rounds && !st; k++) {
-        const int canon = p->rounds[k].canon, j = p->n_static + k;
-        if (canon != k) { /* the same graph as round canon's: copy its column from round k on */
-            const int jc = p->n_static + canon;
-            for (int i = k; i < p->n_rounds; i++) {
-                p->cost[(size_t)i * p->T + j] = p->cost[(size_t)i * p->T + jc];
-                p->detail[(size_t)i * p->T + j] = p->detail[(size_t)i * p->T + jc];
-            }
-            continue;
-        }
+    for (int j = p->n_static; j < p->T && !st; j++) {
+        const int k = p->own_round[j - p->n_static];
         tc_topo *g = NULL;
         if ((st = own_graph(p, k, &g)))
             break;
@@ -476,11 +470,12 @@ static tc_status out_ints(pass *p, const int *v, int n, int *off)
     return TC_OK;
 }
 
-/* The circuits of topology j: distinct (src, dst) pairs of its links / of round k's pairs. */
-static tc_status circuits_of(pass *p, int j, int **src, int **dst, int *n)
+/* The circuits of topology j (set up before round i): distinct (src, dst) pairs of its links, or round i's
+ * own pairs. */
+static tc_status circuits_of(pass *p, int i, int j, int **src, int **dst, int *n)
 {
     const tc_topo *g = j == 0 ? p->topo : j < p->n_static ? p->fallback[j - 1] : NULL;
-    int cap = g ? g->n_links : p->rounds[j - p->n_static].n;
+    int cap = g ? g->n_links : p->rounds[i].n;
     *src = malloc((size_t)(cap > 0 ? cap : 1) * sizeof **src);
     *dst = malloc((size_t)(cap > 0 ? cap : 1) * sizeof **dst);
     if (!*src || !*dst)
@@ -498,10 +493,10 @@ static tc_status circuits_of(pass *p, int j, int **src, int **dst, int *n)
                 }
             }
     } else {
-        const pround *r = &p->rounds[j - p->n_static];
-        for (int i = 0; i < r->n; i++) {
-            (*src)[m] = p->pairs[r->off + i].src;
-            (*dst)[m++] = p->pairs[r->off + i].dst;
+        const pround *r = &p->rounds[i];
+        for (int k = 0; k < r->n; k++) {
+            (*src)[m] = p->pairs[r->off + k].src;
+            (*dst)[m++] = p->pairs[r->off + k].dst;
         }
     }
     *n = m;
@@ -521,7 +516,7 @@ static tc_status route_round(pass *p, int i, int j, double time_limit, tc_ph_rou
         snprintf(what, sizeof what, "round %d (step %d, part %d of %d)", i, r->step, r->sub + 1, r->n_sub);
     else
         snprintf(what, sizeof what, "round %d (step %d)", i, r->step);
-    tc_status st = circuits_of(p, j, &src, &dst, &n);
+    tc_status st = circuits_of(p, i, j, &src, &dst, &n);
     if (!st)
         st = tc_photonic_route(p->ctx, p->fab, src, dst, n, time_limit, what, &rt, &sum);
     if (st)
@@ -579,8 +574,9 @@ static tc_status build_output(pass *p, const int *choice, double time_limit)
         pr->sub = r->sub;
         pr->n_sub = r->n_sub;
         pr->kind = j == 0 ? TC_PH_INITIAL : j < p->n_static ? TC_PH_FALLBACK : TC_PH_OWN;
-        pr->which = j == 0 ? 0 : j < p->n_static ? j - 1 : j - p->n_static;
         pr->reconfig = j != (i ? choice[i - 1] : 0);
+        /* own circuits: the round that set them up (this one, or the one whose circuits are kept) */
+        pr->which = j == 0 ? 0 : j < p->n_static ? j - 1 : pr->reconfig ? i : o->rounds[i - 1].which;
         pr->n_pairs = r->n;
         pr->pair_off = -1;
         pr->congestion = d->congestion;
@@ -685,7 +681,20 @@ tc_status tc_photonic_plan(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, 
     if ((st = build_rounds(&p)) || (st = build_fallbacks(&p, opts->fallback)))
         goto done;
     p.n_static = 1 + p.n_fallback;
-    p.T = p.n_static + p.n_rounds;
+    p.own = malloc((size_t)p.n_rounds * sizeof *p.own);
+    p.own_round = malloc((size_t)p.n_rounds * sizeof *p.own_round);
+    if (!p.own || !p.own_round) {
+        st = nomem(&p);
+        goto done;
+    }
+    p.T = p.n_static;
+    for (int i = 0; i < p.n_rounds; i++) {
+        if (p.rounds[i].canon == i) {
+            p.own_round[p.T - p.n_static] = i;
+            p.own[i] = p.T++;
+        } else
+            p.own[i] = p.own[p.rounds[i].canon];
+    }
     if ((st = price_all(&p)))
         goto done;
     choice = malloc((size_t)p.n_rounds * sizeof *choice);
@@ -697,8 +706,8 @@ tc_status tc_photonic_plan(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, 
     int dout, din;
     degrees(topo, &dout, &din);
     keep[0] = (p.fab->tx > 0 && dout > p.fab->tx) || (p.fab->rx > 0 && din > p.fab->rx);
-    tc_ph_ilp ilp = {.n_rounds = p.n_rounds, .n_static = p.n_static, .cost = p.cost, .keep_only = keep,
-                     .r = topo->photonic.reconfig_delay, .time_limit = lim};
+    tc_ph_ilp ilp = {.n_rounds = p.n_rounds, .n_static = p.n_static, .n_topos = p.T, .cost = p.cost, .own = p.own,
+                     .keep_only = keep, .r = topo->photonic.reconfig_delay, .time_limit = lim};
     double obj;
     if ((st = tc_photonic_ilp_solve(ctx, &ilp, choice, &obj)))
         goto done;
@@ -721,6 +730,8 @@ done:
     free(p.rounds);
     free(p.cost);
     free(p.detail);
+    free(p.own);
+    free(p.own_round);
     free(choice);
     free(keep);
     return st;
