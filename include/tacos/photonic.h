@@ -171,13 +171,17 @@ typedef struct tc_ph_fiber_in {
     int n_circ;
     const int *src, *dst;        /**< servers of each circuit (src == dst: no fiber) */
     double time_limit;           /**< seconds for the exact ILP */
+    int fibers;                  /**< fibers per edge, 0: as many as the optimum needs */
+    int per_fiber;               /**< circuits one fiber carries (wavelengths; 0 counts as 1) */
     const char *what;            /**< prefix of messages ("round 3"), may be NULL */
     const int *circ_src, *circ_dst; /**< NPUs of each circuit, named in messages (may be NULL) */
 } tc_ph_fiber_in;
 
 typedef struct tc_ph_fiber_out {
     int method;      /**< TC_PH_FIBER_ILP or TC_PH_FIBER_LP */
-    int z;           /**< most circuits on one edge, existing ones included */
+    int z;           /**< the optimum: the fewest circuits the busiest edge can carry (existing included) */
+    int peak;        /**< the busiest edge's circuits once paths are shortened (<= max(z, capacity)) */
+    int capacity;    /**< fibers x per_fiber, or z rounded up to whole fibers when fibers is 0 */
     double lp_bound; /**< the LP relaxation's optimum: z >= ceil(lp_bound - 1e-9) */
     int *load;       /**< per edge, existing included */
     int *path_off;   /**< per circuit: its servers are path[path_off[i] .. path_off[i + 1]) */
@@ -192,7 +196,8 @@ typedef struct tc_ph_fiber_out {
  * flows, GLPK.  The LP relaxation gives the bound; a rounded and locally improved solution that meets its
  * ceiling is optimal; otherwise GLPK's branch and bound continues from it with tm_lim = time_limit, and
  * when the limit is hit the best solution so far is kept (method TC_PH_FIBER_LP).  Paths are then
- * shortened where a shorter path stays within z.  Errors: a circuit whose servers are not connected
+ * shortened where a shorter path keeps every edge within max(z, capacity): minimizing z alone sends
+ * circuits on detours that the fibers a fabric has make pointless.  Errors: a circuit whose servers are not connected
  * (TC_ERR_INVALID naming it); a GLPK failure (TC_ERR_INTERNAL naming the call and code).
  */
 tc_status tc_photonic_fiber_route(tc_ctx *ctx, const tc_ph_fiber_in *in, tc_ph_fiber_out **out);

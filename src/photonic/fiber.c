@@ -20,7 +20,9 @@
  *   left.  At GLP_ETMLIM the best solution found so far is kept (method TC_PH_FIBER_LP: the LP relaxation
  *   rounded, or GLPK's incumbent when better).  Every return code and status is checked (GLPK's glpk.h
  *   and the comments of glp_interior, glp_simplex, glp_intopt, glp_ios_heur_sol in GLPK's src/api).
- *   Finally each circuit moves to a shortest path whose edges stay below z where one exists.
+ *   Finally each circuit moves to a shortest path whose edges stay within max(z, capacity) where one
+ *   exists (capacity: fibers x wavelengths of the fabric; minimizing z alone takes detours that fibers
+ *   already there make pointless).
  * Cost: one LP of S x 2E + 1 columns and S x V + E rows; 100 and 512 random circuits on an 8x8 grid take
  *   about 0.2 s on one core (bench-photonic), proven optimal at ceil(L).
  * Limits: a circuit between servers that no path joins is an error naming it.
@@ -326,32 +328,80 @@ static tc_status round_lp(fctx *f, double *x, double *want)
     return st;
 }
 
-/* Move each circuit to a shortest path whose edges all stay within z, where that is shorter. */
-static tc_status shorten(fctx *f)
+static int path_len(const int *p)
 {
-    const int z = max_load(f);
-    int *tmp = malloc((size_t)(f->V + 2) * sizeof *tmp), *prev = malloc((size_t)f->V * 2 * sizeof *prev);
-    if (!tmp || !prev) {
-        free(tmp);
-        free(prev);
-        return TC_ERR_NOMEM;
+    int n = 0;
+    while (p[n + 1] >= 0)
+        n++;
+    return n;
+}
+
+/*
+ * Move circuits to shorter paths whose edges all stay within cap, pass after pass until none moves (a
+ * circuit leaving an edge can make room for another).  Where two circuits on detours block each other's
+ * shorter paths (each sits on an edge the other needs), both are rerouted together when that shortens
+ * them in total.
+ */
+static tc_status shorten(fctx *f, int cap)
+{
+    const int n = f->in->n_circ;
+    int *tmp = malloc((size_t)(f->V + 2) * sizeof *tmp), *tmp2 = malloc((size_t)(f->V + 2) * sizeof *tmp2);
+    int *prev = malloc((size_t)f->V * 2 * sizeof *prev), *best = malloc((size_t)(n > 0 ? n : 1) * sizeof *best);
+    tc_status st = TC_OK;
+    if (!tmp || !tmp2 || !prev || !best) {
+        st = TC_ERR_NOMEM;
+        goto done;
     }
-    for (int i = 0; i < f->in->n_circ; i++) {
-        int *p = f->paths[i];
-        int len = 0;
-        while (p[len + 1] >= 0)
-            len++;
-        if (len <= 1)
-            continue;
-        path_load(f, p, -1);
-        int n = bfs_path(f, p[0], p[len], z, tmp, prev, prev + f->V);
-        if (n >= 0 && n < len)
-            memcpy(p, tmp, (size_t)(n + 2) * sizeof *p);
-        path_load(f, p, 1);
+    for (int i = 0; i < n; i++) /* the shortest possible, ignoring loads */
+        best[i] = bfs_path(f, f->paths[i][0], f->paths[i][path_len(f->paths[i])], INT_MAX, tmp, prev, prev + f->V);
+    for (int moved = 1, pass = 0; moved && pass < f->V + 1; pass++) {
+        moved = 0;
+        for (int i = 0; i < n; i++) {
+            int *p = f->paths[i];
+            const int len = path_len(p);
+            if (len <= best[i])
+                continue;
+            path_load(f, p, -1);
+            int m = bfs_path(f, p[0], p[len], cap, tmp, prev, prev + f->V);
+            if (m >= 0 && m < len) {
+                memcpy(p, tmp, (size_t)(m + 2) * sizeof *p);
+                moved = 1;
+                path_load(f, p, 1);
+                continue;
+            }
+            /* a partner on a detour: reroute both, i first */
+            int swapped = 0;
+            for (int j = 0; j < n && !swapped; j++) {
+                int *q = f->paths[j];
+                const int lq = path_len(q);
+                if (j == i || lq <= best[j])
+                    continue;
+                path_load(f, q, -1);
+                int a = bfs_path(f, p[0], p[len], cap, tmp, prev, prev + f->V);
+                if (a >= 0) {
+                    path_load(f, tmp, 1);
+                    int b = bfs_path(f, q[0], q[lq], cap, tmp2, prev, prev + f->V);
+                    if (b >= 0 && a + b < len + lq) {
+                        memcpy(p, tmp, (size_t)(a + 2) * sizeof *p);
+                        memcpy(q, tmp2, (size_t)(b + 2) * sizeof *q);
+                        path_load(f, q, 1);
+                        swapped = moved = 1;
+                        break;
+                    }
+                    path_load(f, tmp, -1);
+                }
+                path_load(f, q, 1);
+            }
+            if (!swapped)
+                path_load(f, p, 1);
+        }
     }
+done:
     free(tmp);
+    free(tmp2);
     free(prev);
-    return TC_OK;
+    free(best);
+    return st;
 }
 
 /*
@@ -374,6 +424,8 @@ static tc_status improve(fctx *f, int floor)
         int moved = 0;
         for (int i = 0; i < f->in->n_circ; i++) {
             int *p = f->paths[i], hot = 0, len = 0;
+            if (!p)
+                continue; /* within one server */
             while (p[len + 1] >= 0)
                 len++;
             for (int k = 0; k < len && !hot; k++)
@@ -634,7 +686,7 @@ tc_status tc_photonic_fiber_route(tc_ctx *ctx, const tc_ph_fiber_in *in, tc_ph_f
                 goto nomem;
             for (int i = 0; i < in->n_circ; i++) {
                 const int *pp = f.paths[i];
-                for (int k = 0; pp[k] >= 0 && pp[k + 1] >= 0; k++) {
+                for (int k = 0; pp && pp[k] >= 0 && pp[k + 1] >= 0; k++) {
                     int e = edge_between(&f, pp[k], pp[k + 1]);
                     int a = in->edge_u[e] == pp[k] ? 2 * e : 2 * e + 1;
                     h.x[f.src_index[in->src[i]] * f.A + a + 1] += 1;
@@ -701,10 +753,15 @@ tc_status tc_photonic_fiber_route(tc_ctx *ctx, const tc_ph_fiber_in *in, tc_ph_f
         }
         f.paths[i] = p;
     }
-    if ((st = shorten(&f)))
-        goto nomem;
-    /* output */
+    /* output: z is the optimum; the paths are then shortened within max(z, capacity) */
     o->z = max_load(&f);
+    {
+        const int pf = in->per_fiber > 0 ? in->per_fiber : 1;
+        o->capacity = in->fibers > 0 ? in->fibers * pf : (o->z + pf - 1) / pf * pf;
+    }
+    if ((st = shorten(&f, o->z > o->capacity ? o->z : o->capacity)))
+        goto nomem;
+    o->peak = max_load(&f);
     o->load = malloc((size_t)(f.E > 0 ? f.E : 1) * sizeof *o->load);
     o->path_off = malloc(((size_t)in->n_circ + 1) * sizeof *o->path_off);
     if (!o->load || !o->path_off)

@@ -350,6 +350,8 @@ tc_status tc_photonic_route(tc_ctx *ctx, const tc_ph_fabric *f, const int *src, 
         tc_ph_fiber_in fi = {.n_servers = f->servers, .n_edges = n_edges, .edge_u = eu, .edge_v = ev,
                              .n_circ = n, .src = ssrc, .dst = sdst, .time_limit = time_limit, .what = what,
                              .circ_src = src, .circ_dst = dst};
+        fi.fibers = f->fibers;
+        fi.per_fiber = f->wavelengths;
         if ((st = tc_photonic_fiber_route(ctx, &fi, &fo)))
             goto done;
         sum->method = fo->method;
