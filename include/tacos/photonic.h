@@ -46,6 +46,10 @@ void tc_photonic_opts_init(tc_photonic_opts *o);
 tc_status tc_photonic_plan(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, const tc_photonic_opts *opts,
                            tc_sched_photonic **out);
 
+/** The schedule's time on the topology's own links without reconfiguration: Alg. 2 per step, summed
+ *  (the paper's eq. 1; the "fixed" baseline of a plan, and of any generator on a fixed topology). */
+tc_status tc_photonic_fixed(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, tc_ph_breakdown *out);
+
 /** Summary lines of a photonic plan (compile summary, `tacosc sim`): totals, then one line per run of rounds. */
 void tc_photonic_summary_write(const tc_sched_photonic *p, FILE *f);
 

@@ -647,7 +647,8 @@ tc_status tc_photonic_fiber_route(tc_ctx *ctx, const tc_ph_fiber_in *in, tc_ph_f
         if (!x || !want)
             goto nomem;
         if (ret == 0 && glp_ipt_status(lp) == GLP_OPT) {
-            o->lp_bound = glp_ipt_obj_val(lp);
+            /* the interior point stops within ~1e-8 of the optimum: report it to 6 decimals */
+            o->lp_bound = round(glp_ipt_obj_val(lp) * 1e6) / 1e6;
             for (int c = 1; c < zcol; c++)
                 x[c - 1] = glp_ipt_col_prim(lp, c);
         } else {

@@ -103,17 +103,19 @@ static tc_status add_round(pass *p, int step, int sub, int n_sub, const tc_ph_pa
     return TC_OK;
 }
 
-/* Steps -> pairs with their bytes -> (sub-)rounds. */
-static tc_status build_rounds(pass *p)
+/* The pairs of every step with transfers between distinct ranks, sorted: pairs[off[k] .. off[k + 1]) are
+ * step step[k]'s, each carrying its chunks' bytes.  All out-parameters are malloc'd. */
+static tc_status step_pairs(const tc_sched *s, tc_ph_pair **pairs, int **step, int **off, int *n_steps)
 {
-    const tc_sched *s = p->s;
-    int n = 0;
+    int n = 0, m = 0, k = 0;
     int *key = malloc((size_t)(s->n_xfers > 0 ? s->n_xfers : 1) * 3 * sizeof *key);
-    tc_ph_pair *tmp = NULL;
-    int *part = NULL;
-    tc_status st = TC_OK;
-    if (!key)
-        return nomem(p);
+    *pairs = malloc((size_t)(s->n_xfers > 0 ? s->n_xfers : 1) * sizeof **pairs);
+    *step = malloc(((size_t)s->n_steps + 1) * sizeof **step);
+    *off = malloc(((size_t)s->n_steps + 2) * sizeof **off);
+    if (!key || !*pairs || !*step || !*off) {
+        free(key);
+        return TC_ERR_NOMEM;
+    }
     for (int i = 0; i < s->n_xfers; i++) {
         const tc_xfer *x = &s->xfers[i];
         if (x->src == x->dst)
@@ -124,47 +126,98 @@ static tc_status build_rounds(pass *p)
         n++;
     }
     qsort(key, (size_t)n, 3 * sizeof *key, cmp_int3);
-    tmp = malloc((size_t)(n > 0 ? n : 1) * sizeof *tmp);
-    part = malloc((size_t)(n > 0 ? n : 1) * sizeof *part);
-    tc_ph_pair *sub = malloc((size_t)(n > 0 ? n : 1) * sizeof *sub);
-    if (!tmp || !part || !sub) {
-        free(sub);
+    for (int a = 0; a < n;) {
+        int b = a;
+        while (b < n && !cmp_int3(&key[3 * b], &key[3 * a]))
+            b++;
+        if (a == 0 || key[3 * a] != key[3 * (a - 1)]) {
+            (*step)[k] = key[3 * a];
+            (*off)[k++] = m;
+        }
+        (*pairs)[m++] = (tc_ph_pair){key[3 * a + 1], key[3 * a + 2], (double)(b - a) * (double)s->chunk_bytes};
+        a = b;
+    }
+    (*off)[k] = m;
+    *n_steps = k;
+    free(key);
+    return TC_OK;
+}
+
+/* Steps -> pairs with their bytes -> (sub-)rounds. */
+static tc_status build_rounds(pass *p)
+{
+    tc_ph_pair *pairs = NULL, *sub = NULL;
+    int *step = NULL, *off = NULL, *part = NULL, n_steps = 0;
+    tc_status st = step_pairs(p->s, &pairs, &step, &off, &n_steps);
+    const int most = n_steps > 0 ? off[n_steps] : 0;
+    if (!st) {
+        part = malloc((size_t)(most > 0 ? most : 1) * sizeof *part);
+        sub = malloc((size_t)(most > 0 ? most : 1) * sizeof *sub);
+    }
+    if (st || !part || !sub) {
         st = nomem(p);
         goto done;
     }
-    for (int a = 0; a < n;) {
-        const int step = key[3 * a];
-        int m = 0, b = a;
-        while (b < n && key[3 * b] == step) {
-            int c = b;
-            while (c < n && !cmp_int3(&key[3 * c], &key[3 * b]))
-                c++;
-            tmp[m++] = (tc_ph_pair){key[3 * b + 1], key[3 * b + 2], (double)(c - b) * (double)s->chunk_bytes};
-            b = c;
-        }
-        int k = 1;
-        if ((st = tc_photonic_split(tmp, m, p->topo->n_npus, p->fab->tx, p->fab->rx, part, &k))) {
-            st = st == TC_ERR_NOMEM ? nomem(p) : tc_error(p->ctx, st, NULL, 0, "photonic: step %d: bad pairs", step);
+    for (int k = 0; k < n_steps && !st; k++) {
+        const tc_ph_pair *tmp = pairs + off[k];
+        const int m = off[k + 1] - off[k];
+        int parts = 1;
+        if ((st = tc_photonic_split(tmp, m, p->topo->n_npus, p->fab->tx, p->fab->rx, part, &parts))) {
+            st = st == TC_ERR_NOMEM ? nomem(p) : tc_error(p->ctx, st, NULL, 0, "photonic: step %d: bad pairs", step[k]);
             break;
         }
-        for (int q = 0; q < k && !st; q++) {
+        for (int q = 0; q < parts && !st; q++) {
             int ns = 0;
             for (int i = 0; i < m; i++)
                 if (part[i] == q)
                     sub[ns++] = tmp[i];
-            st = add_round(p, step, q, k, sub, ns);
+            st = add_round(p, step[k], q, parts, sub, ns);
         }
-        a = b;
     }
-    free(sub);
 done:
-    free(key);
-    free(tmp);
+    free(pairs);
+    free(step);
+    free(off);
     free(part);
+    free(sub);
     if (!st && p->n_rounds == 0)
         st = tc_error(p->ctx, TC_ERR_INVALID, p->s->file ? p->s->file : p->topo->file, 0,
                       "photonic: the %s schedule has no rounds (no transfer between two ranks)",
                       p->s->algo ? p->s->algo : "given");
+    return st;
+}
+
+tc_status tc_photonic_fixed(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, tc_ph_breakdown *out)
+{
+    tc_ph_pair *pairs = NULL;
+    int *step = NULL, *off = NULL, n_steps = 0;
+    ph_coster c;
+    tc_ph_breakdown sum = {0};
+    if (step_pairs(s, &pairs, &step, &off, &n_steps) || ph_coster_init(&c, topo)) {
+        free(pairs), free(step), free(off);
+        return tc_error(ctx, TC_ERR_NOMEM, NULL, 0, "photonic: out of memory");
+    }
+    tc_status st = TC_OK;
+    for (int k = 0; k < n_steps && !st; k++) {
+        tc_ph_cost d;
+        if ((st = ph_coster_cost(ctx, &c, pairs + off[k], off[k + 1] - off[k], &d)))
+            break;
+        if (!d.connected) {
+            st = tc_error(ctx, TC_ERR_INVALID, topo->file, 0, "photonic: step %d has a pair the topology does not join",
+                          step[k]);
+            break;
+        }
+        sum.latency += d.t.latency;
+        sum.bandwidth += d.t.bandwidth;
+        sum.congestion += d.t.congestion;
+        sum.dilation += d.t.dilation;
+    }
+    ph_coster_fini(&c);
+    free(pairs);
+    free(step);
+    free(off);
+    if (!st)
+        *out = sum;
     return st;
 }
 
@@ -613,38 +666,6 @@ static tc_status build_output(pass *p, const int *choice, double time_limit)
     return st;
 }
 
-/* The schedule on G0, step by step without splitting or reconfiguring. */
-static tc_status price_fixed(pass *p)
-{
-    ph_coster c;
-    if (ph_coster_init(&c, p->topo))
-        return nomem(p);
-    tc_status st = TC_OK;
-    tc_ph_pair *all = malloc((size_t)(p->n_pairs > 0 ? p->n_pairs : 1) * sizeof *all);
-    if (!all) {
-        ph_coster_fini(&c);
-        return nomem(p);
-    }
-    for (int i = 0; i < p->n_rounds && !st;) {
-        int n = 0, k = i;
-        for (; k < p->n_rounds && p->rounds[k].step == p->rounds[i].step; k++) {
-            memcpy(all + n, p->pairs + p->rounds[k].off, (size_t)p->rounds[k].n * sizeof *all);
-            n += p->rounds[k].n;
-        }
-        tc_ph_cost d;
-        if (!(st = ph_coster_cost(p->ctx, &c, all, n, &d))) {
-            p->out->fixed.latency += d.t.latency;
-            p->out->fixed.bandwidth += d.t.bandwidth;
-            p->out->fixed.congestion += d.t.congestion;
-            p->out->fixed.dilation += d.t.dilation;
-        }
-        i = k;
-    }
-    free(all);
-    ph_coster_fini(&c);
-    return st;
-}
-
 tc_status tc_photonic_plan(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, const tc_photonic_opts *opts,
                            tc_sched_photonic **out)
 {
@@ -716,7 +737,7 @@ tc_status tc_photonic_plan(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, 
             st = tc_error(ctx, TC_ERR_INTERNAL, NULL, 0, "photonic: round %d has no topology connecting its pairs", i);
             goto done;
         }
-    if ((st = build_output(&p, choice, lim)) || (st = price_fixed(&p)))
+    if ((st = build_output(&p, choice, lim)) || (st = tc_photonic_fixed(ctx, topo, s, &p.out->fixed)))
         goto done;
     *out = p.out;
     p.out = NULL;

@@ -7,9 +7,9 @@
  *   mzi   SIDE N SEED      N random circuits between border MZIs on different sides of one SIDE x SIDE
  *                          mesh (1 wavelength, Alg. 3): wall seconds, MZIs crossed.
  *   fiber ROWS COLS N SEED N random circuits between distinct servers of a ROWS x COLS server grid
- *                          (Alg. 4, --ilp-time 1 s... TIME env): wall seconds, fibers needed (1
- *                          wavelength: the busiest edge), LP bound, exact or LP-rounded.
- * One line per run: "name key=value ...".  Run from the repository root.
+ *                          (Alg. 4, time limit $ILP_TIME s, default 10): wall seconds, fibers needed (1
+ *                          wavelength: the optimum's busiest edge), LP bound, exact or LP-rounded.
+ * One line per run: "name key=value ..." with wall and CPU seconds (clock()).  Run from the repository root.
  */
 #include "tacos/algo.h"
 #include "tacos/photonic.h"
@@ -18,6 +18,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+static double cpu(void) { return (double)clock() / CLOCKS_PER_SEC; }
 
 static int bench_ilp(const char *kind, const char *dims)
 {
@@ -36,10 +39,10 @@ static int bench_ilp(const char *kind, const char *dims)
     g.size = 256u << 20;
     if (tc_algo_run(&ctx, "rhd", t, TC_COLL_REDUCESCATTER, &g, &s))
         return 1;
-    double t0 = tc_now();
+    double t0 = tc_now(), c0 = cpu();
     if (tc_photonic_plan(&ctx, t, s, NULL, &ph))
         return 1;
-    double plan_s = tc_now() - t0;
+    double plan_s = tc_now() - t0, plan_cpu = cpu() - c0;
     /* the ILP alone, on the same cost structure: rounds x (G0 + own) priced by the plan's breakdown */
     const int n = ph->n_rounds, S = 1 + ph->n_fallbacks, T = S + n;
     double *cost = malloc((size_t)n * T * sizeof *cost);
@@ -48,14 +51,15 @@ static int bench_ilp(const char *kind, const char *dims)
         for (int j = 0; j < T; j++)
             cost[i * T + j] = j == S + i ? tc_ph_breakdown_sum(&ph->rounds[i].t) - ph->rounds[i].t.reconfig
                                          : 10 * (1 + i + j) * 1e-6;
-    tc_ph_ilp p = {.n_rounds = n, .n_static = S, .cost = cost, .r = 5e-6, .time_limit = 10};
+    tc_ph_ilp p = {.n_rounds = n, .n_static = S, .n_topos = T, .cost = cost, .r = 5e-6, .time_limit = 10};
     double obj;
     t0 = tc_now();
     if (tc_photonic_ilp_solve(&ctx, &p, choice, &obj))
         return 1;
     double ilp_s = tc_now() - t0;
-    printf("ilp topology=%s npus=%d rounds=%d candidates=%d plan_s=%.4f ilp_s=%.4f reconfigs=%d time_us=%.3f\n", t->name,
-           t->n_npus, n, T, plan_s, ilp_s, ph->n_reconfigs, tc_ph_breakdown_sum(&ph->total) * 1e6);
+    printf("ilp topology=%s npus=%d rounds=%d candidates=%d plan_s=%.4f plan_cpu_s=%.4f ilp_s=%.4f reconfigs=%d "
+           "time_us=%.3f\n",
+           t->name, t->n_npus, n, T, plan_s, plan_cpu, ilp_s, ph->n_reconfigs, tc_ph_breakdown_sum(&ph->total) * 1e6);
     free(cost);
     free(choice);
     tc_sched_photonic_free(ph);
@@ -98,13 +102,14 @@ static int bench_mzi(int M, int n, unsigned long seed)
     }
     free(taken);
     tc_ph_routes *out = NULL;
-    double t0 = tc_now();
+    double t0 = tc_now(), c0 = cpu();
     tc_status st = tc_photonic_mzi_route(&ctx, f, req, n, NULL, &out);
-    double secs = tc_now() - t0;
+    double secs = tc_now() - t0, cs = cpu() - c0;
     long long mzis = 0;
     for (int i = 0; !st && i < out->n_circuits; i++)
         mzis += out->circuits[i].n_mzi;
-    printf("mzi mesh=%dx%d circuits=%d routed=%s wall_s=%.4f mzis=%lld\n", M, M, n, st ? "no" : "yes", secs, mzis);
+    printf("mzi mesh=%dx%d circuits=%d routed=%s wall_s=%.4f cpu_s=%.4f mzis=%lld\n", M, M, n, st ? "no" : "yes", secs,
+           cs, mzis);
     tc_photonic_routes_free(out);
     tc_photonic_fabric_free(f);
     free(req);
@@ -135,12 +140,12 @@ static int bench_fiber(int R, int C, int n, unsigned long seed, double limit)
     tc_ph_fiber_in in = {.n_servers = V, .n_edges = E, .edge_u = u, .edge_v = v, .n_circ = n, .src = src,
                          .dst = dst, .time_limit = limit};
     tc_ph_fiber_out *o = NULL;
-    double t0 = tc_now();
+    double t0 = tc_now(), c0 = cpu();
     tc_status st = tc_photonic_fiber_route(&ctx, &in, &o);
-    double secs = tc_now() - t0;
+    double secs = tc_now() - t0, cs = cpu() - c0;
     if (!st)
-        printf("fiber grid=%dx%d circuits=%d wall_s=%.4f fibers=%d lp_bound=%.3f method=%s\n", R, C, n, secs, o->z,
-               o->lp_bound, o->method == TC_PH_FIBER_ILP ? "ilp" : "lp-rounding");
+        printf("fiber grid=%dx%d circuits=%d wall_s=%.4f cpu_s=%.4f fibers=%d lp_bound=%.3f method=%s\n", R, C, n, secs,
+               cs, o->z, o->lp_bound, o->method == TC_PH_FIBER_ILP ? "ilp" : "lp-rounding");
     tc_photonic_fiber_out_free(o);
     free(u);
     free(v);
