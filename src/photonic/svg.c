@@ -5,7 +5,8 @@
  * Returns: an SVG with a title, a vertical time axis (ticks at 1, 2 or 5 x 10^k in one unit: ns, us, ms or
  *   s, chosen from the tallest bar; label "time (unit)"), one scale for every bar, bars grouped by topology
  *   in order of first appearance with the group name under each group, each bar's label under it
- *   (rotated) and its total above it, and a legend of the five parts (latency, bandwidth, congestion,
+ *   (rotated) and its total above it (upright above a wide bar, reading upwards above a narrow one), and a
+ *   legend of the five parts (latency, bandwidth, congestion,
  *   dilation, reconfiguration).  Every rect carries a <title> too, but nothing needs hovering.
  * Cost: O(bars).  Deterministic: fixed formats, input order.
  * Limits: labels longer than about 24 characters overlap their neighbours.
@@ -120,8 +121,13 @@ tc_status tc_photonic_svg_write(tc_ctx *ctx, const char *title, const tc_ph_bar 
             tc_xml_escape(f, bars[i].label);
             fprintf(f, ": %s %s</title></rect>\n", part_name[k], tc_fmt_time(part(&bars[i].t, k), tb, sizeof tb));
         }
-        fprintf(f, "<text class=\"total\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"10\">%.3g</text>\n",
-                x + bw / 2, y - 4, tc_ph_breakdown_sum(&bars[i].t) * scale);
+        if (slot >= 44) /* room for the total across the bar */
+            fprintf(f, "<text class=\"total\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"10\">%.3g</text>\n",
+                    x + bw / 2, y - 4, tc_ph_breakdown_sum(&bars[i].t) * scale);
+        else /* narrow bars: the total reads upwards from the bar's top */
+            fprintf(f, "<text class=\"total\" x=\"%.1f\" y=\"%.1f\" font-size=\"10\" transform=\"rotate(-90 %.1f %.1f)\">"
+                       "%.3g</text>\n",
+                    x + bw / 2 + 3.5, y - 4, x + bw / 2 + 3.5, y - 4, tc_ph_breakdown_sum(&bars[i].t) * scale);
         const double lx = x + bw / 2, ly = TOP + H_PLOT + 12;
         fprintf(f, "<text class=\"label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"11\" "
                    "transform=\"rotate(-45 %.1f %.1f)\">",
