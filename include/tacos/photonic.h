@@ -1,26 +1,19 @@
 /**
  * @file photonic.h
- * The photonic pass (src/photonic/, PCCL photonic paper §3-4, Alg. 1-4, App. B): when to reconfigure an
- * optical fabric during a round-structured schedule, and which circuits to build.
+ * The photonic pass (src/photonic/; PCCL photonic paper §3-4, Alg. 1-4, App. B): when to reconfigure an
+ * optical fabric during a schedule, and the circuits of every reconfiguration.
  *
- * Rounds: the schedule's steps; a step's pairs are its (src, dst) transfers between distinct ranks, each
- * pair carrying its chunks' bytes.  A step needing more circuits at an NPU than it has transmitters (rx:
- * receivers) is split into sub-rounds (split.c).  Candidates per round: G0 (the topology's links), the
- * fallback set S and the circuits of this or an earlier round; each is priced by Alg. 2 (cost.c, igraph
- * hop-count shortest paths) and Alg. 1 (ilp.c, GLPK) picks one per round, paying r per change.
- * Circuits: a circuit costs alpha + beta x bytes with the class "circuit" when the topology defines it, else
- * the largest alpha and largest beta of G0's links.  Circuits set up at a reconfiguration are routed across
- * the server grid (fiber.c, Alg. 4, GLPK) and through the MZI meshes (mzi.c, Alg. 3).
- * MZI ids: the meshes of all servers form one plane of (grid_rows x mzi) rows by (grid_cols x mzi) columns;
- * the MZI at plane row y, column x has id y * grid_cols * mzi + x (server (y / mzi) * grid_cols + x / mzi).
- * Output: a tc_sched_photonic (ir.h) that the caller attaches to the schedule (s->photonic); transfers are
- * left unchanged, so the plan still checks and lowers to MSCCL as before.  Diagnostics go through ctx; GLPK
- * terminal output is switched off (glp_term_out and msg_lev) and igraph's warnings are ignored while a
- * pass runs, and their handlers restored.  Determinism: same input, same plan, except where the fiber ILP
- * hits --ilp-time (the fallback depends on the machine's speed; the plan says so).
- * Memory: O(rounds x candidates) costs, O(servers x mzi^2) for the mesh; glp_prob and igraph_t live only
- * inside one call.  Errors: TC_ERR_INVALID naming the round, pair, circuit or fabric field; TC_ERR_LIMIT
- * when an ILP does not finish in time (the reconfiguration ILP only); TC_ERR_INTERNAL for a solver failure.
+ * Conventions: rounds are the schedule's steps (sub-rounds where tx/rx force a split); a pair moves its
+ * chunks' bytes; circuits cost the class "circuit", else G0's largest alpha and beta; MZI ids number one
+ * plane of (grid_rows x mzi) by (grid_cols x mzi) MZIs row by row (id = y * grid_cols * mzi + x).
+ * Output: a tc_sched_photonic (ir.h) for the caller to attach (s->photonic); transfers stay as they are,
+ * so the plan checks and lowers to MSCCL unchanged.  Diagnostics go through ctx; GLPK's terminal output
+ * and igraph's warnings are off during a call (handlers restored).  Same input, same plan, except where
+ * the fiber ILP reaches --ilp-time (the plan says so).
+ * Memory: rounds x candidates costs; about 70 bytes per MZI while routing; glp_prob and igraph_t live
+ * inside one call only.  Errors: TC_ERR_INVALID naming the round, circuit or fabric attribute;
+ * TC_ERR_USAGE for a bad fallback list; TC_ERR_LIMIT when the reconfiguration ILP runs out of time;
+ * TC_ERR_INTERNAL for a solver failure (the GLPK or igraph code named).
  */
 #ifndef TACOS_PHOTONIC_H
 #define TACOS_PHOTONIC_H
