@@ -218,7 +218,8 @@ typedef struct tc_ph_mzi_req {
  * MZIs of a server; fiber f of a server pair joins the facing border MZIs at offset
  * floor((2f + 1) mzi / 2F) along the shared side (F = fabric->fibers, or mzi when unlimited).  A
  * waveguide or fiber carries at most one circuit per wavelength.  Per circuit: A* (Dijkstra with a
- * Manhattan bound) with edge weights 1 + circuits already on the edge; if the path has no wavelength
+ * Manhattan bound) with edge weights 1 + circuits already on the edge, a bend costing half a step more
+ * (straight runs stay crossable by later circuits); if the path has no wavelength
  * free on all its edges, the edges in use are penalized (x4) and the search repeats (3 trials, the
  * paper's loop); then each wavelength is tried with its busy edges removed.  The first free wavelength
  * wins.  Errors: TC_ERR_INVALID naming the circuit (prefixed by `what` when not NULL) when no wavelength
@@ -232,7 +233,8 @@ void tc_photonic_tile_rect(const tc_ph_fabric *fab, int v, int *y0, int *x0, int
 
 /**
  * Route circuits src[i] -> dst[i] (NPUs) on the fabric: Alg. 4 across servers when there are several,
- * then Alg. 3 through the meshes (or, without a mesh, a wavelength and a fiber per hop, first fit).
+ * then Alg. 3 through the meshes (in the given order, else longest first, else reversed: Alg. 3 is
+ * greedy), or, without a mesh, a wavelength and a fiber per hop, first fit.
  * Checks tx/rx first (an error names the NPU and its circuit).  Fills *out and the fiber summary.
  * `what` prefixes messages ("round 3", "circuits.txt").
  */

@@ -10,20 +10,23 @@
  *   server; fiber f of two neighbouring servers joins the facing border MZIs at offset
  *   floor((2f + 1) mzi / 2F) along their shared side.  Every waveguide and fiber keeps a bit mask of the
  *   wavelengths in use and a count of circuits.
- * Per circuit (the paper's loop): shortest path by A* from every MZI of the source tile to the nearest of
- *   the destination tile, edge weight 1 + circuits already on the edge (times its penalty), heuristic the
- *   Manhattan distance to the destination tile (admissible: every weight >= 1); if some wavelength is free
- *   on every edge of the path it is taken (the lowest); otherwise the edges of the path that carry
- *   circuits are penalized (x PENALTY) and the search repeats, TRIALS times.  Then, instead of giving up,
- *   each wavelength in turn is searched with its busy edges removed: a circuit fails only when no path is
- *   free on any wavelength.  With unlimited fibers an unused fiber costs mzi extra, so circuits share
- *   fibers before opening new ones.  Penalties last for one circuit.
+ * Per circuit (the paper's loop): a shortest path by A* from every MZI of the source tile to the nearest
+ *   of the destination tile, over states (MZI, direction entered) so that a bend costs TURN extra (a
+ *   staircase path could not be crossed by later circuits: crossing at an MZI needs a straight run);
+ *   edge weight 1 + circuits already on the edge (+ mzi when all its wavelengths are taken, when it is
+ *   another pending circuit's single-MZI port, or for a new fiber when fibers are unlimited), times its
+ *   penalty; heuristic the Manhattan distance plus TURN per bend still needed (consistent: every weight
+ *   >= 1).  If a wavelength is free on every edge of the path the lowest is taken; otherwise the edges of
+ *   the path that carry circuits are penalized (x PENALTY) and the search repeats, TRIALS times.  Then,
+ *   instead of giving up, each wavelength in turn is searched with its busy edges removed: a circuit fails
+ *   only when no path is free on any wavelength.  Penalties last for one circuit.
  * Cost: an A* search is O(explored log explored); on a 256 x 256 mesh (65,536 MZIs) with 1 wavelength,
- *   128 random border-to-border circuits route in about 0.1 s (bench-photonic).
- * Limits: at most 64 wavelengths (one bit each); circuits are routed in request order (greedy).
- * Trace (one 4x4 server, tiles 2x2, NPU 0 at rows 0-1 cols 0-1, NPU 3 at rows 2-3 cols 2-3, W = 1):
- *   0->3 leaves MZI (1,1), goes (1,2) (2,2): 2 waveguides, wavelength 0; a second 0->3 circuit finds
- *   those busy, is penalized once, then takes (1,1)-(2,1)-(2,2)... on wavelength 0 around them.
+ *   256 random border-to-border circuits route in about 0.15 s (bench-photonic).
+ * Limits: at most 64 wavelengths (one bit each); circuits are routed in request order (greedy), so a
+ *   fabric used to its last fiber slot can fail where another order would succeed.
+ * Trace (one 4x4 server, tiles 2x2: NPU 0 on rows 0-1 cols 0-1, NPU 3 on rows 2-3 cols 2-3, W = 1; three
+ *   circuits 0->3): the first takes (1,1) (1,2) (2,2) on wavelength 0; the second finds its cheapest path
+ *   busy, so goes (1,1) (2,1) (2,2); the third, both of those busy, (0,1) (0,2) (0,3) (1,3) (2,3).
  */
 #include "photonic_int.h"
 

@@ -323,6 +323,51 @@ done:
     return st;
 }
 
+/* Longest circuits first (Manhattan distance between the tiles' corners), ties by index; qsort_r context:
+ * the requests. */
+static int by_length(const void *a, const void *b, void *ctx)
+{
+    const tc_ph_mzi_req *req = ctx, *x = &req[*(const int *)a], *y = &req[*(const int *)b];
+    const int lx = abs(x->sy0 - x->dy0) + abs(x->sx0 - x->dx0), ly = abs(y->sy0 - y->dy0) + abs(y->sx0 - y->dx0);
+    return lx != ly ? (lx > ly ? -1 : 1) : *(const int *)a - *(const int *)b;
+}
+
+/*
+ * Alg. 3 is greedy: a fabric used to its last slot can fail in one order and not in another.  Try the
+ * given order, then the longest circuits first, then the reverse (quietly); when all fail, the given
+ * order runs again to report its error.  The routes come back in the given order.
+ */
+static tc_status route_orders(tc_ctx *ctx, const tc_ph_fabric *f, const tc_ph_mzi_req *req, int n,
+                              const char *what, tc_ph_routes **out)
+{
+    tc_ctx quiet = *ctx;
+    quiet.sink = NULL;
+    tc_status st = tc_photonic_mzi_route(&quiet, f, req, n, what, out);
+    if (st != TC_ERR_INVALID)
+        return st == TC_OK ? st : tc_photonic_mzi_route(ctx, f, req, n, what, out);
+    int *perm = malloc((size_t)n * sizeof *perm);
+    tc_ph_mzi_req *q = malloc((size_t)n * sizeof *q);
+    tc_ph_circuit *c = malloc((size_t)n * sizeof *c);
+    for (int attempt = 0; perm && q && c && n > 1 && attempt < 2 && st; attempt++) {
+        for (int i = 0; i < n; i++)
+            perm[i] = attempt ? n - 1 - i : i;
+        if (!attempt)
+            qsort_r(perm, (size_t)n, sizeof *perm, by_length, (void *)req);
+        for (int i = 0; i < n; i++)
+            q[i] = req[perm[i]];
+        tc_ph_routes *r = NULL;
+        if (tc_photonic_mzi_route(&quiet, f, q, n, what, &r) == TC_OK) {
+            for (int i = 0; i < n; i++)
+                c[perm[i]] = r->circuits[i];
+            memcpy(r->circuits, c, (size_t)n * sizeof *c);
+            *out = r;
+            st = TC_OK;
+        }
+    }
+    free(perm), free(q), free(c);
+    return st ? tc_photonic_mzi_route(ctx, f, req, n, what, out) : st;
+}
+
 tc_status tc_photonic_route(tc_ctx *ctx, const tc_ph_fabric *f, const int *src, const int *dst, int n,
                             double time_limit, const char *what, tc_ph_routes **out, tc_ph_route_summary *sum)
 {
@@ -376,7 +421,7 @@ tc_status tc_photonic_route(tc_ctx *ctx, const tc_ph_fabric *f, const int *src, 
         }
         tc_photonic_routes_free(r);
         r = NULL;
-        if ((st = tc_photonic_mzi_route(ctx, f, req, n, what, &r)))
+        if ((st = route_orders(ctx, f, req, n, what, &r)))
             goto done;
         if (fo) { /* fibers in use: the distinct fibers crossed per server pair */
             const int F = f->fibers > 0 ? f->fibers : f->mzi;
