@@ -473,7 +473,8 @@ tc_status tc_photonic_route(tc_ctx *ctx, const tc_ph_fabric *f, const int *src, 
                 sum->fibers += used[e];
                 k++;
             }
-        qsort(sum->fib, (size_t)sum->n_fib, 3 * sizeof *sum->fib, cmp_pair);
+        if (sum->n_fib > 1)
+            qsort(sum->fib, (size_t)sum->n_fib, 3 * sizeof *sum->fib, cmp_pair);
     }
     *out = r;
     r = NULL;
