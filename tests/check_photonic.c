@@ -905,17 +905,7 @@ END_TEST
 /* ------------------------------------------------------------------------------------------------ */
 /* Command line                                                                                      */
 
-static int tacosc(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int tacosc(char **out, const char *fmt, ...)
-{
-    char args[3072], cmd[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(args, sizeof args, fmt, ap);
-    va_end(ap);
-    snprintf(cmd, sizeof cmd, "%s %s", tu_tacosc(), args);
-    return tu_run(cmd, out);
-}
+#define tacosc tu_tacosc_run
 
 static int exists(const char *path)
 {

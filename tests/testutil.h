@@ -3,6 +3,7 @@
 #define TACOS_TESTUTIL_H
 
 #include <check.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,6 +124,19 @@ static inline int tu_run(const char *cmd, char **output)
     else
         free(buf);
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+/* Run "$TACOSC <args>" (printf-style), output (stdout and stderr) in *out (caller frees); the exit status. */
+static inline int tu_tacosc_run(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static inline int tu_tacosc_run(char **out, const char *fmt, ...)
+{
+    char args[3072], cmd[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    snprintf(cmd, sizeof cmd, "%s %s", tu_tacosc(), args);
+    return tu_run(cmd, out);
 }
 
 /* The end of a command's output, for a failure message (Check refuses messages over 4 KiB, and raising

@@ -347,6 +347,8 @@ typedef struct tc_ph_breakdown {
 
 /** Sum of the parts of a breakdown. */
 double tc_ph_breakdown_sum(const tc_ph_breakdown *b);
+/** Add b's parts to a's. */
+void tc_ph_breakdown_add(tc_ph_breakdown *a, const tc_ph_breakdown *b);
 
 /**
  * One round of the photonic plan: a schedule step, or a part of one when the step needs more circuits at

@@ -19,6 +19,11 @@ tc_status tc_cli_load_topo(tc_ctx *ctx, const char *topo, const char *costs, int
 /** Parse the decimal integer value of option --opt within [lo, hi] (TC_ERR_USAGE with a message if not). */
 tc_status tc_cli_parse_int(tc_ctx *ctx, const char *opt, const char *s, long lo, long hi, int *out);
 
+/** Parse --seed: a non-negative decimal integer (TC_ERR_USAGE with a message if not). */
+tc_status tc_cli_parse_seed(tc_ctx *ctx, const char *s, uint64_t *out);
+/** Parse seconds for option --opt: a number in (0, hi] (TC_ERR_USAGE with a message if not). */
+tc_status tc_cli_parse_seconds(tc_ctx *ctx, const char *opt, const char *s, double hi, double *out);
+
 /** Exit status for a tc_status: 0 for TC_OK, 2 for usage errors, 1 otherwise. */
 int tc_cli_exit(tc_status st);
 /** Open `path` for writing ("-" is stdout); the file is written to a temporary name and renamed into

@@ -156,15 +156,7 @@ int tc_cli_compile(int argc, char **argv)
         case 's': st = parse_bytes(&ctx, "size", optarg, &g.size); break;
         case 'k': st = tc_cli_parse_int(&ctx, "chunks", optarg, 1, 1 << 20, &g.chunks); break;
         case O_ROOT: st = tc_cli_parse_int(&ctx, "root", optarg, 0, INT_MAX, &g.root); break;
-        case O_SEED: {
-            char *end;
-            errno = 0;
-            unsigned long long v = strtoull(optarg, &end, 10);
-            if (errno || end == optarg || *end || optarg[0] == '-')
-                st = tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--seed: '%s' is not a non-negative integer", optarg);
-            ctx.seed = v;
-            break;
-        }
+        case O_SEED: st = tc_cli_parse_seed(&ctx, optarg, &ctx.seed); break;
         case O_UNWIND: st = tc_cli_parse_int(&ctx, "unwind", optarg, 1, INT_MAX, &g.unwind); break;
         case O_MATCH:
             if (!strcmp(optarg, "best"))
@@ -201,14 +193,7 @@ int tc_cli_compile(int argc, char **argv)
         case 'v': ctx.verbose++; break;
         case O_PHOTONIC: photonic = 1; break;
         case O_FALLBACK: po.fallback = optarg; break;
-        case O_ILPTIME: {
-            char *end;
-            po.ilp_time = strtod(optarg, &end);
-            if (end == optarg || *end || !(po.ilp_time > 0) || po.ilp_time > 86400)
-                st = tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--ilp-time: '%s' is not a number of seconds in (0, 86400]",
-                              optarg);
-            break;
-        }
+        case O_ILPTIME: st = tc_cli_parse_seconds(&ctx, "ilp-time", optarg, 86400, &po.ilp_time); break;
         case O_LIST: tc_algo_list(stdout); return 0;
         case 'h': usage(stdout); return 0;
         case 'V': printf("tacosc %s\n", TC_VERSION); return 0;

@@ -164,24 +164,9 @@ int tc_cli_route(int argc, char **argv)
         switch (opt) {
         case O_CIRCUITS: circuits = optarg; break;
         case O_RANDOM: st = tc_cli_parse_int(&ctx, "random", optarg, 1, 10000000, &n_random); break;
-        case O_SEED: {
-            char *end;
-            errno = 0;
-            unsigned long long v = strtoull(optarg, &end, 10);
-            if (errno || end == optarg || *end || optarg[0] == '-')
-                st = tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--seed: '%s' is not a non-negative integer", optarg);
-            ctx.seed = v;
-            break;
-        }
+        case O_SEED: st = tc_cli_parse_seed(&ctx, optarg, &ctx.seed); break;
         case O_COSTS: costs = optarg; break;
-        case O_ILPTIME: {
-            char *end;
-            ilp_time = strtod(optarg, &end);
-            if (end == optarg || *end || !(ilp_time > 0) || ilp_time > 86400)
-                st = tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--ilp-time: '%s' is not a number of seconds in (0, 86400]",
-                              optarg);
-            break;
-        }
+        case O_ILPTIME: st = tc_cli_parse_seconds(&ctx, "ilp-time", optarg, 86400, &ilp_time); break;
         case O_LIST: list = 1; break;
         case 'o': out_path = optarg; break;
         case 'q': quiet = 1; break;

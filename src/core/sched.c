@@ -320,6 +320,15 @@ double tc_ph_breakdown_sum(const tc_ph_breakdown *b)
     return b->latency + b->bandwidth + b->congestion + b->dilation + b->reconfig;
 }
 
+void tc_ph_breakdown_add(tc_ph_breakdown *a, const tc_ph_breakdown *b)
+{
+    a->latency += b->latency;
+    a->bandwidth += b->bandwidth;
+    a->congestion += b->congestion;
+    a->dilation += b->dilation;
+    a->reconfig += b->reconfig;
+}
+
 void tc_sched_photonic_free(tc_sched_photonic *p)
 {
     if (!p)

@@ -42,6 +42,9 @@ tc_status ph_coster_cost(tc_ctx *ctx, ph_coster *c, const tc_ph_pair *pairs, int
 tc_status ph_routes_ints(tc_ph_routes *r, int n, int **at);
 tc_status ph_routes_circuit(tc_ph_routes *r, tc_ph_circuit **at);
 
+/* Copy the fabric's numbers into a plan (tx, rx, wavelengths, mzi, grid, fibers). */
+void ph_plan_fabric(tc_sched_photonic *p, const tc_ph_fabric *fab);
+
 /* A growable array: *p of *cap elements of `elem` bytes holds at least `need`. */
 tc_status ph_grow(void **p, int *cap, int need, size_t elem);
 

@@ -207,10 +207,7 @@ tc_status tc_photonic_fixed(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s,
                           step[k]);
             break;
         }
-        sum.latency += d.t.latency;
-        sum.bandwidth += d.t.bandwidth;
-        sum.congestion += d.t.congestion;
-        sum.dilation += d.t.dilation;
+        tc_ph_breakdown_add(&sum, &d.t);
     }
     ph_coster_fini(&c);
     free(pairs);
@@ -597,17 +594,10 @@ static tc_status build_output(pass *p, const int *choice, double time_limit)
     if (!o)
         return nomem(p);
     p->out = o;
-    const tc_photonic *ph = &p->topo->photonic;
-    o->reconfig = ph->reconfig_delay;
+    o->reconfig = p->topo->photonic.reconfig_delay;
     o->alpha = p->ac;
     o->beta = p->bc;
-    o->tx = p->fab->tx;
-    o->rx = p->fab->rx;
-    o->wavelengths = p->fab->wavelengths;
-    o->mzi = p->fab->mzi;
-    o->grid_rows = p->fab->grid_rows;
-    o->grid_cols = p->fab->grid_cols;
-    o->fibers = p->fab->fibers;
+    ph_plan_fabric(o, p->fab);
     o->n_fallbacks = p->n_fallback;
     if (p->n_fallback && !(o->fallbacks = calloc((size_t)p->n_fallback, sizeof *o->fallbacks)))
         return nomem(p);
@@ -657,11 +647,7 @@ static tc_status build_output(pass *p, const int *choice, double time_limit)
             o->n_reconfigs++;
             st = route_round(p, i, j, time_limit, pr);
         }
-        o->total.latency += pr->t.latency;
-        o->total.bandwidth += pr->t.bandwidth;
-        o->total.congestion += pr->t.congestion;
-        o->total.dilation += pr->t.dilation;
-        o->total.reconfig += pr->t.reconfig;
+        tc_ph_breakdown_add(&o->total, &pr->t);
     }
     return st;
 }
@@ -802,13 +788,8 @@ void tc_photonic_summary_write(const tc_sched_photonic *p, FILE *f)
         int j = i + 1;
         tc_ph_breakdown sum = r->t;
         while (j < p->n_rounds && !p->rounds[j].reconfig && p->rounds[j].kind == r->kind &&
-               p->rounds[j].which == r->which && r->n_sub == 1 && p->rounds[j].n_sub == 1) {
-            sum.latency += p->rounds[j].t.latency;
-            sum.bandwidth += p->rounds[j].t.bandwidth;
-            sum.congestion += p->rounds[j].t.congestion;
-            sum.dilation += p->rounds[j].t.dilation;
-            j++;
-        }
+               p->rounds[j].which == r->which && r->n_sub == 1 && p->rounds[j].n_sub == 1)
+            tc_ph_breakdown_add(&sum, &p->rounds[j++].t);
         int cmax = 0, dmax = 0;
         for (int q = i; q < j; q++) {
             if (p->rounds[q].congestion > cmax)

@@ -569,6 +569,17 @@ tc_status tc_photonic_routes_attach(tc_sched_photonic *p, tc_ph_round *r, const 
     return TC_OK;
 }
 
+void ph_plan_fabric(tc_sched_photonic *p, const tc_ph_fabric *fab)
+{
+    p->tx = fab->tx;
+    p->rx = fab->rx;
+    p->wavelengths = fab->wavelengths;
+    p->mzi = fab->mzi;
+    p->grid_rows = fab->grid_rows;
+    p->grid_cols = fab->grid_cols;
+    p->fibers = fab->fibers;
+}
+
 tc_status tc_photonic_circuit_plan(const tc_ph_fabric *fab, const tc_ph_routes *rt, const tc_ph_route_summary *sum,
                                    tc_sched_photonic **out)
 {
@@ -577,13 +588,7 @@ tc_status tc_photonic_circuit_plan(const tc_ph_fabric *fab, const tc_ph_routes *
         free(p);
         return TC_ERR_NOMEM;
     }
-    p->tx = fab->tx;
-    p->rx = fab->rx;
-    p->wavelengths = fab->wavelengths;
-    p->mzi = fab->mzi;
-    p->grid_rows = fab->grid_rows;
-    p->grid_cols = fab->grid_cols;
-    p->fibers = fab->fibers;
+    ph_plan_fabric(p, fab);
     p->n_rounds = 1;
     tc_ph_round *r = &p->rounds[0];
     r->n_sub = 1;
