@@ -47,17 +47,7 @@ static tc_topo *mk_links(int n, int m, const int *src, const int *dst, const dou
     return t;
 }
 
-static tc_sched *gen(const char *algo, const tc_topo *t, tc_coll c, uint64_t size)
-{
-    tc_ctx ctx;
-    tu_ctx(&ctx);
-    tc_gen_opts o;
-    tc_gen_opts_init(&o);
-    o.size = size;
-    tc_sched *s = NULL;
-    ck_assert_msg(tc_algo_run(&ctx, algo, t, c, &o, &s) == TC_OK, "%s: %s", algo, tu_diags());
-    return s;
-}
+#define gen tu_gen
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Alg. 2                                                                                            */
@@ -448,14 +438,12 @@ START_TEST(test_fiber_random)
     srand((unsigned)tu_seed() + 4);
     for (int rep = 0; rep < 25; rep++) {
         const int R = 1 + rand() % 4, C = 2 + rand() % 4, V = R * C, n = 1 + rand() % 40;
-        const int E = R * (C - 1) + (R - 1) * C;
-        int *u = malloc((size_t)E * sizeof *u), *v = malloc((size_t)E * sizeof *v), *cnt = malloc((size_t)E * sizeof *cnt), k = 0;
-        for (int r = 0; r < R; r++)
-            for (int c = 0; c + 1 < C; c++, k++)
-                u[k] = r * C + c, v[k] = r * C + c + 1;
-        for (int r = 0; r + 1 < R; r++)
-            for (int c = 0; c < C; c++, k++)
-                u[k] = r * C + c, v[k] = (r + 1) * C + c;
+        int *u, *v, E;
+        ck_assert_int_eq(tc_photonic_grid_edges(R, C, &u, &v, &E), TC_OK);
+        ck_assert_int_eq(E, R * (C - 1) + (R - 1) * C);
+        for (int k = 0; k < E; k++) /* grid neighbours */
+            ck_assert(v[k] - u[k] == 1 ? u[k] / C == v[k] / C : v[k] - u[k] == C);
+        int *cnt = malloc((size_t)E * sizeof *cnt);
         for (int e = 0; e < E; e++)
             cnt[e] = rand() % 3;
         int *s = malloc((size_t)n * sizeof *s), *d = malloc((size_t)n * sizeof *d);

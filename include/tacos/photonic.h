@@ -186,6 +186,10 @@ typedef struct tc_ph_fiber_out {
     int *edge_of;    /**< per hop (path index of the hop's first server): the edge it crosses */
 } tc_ph_fiber_out;
 
+/** The edges of a rows x cols server grid (server s at row s / cols, column s % cols): right neighbours
+ *  row by row, then down neighbours; u[k] < v[k].  *u and *v are malloc'd. */
+tc_status tc_photonic_grid_edges(int rows, int cols, int **u, int **v, int *n);
+
 /**
  * Alg. 4 (App. B.1): route every circuit over the server graph minimizing z, the most circuits sharing
  * one edge (both directions count: a fiber carries one circuit per wavelength).  Flow conservation per

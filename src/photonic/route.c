@@ -187,7 +187,7 @@ void tc_photonic_route_summary_free(tc_ph_route_summary *s)
     s->n_fib = 0;
 }
 
-/* The edge index (grid_edges order) between grid neighbours a and b, -1 when they are not neighbours. */
+/* The edge index (tc_photonic_grid_edges order) between grid neighbours a and b, -1 when they are not neighbours. */
 static int grid_edge(const tc_ph_fabric *f, int a, int b)
 {
     const int R = f->grid_rows, C = f->grid_cols;
@@ -209,21 +209,23 @@ static int cmp_pair(const void *x, const void *y)
     return a[0] != b[0] ? (a[0] < b[0] ? -1 : 1) : a[1] != b[1] ? (a[1] < b[1] ? -1 : 1) : 0;
 }
 
-/* The grid's edges: right neighbours first, then down neighbours, each in server order. */
-static tc_status grid_edges(const tc_ph_fabric *f, int **u, int **v, int *n)
+tc_status tc_photonic_grid_edges(int rows, int cols, int **u, int **v, int *n)
 {
-    const int R = f->grid_rows, C = f->grid_cols;
-    int m = R * (C - 1) + (R - 1) * C, k = 0;
+    const int m = rows * (cols - 1) + (rows - 1) * cols;
+    int k = 0;
     *u = malloc((size_t)(m > 0 ? m : 1) * sizeof **u);
     *v = malloc((size_t)(m > 0 ? m : 1) * sizeof **v);
-    if (!*u || !*v)
+    if (!*u || !*v) {
+        free(*u), free(*v);
+        *u = *v = NULL;
         return TC_ERR_NOMEM;
-    for (int r = 0; r < R; r++)
-        for (int c = 0; c + 1 < C; c++, k++)
-            (*u)[k] = r * C + c, (*v)[k] = r * C + c + 1;
-    for (int r = 0; r + 1 < R; r++)
-        for (int c = 0; c < C; c++, k++)
-            (*u)[k] = r * C + c, (*v)[k] = (r + 1) * C + c;
+    }
+    for (int r = 0; r < rows; r++)
+        for (int c = 0; c + 1 < cols; c++, k++)
+            (*u)[k] = r * cols + c, (*v)[k] = r * cols + c + 1;
+    for (int r = 0; r + 1 < rows; r++)
+        for (int c = 0; c < cols; c++, k++)
+            (*u)[k] = r * cols + c, (*v)[k] = (r + 1) * cols + c;
     *n = m;
     return TC_OK;
 }
@@ -390,7 +392,7 @@ tc_status tc_photonic_route(tc_ctx *ctx, const tc_ph_fabric *f, const int *src, 
         goto nomem;
     sum->method = TC_PH_FIBER_NONE;
     if (f->servers > 1) {
-        if ((st = grid_edges(f, &eu, &ev, &n_edges)))
+        if ((st = tc_photonic_grid_edges(f->grid_rows, f->grid_cols, &eu, &ev, &n_edges)))
             goto nomem;
         tc_ph_fiber_in fi = {.n_servers = f->servers, .n_edges = n_edges, .edge_u = eu, .edge_v = ev,
                              .n_circ = n, .src = ssrc, .dst = sdst, .time_limit = time_limit, .what = what,

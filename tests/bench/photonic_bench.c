@@ -120,14 +120,10 @@ static int bench_fiber(int R, int C, int n, unsigned long seed, double limit)
 {
     tc_ctx ctx;
     tc_ctx_init(&ctx);
-    const int V = R * C, E = R * (C - 1) + (R - 1) * C;
-    int *u = malloc((size_t)E * sizeof *u), *v = malloc((size_t)E * sizeof *v), k = 0;
-    for (int r = 0; r < R; r++)
-        for (int c = 0; c + 1 < C; c++, k++)
-            u[k] = r * C + c, v[k] = r * C + c + 1;
-    for (int r = 0; r + 1 < R; r++)
-        for (int c = 0; c < C; c++, k++)
-            u[k] = r * C + c, v[k] = (r + 1) * C + c;
+    const int V = R * C;
+    int *u, *v, E;
+    if (tc_photonic_grid_edges(R, C, &u, &v, &E))
+        return 1;
     int *src = malloc((size_t)n * sizeof *src), *dst = malloc((size_t)n * sizeof *dst);
     tc_rng rng;
     tc_rng_seed(&rng, seed);
