@@ -15,9 +15,11 @@
  * Limits: a configuration the ILP picks but the fabric cannot route (no free wavelength, too few fibers)
  *   is an error naming the round; fallbacks whose degree exceeds tx or rx are left out of S (an explicit
  *   --fallback member that does not fit is an error).
- * Trace (rhd reduce-scatter on a 4-NPU bidirectional ring, r small): steps 0 (pairs 0<->2, 1<->3) and 1
- *   (0<->1, 2<->3); on G0 step 0 has d = 2, c = 2; the ILP reconfigures to step 0's circuits, then to step
- *   1's: 2 reconfigurations, c = d = 1 in both rounds.
+ * Trace (rhd reduce-scatter, 1 MiB, on a 4-NPU bidirectional ring, r = 1 ns, --fallback none): steps 0
+ *   (pairs 0<->2, 1<->3) and 1 (0<->1, 2<->3); on G0 step 0 has d = 2, c = 2; the ILP sets up step 0's
+ *   circuits, then G0 again (step 1's pairs are ring neighbours; a tie with step 1's own circuits): 2
+ *   reconfigurations, c = d = 1 in both rounds.  With the default S the 2x2 torus joins both steps' pairs:
+ *   one reconfiguration.
  */
 #include "photonic_int.h"
 #include "tacos/topo.h"
