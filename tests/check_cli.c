@@ -3,21 +3,6 @@
 
 #include "tacos/algo.h"
 
-static char cmd[4096];
-
-/* Run "$TACOSC <args>" and return the exit status; output in *out (caller frees). */
-static int tacosc(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int tacosc(char **out, const char *fmt, ...)
-{
-    char args[3072];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(args, sizeof args, fmt, ap);
-    va_end(ap);
-    snprintf(cmd, sizeof cmd, "%s %s", tu_tacosc(), args);
-    return tu_run(cmd, out);
-}
-
 static char *tmpdir(void)
 {
     char *d = malloc(64);
@@ -29,13 +14,13 @@ static char *tmpdir(void)
 START_TEST(test_help_version)
 {
     char *out;
-    ck_assert_int_eq(tacosc(&out, "--help"), 0);
+    ck_assert_int_eq(tu_tacosc_run(&out, "--help"), 0);
     ck_assert_ptr_nonnull(strstr(out, "usage: tacosc TOPO.xml --collective C"));
     free(out);
-    ck_assert_int_eq(tacosc(&out, "--version"), 0);
+    ck_assert_int_eq(tu_tacosc_run(&out, "--version"), 0);
     ck_assert_str_eq(out, "tacosc " TC_VERSION "\n");
     free(out);
-    ck_assert_int_eq(tacosc(&out, "%s", ""), 2);
+    ck_assert_int_eq(tu_tacosc_run(&out, "%s", ""), 2);
     ck_assert_ptr_nonnull(strstr(out, "usage:"));
     free(out);
 }
@@ -46,7 +31,7 @@ START_TEST(test_registry_documented)
 {
     char *out, *man = tu_slurp("man/man1/tacosc.1", NULL);
     ck_assert_ptr_nonnull(man);
-    ck_assert_int_eq(tacosc(&out, "--list-algos"), 0);
+    ck_assert_int_eq(tu_tacosc_run(&out, "--list-algos"), 0);
     for (const tc_algo_entry *e = tc_algo_registry; e->name; e++) {
         char line[128], manent[128];
         snprintf(line, sizeof line, "%-10s ", e->name);
@@ -62,31 +47,31 @@ END_TEST
 START_TEST(test_usage_errors)
 {
     char *out;
-    ck_assert_int_eq(tacosc(&out, "topologies/mesh2d-4x4.xml --collective allsum"), 2);
+    ck_assert_int_eq(tu_tacosc_run(&out, "topologies/mesh2d-4x4.xml --collective allsum"), 2);
     ck_assert_str_eq(out, "tacosc: error: unknown collective 'allsum' (allgather, reducescatter, allreduce, "
                           "broadcast, reduce, gather, scatter, alltoall)\n");
     free(out);
-    ck_assert_int_eq(tacosc(&out, "topologies/mesh2d-4x4.xml --collective allreduce --algo nope"), 2);
+    ck_assert_int_eq(tu_tacosc_run(&out, "topologies/mesh2d-4x4.xml --collective allreduce --algo nope"), 2);
     ck_assert_str_eq(out, "tacosc: error: unknown algorithm 'nope' (see --list-algos)\n");
     free(out);
-    ck_assert_int_eq(tacosc(&out, "topologies/mesh2d-4x4.xml --collective allreduce --size 12Q"), 2);
+    ck_assert_int_eq(tu_tacosc_run(&out, "topologies/mesh2d-4x4.xml --collective allreduce --size 12Q"), 2);
     ck_assert_str_eq(out, "tacosc: error: --size: '12Q' is not a byte size (digits with an optional K, M, G "
                           "or T suffix)\n");
     free(out);
-    ck_assert_int_eq(tacosc(&out, "topologies/mesh2d-4x4.xml --collective allreduce --chunks 0"), 2);
+    ck_assert_int_eq(tu_tacosc_run(&out, "topologies/mesh2d-4x4.xml --collective allreduce --chunks 0"), 2);
     ck_assert_str_eq(out, "tacosc: error: --chunks: '0' is not an integer in [1, 1048576]\n");
     free(out);
-    ck_assert_int_eq(tacosc(&out, "topologies/mesh2d-4x4.xml"), 2);
+    ck_assert_int_eq(tu_tacosc_run(&out, "topologies/mesh2d-4x4.xml"), 2);
     ck_assert_str_eq(out, "tacosc: error: --collective is required\n");
     free(out);
-    ck_assert_int_eq(tacosc(&out, "topologies/mesh2d-4x4.xml --collective allreduce -o plan.txt"), 2);
+    ck_assert_int_eq(tu_tacosc_run(&out, "topologies/mesh2d-4x4.xml --collective allreduce -o plan.txt"), 2);
     ck_assert_str_eq(out, "tacosc: error: cannot tell the format of 'plan.txt' from its extension: use .json "
                           "or .xml, or --format\n");
     free(out);
-    ck_assert_int_eq(tacosc(&out, "topologies/mesh2d-4x4.xml --collective broadcast --root 99"), 1);
+    ck_assert_int_eq(tu_tacosc_run(&out, "topologies/mesh2d-4x4.xml --collective broadcast --root 99"), 1);
     ck_assert_str_eq(out, "tacosc: error: root 99 out of range (topology has 16 npus)\n");
     free(out);
-    ck_assert_int_eq(tacosc(&out, "topologies/mesh2d-4x4.xml --collective broadcast --algo ring"), 1);
+    ck_assert_int_eq(tu_tacosc_run(&out, "topologies/mesh2d-4x4.xml --collective broadcast --algo ring"), 1);
     ck_assert_str_eq(out, "tacosc: error: algorithm 'ring' does not generate broadcast\n");
     free(out);
 }
@@ -95,7 +80,7 @@ END_TEST
 START_TEST(test_unwritable_output)
 {
     char *out;
-    ck_assert_int_eq(tacosc(&out, "topologies/mesh2d-4x4.xml --collective allreduce --algo ring "
+    ck_assert_int_eq(tu_tacosc_run(&out, "topologies/mesh2d-4x4.xml --collective allreduce --algo ring "
                                   "-o /nonexistent-dir/p.json"),
                      1);
     ck_assert_str_eq(out, "tacosc: error: cannot write '/nonexistent-dir/p.json': No such file or directory\n");
@@ -106,7 +91,7 @@ END_TEST
 START_TEST(test_missing_topology)
 {
     char *out;
-    ck_assert_int_eq(tacosc(&out, "/nonexistent.xml --collective allreduce"), 1);
+    ck_assert_int_eq(tu_tacosc_run(&out, "/nonexistent.xml --collective allreduce"), 1);
     ck_assert_ptr_nonnull(strstr(out, "/nonexistent.xml"));
     ck_assert_ptr_nonnull(strstr(out, "error:"));
     free(out);
@@ -117,15 +102,15 @@ END_TEST
 START_TEST(test_torus_ring_allgather)
 {
     char *d = tmpdir(), *out;
-    ck_assert_int_eq(tacosc(&out, "topo torus 4x4x4 -o %s/t.xml", d), 0);
+    ck_assert_int_eq(tu_tacosc_run(&out, "topo torus 4x4x4 -o %s/t.xml", d), 0);
     free(out);
-    ck_assert_int_eq(tacosc(&out, "%s/t.xml --collective allgather --algo ring -o %s/p.json", d, d), 0);
+    ck_assert_int_eq(tu_tacosc_run(&out, "%s/t.xml --collective allgather --algo ring -o %s/p.json", d, d), 0);
     ck_assert_ptr_nonnull(strstr(out, "ring allgather"));
     free(out);
-    ck_assert_int_eq(tacosc(&out, "verify %s/p.json", d), 0);
+    ck_assert_int_eq(tu_tacosc_run(&out, "verify %s/p.json", d), 0);
     ck_assert_ptr_nonnull(strstr(out, ": ok: allgather, 64 ranks"));
     free(out);
-    ck_assert_int_eq(tacosc(&out, "verify %s/p.json --topo %s/t.xml", d, d), 0);
+    ck_assert_int_eq(tu_tacosc_run(&out, "verify %s/p.json --topo %s/t.xml", d, d), 0);
     free(out);
     free(d);
 }
@@ -142,7 +127,7 @@ START_TEST(test_deterministic)
         const char *coll = (e->colls & TC_COLL_BIT(TC_COLL_ALLREDUCE)) ? "allreduce" : "alltoall";
         int served = 0;
         for (size_t t = 0; t < sizeof topos / sizeof topos[0] && !served; t++) {
-            int rc = tacosc(&out, "%s --collective %s --algo %s --seed 42 --size 1M -o %s/%s-0.json -q",
+            int rc = tu_tacosc_run(&out, "%s --collective %s --algo %s --seed 42 --size 1M -o %s/%s-0.json -q",
                             topos[t], coll, e->name, d, e->name);
             if (rc != 0) { /* refused: must say why, then try the next topology */
                 ck_assert_msg(strstr(out, "error:"), "%s: exit %d without a message", e->name, rc);
@@ -150,7 +135,7 @@ START_TEST(test_deterministic)
                 continue;
             }
             free(out);
-            ck_assert_int_eq(tacosc(&out, "%s --collective %s --algo %s --seed 42 --size 1M -o %s/%s-1.json -q",
+            ck_assert_int_eq(tu_tacosc_run(&out, "%s --collective %s --algo %s --seed 42 --size 1M -o %s/%s-1.json -q",
                                     topos[t], coll, e->name, d, e->name),
                              0);
             free(out);
@@ -176,9 +161,9 @@ END_TEST
 START_TEST(test_golden_json)
 {
     char *d = tmpdir(), *out;
-    ck_assert_int_eq(tacosc(&out, "topo biring 4 -o %s/r.xml", d), 0);
+    ck_assert_int_eq(tu_tacosc_run(&out, "topo biring 4 -o %s/r.xml", d), 0);
     free(out);
-    ck_assert_int_eq(tacosc(&out, "%s/r.xml --collective allreduce --algo ring --size 4K -o %s/p.json -q", d, d),
+    ck_assert_int_eq(tu_tacosc_run(&out, "%s/r.xml --collective allreduce --algo ring --size 4K -o %s/p.json -q", d, d),
                      0);
     free(out);
     char p[512];
@@ -209,7 +194,7 @@ START_TEST(test_bad_topology_line)
           "  <link src=\"3\" dst=\"9\" duplex=\"1\"/>\n"
           "</topology>\n", f);
     fclose(f);
-    ck_assert_int_eq(tacosc(&out, "%s --collective allreduce -o %s/p.json", path, d), 1);
+    ck_assert_int_eq(tu_tacosc_run(&out, "%s --collective allreduce -o %s/p.json", path, d), 1);
     char want[600];
     snprintf(want, sizeof want, "%s:7: error: link 3->9: npu 9 out of range (topology has 8 npus)\n", path);
     ck_assert_str_eq(out, want);
@@ -232,7 +217,7 @@ START_TEST(test_shipped_plans)
     for (size_t i = 0; i < sizeof plans / sizeof plans[0]; i++) {
         const char *ext = strrchr(plans[i].file, '.');
         snprintf(path, sizeof path, "%s/plan%zu%s", d, i, ext);
-        ck_assert_int_eq(tacosc(&out, "%s -q -o %s", plans[i].args, path), 0);
+        ck_assert_int_eq(tu_tacosc_run(&out, "%s -q -o %s", plans[i].args, path), 0);
         free(out);
         char *got = tu_slurp(path, NULL), *want = tu_slurp(plans[i].file, NULL);
         ck_assert_ptr_nonnull(got);
@@ -240,7 +225,7 @@ START_TEST(test_shipped_plans)
         ck_assert_msg(!strcmp(got, want), "%s is stale: regenerate with sh examples/quickstart.sh", plans[i].file);
         free(got);
         free(want);
-        ck_assert_int_eq(tacosc(&out, "verify %s%s", plans[i].file, strcmp(ext, ".xml") ? "" : " --target rccl"), 0);
+        ck_assert_int_eq(tu_tacosc_run(&out, "verify %s%s", plans[i].file, strcmp(ext, ".xml") ? "" : " --target rccl"), 0);
         free(out);
     }
     free(d);
@@ -256,7 +241,7 @@ START_TEST(test_shipped_topologies)
     int n = 0;
     for (char *line = strtok(listing, "\n"); line; line = strtok(NULL, "\n")) {
         char *info;
-        ck_assert_int_eq(tacosc(&info, "info %s", line), 0);
+        ck_assert_int_eq(tu_tacosc_run(&info, "info %s", line), 0);
         char *npus = strstr(info, "npus");
         int count = npus ? atoi(npus + strcspn(npus, "0123456789")) : 0;
         free(info);
@@ -264,17 +249,17 @@ START_TEST(test_shipped_topologies)
         if (count > 64)
             continue;
         const char *costs = tu_shipped_costs(line);
-        ck_assert_msg(tacosc(&out, "%s %s --collective allreduce -q -o %s/p.json", line, costs, d) == 0, "%s: %s",
+        ck_assert_msg(tu_tacosc_run(&out, "%s %s --collective allreduce -q -o %s/p.json", line, costs, d) == 0, "%s: %s",
                       line, out);
         free(out);
-        ck_assert_msg(tacosc(&out, "verify %s/p.json --topo %s", d, line) == 0, "%s: %s", line, out);
+        ck_assert_msg(tu_tacosc_run(&out, "verify %s/p.json --topo %s", d, line) == 0, "%s: %s", line, out);
         free(out);
         for (int t = 0; t < 2; t++) {
             const char *target = t ? "rccl" : "nccl";
-            ck_assert_msg(tacosc(&out, "%s %s --collective allreduce -q --target %s -o %s/p.xml", line, costs,
+            ck_assert_msg(tu_tacosc_run(&out, "%s %s --collective allreduce -q --target %s -o %s/p.xml", line, costs,
                                  target, d) == 0, "%s %s: %s", line, target, out);
             free(out);
-            ck_assert_msg(tacosc(&out, "verify %s/p.xml --target %s", d, target) == 0, "%s %s: %s", line, target,
+            ck_assert_msg(tu_tacosc_run(&out, "verify %s/p.xml --target %s", d, target) == 0, "%s %s: %s", line, target,
                           out);
             free(out);
         }
@@ -290,28 +275,28 @@ END_TEST
 START_TEST(test_verify_usage)
 {
     char *out, *d = tmpdir();
-    ck_assert_int_eq(tacosc(&out, "verify schedules/dgx1-allgather.json --topo topologies/dgx1.xml --unwind abc"), 2);
+    ck_assert_int_eq(tu_tacosc_run(&out, "verify schedules/dgx1-allgather.json --topo topologies/dgx1.xml --unwind abc"), 2);
     ck_assert_str_eq(out, "tacosc: error: --unwind: 'abc' is not an integer in [1, 2147483647]\n");
     free(out);
-    ck_assert_int_eq(tacosc(&out, "verify schedules/dgx1-allgather.json --costs topologies/dgx1.cost"), 2);
+    ck_assert_int_eq(tu_tacosc_run(&out, "verify schedules/dgx1-allgather.json --costs topologies/dgx1.cost"), 2);
     ck_assert_str_eq(out, "tacosc: error: --costs needs --topo\n");
     free(out);
-    ck_assert_int_eq(tacosc(&out, "verify schedules/dgx1-allgather.json --target nccl"), 2);
+    ck_assert_int_eq(tu_tacosc_run(&out, "verify schedules/dgx1-allgather.json --target nccl"), 2);
     ck_assert_str_eq(out, "tacosc: error: --target applies to MSCCL XML plans only "
                           "('schedules/dgx1-allgather.json' is JSON)\n");
     free(out);
-    ck_assert_int_eq(tacosc(&out, "verify %s", d), 1);
+    ck_assert_int_eq(tu_tacosc_run(&out, "verify %s", d), 1);
     char want[256];
     snprintf(want, sizeof want, "%s: error: cannot read: Is a directory\n", d);
     ck_assert_str_eq(out, want);
     free(out);
-    ck_assert_int_eq(tacosc(&out, "sim schedules/dgx1-allgather.json topologies/dgx1.xml --chunks abc"), 2);
+    ck_assert_int_eq(tu_tacosc_run(&out, "sim schedules/dgx1-allgather.json topologies/dgx1.xml --chunks abc"), 2);
     ck_assert_str_eq(out, "tacosc: error: --chunks: 'abc' is not an integer in [1, 1048576]\n");
     free(out);
     char cmdline[512];
     snprintf(cmdline, sizeof cmdline, "cp schedules/dgx1-allgather.json %s/plan.XML", d);
     ck_assert_int_eq(tu_run(cmdline, NULL), 0);
-    ck_assert_int_eq(tacosc(&out, "verify %s/plan.XML", d), 0); /* JSON by content, whatever the name */
+    ck_assert_int_eq(tu_tacosc_run(&out, "verify %s/plan.XML", d), 0); /* JSON by content, whatever the name */
     ck_assert_ptr_nonnull(strstr(out, ": ok: allgather, 8 ranks"));
     free(out);
     free(d);
@@ -429,7 +414,7 @@ START_TEST(test_option_table)
             o += rep ? sprintf(o, "%s", rep) : sprintf(o, "%c", *p);
         }
         char *out, want[1024];
-        int rc = tacosc(&out, "%s", args);
+        int rc = tu_tacosc_run(&out, "%s", args);
         snprintf(want, sizeof want, "%s", rows[i].msg);
         ck_assert_msg(rc == rows[i].rc && !strcmp(out, want), "tacosc %s: exit %d, output:\n%s\nwanted exit %d:\n%s",
                       args, rc, tu_tail(out), rows[i].rc, want);
@@ -461,7 +446,7 @@ END_TEST
 START_TEST(test_verbose)
 {
     char *d = tmpdir(), *out;
-    ck_assert_int_eq(tacosc(&out, "topologies/mesh2d-4x4.xml --collective allgather -q -v -o %s/p.xml", d), 0);
+    ck_assert_int_eq(tu_tacosc_run(&out, "topologies/mesh2d-4x4.xml --collective allgather -q -v -o %s/p.xml", d), 0);
     static const char *stages[] = {"topologies/mesh2d-4x4.xml: note: read mesh2d-4x4: 16 npus, 48 links in ",
                                    "tacosc: note: tacos allgather: 240 transfers, ",
                                    "tacosc: note: checked the schedule (symbolic execution) in ",
@@ -473,7 +458,7 @@ START_TEST(test_verbose)
         at = p + 1;
     }
     free(out);
-    ck_assert_int_eq(tacosc(&out, "topologies/mesh2d-4x4.xml --collective allgather -q -o %s/p.xml", d), 0);
+    ck_assert_int_eq(tu_tacosc_run(&out, "topologies/mesh2d-4x4.xml --collective allgather -q -o %s/p.xml", d), 0);
     ck_assert_str_eq(out, "");
     free(out);
     free(d);
@@ -491,26 +476,26 @@ START_TEST(test_output_files)
     /* devices: written through, never replaced */
     static const char *fmts[] = {"-o /dev/full --format json", "-o /dev/full --format xml"};
     for (size_t i = 0; i < 2; i++) {
-        ck_assert_int_eq(tacosc(&out, "%s --collective allgather %s", M, fmts[i]), 1);
+        ck_assert_int_eq(tu_tacosc_run(&out, "%s --collective allgather %s", M, fmts[i]), 1);
         ck_assert_str_eq(out, "tacosc: error: cannot write '/dev/full': No space left on device\n");
         free(out);
     }
-    ck_assert_int_eq(tacosc(&out, "topo ring 4 -o /dev/full"), 1);
+    ck_assert_int_eq(tu_tacosc_run(&out, "topo ring 4 -o /dev/full"), 1);
     ck_assert_str_eq(out, "tacosc: error: cannot write '/dev/full': No space left on device\n");
     free(out);
-    ck_assert_int_eq(tacosc(&out, "sim schedules/dgx1-allgather.json topologies/dgx1.xml --svg /dev/full"), 1);
+    ck_assert_int_eq(tu_tacosc_run(&out, "sim schedules/dgx1-allgather.json topologies/dgx1.xml --svg /dev/full"), 1);
     ck_assert_ptr_nonnull(strstr(out, "tacosc: error: cannot write '/dev/full': No space left on device\n"));
     ck_assert_ptr_null(strstr(out, "cannot write the SVG"));
     free(out);
-    ck_assert_int_eq(tacosc(&out, "compare %s -c allgather --svg /dev/full", M), 1);
+    ck_assert_int_eq(tu_tacosc_run(&out, "compare %s -c allgather --svg /dev/full", M), 1);
     ck_assert_ptr_nonnull(strstr(out, "tacosc: error: cannot write '/dev/full': No space left on device\n"));
     free(out);
-    ck_assert_int_eq(tacosc(&out, "%s --collective allgather -o - --format json > /dev/full", M), 1);
+    ck_assert_int_eq(tu_tacosc_run(&out, "%s --collective allgather -o - --format json > /dev/full", M), 1);
     ck_assert_str_eq(out, "tacosc: error: cannot write to standard output: No space left on device\n");
     free(out);
     snprintf(cmdl, sizeof cmdl, "mknod %s/full c 1 7 2>/dev/null", d);
     if (tu_run(cmdl, NULL) == 0) { /* a copy of /dev/full (root only) stays a device */
-        ck_assert_int_eq(tacosc(&out, "%s --collective allgather -o %s/full --format json", M, d), 1);
+        ck_assert_int_eq(tu_tacosc_run(&out, "%s --collective allgather -o %s/full --format json", M, d), 1);
         snprintf(want, sizeof want, "tacosc: error: cannot write '%s/full': No space left on device\n", d);
         ck_assert_str_eq(out, want);
         free(out);
@@ -520,7 +505,7 @@ START_TEST(test_output_files)
     /* a symbolic link to /dev/null stays a link; a pipe is written through */
     snprintf(cmdl, sizeof cmdl, "ln -s /dev/null %s/null.json && mkfifo %s/fifo", d, d);
     ck_assert_int_eq(tu_run(cmdl, NULL), 0);
-    ck_assert_int_eq(tacosc(&out, "%s --collective allgather -q -o %s/null.json", M, d), 0);
+    ck_assert_int_eq(tu_tacosc_run(&out, "%s --collective allgather -q -o %s/null.json", M, d), 0);
     free(out);
     snprintf(cmdl, sizeof cmdl, "test -L %s/null.json", d);
     ck_assert_int_eq(tu_run(cmdl, NULL), 0);
@@ -536,13 +521,13 @@ START_TEST(test_output_files)
     snprintf(cmdl, sizeof cmdl, "echo old > %s/real.json && chmod 600 %s/real.json && ln -s real.json %s/link.json",
              d, d, d);
     ck_assert_int_eq(tu_run(cmdl, NULL), 0);
-    ck_assert_int_eq(tacosc(&out, "%s --collective allgather -q -o %s/link.json", M, d), 0);
+    ck_assert_int_eq(tu_tacosc_run(&out, "%s --collective allgather -q -o %s/link.json", M, d), 0);
     free(out);
     snprintf(cmdl, sizeof cmdl, "test -L %s/link.json && test \"$(stat -c %%a %s/real.json)\" = 600 && "
                                 "grep -q tacosc-schedule %s/real.json && test -z \"$(ls %s | grep tmp)\"", d, d, d, d);
     ck_assert_int_eq(tu_run(cmdl, NULL), 0);
     /* a failed run leaves the old file and no temporary file */
-    ck_assert_int_eq(tacosc(&out, "%s --collective allgather --algo nope -q -o %s/real.json", M, d), 2);
+    ck_assert_int_eq(tu_tacosc_run(&out, "%s --collective allgather --algo nope -q -o %s/real.json", M, d), 2);
     free(out);
     ck_assert_int_eq(tu_run(cmdl, NULL), 0);
     /* -o naming an input, by any name (a link, a hard link, another spelling) */
@@ -551,37 +536,37 @@ START_TEST(test_output_files)
     ck_assert_int_eq(tu_run(cmdl, NULL), 0);
     static const char *outs[] = {"t.xml", "hard.xml", "soft.xml", "./t.xml"};
     for (size_t i = 0; i < sizeof outs / sizeof outs[0]; i++) {
-        ck_assert_int_eq(tacosc(&out, "%s/t.xml --collective allgather -o %s/%s", d, d, outs[i]), 2);
+        ck_assert_int_eq(tu_tacosc_run(&out, "%s/t.xml --collective allgather -o %s/%s", d, d, outs[i]), 2);
         snprintf(want, sizeof want, "tacosc: error: -o '%s/%s' is the topology file '%s/t.xml': writing it would "
                                     "destroy the input\n", d, outs[i], d);
         ck_assert_str_eq(out, want);
         free(out);
     }
-    ck_assert_int_eq(tacosc(&out, "%s --costs %s/c.cost --collective allgather -o %s/c.cost --format json", M, d, d),
+    ck_assert_int_eq(tu_tacosc_run(&out, "%s --costs %s/c.cost --collective allgather -o %s/c.cost --format json", M, d, d),
                      2);
     snprintf(want, sizeof want, "tacosc: error: -o '%s/c.cost' is the cost file '%s/c.cost': writing it would "
                                 "destroy the input\n", d, d);
     ck_assert_str_eq(out, want);
     free(out);
-    ck_assert_int_eq(tacosc(&out, "sim schedules/dgx1-allgather.json %s/t.xml --svg %s/hard.xml", d, d), 2);
+    ck_assert_int_eq(tu_tacosc_run(&out, "sim schedules/dgx1-allgather.json %s/t.xml --svg %s/hard.xml", d, d), 2);
     snprintf(want, sizeof want, "tacosc: error: --svg '%s/hard.xml' is the topology file '%s/t.xml': writing it "
                                 "would destroy the input\n", d, d);
     ck_assert_str_eq(out, want);
     free(out);
-    ck_assert_int_eq(tacosc(&out, "compare %s/t.xml -c allgather --svg %s/t.xml", d, d), 2);
+    ck_assert_int_eq(tu_tacosc_run(&out, "compare %s/t.xml -c allgather --svg %s/t.xml", d, d), 2);
     free(out);
     snprintf(cmdl, sizeof cmdl, "cmp -s %s %s/t.xml", M, d); /* untouched */
     ck_assert_int_eq(tu_run(cmdl, NULL), 0);
     /* info and verify: a failed stdout is an error */
-    ck_assert_int_eq(tacosc(&out, "info %s > /dev/full", M), 1);
+    ck_assert_int_eq(tu_tacosc_run(&out, "info %s > /dev/full", M), 1);
     ck_assert_str_eq(out, "tacosc: error: cannot write to standard output: No space left on device\n");
     free(out);
-    ck_assert_int_eq(tacosc(&out, "verify schedules/dgx1-allgather.json > /dev/full"), 1);
+    ck_assert_int_eq(tu_tacosc_run(&out, "verify schedules/dgx1-allgather.json > /dev/full"), 1);
     ck_assert_str_eq(out, "tacosc: error: cannot write to standard output: No space left on device\n");
     free(out);
-    ck_assert_int_eq(tacosc(&out, "verify schedules/mesh2d-4x4-allreduce.xml > /dev/full"), 1);
+    ck_assert_int_eq(tu_tacosc_run(&out, "verify schedules/mesh2d-4x4-allreduce.xml > /dev/full"), 1);
     free(out);
-    ck_assert_int_eq(tacosc(&out, "--help > /dev/full"), 1);
+    ck_assert_int_eq(tu_tacosc_run(&out, "--help > /dev/full"), 1);
     free(out);
     snprintf(cmdl, sizeof cmdl, "rm -rf %s", d);
     tu_run(cmdl, NULL);

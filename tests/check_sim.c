@@ -41,18 +41,6 @@ static tc_topo *mk_fc(int n)
     return t;
 }
 
-static tc_sched *gen(const char *algo, const tc_topo *t, tc_coll c, uint64_t size)
-{
-    tc_ctx ctx;
-    tu_ctx(&ctx);
-    tc_gen_opts o;
-    tc_gen_opts_init(&o);
-    o.size = size;
-    tc_sched *s = NULL;
-    ck_assert_msg(tc_algo_run(&ctx, algo, t, c, &o, &s) == TC_OK, "%s: %s", algo, tu_diags());
-    return s;
-}
-
 static tc_sim_result *sim(const tc_sched *s, const tc_topo *t, tc_sim_model m, int bins)
 {
     tc_ctx ctx;
@@ -83,7 +71,7 @@ START_TEST(test_ring_closed_form)
         const double alpha = (0.2 + tc_rng_unit(&g)) * 1e-6, bw = (10 + 90 * tc_rng_unit(&g)) * 1e9;
         const uint64_t S = (uint64_t)n * (1 + tc_rng_below(&g, 1 << 20));
         tc_topo *t = mk_biring(n, alpha, bw);
-        tc_sched *s = gen("ring", t, TC_COLL_ALLREDUCE, S);
+        tc_sched *s = tu_gen("ring", t, TC_COLL_ALLREDUCE, S);
         const double want = 2.0 * (n - 1) * (alpha + (double)S / n / bw);
         tc_sim_result *a = sim(s, t, TC_SIM_AB, 0), *e = sim(s, t, TC_SIM_EVENT, 0);
         ck_assert_msg(close_to(a->time, want), "n=%d ab %.12g want %.12g", n, a->time, want);
@@ -107,7 +95,7 @@ START_TEST(test_rhd_ring_congestion)
     const double alpha = 1e-6, bw = 50e9;
     const uint64_t S = 8u << 20;
     tc_topo *t = mk_biring(8, alpha, bw);
-    tc_sched *s = gen("rhd", t, TC_COLL_ALLGATHER, S);
+    tc_sched *s = tu_gen("rhd", t, TC_COLL_ALLGATHER, S);
     tc_sim_result *a = sim(s, t, TC_SIM_AB, 0);
     ck_assert_int_eq(a->n_rounds, 3);
     ck_assert_int_eq(a->max_dilation, 4);
@@ -131,8 +119,8 @@ START_TEST(test_ring_vs_direct)
 {
     const uint64_t S = 1u << 30;
     tc_topo *ring = mk_biring(64, 0.5e-6, 50e9), *fc = mk_fc(16);
-    tc_sched *r1 = gen("ring", ring, TC_COLL_ALLREDUCE, S), *d1 = gen("direct", ring, TC_COLL_ALLREDUCE, S);
-    tc_sched *r2 = gen("ring", fc, TC_COLL_ALLREDUCE, S), *d2 = gen("direct", fc, TC_COLL_ALLREDUCE, S);
+    tc_sched *r1 = tu_gen("ring", ring, TC_COLL_ALLREDUCE, S), *d1 = tu_gen("direct", ring, TC_COLL_ALLREDUCE, S);
+    tc_sched *r2 = tu_gen("ring", fc, TC_COLL_ALLREDUCE, S), *d2 = tu_gen("direct", fc, TC_COLL_ALLREDUCE, S);
     for (int m = 0; m < 2; m++) {
         tc_sim_result *a = sim(r1, ring, (tc_sim_model)m, 0), *b = sim(d1, ring, (tc_sim_model)m, 0);
         tc_sim_result *c = sim(r2, fc, (tc_sim_model)m, 0), *d = sim(d2, fc, (tc_sim_model)m, 0);
@@ -226,7 +214,7 @@ START_TEST(test_event_order)
     tc_topo *t = mk_biring(n, (1 + tc_rng_unit(&g)) * 1e-6, (10 + 40 * tc_rng_unit(&g)) * 1e9);
     const char *algos[] = {"ring", "tacos"};
     for (int a = 0; a < 2; a++) {
-        tc_sched *s = gen(algos[a], t, TC_COLL_ALLREDUCE, (1 + tc_rng_below(&g, 64)) << 20);
+        tc_sched *s = tu_gen(algos[a], t, TC_COLL_ALLREDUCE, (1 + tc_rng_below(&g, 64)) << 20);
         tc_sched *r = steps_reversed(s);
         ck_assert(s->n_steps > 1 && r->xfers[0].step == s->n_steps - 1);
         tc_sim_result *e1 = sim(s, t, TC_SIM_EVENT, 20), *e2 = sim(r, t, TC_SIM_EVENT, 20);
@@ -362,7 +350,7 @@ START_TEST(test_closed_forms)
         fc->classes[0].alpha = alpha;
         fc->classes[0].beta = 1.0 / bw;
         tc_topo_refresh_costs(fc);
-        tc_sched *ds = gen("direct", fc, TC_COLL_ALLREDUCE, S), *rs = gen("rhd", hc, TC_COLL_ALLREDUCE, S);
+        tc_sched *ds = tu_gen("direct", fc, TC_COLL_ALLREDUCE, S), *rs = tu_gen("rhd", hc, TC_COLL_ALLREDUCE, S);
         tc_sim_result *de = sim(ds, fc, TC_SIM_EVENT, 0), *da = sim(ds, fc, TC_SIM_AB, 0);
         tc_sim_result *re = sim(rs, hc, TC_SIM_EVENT, 0), *ra = sim(rs, hc, TC_SIM_AB, 0);
         const double c = alpha + (double)S / n / bw, w = (double)S / h / bw;
@@ -896,7 +884,7 @@ static void svg_read(const char *path, svg_facts *F)
 START_TEST(test_svg)
 {
     tc_topo *t = mk_biring(12, 0.5e-6, 50e9);
-    tc_sched *s = gen("rhd", t, TC_COLL_ALLREDUCE, 12u << 20);
+    tc_sched *s = tu_gen("rhd", t, TC_COLL_ALLREDUCE, 12u << 20);
     tc_sim_result *r = sim(s, t, TC_SIM_EVENT, 50);
     char *path = tu_tmpfile(".svg", NULL), *path2 = tu_tmpfile(".svg", NULL);
     tc_ctx ctx;

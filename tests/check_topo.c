@@ -80,7 +80,7 @@ static const char *RICH =
     "    <port npu=\"5\"/>\n"
     "  </switch>\n"
     "  <nodes size=\"3\"/>\n"
-    "  <photonic reconfig=\"5us\" tx=\"2\" rx=\"3\" wavelengths=\"8\" mzi=\"4\" grid=\"2x3\" fibers=\"1\"/>\n"
+    "  <photonic reconfig=\"5us\" tx=\"2\" rx=\"3\" wavelengths=\"8\" mzi=\"4\" grid=\"1x2\" fibers=\"1\"/>\n"
     "</topology>\n";
 
 START_TEST(test_read_happy)
@@ -128,8 +128,8 @@ START_TEST(test_read_happy)
     ck_assert_int_eq(t->photonic.rx_per_npu, 3);
     ck_assert_int_eq(t->photonic.wavelengths, 8);
     ck_assert_int_eq(t->photonic.mzi_size, 4);
-    ck_assert_int_eq(t->photonic.grid_rows, 2);
-    ck_assert_int_eq(t->photonic.grid_cols, 3);
+    ck_assert_int_eq(t->photonic.grid_rows, 1); /* one row of the 2 nodes */
+    ck_assert_int_eq(t->photonic.grid_cols, 2);
     ck_assert_int_eq(t->photonic.fibers, 1);
     /* indexed */
     ck_assert_ptr_nonnull(t->out_off);

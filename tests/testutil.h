@@ -3,6 +3,7 @@
 #define TACOS_TESTUTIL_H
 
 #include <check.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "tacos/algo.h"
 #include "tacos/ir.h"
 
 /* A context whose diagnostics are captured in a buffer (tu_diags). */
@@ -123,6 +125,32 @@ static inline int tu_run(const char *cmd, char **output)
     else
         free(buf);
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+/* Run "$TACOSC <args>" (printf-style), output (stdout and stderr) in *out (caller frees); the exit status. */
+static inline int tu_tacosc_run(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static inline int tu_tacosc_run(char **out, const char *fmt, ...)
+{
+    char args[3072], cmd[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    snprintf(cmd, sizeof cmd, "%s %s", tu_tacosc(), args);
+    return tu_run(cmd, out);
+}
+
+/* Run generator `algo` for `coll` with default options but `size`; fail the test with its diagnostics. */
+static inline tc_sched *tu_gen(const char *algo, const tc_topo *t, tc_coll c, uint64_t size)
+{
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_gen_opts o;
+    tc_gen_opts_init(&o);
+    o.size = size;
+    tc_sched *s = NULL;
+    ck_assert_msg(tc_algo_run(&ctx, algo, t, c, &o, &s) == TC_OK, "%s: %s", algo, tu_diags());
+    return s;
 }
 
 /* The end of a command's output, for a failure message (Check refuses messages over 4 KiB, and raising

@@ -9,9 +9,12 @@
 
 #define TC_JSON_FORMAT "tacosc-schedule"
 #define TC_JSON_VERSION 1
+#define TC_CIRCUITS_FORMAT "tacosc-circuits"
 
 /** Write the JSON schedule (format, version, tool version, seed, ... transfers). Deterministic. */
 tc_status tc_emit_json_write(tc_ctx *ctx, const tc_sched *s, FILE *f);
+/** Write the one round of `p` as a circuit plan (`tacosc route -o`, man 5 tacosc-schedule, CIRCUIT PLANS). */
+tc_status tc_emit_circuits_write(tc_ctx *ctx, const char *topo_name, const tc_sched_photonic *p, FILE *f);
 /** Read a JSON schedule written by tc_emit_json_write (diagnostics name `path`). */
 tc_status tc_emit_json_read(tc_ctx *ctx, const char *path, tc_sched **out);
 tc_status tc_emit_json_read_mem(tc_ctx *ctx, const char *name, const char *buf, size_t len, tc_sched **out);

@@ -135,6 +135,8 @@ const char *tc_fmt_bytes(double bytes, char *buf, size_t n);
 /** Read a whole file into a malloc'd, NUL-terminated buffer (*len excludes the NUL).  Errors are reported
  *  as `tacosc: error: cannot open 'PATH': reason` or `PATH: error: cannot read: reason`. */
 tc_status tc_read_file(tc_ctx *ctx, const char *path, char **buf, size_t *len);
+/** Write s to f with &, <, > and " escaped for XML text and attribute values (NULL writes nothing). */
+void tc_xml_escape(FILE *f, const char *s);
 /** strdup that returns NULL on NULL. */
 char *tc_strdup(const char *s);
 /** Wall-clock seconds (monotonic). */
@@ -180,15 +182,24 @@ typedef struct tc_switch {
     int line;
 } tc_switch;
 
-/** Optional photonic fabric description (PCCL photonic paper); all zero when absent. */
+/**
+ * Optional photonic fabric description (PCCL photonic paper §2, §4.2; man 5 tacosc-topology); all zero when
+ * absent.  Zero also means "not given" for each field: tx/rx 0 = no limit, wavelengths 0 = 1, mzi 0 = no
+ * MZI mesh modelled, tiles 0 = automatic, grid 0 = one row of the topology's nodes (or one server),
+ * fibers 0 = as many as the circuits need.  The reader refuses impossible values (an explicit tx="0", a
+ * grid that does not hold the servers, a mesh too small for its tiles, ...) with the element's line.
+ */
 typedef struct tc_photonic {
     int present;
-    double reconfig_delay;  /**< seconds */
-    int tx_per_npu, rx_per_npu;
-    int wavelengths;
-    int mzi_size;           /**< ports of the MZI mesh per server, 0 if none */
-    int grid_rows, grid_cols; /**< server grid for fibers */
-    int fibers;             /**< fibers between adjacent servers */
+    double reconfig_delay;  /**< r, seconds (the cost file's `reconfig` overrides it) */
+    int reconfig_set;       /**< nonzero when r was given (topology or cost file) */
+    int tx_per_npu, rx_per_npu; /**< transmitters / receivers per NPU: circuits out of / into it per round */
+    int wavelengths;        /**< per waveguide and per fiber: circuits one of them carries at once */
+    int mzi_size;           /**< the MZI mesh of a server is mzi x mzi MZIs; 0 if none */
+    int tile_rows, tile_cols; /**< a server's mesh is cut into tile_rows x tile_cols tiles, one NPU each */
+    int grid_rows, grid_cols; /**< servers on a grid; fibers join grid neighbours */
+    int fibers;             /**< fibers between two neighbouring servers */
+    int line;               /**< line of <photonic> in the topology file (0 when generated) */
 } tc_photonic;
 
 /**
@@ -291,6 +302,8 @@ typedef struct tc_sched {
     int *route;
     char *file;             /**< the file it was read from, NULL when generated */
     int *xfer_line;         /**< per transfer, its line in `file` (0 unknown); NULL when none is known */
+    struct tc_sched_photonic *photonic; /**< the photonic pass's rounds and circuits, NULL when none;
+                                             owned (tc_sched_free frees it, tc_sched_clone copies it) */
 } tc_sched;
 
 /**
@@ -329,5 +342,91 @@ tc_status tc_sched_error(tc_ctx *ctx, tc_status st, const tc_sched *s, int i, co
     __attribute__((format(printf, 5, 6)));
 /** Source line of transfer i, 0 when unknown. */
 static inline int tc_sched_line(const tc_sched *s, int i) { return s->xfer_line ? s->xfer_line[i] : 0; }
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Photonic rounds of a schedule (written by the photonic pass, include/tacos/photonic.h)            */
+
+/** The topology a photonic round runs on (PCCL photonic paper, Alg. 1). */
+typedef enum {
+    TC_PH_INITIAL = 0,  /**< the topology's own links, G0 */
+    TC_PH_FALLBACK = 1, /**< member `which` of the fallback set S */
+    TC_PH_OWN = 2       /**< the circuits joining the pairs of round `which` (Alg. 1's I_which) */
+} tc_ph_kind;
+
+/** How a round's fibers were routed (Alg. 4). */
+typedef enum {
+    TC_PH_FIBER_NONE = 0, /**< no server grid: nothing to route */
+    TC_PH_FIBER_ILP = 1,  /**< the exact ILP */
+    TC_PH_FIBER_LP = 2    /**< the ILP hit --ilp-time: LP relaxation and rounding */
+} tc_ph_fiber_method;
+
+/** A round's time, split as in the paper's Figs. 8-9 (seconds).  Their sum is the time. */
+typedef struct tc_ph_breakdown {
+    double latency;     /**< alpha of one hop */
+    double bandwidth;   /**< beta x bytes of the largest pair, uncontended */
+    double congestion;  /**< extra beta x bytes where pairs share a link: (c - 1) beta w when uniform */
+    double dilation;    /**< extra alpha of multi-hop routes: (d - 1) alpha when uniform */
+    double reconfig;    /**< r when the fabric is reconfigured before the round */
+} tc_ph_breakdown;
+
+/** Sum of the parts of a breakdown. */
+double tc_ph_breakdown_sum(const tc_ph_breakdown *b);
+/** Add b's parts to a's. */
+void tc_ph_breakdown_add(tc_ph_breakdown *a, const tc_ph_breakdown *b);
+
+/**
+ * One round of the photonic plan: a schedule step, or a part of one when the step needs more circuits at
+ * an NPU than it has transmitters or receivers (sub-rounds, PCCL §4.2).  Arrays are in tc_sched_photonic.
+ */
+typedef struct tc_ph_round {
+    int step;           /**< the schedule step whose transfers this round carries */
+    int sub, n_sub;     /**< sub-round sub of n_sub (0 of 1 when the step is not split) */
+    int kind;           /**< tc_ph_kind */
+    int which;          /**< fallback index, or round index for TC_PH_OWN (0 for TC_PH_INITIAL) */
+    int reconfig;       /**< 1: the fabric is reconfigured to this topology before the round */
+    int n_pairs;        /**< communicating (src, dst) pairs of the round */
+    int pair_off;       /**< split steps only: 2 n_pairs ints (src, dst) in `ints`; -1 otherwise */
+    int congestion;     /**< c: most pairs routed over one link */
+    int dilation;       /**< d: most hops of one pair's route */
+    double bytes;       /**< bytes of the largest pair */
+    tc_ph_breakdown t;  /**< the round's time */
+    int circ_off, n_circ; /**< the circuits set up before the round (reconfig only) */
+    int fiber_method;   /**< tc_ph_fiber_method */
+    int fibers;         /**< fibers in use over all server pairs after routing */
+    int fiber_z;        /**< most circuits over one server pair (Alg. 4's objective z) */
+    double fiber_lp;    /**< the LP relaxation's lower bound on fiber_z */
+    int fib_off, n_fib; /**< n_fib triples (server a < server b, fibers used) in `ints` */
+} tc_ph_round;
+
+/** One optical circuit from NPU src to NPU dst (PCCL §4.2, App. B). */
+typedef struct tc_ph_circuit {
+    int src, dst;
+    int wavelength;     /**< 0-based wavelength, -1 when no mesh or grid is modelled */
+    int srv_off, n_srv; /**< the servers it crosses, src's first, in `ints` */
+    int fib_off;        /**< n_srv - 1 fiber indices in `ints`, one per server hop */
+    int mzi_off, n_mzi; /**< the MZIs it crosses in `ints` (global ids, see photonic.h) */
+} tc_ph_circuit;
+
+/** The photonic plan of a schedule: fabric, fallback set, rounds, circuits.  Flat, no pointers between. */
+typedef struct tc_sched_photonic {
+    double reconfig;            /**< r, s */
+    double alpha, beta;         /**< cost of one circuit: s, s/byte */
+    int tx, rx, wavelengths, mzi, grid_rows, grid_cols, fibers; /**< the fabric (tc_photonic) */
+    int n_fallbacks;
+    char **fallbacks;           /**< names of S ("torus-8x16", ...) */
+    tc_ph_breakdown total;      /**< summed over rounds */
+    tc_ph_breakdown fixed;      /**< the schedule on G0 without reconfiguration (Alg. 2 per step) */
+    int n_reconfigs;
+    int n_rounds;
+    tc_ph_round *rounds;
+    int n_circuits;
+    tc_ph_circuit *circuits;
+    int n_ints;
+    int *ints;                  /**< pairs, server paths, fiber indices, MZI paths, fiber counts */
+} tc_sched_photonic;
+
+void tc_sched_photonic_free(tc_sched_photonic *p);
+/** Deep copy. */
+tc_status tc_sched_photonic_clone(const tc_sched_photonic *p, tc_sched_photonic **out);
 
 #endif

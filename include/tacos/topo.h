@@ -45,6 +45,14 @@ tc_status tc_topo_read_mem(tc_ctx *ctx, const char *name, const char *buf, size_
 /** Write a topology as XML (deterministic). */
 tc_status tc_topo_write(tc_ctx *ctx, const tc_topo *t, FILE *f);
 
+/** Limits of the photonic fabric description (<photonic>, man 5 tacosc-topology). */
+#define TC_TOPO_MAX_WAVELENGTHS 64        /**< wavelengths per waveguide (one bit each in a 64-bit mask) */
+#define TC_TOPO_MAX_MZI 4096              /**< side of a server's MZI mesh */
+#define TC_TOPO_MAX_MZIS (1 << 22)        /**< MZIs over all servers (the router keeps ~70 bytes each) */
+/** The tile grid of a server's mesh when <photonic tiles> is absent: the squarest rows x cols grid with
+ *  cols = ceil(sqrt(n)) and rows = ceil(n / cols) for n NPUs on the server (n >= 1). */
+void tc_topo_photonic_tiles(int n, int *rows, int *cols);
+
 /** Cost file: link classes with alpha/beta and an optional reconfiguration delay. */
 typedef struct tc_costs {
     int n_classes;

@@ -10,6 +10,7 @@ int tc_cli_info(int argc, char **argv);    /* tacosc info TOPO.xml ... */
 int tc_cli_verify(int argc, char **argv);  /* tacosc verify PLAN ... */
 int tc_cli_sim(int argc, char **argv);     /* tacosc sim PLAN TOPO ... */
 int tc_cli_compare(int argc, char **argv); /* tacosc compare TOPO ... */
+int tc_cli_route(int argc, char **argv);   /* tacosc route TOPO --circuits F | --random N ... */
 
 /** Read a topology, apply a cost file (may be NULL) and unwind its switches (degree 0 = each switch's
  *  own): the topology every plan's link ids refer to.  Shared by every subcommand.  A degree given for a
@@ -41,6 +42,10 @@ int tc_cli_getopt(tc_ctx *ctx, const char *cmd, int argc, char **argv, const cha
 const char *tc_cli_opt_name(const struct option *lo, int val, char *buf, size_t n);
 /** Usage error when --size gives a chunk less than one byte on n_ranks ranks with `chunks` per rank. */
 tc_status tc_cli_check_size(tc_ctx *ctx, uint64_t size, tc_coll coll, int n_ranks, int chunks);
+/** Parse --seed: a non-negative decimal integer (TC_ERR_USAGE with a message if not). */
+tc_status tc_cli_parse_seed(tc_ctx *ctx, const char *s, uint64_t *out);
+/** Parse seconds for option --opt: a number in (0, hi] (TC_ERR_USAGE with a message if not). */
+tc_status tc_cli_parse_seconds(tc_ctx *ctx, const char *opt, const char *s, double hi, double *out);
 
 /** Exit status for a tc_status: 0 for TC_OK, 2 for usage errors, 1 otherwise. */
 int tc_cli_exit(tc_status st);

@@ -6,6 +6,7 @@
 #include "tacos/emit.h"
 #include "tacos/msccl.h"
 #include "tacos/sim.h"
+#include "tacos/photonic.h"
 #include "tacos/topo.h"
 
 #include <errno.h>
@@ -24,6 +25,7 @@ static void usage(FILE *f)
           "       tacosc verify PLAN [--topo TOPO.xml] [--target T] check a plan (JSON or MSCCL XML)\n"
           "       tacosc sim PLAN TOPO.xml [--size S] [--model ab|event] [--svg F]  price a plan\n"
           "       tacosc compare TOPO.xml --collective C --size S [--chunks K] [--svg F]  every algorithm\n"
+          "       tacosc route TOPO.xml (--circuits F | --random N) [-o F]  route optical circuits\n"
           "\n"
           "Compile a collective schedule for a topology.\n"
           "  -c, --collective C   allgather, reducescatter, allreduce, broadcast, reduce, gather, scatter,\n"
@@ -52,6 +54,14 @@ static void usage(FILE *f)
           "      --max-bytes B    largest size the plan serves (default 0 = no limit)\n"
           "      --inplace        in-place variant (default; in-place alltoall goes through scratch)\n"
           "      --outofplace     out-of-place variant\n"
+          "Photonic fabric (the topology's <photonic>; man 5 tacosc-topology):\n"
+          "      --photonic       plan when to reconfigure the optical fabric and route its circuits\n"
+          "                       (reconfiguration ILP, fiber and MZI routing); the plan records it\n"
+          "      --fallback LIST  topologies the fabric may fall back to: ring, torus2d, torus3d, mesh2d,\n"
+          "                       mesh3d, hypercube, torus:AxB[xC], mesh:AxB[xC] or none, comma-separated\n"
+          "                       (default: each of the first six that fits the npu count and tx/rx)\n"
+          "      --ilp-time S     seconds allowed to each ILP (default 10; the fiber ILP falls back to its\n"
+          "                       LP relaxation, rounded, when the limit is reached)\n"
           "Other:\n"
           "  -q, --quiet          no summary\n"
           "  -v, --verbose        each stage (read, generate, check, lower, write) with its time on stderr\n"
@@ -64,7 +74,7 @@ static void usage(FILE *f)
 
 enum {
     O_COSTS = 256, O_ROOT, O_SEED, O_UNWIND, O_MATCH, O_TRIALS, O_THREADS, O_STATS, O_TARGET, O_PROTO,
-    O_CHANNELS, O_MINB, O_MAXB, O_INPLACE, O_OUTOFPLACE, O_LIST
+    O_CHANNELS, O_MINB, O_MAXB, O_INPLACE, O_OUTOFPLACE, O_LIST, O_PHOTONIC, O_FALLBACK, O_ILPTIME
 };
 
 static tc_status parse_bytes(tc_ctx *ctx, const char *opt, const char *s, uint64_t *out)
@@ -105,9 +115,8 @@ static tc_status check_options(tc_ctx *ctx, const struct option *lo, const unsig
     return TC_OK;
 }
 
-/* Summary line(s) on stdout.  `simulated`: s->time is the event simulation of the plan (else the
- * synthesizer's own time, with --stats-only). */
-static void summary(const tc_topo *topo, const tc_sched *s, const tc_bound *b, int simulated, const char *out_path)
+/* Summary line(s) on stdout; `how` says where s->time comes from. */
+static void summary(const tc_topo *topo, const tc_sched *s, const tc_bound *b, const char *how, const char *out_path)
 {
     char tb[32], sb[32];
     printf("%s %s on %s: %d npus, %d links, %s\n", s->algo ? s->algo : "?", tc_coll_name(s->coll),
@@ -115,9 +124,11 @@ static void summary(const tc_topo *topo, const tc_sched *s, const tc_bound *b, i
            tc_fmt_bytes((double)s->size_bytes, sb, sizeof sb));
     printf("  transfers %d, steps %d, chunks %d (%d per rank), chunk %llu B\n", s->n_xfers, s->n_steps,
            s->n_chunks, s->chunks_per_rank, (unsigned long long)s->chunk_bytes);
-    printf("  predicted time %s (%s)\n", tc_fmt_time(s->time, tb, sizeof tb),
-           simulated ? "event simulation of the plan, as tacosc sim" : "synthesizer's estimate: no transfers kept");
-    tc_cli_print_bound(b, s->time, "  ");
+    printf("  predicted time %s (%s)\n", tc_fmt_time(s->time, tb, sizeof tb), how);
+    if (s->photonic)
+        tc_photonic_summary_write(s->photonic, stdout);
+    else
+        tc_cli_print_bound(b, s->time, "  ");
     if (out_path)
         printf("  wrote %s\n", out_path);
 }
@@ -138,6 +149,8 @@ int tc_cli_compile(int argc, char **argv)
         {"outofplace", no_argument, 0, O_OUTOFPLACE}, {"quiet", no_argument, 0, 'q'},
         {"verbose", no_argument, 0, 'v'},          {"list-algos", no_argument, 0, O_LIST},
         {"help", no_argument, 0, 'h'},             {"version", no_argument, 0, 'V'},
+        {"photonic", no_argument, 0, O_PHOTONIC},  {"fallback", required_argument, 0, O_FALLBACK},
+        {"ilp-time", required_argument, 0, O_ILPTIME},
         {0, 0, 0, 0},
     };
     tc_ctx ctx;
@@ -147,7 +160,9 @@ int tc_cli_compile(int argc, char **argv)
     tc_msccl_lower_opts lo;
     tc_msccl_lower_opts_init(&lo);
     const char *coll_name = NULL, *costs_path = NULL, *algo = "tacos", *out_path = NULL, *fmt_name = NULL;
-    int quiet = 0, opt;
+    int quiet = 0, opt, photonic = 0;
+    tc_photonic_opts po;
+    tc_photonic_opts_init(&po);
     tc_status st = TC_OK;
     tc_topo *flat = NULL;
     tc_sched *s = NULL;
@@ -168,15 +183,7 @@ int tc_cli_compile(int argc, char **argv)
             break;
         case 'k': st = tc_cli_parse_int(&ctx, "chunks", optarg, 1, 1 << 20, &g.chunks); break;
         case O_ROOT: st = tc_cli_parse_int(&ctx, "root", optarg, 0, INT_MAX, &g.root); break;
-        case O_SEED: {
-            char *end;
-            errno = 0;
-            unsigned long long v = strtoull(optarg, &end, 10);
-            if (errno || end == optarg || *end || optarg[0] == '-')
-                st = tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--seed: '%s' is not a non-negative integer", optarg);
-            ctx.seed = v;
-            break;
-        }
+        case O_SEED: st = tc_cli_parse_seed(&ctx, optarg, &ctx.seed); break;
         case O_UNWIND: st = tc_cli_parse_int(&ctx, "unwind", optarg, 1, INT_MAX, &g.unwind); break;
         case O_MATCH:
             if (!strcmp(optarg, "best"))
@@ -211,6 +218,9 @@ int tc_cli_compile(int argc, char **argv)
         case O_OUTOFPLACE: lo.inplace = 0; break;
         case 'q': quiet = 1; break;
         case 'v': ctx.verbose++; break;
+        case O_PHOTONIC: photonic = 1; break;
+        case O_FALLBACK: po.fallback = optarg; break;
+        case O_ILPTIME: st = tc_cli_parse_seconds(&ctx, "ilp-time", optarg, 86400, &po.ilp_time); break;
         case O_LIST: tc_algo_list(stdout); return tc_cli_exit(tc_cli_stdout_close(&ctx));
         case 'h': usage(stdout); return tc_cli_exit(tc_cli_stdout_close(&ctx));
         case 'V': printf("tacosc %s\n", TC_VERSION); return tc_cli_exit(tc_cli_stdout_close(&ctx));
@@ -252,6 +262,10 @@ int tc_cli_compile(int argc, char **argv)
         return tc_cli_exit(tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--stats-only keeps no transfers: drop -o"));
     if ((st = check_options(&ctx, longopts, seen, coll, algo, fmt, out_path, &lo)))
         return tc_cli_exit(st);
+    if (!photonic && (po.fallback || po.ilp_time != TC_PHOTONIC_ILP_TIME))
+        return tc_cli_exit(tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--fallback and --ilp-time need --photonic"));
+    if (photonic && g.stats_only)
+        return tc_cli_exit(tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--photonic needs the transfers: drop --stats-only"));
     ctx.progress = isatty(2);
 
     const char *inputs[] = {topo_path, costs_path}, *what[] = {"topology file", "cost file"};
@@ -292,6 +306,14 @@ int tc_cli_compile(int argc, char **argv)
         bound = r->bound;
     } else if (!quiet)
         tc_sim_bound(&ctx, flat, s, 0, &bound);
+    if (photonic) { /* the plan's rounds on reconfigured circuits: the photonic model's time is the prediction */
+        tc_sched_photonic *ph = NULL;
+        if ((st = tc_photonic_plan(&ctx, flat, s, &po, &ph)))
+            goto done;
+        tc_sched_photonic_free(s->photonic);
+        s->photonic = ph;
+        s->time = tc_ph_breakdown_sum(&ph->total);
+    }
     if (out_path) {
         tc_cli_out o;
         if (fmt == TC_FMT_MSCCL) {
@@ -321,7 +343,11 @@ int tc_cli_compile(int argc, char **argv)
             tc_diag(&ctx, TC_DIAG_NOTE, NULL, 0, 0, "wrote %s in %.3f s", out_path, tc_now() - t0);
     }
     if (!quiet && !(out_path && !strcmp(out_path, "-"))) /* the plan itself went to stdout */
-        summary(flat, s, &bound, !g.stats_only, out_path);
+        summary(flat, s, &bound,
+                photonic     ? "photonic: each round on its circuits, reconfigurations included; the breakdown below"
+                : g.stats_only ? "synthesizer's estimate: no transfers kept"
+                               : "event simulation of the plan, as tacosc sim",
+                out_path);
     st = tc_cli_stdout_close(&ctx);
 done:
     tc_sim_result_free(r);

@@ -1,6 +1,7 @@
 /* `tacosc info TOPO.xml [--costs F] [--size S]`: summary of a topology and the ideal collective times. */
 #include "cli.h"
 #include "tacos/sim.h"
+#include "tacos/photonic.h"
 #include "tacos/topo.h"
 
 #include <math.h>
@@ -107,11 +108,10 @@ int tc_cli_info(int argc, char **argv)
         printf("nodes           %d\n", t->n_nodes);
     else
         printf("nodes           none given\n");
-    if (t->photonic.present)
-        printf("photonic        reconfig %s, tx %d, rx %d, wavelengths %d, mzi %d, grid %dx%d, fibers %d\n",
-               tc_fmt_time(t->photonic.reconfig_delay, b1, sizeof b1), t->photonic.tx_per_npu,
-               t->photonic.rx_per_npu, t->photonic.wavelengths, t->photonic.mzi_size, t->photonic.grid_rows,
-               t->photonic.grid_cols, t->photonic.fibers);
+    if (t->photonic.present) {
+        printf("photonic        ");
+        tc_photonic_fabric_describe(t, stdout);
+    }
     printf("diameter        %d hops, %s alpha (%s)%s\n", in.diameter, tc_fmt_time(in.diameter_alpha, b1, sizeof b1),
            in.diameter_exact ? "exact" : "sampled lower bound", t->n_switches ? ", switches unwound" : "");
     printf("min injection   %s\n", gbps(in.min_injection_bw, b1, sizeof b1));

@@ -4,6 +4,7 @@
 #include "tacos/algo.h"
 #include "tacos/emit.h"
 #include "tacos/msccl.h"
+#include "tacos/photonic.h"
 #include "tacos/sim.h"
 #include "tacos/topo.h"
 
@@ -197,6 +198,14 @@ int tc_cli_sim(int argc, char **argv)
     }
     printf("  models: event %s, ab %s: %s\n", tc_fmt_time(ev->time, eb, sizeof eb),
            tc_fmt_time(abr->time, tb, sizeof tb), why);
+    if (s->photonic) { /* the plan's own rounds on the optical fabric (tacosc --photonic) */
+        printf("  photonic plan: its predicted time is its rounds on reconfigured circuits, below; the figures "
+               "above are the plan on the fixed topology\n");
+        if (so.size && so.size != s->size_bytes)
+            printf("  (photonic breakdown below for the plan's size, %s)\n",
+                   tc_fmt_bytes((double)s->size_bytes, sb, sizeof sb));
+        tc_photonic_summary_write(s->photonic, stdout);
+    }
     if (links)
         for (int l = 0; l < r->n_links; l++)
             printf("  link %d %d->%d busy %s util %.4f\n", l, topo->links[l].src, topo->links[l].dst,

@@ -26,7 +26,7 @@ static const struct {
     int (*fn)(int, char **);
 } commands[] = {
     {"topo", tc_cli_topo},     {"info", tc_cli_info},       {"verify", tc_cli_verify},
-    {"sim", tc_cli_sim},       {"compare", tc_cli_compare},
+    {"sim", tc_cli_sim},       {"compare", tc_cli_compare}, {"route", tc_cli_route},
 };
 
 int tc_cli_exit(tc_status st)
@@ -260,6 +260,27 @@ tc_status tc_cli_parse_int(tc_ctx *ctx, const char *opt, const char *s, long lo,
     if (errno || end == s || *end || v < lo || v > hi)
         return tc_error(ctx, TC_ERR_USAGE, NULL, 0, "--%s: '%s' is not an integer in [%ld, %ld]", opt, s, lo, hi);
     *out = (int)v;
+    return TC_OK;
+}
+
+tc_status tc_cli_parse_seed(tc_ctx *ctx, const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s || *end || s[0] == '-')
+        return tc_error(ctx, TC_ERR_USAGE, NULL, 0, "--seed: '%s' is not a non-negative integer", s);
+    *out = v;
+    return TC_OK;
+}
+
+tc_status tc_cli_parse_seconds(tc_ctx *ctx, const char *opt, const char *s, double hi, double *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || *end || !(v > 0) || v > hi)
+        return tc_error(ctx, TC_ERR_USAGE, NULL, 0, "--%s: '%s' is not a number of seconds in (0, %g]", opt, s, hi);
+    *out = v;
     return TC_OK;
 }
 

@@ -109,6 +109,7 @@ void tc_sched_free(tc_sched *s)
     free(s->route);
     free(s->file);
     free(s->xfer_line);
+    tc_sched_photonic_free(s->photonic);
     free(s);
 }
 
@@ -287,6 +288,7 @@ tc_status tc_sched_clone(const tc_sched *s, tc_sched **out)
     c->xfers = NULL;
     c->route = NULL;
     c->xfer_line = NULL;
+    c->photonic = NULL;
     c->cap_xfers = s->n_xfers;
     c->cap_route = s->n_route;
     if (s->n_xfers) {
@@ -309,9 +311,77 @@ tc_status tc_sched_clone(const tc_sched *s, tc_sched **out)
     }
     if (tc_sched_set_names(c, s->algo, s->topo_name) || tc_sched_set_file(c, s->file))
         goto fail;
+    if (s->photonic && tc_sched_photonic_clone(s->photonic, &c->photonic))
+        goto fail;
     *out = c;
     return TC_OK;
 fail:
     tc_sched_free(c);
     return TC_ERR_NOMEM;
+}
+
+double tc_ph_breakdown_sum(const tc_ph_breakdown *b)
+{
+    return b->latency + b->bandwidth + b->congestion + b->dilation + b->reconfig;
+}
+
+void tc_ph_breakdown_add(tc_ph_breakdown *a, const tc_ph_breakdown *b)
+{
+    a->latency += b->latency;
+    a->bandwidth += b->bandwidth;
+    a->congestion += b->congestion;
+    a->dilation += b->dilation;
+    a->reconfig += b->reconfig;
+}
+
+void tc_sched_photonic_free(tc_sched_photonic *p)
+{
+    if (!p)
+        return;
+    for (int i = 0; i < p->n_fallbacks; i++)
+        free(p->fallbacks[i]);
+    free(p->fallbacks);
+    free(p->rounds);
+    free(p->circuits);
+    free(p->ints);
+    free(p);
+}
+
+/* malloc'd copy of n elements (NULL for none); *ok cleared when memory runs out. */
+static void *dup_array(const void *a, int n, size_t elem, int *ok)
+{
+    if (n <= 0 || !a)
+        return NULL;
+    void *c = malloc((size_t)n * elem);
+    if (!c)
+        *ok = 0;
+    else
+        memcpy(c, a, (size_t)n * elem);
+    return c;
+}
+
+tc_status tc_sched_photonic_clone(const tc_sched_photonic *p, tc_sched_photonic **out)
+{
+    tc_sched_photonic *c = calloc(1, sizeof *c);
+    if (!c)
+        return TC_ERR_NOMEM;
+    *c = *p;
+    int ok = 1;
+    c->rounds = dup_array(p->rounds, p->n_rounds, sizeof *p->rounds, &ok);
+    c->circuits = dup_array(p->circuits, p->n_circuits, sizeof *p->circuits, &ok);
+    c->ints = dup_array(p->ints, p->n_ints, sizeof *p->ints, &ok);
+    c->fallbacks = p->n_fallbacks > 0 ? calloc((size_t)p->n_fallbacks, sizeof *c->fallbacks) : NULL;
+    if (p->n_fallbacks > 0 && !c->fallbacks) {
+        ok = 0;
+        c->n_fallbacks = 0;
+    }
+    for (int i = 0; ok && i < c->n_fallbacks; i++)
+        if (!(c->fallbacks[i] = tc_strdup(p->fallbacks[i])))
+            ok = 0;
+    if (!ok) {
+        tc_sched_photonic_free(c);
+        return TC_ERR_NOMEM;
+    }
+    *out = c;
+    return TC_OK;
 }

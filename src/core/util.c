@@ -232,3 +232,16 @@ uint64_t tc_mem_available(void)
         avail = (uint64_t)rl.rlim_cur;
     return avail;
 }
+
+void tc_xml_escape(FILE *f, const char *s)
+{
+    for (; s && *s; s++) {
+        switch (*s) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        default: fputc(*s, f);
+        }
+    }
+}

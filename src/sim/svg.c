@@ -41,19 +41,6 @@
 #define MAX_LINES 2500    /* topology lines before pairs are merged */
 #define LAYOUT_KK 1024    /* Kamada-Kawai up to this many NPUs */
 
-static void put_escaped(FILE *f, const char *s)
-{
-    for (; s && *s; s++) {
-        switch (*s) {
-        case '&': fputs("&amp;", f); break;
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '"': fputs("&quot;", f); break;
-        default: fputc(*s, f);
-        }
-    }
-}
-
 /* Colour step of a utilization (0..NB-1) and its colour: white (0) -> yellow (0.5) -> red (1). */
 static int bucket(double u)
 {
@@ -335,7 +322,7 @@ static int class_stats(pic *P, const tc_sim_result *r, int x0, int y)
         if (!cnt)
             continue;
         fprintf(P->f, "<text x=\"%d\" y=\"%d\" font-size=\"11\">class ", x0, y + 14 * rows);
-        put_escaped(P->f, t->classes[c].name);
+        tc_xml_escape(P->f, t->classes[c].name);
         fprintf(P->f, ": %d links, utilization mean %.2f, max %.2f</text>\n", cnt, cnt ? sum / cnt : 0.0, mx);
         rows++;
     }
@@ -426,7 +413,7 @@ static int draw_heatmap(pic *P, const tc_sim_result *r, int x0, int y0, int w)
         for (int k = 0; k < nt && k < (used > 1 ? 5 : 7); k++) {
             fprintf(f, "%s%d-&gt;%d ", k ? ", " : "", t->links[top[k]].src, t->links[top[k]].dst);
             if (used > 1) {
-                put_escaped(f, t->classes[t->links[top[k]].cls].name);
+                tc_xml_escape(f, t->classes[t->links[top[k]].cls].name);
                 fputc(' ', f);
             }
             fprintf(f, "%.2f", r->link_util[top[k]]);
@@ -525,7 +512,7 @@ static int draw_summary(FILE *f, const tc_sim_panel *panels, int n, double tmax,
         const tc_sim_result *r = panels[p].res;
         const int len = (int)lround(lw * r->time / tmax), y = ly + p * (bh + 4);
         fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">", lx - 6, y + 12);
-        put_escaped(f, panels[p].name ? panels[p].name : panels[p].title);
+        tc_xml_escape(f, panels[p].name ? panels[p].name : panels[p].title);
         fprintf(f, "</text>\n<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#4477aa\"/>\n", lx, y,
                 len > 1 ? len : 1, bh);
         fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"10\">%s</text>\n", lx + len + 4, y + 12,
@@ -584,7 +571,7 @@ tc_status tc_sim_svg_write(tc_ctx *ctx, const tc_topo *topo, const tc_sim_panel 
         const tc_sim_result *r = panels[p].res;
         char tb[32], bb[32], db[160];
         fprintf(g, "<g class=\"panel\">\n<text x=\"%d\" y=\"%d\" font-weight=\"bold\" font-size=\"13\">", M, y + 14);
-        put_escaped(g, panels[p].title);
+        tc_xml_escape(g, panels[p].title);
         fprintf(g, "</text>\n<text x=\"%d\" y=\"%d\" font-size=\"11\">model %s: time %s", M, y + 30,
                 tc_sim_model_name(r->model), tc_fmt_time(r->time, tb, sizeof tb));
         if (r->bound.time > 0)

@@ -414,8 +414,10 @@ tc_status tc_topo_apply_costs(tc_ctx *ctx, tc_topo *t, const tc_costs *c)
                     t->classes[k].defined = 1;
                     t->classes[k].line = 0;
                 }
-        if (c->reconfig >= 0)
+        if (c->reconfig >= 0) {
             t->photonic.reconfig_delay = c->reconfig;
+            t->photonic.reconfig_set = 1;
+        }
     }
     for (int i = 0; i < t->n_links; i++) {
         const tc_link *l = &t->links[i];

@@ -776,3 +776,12 @@ double tc_topo_ideal_time(const tc_topo_info *info, tc_coll coll, uint64_t size,
     }
     return bytes / bw + info->diameter_alpha;
 }
+
+void tc_topo_photonic_tiles(int n, int *rows, int *cols)
+{
+    int c = 1;
+    while ((long long)c * c < n)
+        c++;
+    *cols = c;
+    *rows = n > 0 ? (n + c - 1) / c : 1;
+}

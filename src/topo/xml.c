@@ -460,13 +460,26 @@ done:
     return st;
 }
 
+/* "RxC" with both at least 1 (the schema checked the shape); 0 on success. */
+static int read_rxc(const char *v, int *rows, int *cols)
+{
+    const char *x = strchr(v, 'x');
+    long long a = to_int(v), b = x ? to_int(x + 1) : -1;
+    if (a < 1 || b < 1)
+        return -1;
+    *rows = (int)a;
+    *cols = (int)b;
+    return 0;
+}
+
+/* <photonic>: each number on its own (ranges); what depends on the servers is checked_photonic's. */
 static tc_status read_photonic(reader *r, xmlNode *n)
 {
     long line = line_of(n);
     tc_photonic *ph = &r->t->photonic;
     tc_status st = TC_OK;
     char *rc = get(n, "reconfig"), *tx = get(n, "tx"), *rx = get(n, "rx"), *wl = get(n, "wavelengths"),
-         *mzi = get(n, "mzi"), *grid = get(n, "grid"), *fib = get(n, "fibers");
+         *mzi = get(n, "mzi"), *tiles = get(n, "tiles"), *grid = get(n, "grid"), *fib = get(n, "fibers");
     char why[256];
     if (r->photonic_line) {
         st = err(r, TC_ERR_INVALID, line, "<photonic> given twice (first on line %d)", r->photonic_line);
@@ -474,6 +487,7 @@ static tc_status read_photonic(reader *r, xmlNode *n)
     }
     r->photonic_line = (int)line;
     ph->present = 1;
+    ph->line = (int)line;
     if (rc) {
         if (tc_topo_parse_time_why(rc, &ph->reconfig_delay, why, sizeof why) != TC_OK) {
             st = err(r, TC_ERR_INVALID, line, "photonic: bad reconfig: %s", why);
@@ -483,29 +497,50 @@ static tc_status read_photonic(reader *r, xmlNode *n)
             st = err(r, TC_ERR_INVALID, line, "photonic: reconfig must not be negative, got '%s'", rc);
             goto done;
         }
+        ph->reconfig_set = 1;
     }
-    const char *names[] = {"tx", "rx", "wavelengths", "mzi", "fibers"};
-    char *vals[] = {tx, rx, wl, mzi, fib};
-    int *dst[] = {&ph->tx_per_npu, &ph->rx_per_npu, &ph->wavelengths, &ph->mzi_size, &ph->fibers};
-    for (int i = 0; i < 5; i++) {
-        if (!vals[i])
+    /* name, value, destination, smallest and largest value that makes sense */
+    const struct {
+        const char *name;
+        char *val;
+        int *dst;
+        int lo, hi;
+        const char *why_lo;
+    } nums[] = {
+        {"tx", tx, &ph->tx_per_npu, 1, INT_MAX, "an npu needs at least one transmitter"},
+        {"rx", rx, &ph->rx_per_npu, 1, INT_MAX, "an npu needs at least one receiver"},
+        {"wavelengths", wl, &ph->wavelengths, 1, TC_TOPO_MAX_WAVELENGTHS, "a waveguide carries at least one"},
+        {"mzi", mzi, &ph->mzi_size, 1, TC_TOPO_MAX_MZI, "a mesh has at least one MZI"},
+        {"fibers", fib, &ph->fibers, 0, INT_MAX, ""},
+    };
+    for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
+        if (!nums[i].val)
             continue;
-        long long v = to_int(vals[i]);
+        long long v = to_int(nums[i].val);
         if (v < 0) {
-            st = err(r, TC_ERR_INVALID, line, "photonic: %s %s too large", names[i], vals[i]);
+            st = err(r, TC_ERR_INVALID, line, "photonic: %s=\"%s\" too large", nums[i].name, nums[i].val);
             goto done;
         }
-        *dst[i] = (int)v;
+        if (v < nums[i].lo) {
+            st = err(r, TC_ERR_INVALID, line, "photonic: %s=\"%s\": %s", nums[i].name, nums[i].val, nums[i].why_lo);
+            goto done;
+        }
+        if (v > nums[i].hi) {
+            st = err(r, TC_ERR_INVALID, line, "photonic: %s=\"%s\" exceeds %d, the most tacosc models", nums[i].name,
+                     nums[i].val, nums[i].hi);
+            goto done;
+        }
+        *nums[i].dst = (int)v;
     }
-    if (grid) {
-        char *x = strchr(grid, 'x');
-        long long a = to_int(grid), b = x ? to_int(x + 1) : -1;
-        if (a < 1 || b < 1) {
-            st = err(r, TC_ERR_INVALID, line, "photonic: bad grid '%s' (expected ROWSxCOLS, both at least 1)", grid);
-            goto done;
-        }
-        ph->grid_rows = (int)a;
-        ph->grid_cols = (int)b;
+    if (fib && ph->fibers == 0)
+        ph->fibers = -1; /* given as 0: checked against the grid in check_photonic */
+    if (grid && read_rxc(grid, &ph->grid_rows, &ph->grid_cols)) {
+        st = err(r, TC_ERR_INVALID, line, "photonic: bad grid '%s' (expected ROWSxCOLS, both at least 1)", grid);
+        goto done;
+    }
+    if (tiles && read_rxc(tiles, &ph->tile_rows, &ph->tile_cols)) {
+        st = err(r, TC_ERR_INVALID, line, "photonic: bad tiles '%s' (expected ROWSxCOLS, both at least 1)", tiles);
+        goto done;
     }
 done:
     xmlFree(rc);
@@ -513,9 +548,77 @@ done:
     xmlFree(rx);
     xmlFree(wl);
     xmlFree(mzi);
+    xmlFree(tiles);
     xmlFree(grid);
     xmlFree(fib);
     return st;
+}
+
+/*
+ * <photonic> against the rest of the topology (nodes known): the grid holds the servers, the tiles hold a
+ * server's NPUs, the mesh holds the tiles and the fibers, the fibers connect the grid.
+ */
+static tc_status check_photonic(reader *r)
+{
+    tc_topo *t = r->t;
+    tc_photonic *ph = &t->photonic;
+    const long line = r->photonic_line;
+    if (!ph->present)
+        return TC_OK;
+    int servers = t->node_of ? t->n_nodes : 1;
+    if (ph->grid_rows > 0) {
+        long long cells = (long long)ph->grid_rows * ph->grid_cols;
+        if (t->node_of && cells != servers)
+            return err(r, TC_ERR_INVALID, line,
+                       "photonic: grid=\"%dx%d\" holds %lld servers but the topology has %d nodes", ph->grid_rows,
+                       ph->grid_cols, cells, servers);
+        if (!t->node_of && (cells > t->n_npus || t->n_npus % cells != 0))
+            return err(r, TC_ERR_INVALID, line,
+                       "photonic: grid=\"%dx%d\" cannot share %d npus evenly among %lld servers (give <nodes> or "
+                       "<npu node>)",
+                       ph->grid_rows, ph->grid_cols, t->n_npus, cells);
+        servers = (int)cells;
+    }
+    /* the most NPUs on one server */
+    int most = servers > 0 ? (t->n_npus + servers - 1) / servers : t->n_npus;
+    if (t->node_of) {
+        int *count = calloc((size_t)(t->n_nodes > 0 ? t->n_nodes : 1), sizeof *count);
+        if (!count)
+            return nomem(r);
+        most = 0;
+        for (int i = 0; i < t->n_npus; i++)
+            if (++count[t->node_of[i]] > most)
+                most = count[t->node_of[i]];
+        free(count);
+    }
+    if (ph->tile_rows > 0 && (long long)ph->tile_rows * ph->tile_cols < most)
+        return err(r, TC_ERR_INVALID, line, "photonic: tiles=\"%dx%d\" has %lld tiles for %d npus on a server",
+                   ph->tile_rows, ph->tile_cols, (long long)ph->tile_rows * ph->tile_cols, most);
+    if (ph->mzi_size > 0) {
+        int tr = ph->tile_rows, tc = ph->tile_cols;
+        if (tr == 0)
+            tc_topo_photonic_tiles(most, &tr, &tc);
+        if (ph->mzi_size < tr || ph->mzi_size < tc)
+            return err(r, TC_ERR_INVALID, line,
+                       "photonic: mzi=\"%d\" is too small for %d npus per server on %dx%d tiles (at least %d)",
+                       ph->mzi_size, most, tr, tc, tr > tc ? tr : tc);
+        if ((long long)ph->mzi_size * ph->mzi_size * servers > TC_TOPO_MAX_MZIS)
+            return err(r, TC_ERR_INVALID, line,
+                       "photonic: %d servers of mzi=\"%d\" make %lld MZIs, more than the %d tacosc models", servers,
+                       ph->mzi_size, (long long)ph->mzi_size * ph->mzi_size * servers, TC_TOPO_MAX_MZIS);
+        if (ph->fibers > ph->mzi_size)
+            return err(r, TC_ERR_INVALID, line,
+                       "photonic: fibers=\"%d\" exceed the %d MZIs on a side of a server's mesh (mzi=\"%d\")",
+                       ph->fibers, ph->mzi_size, ph->mzi_size);
+    }
+    if (ph->fibers < 0) {
+        if (servers > 1)
+            return err(r, TC_ERR_INVALID, line,
+                       "photonic: fibers=\"0\" leaves the %d servers disconnected (at least 1 between grid neighbours)",
+                       servers);
+        ph->fibers = 0;
+    }
+    return TC_OK;
 }
 
 /* Sort link ids by (src, dst, id); the links array is the qsort_r context. */
@@ -726,7 +829,7 @@ tc_status tc_topo_read_mem(tc_ctx *ctx, const char *name, const char *buf, size_
     }
     if (st != TC_OK)
         goto done;
-    if ((st = check_semantics(&r, root_line)) != TC_OK)
+    if ((st = check_semantics(&r, root_line)) != TC_OK || (st = check_photonic(&r)) != TC_OK)
         goto done;
     tc_topo_refresh_costs(r.t);
     if (tc_topo_index(r.t) != TC_OK) {
@@ -760,19 +863,6 @@ tc_status tc_topo_read(tc_ctx *ctx, const char *path, tc_topo **out)
 /* ---------------------------------------------------------------------------------------------- */
 /* Writer                                                                                         */
 
-static void put_escaped(FILE *f, const char *s)
-{
-    for (; *s; s++) {
-        switch (*s) {
-        case '&': fputs("&amp;", f); break;
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '"': fputs("&quot;", f); break;
-        default: fputc(*s, f);
-        }
-    }
-}
-
 static int same_costs(const tc_link *a, const tc_link *b)
 {
     return a->cls == b->cls && a->alpha_set == b->alpha_set && a->beta_set == b->beta_set &&
@@ -802,7 +892,7 @@ tc_status tc_topo_write(tc_ctx *ctx, const tc_topo *t, FILE *f)
     fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     fprintf(f, "<!-- written by tacosc %s; format: man 5 tacosc-topology -->\n", TC_VERSION);
     fprintf(f, "<topology name=\"");
-    put_escaped(f, t->name ? t->name : "topology");
+    tc_xml_escape(f, t->name ? t->name : "topology");
     fprintf(f, "\" npus=\"%d\">\n", t->n_npus);
     int *used = calloc((size_t)(t->n_classes > 0 ? t->n_classes : 1), sizeof *used);
     if (!used) {
@@ -818,7 +908,7 @@ tc_status tc_topo_write(tc_ctx *ctx, const tc_topo *t, FILE *f)
         if (!c->defined || (builtin && !class_used(t, k)))
             continue;
         fprintf(f, "  <class name=\"");
-        put_escaped(f, c->name);
+        tc_xml_escape(f, c->name);
         fprintf(f, "\" alpha=\"%s\" bandwidth=\"%s\"/>\n", tc_topo_fmt_time(c->alpha, b1, sizeof b1),
                 tc_topo_fmt_beta(c->beta, b2, sizeof b2));
     }
@@ -830,7 +920,7 @@ tc_status tc_topo_write(tc_ctx *ctx, const tc_topo *t, FILE *f)
         fprintf(f, "  <link src=\"%d\" dst=\"%d\"", l->src, l->dst);
         if (strcmp(t->classes[l->cls].name, "default") != 0) {
             fprintf(f, " class=\"");
-            put_escaped(f, t->classes[l->cls].name);
+            tc_xml_escape(f, t->classes[l->cls].name);
             fputc('"', f);
         }
         if (l->alpha_set)
@@ -851,11 +941,11 @@ tc_status tc_topo_write(tc_ctx *ctx, const tc_topo *t, FILE *f)
     for (int s = 0; s < t->n_switches; s++) {
         const tc_switch *sw = &t->switches[s];
         fprintf(f, "  <switch name=\"");
-        put_escaped(f, sw->name);
+        tc_xml_escape(f, sw->name);
         fputc('"', f);
         if (strcmp(t->classes[sw->cls].name, "default") != 0) {
             fprintf(f, " class=\"");
-            put_escaped(f, t->classes[sw->cls].name);
+            tc_xml_escape(f, t->classes[sw->cls].name);
             fputc('"', f);
         }
         if (sw->unwind > 0)
@@ -881,12 +971,22 @@ tc_status tc_topo_write(tc_ctx *ctx, const tc_topo *t, FILE *f)
     }
     if (t->photonic.present) {
         const tc_photonic *p = &t->photonic;
-        fprintf(f, "  <photonic reconfig=\"%s\" tx=\"%d\" rx=\"%d\" wavelengths=\"%d\" mzi=\"%d\"",
-                tc_topo_fmt_time(p->reconfig_delay, b1, sizeof b1), p->tx_per_npu, p->rx_per_npu, p->wavelengths,
-                p->mzi_size);
-        if (p->grid_rows > 0 && p->grid_cols > 0)
+        fprintf(f, "  <photonic");
+        if (p->reconfig_set)
+            fprintf(f, " reconfig=\"%s\"", tc_topo_fmt_time(p->reconfig_delay, b1, sizeof b1));
+        const struct { const char *name; int v; } nums[] = {
+            {"tx", p->tx_per_npu}, {"rx", p->rx_per_npu}, {"wavelengths", p->wavelengths}, {"mzi", p->mzi_size},
+        };
+        for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
+            if (nums[i].v > 0)
+                fprintf(f, " %s=\"%d\"", nums[i].name, nums[i].v);
+        if (p->tile_rows > 0)
+            fprintf(f, " tiles=\"%dx%d\"", p->tile_rows, p->tile_cols);
+        if (p->grid_rows > 0)
             fprintf(f, " grid=\"%dx%d\"", p->grid_rows, p->grid_cols);
-        fprintf(f, " fibers=\"%d\"/>\n", p->fibers);
+        if (p->fibers > 0)
+            fprintf(f, " fibers=\"%d\"", p->fibers);
+        fprintf(f, "/>\n");
     }
     fprintf(f, "</topology>\n");
     if (ferror(f))
