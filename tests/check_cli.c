@@ -223,10 +223,13 @@ END_TEST
 /* The plans in schedules/ are what the commands in schedules/README.md write today, and they verify. */
 START_TEST(test_shipped_plans)
 {
-    static const struct { const char *file, *args; } plans[] = {
-        {"schedules/mesh2d-4x4-allreduce.xml", "topologies/mesh2d-4x4.xml --collective allreduce --size 64M"},
+    static const struct { const char *file, *args, *verify; } plans[] = {
+        {"schedules/mesh2d-4x4-allreduce.xml", "topologies/mesh2d-4x4.xml --collective allreduce --size 64M",
+         " --target nccl"},
+        {"schedules/mesh2d-4x4-allreduce-rccl.xml",
+         "topologies/mesh2d-4x4.xml --collective allreduce --size 64M --target rccl", " --target rccl"},
         {"schedules/dgx1-allgather.json",
-         "topologies/dgx1.xml --costs topologies/dgx1.cost --collective allgather --size 64M"},
+         "topologies/dgx1.xml --costs topologies/dgx1.cost --collective allgather --size 64M", ""},
     };
     char *d = tmpdir(), *out, path[512];
     for (size_t i = 0; i < sizeof plans / sizeof plans[0]; i++) {
@@ -240,7 +243,7 @@ START_TEST(test_shipped_plans)
         ck_assert_msg(!strcmp(got, want), "%s is stale: regenerate with sh examples/quickstart.sh", plans[i].file);
         free(got);
         free(want);
-        ck_assert_int_eq(tacosc(&out, "verify %s%s", plans[i].file, strcmp(ext, ".xml") ? "" : " --target rccl"), 0);
+        ck_assert_int_eq(tacosc(&out, "verify %s%s", plans[i].file, plans[i].verify), 0);
         free(out);
     }
     free(d);

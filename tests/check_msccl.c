@@ -128,6 +128,7 @@ START_TEST(test_examples)
     tc_msccl_limits nccl, rccl;
     tc_msccl_limits_get(TC_TARGET_NCCL, &nccl);
     tc_msccl_limits_get(TC_TARGET_RCCL, &rccl);
+    rccl.max_channels = rccl.hard_channels; /* an MI300-class device: 128 channels */
     while ((de = readdir(d))) {
         size_t l = strlen(de->d_name);
         if (l < 4 || strcmp(de->d_name + l - 4, ".xml"))
@@ -139,13 +140,6 @@ START_TEST(test_examples)
         tc_msccl *m = NULL;
         tc_status st = tc_msccl_read(&ctx, path, &m);
         ck_assert_msg(st == TC_OK, "%s: %s", path, tu_diags());
-        ck_assert_msg(tc_msccl_verify(&ctx, m, &nccl, path) == TC_OK, "%s: %s", path, tu_diags());
-        ck_assert_msg(tc_msccl_verify(&ctx, m, &rccl, path) == TC_OK, "%s: %s", path, tu_diags());
-        tc_sched *s = NULL;
-        ck_assert_int_eq(tc_msccl_to_sched(&ctx, m, path, &s), TC_OK);
-        ck_assert_int_gt(s->n_xfers, 0);
-        ck_assert_int_eq(s->n_ranks, m->ngpus);
-        assert_step_lines(path, s);
         if (!strncmp(de->d_name, "legacy", 6)) {
             ck_assert_int_eq(m->legacy, 1);
             ck_assert_msg(strstr(tu_diags(), ":1: warning: lacks attribute minBytes of <algo>: msccl-executor-nccl "
@@ -155,6 +149,27 @@ START_TEST(test_examples)
             ck_assert_int_eq(m->legacy, 0);
             ck_assert_int_eq(ctx.n_warnings, 0);
         }
+        ck_assert_msg(tc_msccl_verify(&ctx, m, &nccl, path) == TC_OK, "%s: %s", path, tu_diags());
+        ck_assert_msg(tc_msccl_verify(&ctx, m, NULL, path) == TC_OK, "%s: %s", path, tu_diags());
+        /* RCCL launches only the files without fused step types (README of the examples) */
+        int fused = 0;
+        for (int g = 0; g < m->ngpus; g++)
+            for (int t = 0; t < m->gpus[g].n_tbs; t++)
+                for (int k = 0; k < m->gpus[g].tbs[t].n_steps; k++)
+                    fused |= tc_msccl_type_fused(m->gpus[g].tbs[t].steps[k].type);
+        ck_assert_int_eq(fused, !strstr(path, "allpairs") && !strstr(path, "alltoall"));
+        tc_ctx rctx;
+        tu_ctx(&rctx);
+        st = tc_msccl_verify(&rctx, m, &rccl, path);
+        ck_assert_msg(st == (fused ? TC_ERR_LIMIT : TC_OK), "%s: %s", path, tu_diags());
+        if (fused)
+            ck_assert_msg(strstr(tu_diags(), "[rccl-fused]"), "%s", tu_diags());
+        tu_ctx(&ctx);
+        tc_sched *s = NULL;
+        ck_assert_int_eq(tc_msccl_to_sched(&ctx, m, path, &s), TC_OK);
+        ck_assert_int_gt(s->n_xfers, 0);
+        ck_assert_int_eq(s->n_ranks, m->ngpus);
+        assert_step_lines(path, s);
         tc_sched_free(s);
         tc_msccl_free(m);
         n++;
@@ -293,6 +308,7 @@ START_TEST(test_aggregation)
     free(text);
     tc_msccl_free(m);
     lo.inplace = 0;
+    lo.target = TC_TARGET_RCCL;
     m = lowered("direct", "fc", "8", TC_COLL_ALLREDUCE, 4, &lo);
     text = to_text(m);
     ck_assert(strstr(text, "type=\"cpy\" srcbuf=\"i\" srcoff=\"0\" dstbuf=\"o\" dstoff=\"0\" cnt=\"32\""));
@@ -389,9 +405,9 @@ END_TEST
 START_TEST(test_semantic_rules)
 {
     char *t;
-    /* gpu 0's last receive becomes a nop: gpu 3 sends one message more than gpu 0 receives */
+    /* gpu 0's last receive becomes a copy: gpu 3 sends one message more than gpu 0 receives */
     t = subst(ring4_text(), "<step s=\"6\" type=\"r\" srcbuf=\"i\" srcoff=\"1\" dstbuf=\"i\" dstoff=\"1\" cnt=\"1\"",
-              "<step s=\"6\" type=\"nop\" srcbuf=\"i\" srcoff=\"1\" dstbuf=\"i\" dstoff=\"1\" cnt=\"1\"");
+              "<step s=\"6\" type=\"cpy\" srcbuf=\"i\" srcoff=\"1\" dstbuf=\"i\" dstoff=\"1\" cnt=\"1\"");
     expect(t, TC_ERR_CHECK, "t.xml:3: error: gpu 3 sends 6 messages to gpu 0 on channel 0 but gpu 0 receives 5 [unmatched]");
     free(t);
     t = subst(ring4_text(), "<step s=\"0\" type=\"s\" srcbuf=\"i\" srcoff=\"3\" dstbuf=\"i\" dstoff=\"3\" cnt=\"1\"",
@@ -484,7 +500,7 @@ static tc_msccl *synthetic(int n_steps, int n_tbs, int nch, int cnt, int depid)
             ck_assert_int_eq(tc_msccl_tb_add(&m->gpus[g], -1, -1, 0, NULL), TC_OK);
     }
     if (depid > 0) {
-        tc_msccl_step s = {0, TC_MS_NOP, TC_MS_BUF_I, -1, TC_MS_BUF_O, -1, 0, -1, -1, 1, 0};
+        tc_msccl_step s = {0, TC_MS_CPY, TC_MS_BUF_O, 0, TC_MS_BUF_O, 0, 1, -1, -1, 1, 0};
         ck_assert_int_eq(tc_msccl_step_add(&m->gpus[0].tbs[depid], &s), TC_OK);
         m->gpus[0].tbs[0].steps[0].depid = depid;
         m->gpus[0].tbs[0].steps[0].deps = 0;
@@ -512,10 +528,16 @@ START_TEST(test_limits)
     ck_assert_int_eq(l.max_tbs_per_gpu, 1024);
     ck_assert_int_eq(l.max_channels, 32);
     ck_assert_int_eq(l.max_depid, 127);
-    ck_assert_int_eq(l.max_cnt, 71);
+    ck_assert_int_eq(l.max_nodes, 4095);
+    ck_assert_int_eq(l.max_gpus, 1024);
+    ck_assert_int_eq(l.max_offset, 32767);
+    ck_assert_int_eq(l.max_peers_per_chan, 32);
+    ck_assert(l.fused_ok);
     tc_msccl_limits_get(TC_TARGET_RCCL, &l);
     ck_assert_int_eq(l.max_tbs_per_gpu, 64);
-    ck_assert_int_eq(l.max_channels, 128);
+    ck_assert_int_eq(l.max_channels, 20);
+    ck_assert_int_eq(l.hard_channels, 128);
+    ck_assert(!l.fused_ok);
     /* the synthetic program itself is correct at chunk level? it only moves gpu 0's chunk: check limits */
     tc_msccl *m = synthetic(64, 1, 1, 1, 0);
     limit_case(m, TC_TARGET_NCCL, TC_ERR_LIMIT,
@@ -523,14 +545,29 @@ START_TEST(test_limits)
     tc_msccl_free(m);
     m = synthetic(1, 65, 33, 1, 0);
     limit_case(m, TC_TARGET_NCCL, TC_ERR_LIMIT, "nchannels=\"33\" exceeds the limit of 32 channels [limit-channels]");
+    limit_case(m, TC_TARGET_RCCL, TC_ERR_LIMIT,
+               "nchannels=\"33\" exceeds the limit of 20 channels (RCCL silently drops an algorithm that needs more "
+               "channels than the device has; --max-channels raises the limit) [limit-channels]");
+    tc_msccl_free(m);
+    m = synthetic(1, 65, 1, 1, 0);
     limit_case(m, TC_TARGET_RCCL, TC_ERR_LIMIT, "gpu 0 has 65 thread blocks, the limit is 64 per gpu [limit-tbs]");
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_msccl_limits_get(TC_TARGET_NCCL, &l);
+    ck_assert_int_eq(tc_msccl_check_limits(&ctx, m, &l, "lim"), TC_OK);
     tc_msccl_free(m);
     m = synthetic(1, 129, 1, 1, 128);
-    limit_case(m, TC_TARGET_NCCL, TC_ERR_LIMIT, "gpu 0 tb 0 step 0: depid=\"128\" exceeds the limit of 127 [limit-depid]");
+    limit_case(m, TC_TARGET_NCCL, TC_ERR_LIMIT,
+               "gpu 0 tb 0 step 0: depid=\"128\" exceeds the limit of 127 (the runtimes store it in an int8) "
+               "[limit-depid]");
+    tc_ctx ectx;
+    tu_ctx(&ectx);
+    tc_msccl_limits_get(TC_TARGET_EXEC, &l);
+    ck_assert_int_eq(tc_msccl_check_limits(&ectx, m, &l, "lim"), TC_OK);
     tc_msccl_free(m);
     m = synthetic(1, 1, 1, 72, 0);
-    limit_case(m, TC_TARGET_NCCL, TC_ERR_LIMIT, "gpu 0 tb 0 step 0: cnt=\"72\" exceeds the limit of 71 [limit-cnt]");
-    limit_case(m, TC_TARGET_RCCL, TC_ERR_LIMIT, "[limit-cnt]");
+    limit_case(m, TC_TARGET_EXEC, TC_ERR_INVALID,
+               "gpu 0 tb 0 step 0: cnt=\"72\" (1..71: the runtimes keep cnt in 8 bits and refuse 72 or more) [cnt]");
     tc_msccl_free(m);
 }
 END_TEST

@@ -44,13 +44,16 @@ static void usage(FILE *f)
           "  -o, --output FILE    write the plan: .json (schedule IR) or .xml (MSCCL); '-' is stdout\n"
           "  -f, --format F       json or xml, overriding the extension\n"
           "MSCCL XML output:\n"
-          "      --target T       nccl (default) or rccl: apply that runtime's limits (man 5 tacosc-msccl)\n"
+          "      --target T       nccl (default), rccl (plain step types only, at most 20 channels unless\n"
+          "                       --max-channels) or tacos-run (no runtime parser limits; tacos-run only)\n"
+          "      --max-channels N the most channels the target device offers (rccl: up to 128; see\n"
+          "                       man 5 tacosc-msccl, LIMITS)\n"
           "      --proto P        Simple (default), LL or LL128\n"
           "      --channels N     channels to use (default: automatic)\n"
           "      --min-bytes B    smallest size the plan serves (default 0)\n"
           "      --max-bytes B    largest size the plan serves (default 0 = no limit)\n"
           "      --inplace        in-place variant (default; in-place alltoall goes through scratch)\n"
-          "      --outofplace     out-of-place variant\n"
+          "      --outofplace     out-of-place variant; with --inplace, one plan that serves both\n"
           "Other:\n"
           "  -q, --quiet          no summary\n"
           "  -v, --verbose        progress and details on stderr\n"
@@ -63,7 +66,7 @@ static void usage(FILE *f)
 
 enum {
     O_COSTS = 256, O_ROOT, O_SEED, O_UNWIND, O_MATCH, O_TRIALS, O_THREADS, O_STATS, O_TARGET, O_PROTO,
-    O_CHANNELS, O_MINB, O_MAXB, O_INPLACE, O_OUTOFPLACE, O_LIST
+    O_CHANNELS, O_MINB, O_MAXB, O_INPLACE, O_OUTOFPLACE, O_LIST, O_MAXCH
 };
 
 static tc_status parse_bytes(tc_ctx *ctx, const char *opt, const char *s, uint64_t *out)
@@ -114,6 +117,7 @@ int tc_cli_compile(int argc, char **argv)
         {"channels", required_argument, 0, O_CHANNELS}, {"min-bytes", required_argument, 0, O_MINB},
         {"max-bytes", required_argument, 0, O_MAXB}, {"inplace", no_argument, 0, O_INPLACE},
         {"outofplace", no_argument, 0, O_OUTOFPLACE}, {"quiet", no_argument, 0, 'q'},
+        {"max-channels", required_argument, 0, O_MAXCH},
         {"verbose", no_argument, 0, 'v'},          {"list-algos", no_argument, 0, O_LIST},
         {"help", no_argument, 0, 'h'},             {"version", no_argument, 0, 'V'},
         {0, 0, 0, 0},
@@ -125,7 +129,7 @@ int tc_cli_compile(int argc, char **argv)
     tc_msccl_lower_opts lo;
     tc_msccl_lower_opts_init(&lo);
     const char *coll_name = NULL, *costs_path = NULL, *algo = "tacos", *out_path = NULL, *fmt_name = NULL;
-    int quiet = 0, opt;
+    int quiet = 0, opt, seen_ip = 0, seen_oop = 0;
     tc_status st = TC_OK;
     tc_topo *flat = NULL;
     tc_sched *s = NULL;
@@ -164,13 +168,10 @@ int tc_cli_compile(int argc, char **argv)
         case 'o': out_path = optarg; break;
         case 'f': fmt_name = optarg; break;
         case O_TARGET:
-            if (!strcmp(optarg, "nccl"))
-                lo.target = TC_TARGET_NCCL;
-            else if (!strcmp(optarg, "rccl"))
-                lo.target = TC_TARGET_RCCL;
-            else
-                st = tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--target: '%s' is not nccl or rccl", optarg);
+            if (tc_msccl_target_parse(optarg, &lo.target) || lo.target == TC_TARGET_COMMON)
+                st = tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--target: '%s' is not nccl, rccl or tacos-run", optarg);
             break;
+        case O_MAXCH: st = tc_cli_parse_int(&ctx, "max-channels", optarg, 1, 128, &lo.max_channels); break;
         case O_PROTO:
             if (strcmp(optarg, "Simple") && strcmp(optarg, "LL") && strcmp(optarg, "LL128"))
                 st = tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--proto: '%s' is not Simple, LL or LL128", optarg);
@@ -179,8 +180,8 @@ int tc_cli_compile(int argc, char **argv)
         case O_CHANNELS: st = tc_cli_parse_int(&ctx, "channels", optarg, 1, 1024, &lo.channels); break;
         case O_MINB: st = parse_bytes(&ctx, "min-bytes", optarg, &lo.min_bytes); break;
         case O_MAXB: st = parse_bytes(&ctx, "max-bytes", optarg, &lo.max_bytes); break;
-        case O_INPLACE: lo.inplace = 1; break;
-        case O_OUTOFPLACE: lo.inplace = 0; break;
+        case O_INPLACE: seen_ip = 1; break;
+        case O_OUTOFPLACE: seen_oop = 1; break;
         case 'q': quiet = 1; break;
         case 'v': ctx.verbose++; break;
         case O_LIST: tc_algo_list(stdout); return 0;
@@ -195,6 +196,8 @@ int tc_cli_compile(int argc, char **argv)
         usage(stderr);
         return 2;
     }
+    lo.inplace = seen_ip || !seen_oop; /* both: one plan for both placements */
+    lo.outofplace = seen_oop;
     if (optind < argc - 1) {
         tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "unexpected argument '%s' (one topology file expected)",
                  argv[optind + 1]);
@@ -246,6 +249,8 @@ int tc_cli_compile(int argc, char **argv)
                 goto done;
             tc_msccl_limits lim;
             tc_msccl_limits_get(lo.target, &lim);
+            if (lo.max_channels)
+                lim.max_channels = lo.max_channels;
             if ((st = tc_msccl_verify(&ctx, m, &lim, "lowered MSCCL program"))) {
                 tc_error(&ctx, TC_ERR_INTERNAL, NULL, 0, "the MSCCL lowering produced an invalid program (a bug)");
                 goto done;
