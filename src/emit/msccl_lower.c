@@ -194,7 +194,116 @@ static int cmp_acc(const void *a, const void *b)
     const acc *x = a, *y = b;
     if (x->key != y->key)
         return x->key < y->key ? -1 : 1;
-    return x->ord - y->ord;
+    if (x->ord != y->ord)
+        return x->ord - y->ord;
+    return x->write - y->write; /* a copy onto itself: its read first */
+}
+
+/* Accesses by (key, order): they are produced in order, so a counting sort on the key keeps it (linear
+ * when the key range is small against the count, else qsort). */
+static tc_status sort_acc(acc *ac, int na, long range)
+{
+    if (range <= 0 || range > 8L * na + 1024) {
+        qsort(ac, (size_t)na, sizeof *ac, cmp_acc);
+        return TC_OK;
+    }
+    int *cnt = calloc((size_t)range + 1, sizeof(int));
+    acc *tmp = malloc(((size_t)na + 1) * sizeof *tmp);
+    if (!cnt || !tmp) {
+        free(cnt);
+        free(tmp);
+        return TC_ERR_NOMEM;
+    }
+    for (int i = 0; i < na; i++)
+        cnt[ac[i].key + 1]++;
+    for (long k = 0; k < range; k++)
+        cnt[k + 1] += cnt[k];
+    for (int i = 0; i < na; i++)
+        tmp[cnt[ac[i].key]++] = ac[i];
+    memcpy(ac, tmp, (size_t)na * sizeof *ac);
+    free(cnt);
+    free(tmp);
+    return TC_OK;
+}
+
+typedef struct evkey { double t; int kt, tie, idx; } evkey;
+
+static int cmp_evkey(const void *a, const void *b)
+{
+    const evkey *x = a, *y = b;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    if (x->kt != y->kt)
+        return x->kt - y->kt;
+    if (x->tie != y->tie)
+        return x->tie - y->tie;
+    return x->idx - y->idx; /* stable */
+}
+
+/* Natural merge sort of n keys (tmp: room for n): ascending runs are found, then merged pairwise, so
+ * input made of a few sorted runs costs O(n log runs). */
+static void merge_sort_keys(evkey *k, evkey *tmp, int n)
+{
+    int *run = malloc(((size_t)n + 2) * sizeof *run), nr = 0;
+    if (!run) {
+        qsort(k, (size_t)n, sizeof *k, cmp_evkey);
+        return;
+    }
+    for (int i = 0; i < n; i++)
+        if (i == 0 || cmp_evkey(&k[i - 1], &k[i]) > 0)
+            run[nr++] = i;
+    run[nr] = n;
+    evkey *a = k, *b = tmp;
+    while (nr > 1) {
+        int w = 0;
+        for (int r = 0; r < nr; r += 2) {
+            int lo = run[r];
+            if (r + 1 == nr) { /* an odd run out: copied (run[nr] is n) */
+                memcpy(b + lo, a + lo, (size_t)(n - lo) * sizeof *a);
+                run[w++] = lo;
+                break;
+            }
+            int mid = run[r + 1], hi = run[r + 2];
+            int i = lo, j = mid, o = lo;
+            while (i < mid && j < hi)
+                b[o++] = cmp_evkey(&a[j], &a[i]) < 0 ? a[j++] : a[i++];
+            memcpy(b + o, a + i, (size_t)(mid - i) * sizeof *a);
+            o += mid - i;
+            memcpy(b + o, a + j, (size_t)(hi - j) * sizeof *a);
+            run[w++] = lo;
+        }
+        run[w] = n;
+        nr = w;
+        evkey *t = a;
+        a = b;
+        b = t;
+    }
+    if (a != k)
+        memcpy(k, a, (size_t)n * sizeof *k);
+    free(run);
+}
+
+/* Events in the global order of cmp_ev, sorting small keys and moving each event once. */
+static tc_status sort_events(lw *L)
+{
+    evkey *k = malloc(((size_t)L->ne + 1) * sizeof *k), *kt = malloc(((size_t)L->ne + 1) * sizeof *kt);
+    ev *e = malloc(((size_t)L->ne + 1) * sizeof *e);
+    if (!k || !e || !kt) {
+        free(k);
+        free(kt);
+        free(e);
+        return TC_ERR_NOMEM;
+    }
+    for (int i = 0; i < L->ne; i++)
+        k[i] = (evkey){L->e[i].t, L->e[i].kind == 2 ? -1 : L->e[i].kind, L->e[i].tie, i};
+    merge_sort_keys(k, kt, L->ne);
+    free(kt);
+    for (int i = 0; i < L->ne; i++)
+        e[i] = L->e[k[i].idx];
+    memcpy(L->e, e, (size_t)L->ne * sizeof *e);
+    free(k);
+    free(e);
+    return TC_OK;
 }
 
 typedef struct dep { int tb, step; } dep;
@@ -587,7 +696,10 @@ static tc_status build(lw *L, int nch, tc_msccl **out, int *too_long, int *maxst
             ac[na++] = (acc){slot_key(L, e->rank, L->wbuf[w], L->woff[w]), i, g, e->step, write};
         }
     }
-    qsort(ac, (size_t)na, sizeof *ac, cmp_acc);
+    if ((st = sort_acc(ac, na, (long)R * 3 * (L->N * 4 + 8)))) {
+        free(tbbase);
+        goto fail;
+    }
     /* per logical step (indexed by event), the dependencies: (global tb, step) */
     dep *dl = calloc((size_t)L->ne * 4 + 16, sizeof *dl);
     int ndl = 0, capdl = L->ne * 4 + 16;
@@ -893,14 +1005,21 @@ tc_status tc_msccl_lower(tc_ctx *ctx, const tc_sched *s, const tc_msccl_lower_op
     /* times are compared on a grid of 1e-9 of the makespan: rounding in a generator's sums must not
      * put a forwarding send before the receive that feeds it */
     double q = tc_sched_makespan(s) * 1e-9;
+    /* the sends first, then the receives, each in IR order: a canonical IR (sorted by start) makes them
+     * two nearly sorted runs for the natural merge sort */
+    for (int i = 0; i < s->n_xfers; i++) {
+        const tc_xfer *x = &s->xfers[i];
+        double ts = q > 0 ? round(x->t_start / q) : x->t_start;
+        L.e[L.ne++] = (ev){x->src, i, 1, x->chunk, x->dst, x->op, ts, i, 0, 0, 0, 0, 1};
+    }
     for (int i = 0; i < s->n_xfers; i++) {
         const tc_xfer *x = &s->xfers[i];
         double ts = q > 0 ? round(x->t_start / q) : x->t_start, te = q > 0 ? round(x->t_end / q) : x->t_end;
-        L.e[L.ne++] = (ev){x->src, i, 1, x->chunk, x->dst, x->op, ts, i, 0, 0, 0, 0, 1};
         te = te > ts ? te : ts;
         L.e[L.ne++] = (ev){x->dst, i, 0, x->chunk, x->src, x->op, te, i, 0, 0, 0, 0, 1};
     }
-    qsort(L.e, (size_t)L.ne, sizeof *L.e, cmp_ev);
+    if ((st = sort_events(&L)))
+        goto done;
     /* receives: after their send, and per connection (src, dst) in the send order (FIFO) */
     for (int i = 0; i < L.ne; i++)
         L.e[i].fused = i; /* original position, kept while adjusting */
@@ -933,7 +1052,8 @@ tc_status tc_msccl_lower(tc_ctx *ctx, const tc_sched *s, const tc_msccl_lower_op
         free(last);
         free(recv_of);
     }
-    qsort(L.e, (size_t)L.ne, sizeof *L.e, cmp_ev);
+    if ((st = sort_events(&L)))
+        goto done;
     {   /* moving receives must not reorder the accesses of one rank to one chunk */
         int *lastpos = malloc(RN * sizeof(int));
         if (!lastpos) {
@@ -958,21 +1078,65 @@ tc_status tc_msccl_lower(tc_ctx *ctx, const tc_sched *s, const tc_msccl_lower_op
     }
     /* slots; copy-in events first */
     int nx = L.ne;
-    for (int i = 0; i < nx; i++)
+    double tmin = 0;
+    for (int i = 0; i < nx; i++) {
         assign(&L, L.e[i].rank, L.e[i].chunk);
-    for (int r = 0; r < L.R; r++)
-        for (int c = 0; c < L.N; c++) {
-            int ib, io, ob, oo;
-            places(&L, r, c, &ib, &io, &ob, &oo);
-            if (ob >= 0 && ib >= 0 && !(ob == ib && oo == io)) { /* out-of-place: output starts as a copy */
-                assign(&L, r, c);
-                if (L.inb[r * L.N + c] >= 0)
-                    L.e[L.ne++] = (ev){r, -1, 2, c, -1, 0, -1.0, c, 0, 0, 0, 0, 1};
-            }
-            if (L.outb[r * L.N + c] >= 0) /* copy-out after everything else */
-                L.e[L.ne++] = (ev){r, -1, 2, c, -2, 0, 1e300, c, 0, 0, 0, 0, 1};
+        tmin = L.e[i].t < tmin ? L.e[i].t : tmin;
+    }
+    {
+        /* copy-ins (t = -1) come before every transfer and copy-outs (t = 1e300) after, each in the order
+         * (chunk, rank) that sorting would give them: placed directly, no third sort */
+        ev *cin = malloc((RN + 1) * sizeof *cin), *cout = malloc((RN + 1) * sizeof *cout);
+        int nin = 0, nout = 0;
+        if (!cin || !cout) {
+            free(cin);
+            free(cout);
+            st = TC_ERR_NOMEM;
+            goto done;
         }
-    qsort(L.e, (size_t)L.ne, sizeof *L.e, cmp_ev);
+        for (int r = 0; r < L.R; r++)
+            for (int c = 0; c < L.N; c++) {
+                int ib, io, ob, oo;
+                places(&L, r, c, &ib, &io, &ob, &oo);
+                if (ob >= 0 && ib >= 0 && !(ob == ib && oo == io)) { /* out-of-place: output starts as a copy */
+                    assign(&L, r, c);
+                    if (L.inb[r * L.N + c] >= 0)
+                        cin[nin++] = (ev){r, -1, 2, c, -1, 0, -1.0, c, 0, 0, 0, 0, 1};
+                }
+                if (L.outb[r * L.N + c] >= 0) /* copy-out after everything else */
+                    cout[nout++] = (ev){r, -1, 2, c, -2, 0, 1e300, c, 0, 0, 0, 0, 1};
+            }
+        /* generated by (rank, chunk): a stable counting sort by chunk gives (chunk, rank) */
+        int *cnt = calloc((size_t)L.N + 1, sizeof(int));
+        if (!cnt) {
+            free(cin);
+            free(cout);
+            st = TC_ERR_NOMEM;
+            goto done;
+        }
+        ev *dst = L.e + L.ne + nin; /* scratch room at the end of the event array */
+        for (int pass = 0; pass < 2; pass++) {
+            ev *a = pass ? cout : cin;
+            int n = pass ? nout : nin;
+            memset(cnt, 0, ((size_t)L.N + 1) * sizeof(int));
+            for (int k = 0; k < n; k++)
+                cnt[a[k].chunk + 1]++;
+            for (int c = 0; c < L.N; c++)
+                cnt[c + 1] += cnt[c];
+            for (int k = 0; k < n; k++)
+                dst[cnt[a[k].chunk]++] = a[k];
+            memcpy(a, dst, (size_t)n * sizeof *a);
+        }
+        free(cnt);
+        memmove(L.e + nin, L.e, (size_t)L.ne * sizeof *L.e);
+        memcpy(L.e + nin + L.ne, cout, (size_t)nout * sizeof *cout);
+        memcpy(L.e, cin, (size_t)nin * sizeof *cin);
+        L.ne += nin + nout;
+        free(cin);
+        free(cout);
+        if (tmin <= -1.0 && (st = sort_events(&L))) /* times before the copy-ins: sort them all */
+            goto done;
+    }
     /* per connection (src, dst, chunk's channel) the receive order must equal the send order: enforced above
      * for each transfer; with several channels FIFO is per channel, which keeps it */
     if (L.R > L.lim.max_gpus) {
@@ -981,6 +1145,27 @@ tc_status tc_msccl_lower(tc_ctx *ctx, const tc_sched *s, const tc_msccl_lower_op
                       "writes a plan only tacos-run replays",
                       L.R, tn, L.lim.max_gpus);
         goto done;
+    }
+    {
+        /* from here on only the order within a rank matters: group the events by rank (stable), so that
+         * everything below works on one rank's data at a time */
+        int *cnt = calloc((size_t)L.R + 1, sizeof(int));
+        ev *tmp = malloc(((size_t)L.ne + 1) * sizeof *tmp);
+        if (!cnt || !tmp) {
+            free(cnt);
+            free(tmp);
+            st = TC_ERR_NOMEM;
+            goto done;
+        }
+        for (int i = 0; i < L.ne; i++)
+            cnt[L.e[i].rank + 1]++;
+        for (int r = 0; r < L.R; r++)
+            cnt[r + 1] += cnt[r];
+        for (int i = 0; i < L.ne; i++)
+            tmp[cnt[L.e[i].rank]++] = L.e[i];
+        memcpy(L.e, tmp, (size_t)L.ne * sizeof *tmp);
+        free(cnt);
+        free(tmp);
     }
     if ((st = pairing(&L)))
         goto done;

@@ -45,7 +45,7 @@
 #define MAX_NAME 253       /* mscclXmlGetToken stops with an error at o == MAX_STR_LEN-1 */
 #define MAX_ATTRS 64       /* attributes kept per element (the runtime keeps 16) */
 
-typedef struct attr { const char *key, *val; } attr;
+typedef struct attr { const char *key, *val; unsigned hash; } attr;
 
 typedef struct elem {
     char name[16];
@@ -67,7 +67,16 @@ typedef struct rd {
     int n_gpus;            /* <gpu>s stored so far */
     attr a[MAX_ATTRS];
     int na;
+    int hint;              /* where the next lookup looks first (attributes come in the writers' order) */
 } rd;
+
+static unsigned key_hash(const char *k, size_t n)
+{
+    unsigned h = 2166136261u;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)k[i]) * 16777619u;
+    return h;
+}
 
 static tc_status perr(rd *r, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static tc_status perr(rd *r, int line, const char *fmt, ...)
@@ -95,11 +104,15 @@ static const char *excerpt(const char *s, size_t n, char *out, size_t cap)
     return out;
 }
 
-static const char *get(const rd *r, const char *key)
+static const char *get(rd *r, const char *key)
 {
+    if (r->hint < r->na && !strcmp(r->a[r->hint].key, key))
+        return r->a[r->hint++].val;
     for (int i = 0; i < r->na; i++)
-        if (!strcmp(r->a[i].key, key))
+        if (!strcmp(r->a[i].key, key)) {
+            r->hint = i + 1;
             return r->a[i].val;
+        }
     return NULL;
 }
 
@@ -418,7 +431,7 @@ static tc_status tag(rd *r, size_t *pos)
         return perr(r, r->line, "'=' in the element name <%s [xml]", excerpt(b + ns, nl, ex, sizeof ex));
     /* attributes, token by token as mscclXmlGetNode reads them */
     int slots = 0;
-    r->na = 0;
+    r->na = r->hint = 0;
     char c = b[p];
     while (c == ' ') {
         size_t ks = ++p;
@@ -472,11 +485,12 @@ static tc_status tag(rd *r, size_t *pos)
                                 "differently [value-char]",
                                 b[k], b + ks, name);
             b[p] = 0; /* end of the value */
+            unsigned h = key_hash(b + ks, kl);
             for (int k = 0; k < r->na; k++)
-                if (!strcmp(r->a[k].key, b + ks))
+                if (r->a[k].hash == h && !strcmp(r->a[k].key, b + ks))
                     return perr(r, r->line, "attribute %s given twice in <%s> [duplicate-attribute]", b + ks, name);
             if (r->na < MAX_ATTRS)
-                r->a[r->na++] = (attr){b + ks, b + vs};
+                r->a[r->na++] = (attr){b + ks, b + vs, h};
             c = b[++p];
             if (c != ' ' && c != '/' && c != '>' && c != '\n' && c != '\r' && c)
                 return perr(r, r->line, "'%c' right after the value of attribute %s in <%s>: a blank, '/>' or '>' "

@@ -409,6 +409,7 @@ typedef struct sim {
     piece *pcs; int n_pcs, cap_pcs;
     value *vals; int n_vals, cap_vals;
     int *mv; int n_mv, cap_mv;   /* message value ids */
+    piece *ptmp; int cap_ptmp;   /* the pieces of a reduction being built */
     int *mset;                   /* R*N: IR holding (set id, -1 none) */
     /* tbs */
     int *tb_base; int n_tb;
@@ -606,16 +607,13 @@ static tc_status reduce(sim *S, int g, int u, int w, int b, int off, const tc_ms
         return st;
     for (int i = 0; i < S->W; i++)
         SET(S, set)[i] = SET(S, U.set)[i] | SET(S, Wv.set)[i];
-    int np = U.p_n + Wv.p_n;
-    piece *p = malloc((size_t)np * sizeof *p);
-    if (!p)
-        return TC_ERR_NOMEM;
+    int np = U.p_n + Wv.p_n, zero = 0;
+    GROW(S->ptmp, zero, S->cap_ptmp, np);
+    piece *p = S->ptmp;
     memcpy(p, S->pcs + U.p_off, (size_t)U.p_n * sizeof *p);
     memcpy(p + U.p_n, S->pcs + Wv.p_off, (size_t)Wv.p_n * sizeof *p);
     int v;
-    st = val_new(S, U.c, set, p, np, &v);
-    free(p);
-    if (st)
+    if ((st = val_new(S, U.c, set, p, np, &v)))
         return st;
     if (b >= 0)
         return write_slot(S, g, b, off, v, at, out);
@@ -801,6 +799,7 @@ static void sim_free(sim *S)
     free(S->pcs);
     free(S->vals);
     free(S->mv);
+    free(S->ptmp);
     free(S->mset);
 }
 
@@ -1068,11 +1067,16 @@ static tc_status sim_run(sim *S)
             int i = cur[k], g = S->gpu_of[i], t = i - S->tb_base[g], w = -1;
             if (S->pc[i] >= m->gpus[g].tbs[t].n_steps)
                 continue;
-            if (!blocked(S, g, t, &w, NULL, 0))
+            if (!blocked(S, g, t, &w, NULL, 0)) {
                 en[nen++] = i;
-            else if (w >= 0 && won[i] < 0) { /* woken when w runs a step (a blocked tb's reason changes
-                                                * only then, so a tb already on a list stays there) */
-                won[i] = w;
+                continue;
+            }
+            /* a dependency: on the list of the tb it waits for, woken once that tb has run the step (a tb
+             * on a list stays there until then); a message or room in a connection: woken by the peer's
+             * send or receive below */
+            const tc_msccl_step *s = &m->gpus[g].tbs[t].steps[S->pc[i]];
+            if (s->depid >= 0 && S->pc[S->tb_base[g] + s->depid] <= s->deps && won[i] < 0) {
+                won[i] = s->deps + 1; /* the pc that releases it */
                 wnext[i] = whead[w];
                 whead[w] = i;
             }
@@ -1096,11 +1100,15 @@ static tc_status sim_run(sim *S)
             st = exec_step(S, g, t);
             done++;
             WAKE(i);
-            for (int u = whead[i]; u >= 0; u = wnext[u]) {
-                won[u] = -1;
-                WAKE(u);
+            for (int u = whead[i], *link = &whead[i]; u >= 0; u = *link) {
+                if (won[u] <= S->pc[i]) { /* released: off the list */
+                    *link = wnext[u];
+                    won[u] = -1;
+                    WAKE(u);
+                } else {
+                    link = &wnext[u];
+                }
             }
-            whead[i] = -1;
             if (sends)
                 WAKE(S->recv_tb[i]);
             if (recvs)
@@ -1193,8 +1201,8 @@ static tc_status run_mode(tc_ctx *ctx, const tc_msccl *m, const char *name, int 
         goto done;
     if (check && ((st = check_outputs(&S)) || (st = tc_sched_check(ctx, S.out, NULL, name))))
         goto done;
-    tc_sched_sort(S.out);
     if (out) {
+        tc_sched_sort(S.out);
         *out = S.out;
         S.out = NULL;
     }

@@ -199,9 +199,8 @@ static void w_flush(wbuf *w)
     w->n = 0;
 }
 
-static void w_str(wbuf *w, const char *s)
+static void w_mem(wbuf *w, const char *s, size_t n)
 {
-    size_t n = strlen(s);
     if (w->n + n > sizeof w->b)
         w_flush(w);
     if (n > sizeof w->b) {
@@ -228,20 +227,22 @@ static void w_u64(wbuf *w, unsigned long long v)
 static void w_int(wbuf *w, int v)
 {
     if (v < 0) {
-        w_str(w, "-");
+        w_mem(w, "-", 1);
         w_u64(w, (unsigned long long)(-(long long)v));
     } else {
         w_u64(w, (unsigned long long)v);
     }
 }
 
-/* ` key="` value `"` */
-static void w_attr(wbuf *w, const char *key, int v)
+static void w_str(wbuf *w, const char *s)
 {
-    w_str(w, key);
-    w_int(w, v);
-    w_str(w, "\"");
+    w_mem(w, s, strlen(s));
 }
+
+/* a string literal, its length known at compile time */
+#define W_LIT(w, lit) w_mem((w), (lit), sizeof(lit) - 1)
+/* ` key="` value `"` */
+#define W_ATTR(w, lit, v) (W_LIT(w, lit), w_int((w), (v)), W_LIT(w, "\""))
 
 tc_status tc_msccl_write(tc_ctx *ctx, const tc_msccl *m, FILE *f)
 {
@@ -256,62 +257,62 @@ tc_status tc_msccl_write(tc_ctx *ctx, const tc_msccl *m, FILE *f)
     for (char *p = name; *p; p++)
         if ((unsigned char)*p < 32 || *p == '"' || *p == '<' || *p == '&' || *p == 127)
             *p = '_';
-    w_str(w, "<algo name=\"");
+    W_LIT(w, "<algo name=\"");
     w_str(w, name);
-    w_str(w, "\" proto=\"");
+    W_LIT(w, "\" proto=\"");
     w_str(w, m->proto);
-    w_str(w, "\"");
-    w_attr(w, " nchannels=\"", m->nchannels);
-    w_attr(w, " nchunksperloop=\"", m->nchunksperloop);
-    w_attr(w, " ngpus=\"", m->ngpus);
-    w_str(w, " coll=\"");
+    W_LIT(w, "\"");
+    W_ATTR(w, " nchannels=\"", m->nchannels);
+    W_ATTR(w, " nchunksperloop=\"", m->nchunksperloop);
+    W_ATTR(w, " ngpus=\"", m->ngpus);
+    W_LIT(w, " coll=\"");
     w_str(w, tc_coll_name(m->coll));
-    w_str(w, "\"");
-    w_attr(w, " inplace=\"", m->inplace ? 1 : 0);
-    w_attr(w, " outofplace=\"", m->outofplace ? 1 : 0);
-    w_str(w, " minBytes=\"");
+    W_LIT(w, "\"");
+    W_ATTR(w, " inplace=\"", m->inplace ? 1 : 0);
+    W_ATTR(w, " outofplace=\"", m->outofplace ? 1 : 0);
+    W_LIT(w, " minBytes=\"");
     w_u64(w, (unsigned long long)m->min_bytes);
-    w_str(w, "\" maxBytes=\"");
+    W_LIT(w, "\" maxBytes=\"");
     w_u64(w, (unsigned long long)m->max_bytes);
-    w_str(w, "\">\n");
+    W_LIT(w, "\">\n");
     for (int g = 0; g < m->ngpus; g++) {
         const tc_msccl_gpu *gp = &m->gpus[g];
-        w_attr(w, "  <gpu id=\"", gp->id);
-        w_attr(w, " i_chunks=\"", gp->i_chunks);
-        w_attr(w, " o_chunks=\"", gp->o_chunks);
-        w_attr(w, " s_chunks=\"", gp->s_chunks);
-        w_str(w, ">\n");
+        W_ATTR(w, "  <gpu id=\"", gp->id);
+        W_ATTR(w, " i_chunks=\"", gp->i_chunks);
+        W_ATTR(w, " o_chunks=\"", gp->o_chunks);
+        W_ATTR(w, " s_chunks=\"", gp->s_chunks);
+        W_LIT(w, ">\n");
         for (int t = 0; t < gp->n_tbs; t++) {
             const tc_msccl_tb *tb = &gp->tbs[t];
-            w_attr(w, "    <tb id=\"", tb->id);
-            w_attr(w, " send=\"", tb->send);
-            w_attr(w, " recv=\"", tb->recv);
-            w_attr(w, " chan=\"", tb->chan);
-            w_str(w, ">\n");
+            W_ATTR(w, "    <tb id=\"", tb->id);
+            W_ATTR(w, " send=\"", tb->send);
+            W_ATTR(w, " recv=\"", tb->recv);
+            W_ATTR(w, " chan=\"", tb->chan);
+            W_LIT(w, ">\n");
             for (int k = 0; k < tb->n_steps; k++) {
                 const tc_msccl_step *s = &tb->steps[k];
-                w_attr(w, "      <step s=\"", s->s);
-                w_str(w, " type=\"");
+                W_ATTR(w, "      <step s=\"", s->s);
+                W_LIT(w, " type=\"");
                 w_str(w, tc_msccl_type_name((tc_msccl_type)s->type));
-                w_str(w, "\" srcbuf=\"");
-                w_str(w, tc_msccl_buf_name(s->srcbuf));
-                w_str(w, "\"");
-                w_attr(w, " srcoff=\"", s->srcoff);
-                w_str(w, " dstbuf=\"");
-                w_str(w, tc_msccl_buf_name(s->dstbuf));
-                w_str(w, "\"");
-                w_attr(w, " dstoff=\"", s->dstoff);
-                w_attr(w, " cnt=\"", s->cnt);
-                w_attr(w, " depid=\"", s->depid);
-                w_attr(w, " deps=\"", s->deps);
-                w_attr(w, " hasdep=\"", s->hasdep ? 1 : 0);
-                w_str(w, "/>\n");
+                W_LIT(w, "\" srcbuf=\"");
+                w_mem(w, tc_msccl_buf_name(s->srcbuf), 1);
+                W_LIT(w, "\"");
+                W_ATTR(w, " srcoff=\"", s->srcoff);
+                W_LIT(w, " dstbuf=\"");
+                w_mem(w, tc_msccl_buf_name(s->dstbuf), 1);
+                W_LIT(w, "\"");
+                W_ATTR(w, " dstoff=\"", s->dstoff);
+                W_ATTR(w, " cnt=\"", s->cnt);
+                W_ATTR(w, " depid=\"", s->depid);
+                W_ATTR(w, " deps=\"", s->deps);
+                W_ATTR(w, " hasdep=\"", s->hasdep ? 1 : 0);
+                W_LIT(w, "/>\n");
             }
-            w_str(w, "    </tb>\n");
+            W_LIT(w, "    </tb>\n");
         }
-        w_str(w, "  </gpu>\n");
+        W_LIT(w, "  </gpu>\n");
     }
-    w_str(w, "</algo>\n");
+    W_LIT(w, "</algo>\n");
     w_flush(w);
     free(w);
     if (ferror(f))
