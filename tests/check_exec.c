@@ -369,6 +369,41 @@ START_TEST(test_nccl_tests_habits)
 }
 END_TEST
 
+/* RCCL plans (only s, r, re, cpy, nop: a reducing receive lands in scratch and a re adds it), each one
+ * program for both placements, replay with 0 wrong on several topologies and collectives. */
+START_TEST(test_rccl_plans)
+{
+    if (!have_exec("test_rccl_plans"))
+        return;
+    static const struct { const char *kind, *dims, *coll, *algo; int np; } runs[] = {
+        {"mesh", "2x3", "allreduce", "tacos", 6},     {"ring", "4", "reducescatter", "ring", 4},
+        {"torus", "2x2", "allgather", "tacos", 4},    {"fc", "4", "alltoall", "dex", 4},
+        {"mesh", "2x2", "reduce", "tacos", 4},        {"biring", "5", "allreduce", "rhd", 5},
+    };
+    char cmd[2048], topo[256], plan[256], *out = NULL;
+    tc_rng r;
+    tc_rng_seed(&r, tu_seed() ^ 0x3cc1u);
+    for (size_t k = 0; k < sizeof runs / sizeof runs[0]; k++) {
+        snprintf(topo, sizeof topo, "%s/rccl-%zu.xml", workdir(), k);
+        snprintf(plan, sizeof plan, "%s/rccl-%zu-plan.xml", workdir(), k);
+        snprintf(cmd, sizeof cmd,
+                 "%s topo %s %s -o %s && %s %s --collective %s --algo %s --root %d -k %d --target rccl --inplace "
+                 "--outofplace -q -o %s && grep -c 'type=\"re\"' %s",
+                 tu_tacosc(), runs[k].kind, runs[k].dims, topo, tu_tacosc(), topo, runs[k].coll, runs[k].algo,
+                 (int)tc_rng_below(&r, (unsigned)runs[k].np), 1 + (int)tc_rng_below(&r, 2), plan, plan);
+        int rc = tu_run(cmd, &out);
+        /* a reducing collective has re steps; none has a fused type */
+        ck_assert_msg(rc == 0 || !strcmp(runs[k].coll, "allgather") || !strcmp(runs[k].coll, "alltoall"), "%s\n%s",
+                      cmd, tu_tail(out));
+        free(out);
+        snprintf(cmd, sizeof cmd, "grep -E -c 'type=\"(rcs|rrs|rrc|rrcs)\"' %s", plan);
+        ck_assert_int_ne(tu_run(cmd, &out), 0);
+        free(out);
+        replay_ok(plan, runs[k].np, NULL, 2, 400 + (int)k);
+    }
+}
+END_TEST
+
 /* Only rank 0 reads the plan: the other ranks run where the (relative) path does not exist. */
 START_TEST(test_rank0_reads)
 {
@@ -499,6 +534,12 @@ START_TEST(test_truncated_refused)
     snprintf(cmd, sizeof cmd, "%s -b 1K -n 1 -w 0", empty);
     snprintf(msg, sizeof msg, "%s: error: empty file\n", empty);
     refused(2, cmd, msg, 1);
+    /* counts that once wrapped an int: refused, not a crash */
+    snprintf(cmd, sizeof cmd, "tests/msccl-rules/chunk-count-s.xml -b 1K");
+    refused(2, cmd,
+            "tests/msccl-rules/chunk-count-s.xml:2: error: gpu 0: s_chunks=\"2147483647\" but the steps address 0 "
+            "scratch chunks (the runtimes allocate scratch for all of them) [chunk-count]\n",
+            1);
     /* a missing file */
     snprintf(cmd, sizeof cmd, "%s/no-such-plan.xml -b 1K", workdir());
     snprintf(msg, sizeof msg, "tacos-run: error: cannot open '%s/no-such-plan.xml': No such file or directory\n",
@@ -691,6 +732,7 @@ static Suite *exec_suite(void)
     tcase_add_test(tc, test_rooted);
     tcase_add_test(tc, test_nccl_tests_habits);
     tcase_add_test(tc, test_rank0_reads);
+    tcase_add_test(tc, test_rccl_plans);
     tcase_add_test(tc, test_wrong_rank_count);
     tcase_add_test(tc, test_deadlock_refused);
     tcase_add_test(tc, test_truncated_refused);

@@ -2,6 +2,7 @@
 #include "testutil.h"
 
 #include <dirent.h>
+#include <sys/resource.h>
 
 #include "tacos/algo.h"
 #include "tacos/msccl.h"
@@ -572,6 +573,147 @@ START_TEST(test_limits)
 }
 END_TEST
 
+/* Property: random plans (topologies, generators, collectives, chunks, placements, protocols, names) go
+ * through the lowering and the writer and come back through the strict reader and the verifier with the
+ * target's limits, for NCCL and RCCL: the writer never produces a form either runtime rejects, and RCCL
+ * plans use only s, r, re, cpy and nop. */
+START_TEST(test_writer_property)
+{
+    static const struct { const char *kind, *dims; } topos[] = {
+        {"ring", "5"}, {"biring", "8"}, {"mesh", "2x3"}, {"mesh", "3x3"}, {"torus", "2x4"}, {"fc", "6"},
+        {"hypercube", "3d"}, {"mesh", "4x4"}, {"fc", "9"}, {"torus", "3x3"},
+    };
+    tc_rng r;
+    tc_rng_seed(&r, tu_seed() ^ 0xa11ceu);
+    int written = 0, refused = 0;
+    for (int iter = 0; iter < 40; iter++) {
+        int ti = (int)tc_rng_below(&r, sizeof topos / sizeof topos[0]);
+        tc_coll coll = (tc_coll)tc_rng_below(&r, TC_COLL_COUNT);
+        /* a generator that serves the collective */
+        const tc_algo_entry *cand[32];
+        int nc = 0;
+        for (const tc_algo_entry *a = tc_algo_registry; a->name; a++)
+            if ((a->colls & TC_COLL_BIT(coll)) && strncmp(a->name, "hier", 4) && nc < 32)
+                cand[nc++] = a;
+        if (!nc)
+            continue;
+        const char *algo = cand[tc_rng_below(&r, (unsigned)nc)]->name;
+        tc_ctx ctx;
+        tu_ctx(&ctx);
+        tc_topo *t = NULL;
+        tc_sched *sch = NULL;
+        ck_assert_int_eq(tc_topo_generate(&ctx, topos[ti].kind, topos[ti].dims, NULL, 0, &t), TC_OK);
+        tc_gen_opts go;
+        tc_gen_opts_init(&go);
+        go.chunks = 1 + (int)tc_rng_below(&r, 3);
+        go.root = (int)tc_rng_below(&r, (unsigned)t->n_npus);
+        ctx.seed = tc_rng_next(&r);
+        if (tc_algo_run(&ctx, algo, t, coll, &go, &sch)) { /* e.g. a shape the generator does not serve */
+            tc_topo_free(t);
+            continue;
+        }
+        for (int target = TC_TARGET_NCCL; target <= TC_TARGET_RCCL; target++) {
+            tc_msccl_lower_opts lo;
+            tc_msccl_lower_opts_init(&lo);
+            lo.target = (tc_msccl_target)target;
+            int place = (int)tc_rng_below(&r, 3);
+            lo.inplace = place != 1;
+            lo.outofplace = place >= 1;
+            lo.proto = (const char *[]){"Simple", "LL", "LL128"}[tc_rng_below(&r, 3)];
+            tc_msccl *m = NULL;
+            tu_ctx(&ctx);
+            tc_status st = tc_msccl_lower(&ctx, sch, &lo, &m);
+            if (st) { /* a limit the target cannot meet is refused by name, never written */
+                ck_assert_msg(st == TC_ERR_LIMIT, "%s %s on %s %s: %s", algo, tc_coll_name(coll), topos[ti].kind,
+                              topos[ti].dims, tu_diags());
+                refused++;
+                continue;
+            }
+            /* any name: the writer keeps it within what the runtimes read */
+            char name[300];
+            for (int k = 0; k < (int)sizeof name - 1; k++)
+                name[k] = (char)(1 + tc_rng_below(&r, 255));
+            name[sizeof name - 1] = 0;
+            free(m->name);
+            m->name = strdup(name);
+            char *text = to_text(m);
+            tc_msccl_limits lim;
+            tc_msccl_limits_get(lo.target, &lim);
+            st = read_verify(text, &lim);
+            ck_assert_msg(st == TC_OK, "%s %s on %s %s chunks %d root %d %s placement %d: %s", algo,
+                          tc_coll_name(coll), topos[ti].kind, topos[ti].dims, go.chunks, go.root,
+                          tc_msccl_target_name(lo.target), place, tu_diags());
+            ck_assert_msg(strstr(text, place == 2 ? "inplace=\"1\" outofplace=\"1\""
+                                      : place == 1 ? "inplace=\"0\" outofplace=\"1\""
+                                                   : "inplace=\"1\" outofplace=\"0\""),
+                          "placement %d", place);
+            if (target == TC_TARGET_RCCL)
+                ck_assert(!strstr(text, "type=\"rcs\"") && !strstr(text, "type=\"rrs\"") &&
+                          !strstr(text, "type=\"rrc\"") && !strstr(text, "type=\"rrcs\""));
+            free(text);
+            tc_msccl_free(m);
+            written++;
+        }
+        tc_sched_free(sch);
+        tc_topo_free(t);
+    }
+    ck_assert_int_gt(written, 20);
+    fprintf(stderr, "test_writer_property: %d plans written and verified, %d refused by a limit\n", written,
+            refused);
+}
+END_TEST
+
+/* tests/msccl-rules: every file is refused with exactly its .expect diagnostic, each in well under a
+ * second and all of them in little memory (declared counts allocate nothing). */
+START_TEST(test_rule_files)
+{
+    const char *dir = "tests/msccl-rules";
+    DIR *d = opendir(dir);
+    ck_assert_ptr_nonnull(d);
+    struct dirent *de;
+    int n = 0;
+    while ((de = readdir(d))) {
+        size_t l = strlen(de->d_name);
+        if (l < 5 || strcmp(de->d_name + l - 4, ".xml"))
+            continue;
+        char path[512], side[512];
+        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+        snprintf(side, sizeof side, "%s/%.*s.expect", dir, (int)(l - 4), de->d_name);
+        char *want = tu_slurp(side, NULL);
+        ck_assert_msg(want != NULL, "%s: no .expect", path);
+        snprintf(side, sizeof side, "%s/%.*s.target", dir, (int)(l - 4), de->d_name);
+        char *tgt = tu_slurp(side, NULL);
+        tc_msccl_target t = TC_TARGET_COMMON;
+        if (tgt) {
+            tgt[strcspn(tgt, "\n")] = 0;
+            ck_assert_int_eq(tc_msccl_target_parse(tgt, &t), TC_OK);
+        }
+        tc_msccl_limits lim;
+        tc_msccl_limits_get(t, &lim);
+        tc_ctx ctx;
+        tu_ctx(&ctx);
+        clock_t c0 = clock();
+        tc_msccl *m = NULL;
+        tc_status st = tc_msccl_read(&ctx, path, &m);
+        if (!st)
+            st = tc_msccl_verify(&ctx, m, &lim, path);
+        double cpu = (double)(clock() - c0) / CLOCKS_PER_SEC;
+        ck_assert_msg(st != TC_OK, "%s: accepted", path);
+        ck_assert_msg(!strcmp(tu_diags(), want), "%s:\nwant %sgot  %s", path, want, tu_diags());
+        ck_assert_msg(cpu < 1.0, "%s: %.2f s of CPU", path, cpu);
+        tc_msccl_free(m);
+        free(want);
+        free(tgt);
+        n++;
+    }
+    closedir(d);
+    ck_assert_int_ge(n, 30);
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    ck_assert_msg(ru.ru_maxrss < 400 * 1024, "peak memory %ld KiB", ru.ru_maxrss);
+}
+END_TEST
+
 static Suite *msccl_suite(void)
 {
     Suite *s = suite_create("msccl");
@@ -586,6 +728,8 @@ static Suite *msccl_suite(void)
     tcase_add_test(tc, test_structure_rules);
     tcase_add_test(tc, test_semantic_rules);
     tcase_add_test(tc, test_limits);
+    tcase_add_test(tc, test_rule_files);
+    tcase_add_test(tc, test_writer_property);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -229,10 +229,15 @@ tc_status tc_msccl_check_structure(tc_ctx *ctx, const tc_msccl *m, const char *n
                        (m->coll == TC_COLL_REDUCESCATTER || m->coll == TC_COLL_SCATTER) ? part : L, 0};
         for (int b = 0; b < 3; b++) {
             long n = buf_chunks(g, b), lim = lay[b] > ext[b] ? lay[b] : ext[b];
+            if (n > lim && b == TC_MS_BUF_S)
+                return tc_error(ctx, st, name, g->line,
+                                "gpu %d: s_chunks=\"%ld\" but the steps address %ld scratch chunks (the runtimes "
+                                "allocate scratch for all of them) [chunk-count]",
+                                gi, n, ext[b]);
             if (n > lim)
                 return tc_error(ctx, st, name, g->line,
-                                "gpu %d: %s_chunks=\"%ld\" but the %s layout has %ld chunks and the steps address %ld "
-                                "[chunk-count]",
+                                "gpu %d: %s_chunks=\"%ld\" exceeds the %s layout (%ld chunks) and what the steps "
+                                "address (%ld) [chunk-count]",
                                 gi, tc_msccl_buf_name(b), n, tc_coll_name(m->coll), lay[b], ext[b]);
         }
     }
@@ -832,8 +837,8 @@ static tc_status layout(tc_ctx *ctx, const tc_msccl *m, const char *name, int *K
                     sent += m->gpus[g].tbs[t].steps[k].cnt;
     if (R >= 2 && (long)L * (R - 1) > sent * R)
         return tc_error(ctx, TC_ERR_CHECK, name, line,
-                        "nchunksperloop=\"%d\" but the program sends %ld chunks in all: a %s over %d gpus moves at "
-                        "least %ld [layout]",
+                        "nchunksperloop=\"%d\" but the program sends %ld chunks in all, where %s over %d gpus "
+                        "moves at least %ld [layout]",
                         L, sent, tc_coll_name(m->coll), R, ((long)L * (R - 1) + R - 1) / R);
     if ((long)R * (m->coll == TC_COLL_ALLTOALL ? (long)R * L : L) > TC_MSCCL_MAX_HOLDINGS)
         return tc_error(ctx, TC_ERR_LIMIT, name, line,

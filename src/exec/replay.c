@@ -30,6 +30,7 @@
 #include "exec.h"
 
 #include <limits.h>
+#include <stdint.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -223,7 +224,7 @@ typedef struct reqinfo {
     void *tmp;         /* temporary to return when a send completes (NULL: user region) */
     pool *tmp_pool;
     int buf;           /* user region read by a send, for hazards (-1 none) */
-    size_t lo, hi;     /* byte range in buf */
+    uintptr_t lo, hi;  /* its address range: in place, i and o share memory, so hazards compare addresses */
 } reqinfo;
 
 typedef struct tbstate {
@@ -415,8 +416,8 @@ static tc_status post_send(tc_exec_engine *e, int tb, int j, const void *ptr, si
     ri->tmp = tmp;
     ri->tmp_pool = pl;
     ri->buf = tmp ? -1 : buf;
-    ri->lo = lo;
-    ri->hi = lo + bytes;
+    ri->lo = tmp || buf < 0 ? 0 : (uintptr_t)(e->bufs[buf] + lo);
+    ri->hi = ri->lo + bytes;
     e->active++;
     if (!tmp)
         e->n_sends_user++;
@@ -441,14 +442,16 @@ static tc_status post_recv(tc_exec_engine *e, int tb, int j, int gstep, void *pt
     return TC_OK;
 }
 
-/* Nonzero when an in-flight send still reads bytes [lo, lo+n) of buffer buf. */
+/* Nonzero when an in-flight send still reads bytes [lo, lo+n) of buffer buf (or memory it shares with
+ * another buffer: in place, o is i or a part of it). */
 static int hazard(const tc_exec_engine *e, int buf, size_t lo, size_t n)
 {
     if (!e->n_sends_user)
         return 0;
+    uintptr_t a = (uintptr_t)(e->bufs[buf] + lo), b = a + n;
     for (int i = 0; i < e->n_reqs; i++) {
         const reqinfo *ri = &e->info[i];
-        if (ri->kind == RQ_SEND && ri->buf == buf && ri->lo < lo + n && lo < ri->hi)
+        if (ri->kind == RQ_SEND && ri->buf >= 0 && ri->lo < b && a < ri->hi)
             return 1;
     }
     return 0;
