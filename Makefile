@@ -4,7 +4,7 @@
 #   make check      install missing Debian packages (as root), build, run every test suite
 #   make asan       the test suites under AddressSanitizer and UBSan
 #   make valgrind   the test suites under valgrind memcheck
-#   make bench      every benchmark (bench-synth, bench-sim, bench-exec)
+#   make bench      every benchmark (bench-synth, bench-sim, bench-exec, bench-msccl)
 
 BUILD    ?= build
 CC       ?= cc
@@ -33,7 +33,7 @@ TACOSC    := $(if $(filter build,$(BUILD)),tacosc,$(BUILD)/tacosc)
 TACOSRUN  := $(if $(filter build,$(BUILD)),tacos-run,$(BUILD)/tacos-run)
 EXEC_BIN  := $(if $(MPICC),$(TACOSRUN))
 
-.PHONY: all deps demo check check-run asan valgrind bench bench-synth bench-sim bench-exec clean
+.PHONY: all deps demo check check-run asan valgrind bench bench-synth bench-sim bench-exec bench-msccl clean
 
 all: $(TACOSC) $(EXEC_BIN)
 
@@ -82,7 +82,7 @@ asan:
 valgrind: all $(TESTS)
 	@TACOSC=$(abspath $(TACOSC)) TACOSRUN=$(abspath $(TACOSRUN)) VALGRIND=1 sh scripts/run-tests.sh $(TESTS)
 
-bench: bench-synth bench-sim bench-exec
+bench: bench-synth bench-sim bench-exec bench-msccl
 
 bench-synth: all
 	sh tests/bench/bench-synth.sh
@@ -92,6 +92,9 @@ bench-sim: all
 
 bench-exec: all
 	sh tests/bench/bench-exec.sh
+
+bench-msccl: all
+	sh tests/bench/bench-msccl.sh
 
 clean:
 	rm -rf build tacosc tacos-run

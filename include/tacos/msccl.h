@@ -114,6 +114,10 @@ void tc_msccl_lower_opts_init(tc_msccl_lower_opts *o);
 tc_status tc_msccl_lower(tc_ctx *ctx, const tc_sched *s, const tc_msccl_lower_opts *o, tc_msccl **out);
 /** Write MSCCL XML: one element per line, double quotes, no declaration, no tabs. */
 tc_status tc_msccl_write(tc_ctx *ctx, const tc_msccl *m, FILE *f);
+/** Write m to f while tc_msccl_verify checks it with lim in parallel (a second thread): returns the
+ *  writer's status and sets *verified to the verifier's (a caller discards the bytes when it failed). */
+tc_status tc_msccl_write_checked(tc_ctx *ctx, const tc_msccl *m, const tc_msccl_limits *lim, const char *name,
+                                 FILE *f, tc_status *verified);
 /** Read MSCCL XML (any producer's), streaming: the text is never held whole; legacy files load with a
  *  warning.  The runtimes' own grammar applies (man 5 tacosc-msccl, READING). */
 tc_status tc_msccl_read(tc_ctx *ctx, const char *path, tc_msccl **out);

@@ -244,22 +244,25 @@ int tc_cli_compile(int argc, char **argv)
     if (out_path) {
         FILE *f = NULL;
         char *tmp = NULL;
+        tc_msccl_limits lim;
+        tc_status vst = TC_OK;
         if (fmt == TC_FMT_MSCCL) {
             if ((st = tc_msccl_lower(&ctx, s, &lo, &m)))
                 goto done;
-            tc_msccl_limits lim;
             tc_msccl_limits_get(lo.target, &lim);
             if (lo.max_channels)
                 lim.max_channels = lo.max_channels;
-            if ((st = tc_msccl_verify(&ctx, m, &lim, "lowered MSCCL program"))) {
-                tc_error(&ctx, TC_ERR_INTERNAL, NULL, 0, "the MSCCL lowering produced an invalid program (a bug)");
-                goto done;
-            }
         }
         if ((st = tc_cli_open_output(&ctx, out_path, &f, &tmp)))
             goto done;
-        st = fmt == TC_FMT_MSCCL ? tc_msccl_write(&ctx, m, f) : tc_emit_json_write(&ctx, s, f);
-        tc_status cst = tc_cli_close_output(&ctx, out_path, f, tmp, st == TC_OK);
+        /* MSCCL: the lowered program is verified while it is written, and kept only when correct */
+        st = fmt == TC_FMT_MSCCL ? tc_msccl_write_checked(&ctx, m, &lim, "lowered MSCCL program", f, &vst)
+                                 : tc_emit_json_write(&ctx, s, f);
+        if (vst)
+            tc_error(&ctx, TC_ERR_INTERNAL, NULL, 0, "the MSCCL lowering produced an invalid program (a bug)");
+        tc_status cst = tc_cli_close_output(&ctx, out_path, f, tmp, st == TC_OK && vst == TC_OK);
+        if (!st)
+            st = vst;
         if (!st)
             st = cst;
         if (st)

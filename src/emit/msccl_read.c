@@ -134,6 +134,21 @@ static tc_status num(rd *r, const char *el, const char *key, long lo, long hi, l
     const char *p = v;
     if (*p == '-')
         p++;
+    /* the common case, plain decimal of at most 18 digits, without strtoll */
+    if (*p >= '1' && *p <= '9') {
+        long long x = 0;
+        int k = 0;
+        while (p[k] >= '0' && p[k] <= '9' && k < 18)
+            x = x * 10 + (p[k++] - '0');
+        if (!p[k]) {
+            x = v[0] == '-' ? -x : x;
+            if (x < lo || x > hi)
+                return perr(r, r->line, "attribute %s=\"%s\" of <%s> is out of range (%ld..%ld) [attribute-value]", key,
+                            v, el, lo, hi);
+            *out = x;
+            return TC_OK;
+        }
+    }
     int canonical = *p >= '0' && *p <= '9' && !(p[0] == '0' && p[1]) && p[strspn(p, "0123456789")] == 0;
     if (!canonical) {
         char *end;
@@ -308,8 +323,8 @@ static tc_status on_step(rd *r)
     if ((st = inum(r, "step", "s", INT_MIN, &s.s)) || (st = need(r, "step", "type", &ty)))
         return st;
     s.type = -1;
-    for (int t = 0; t < TC_MS_TYPE_COUNT; t++)
-        if (!strcmp(ty, types[t]))
+    for (int t = 0; t < TC_MS_TYPE_COUNT && s.type < 0; t++)
+        if (ty[0] == types[t][0] && !strcmp(ty, types[t]))
             s.type = t;
     char ex[64];
     if (s.type < 0)
@@ -322,7 +337,8 @@ static tc_status on_step(rd *r)
         return st;
     for (int k = 0; k < 2; k++) {
         const char *v = k ? db : sb;
-        int b = !strcmp(v, "i") ? TC_MS_BUF_I : !strcmp(v, "o") ? TC_MS_BUF_O : !strcmp(v, "s") ? TC_MS_BUF_S : -1;
+        int b = v[0] && !v[1] ? (v[0] == 'i' ? TC_MS_BUF_I : v[0] == 'o' ? TC_MS_BUF_O : v[0] == 's' ? TC_MS_BUF_S : -1)
+                              : -1;
         if (b < 0) /* mscclGetBufferType refuses it whatever the step type */
             return perr(r, r->line, "unknown buffer %s=\"%s\" (i, o or s) [buffer]", k ? "dstbuf" : "srcbuf",
                         excerpt(v, 32, ex, sizeof ex));

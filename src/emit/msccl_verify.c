@@ -429,23 +429,29 @@ typedef struct sim {
     int policy;                /* 0 every enabled tb per round, 1 only the first, 2 only the last */
 } sim;
 
+/* Room for `extra` more elements after n in pool p of capacity cap (doubling).  Counts stay below
+ * INT_MAX. */
 #define GROW(p, n, cap, extra)                                                                      \
     do {                                                                                            \
-        if ((n) + (extra) > (cap)) {                                                                \
-            int nc_ = (cap) ? 2 * (cap) : 256;                                                      \
-            while (nc_ < (n) + (extra))                                                             \
+        if ((long)(n) + (extra) > (long)(cap)) {                                                    \
+            long nc_ = (cap) ? 2L * (cap) : 256;                                                    \
+            while (nc_ < (long)(n) + (extra))                                                       \
                 nc_ *= 2;                                                                           \
+            if (nc_ > INT_MAX)                                                                      \
+                nc_ = INT_MAX;                                                                      \
+            if ((long)(n) + (extra) > nc_)                                                          \
+                return TC_ERR_NOMEM;                                                                \
             void *np_ = realloc((p), (size_t)nc_ * sizeof *(p));                                    \
             if (!np_)                                                                               \
                 return TC_ERR_NOMEM;                                                                \
             (p) = np_;                                                                              \
-            (cap) = nc_;                                                                            \
+            (cap) = (int)nc_;                                                                       \
         }                                                                                           \
     } while (0)
 
 static tc_status set_new(sim *S, int *out)
 {
-    GROW(S->sets, S->n_sets * S->W, S->cap_sets, S->W);
+    GROW(S->sets, (long)S->n_sets * S->W, S->cap_sets, S->W);
     memset(S->sets + (size_t)S->n_sets * S->W, 0, (size_t)S->W * sizeof *S->sets);
     *out = S->n_sets++;
     return TC_OK;

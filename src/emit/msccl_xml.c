@@ -19,6 +19,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -320,3 +321,47 @@ tc_status tc_msccl_write(tc_ctx *ctx, const tc_msccl *m, FILE *f)
     return TC_OK;
 }
 
+
+/* The writer's half of tc_msccl_write_checked, in its own thread with its own context. */
+typedef struct wjob {
+    const tc_msccl *m;
+    FILE *f;
+    tc_ctx ctx;
+    tc_buf diags;
+    tc_status st;
+} wjob;
+
+static void *write_job(void *arg)
+{
+    wjob *j = arg;
+    j->st = tc_msccl_write(&j->ctx, j->m, j->f);
+    return NULL;
+}
+
+tc_status tc_msccl_write_checked(tc_ctx *ctx, const tc_msccl *m, const tc_msccl_limits *lim, const char *name,
+                                 FILE *f, tc_status *verified)
+{
+    wjob j;
+    memset(&j, 0, sizeof j);
+    j.m = m;
+    j.f = f;
+    tc_ctx_init(&j.ctx);
+    j.ctx.sink = tc_diag_buffer;
+    j.ctx.sink_user = &j.diags;
+    pthread_t th;
+    int threaded = pthread_create(&th, NULL, write_job, &j) == 0;
+    *verified = tc_msccl_verify(ctx, m, lim, name);
+    if (threaded)
+        pthread_join(th, NULL);
+    else
+        write_job(&j);
+    if (j.st && j.diags.data) { /* the writer's message, once, through the caller's context */
+        size_t n = strlen(j.diags.data);
+        while (n && j.diags.data[n - 1] == '\n')
+            j.diags.data[--n] = 0;
+        const char *msg = strstr(j.diags.data, "error: ");
+        tc_error(ctx, j.st, NULL, 0, "%s", msg ? msg + 7 : j.diags.data);
+    }
+    tc_buf_free(&j.diags);
+    return j.st;
+}
