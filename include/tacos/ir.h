@@ -120,6 +120,8 @@ const char *tc_fmt_bytes(double bytes, char *buf, size_t n);
 /** Read a whole file into a malloc'd, NUL-terminated buffer (*len excludes the NUL).  Errors are reported
  *  as `tacosc: error: cannot open 'PATH': reason` or `PATH: error: cannot read: reason`. */
 tc_status tc_read_file(tc_ctx *ctx, const char *path, char **buf, size_t *len);
+/** qsort comparator of ints, ascending. */
+int tc_cmp_int(const void *a, const void *b);
 /** Open a file for reading (streaming readers); the error is reported as tc_read_file reports it. */
 tc_status tc_open_read(tc_ctx *ctx, const char *path, FILE **out);
 /** strdup that returns NULL on NULL. */

@@ -126,6 +126,12 @@ const char *tc_fmt_bytes(double b, char *buf, size_t n)
     return buf;
 }
 
+int tc_cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return x < y ? -1 : x > y;
+}
+
 tc_status tc_open_read(tc_ctx *ctx, const char *path, FILE **out)
 {
     FILE *f = fopen(path, "rb");

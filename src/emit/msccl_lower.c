@@ -308,12 +308,6 @@ static tc_status sort_events(lw *L)
 
 typedef struct dep { int tb, step; } dep;
 
-static int cmp_intv(const void *a, const void *b)
-{
-    int x = *(const int *)a, y = *(const int *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Channel group of the connection a -> b: by the ring distance min(d, R-d), d = b - a mod R, in blocks
  * of 16, so a rank has at most 32 send peers and 32 receive peers per group, and a peer it both sends to
  * and receives from is in one group.  0 when no rank has more than lim peers. */
@@ -385,7 +379,7 @@ static tc_status pairing(lw *L)
             if (e->kind != 2 && loc[e->peer] < 0)
                 loc[e->peer] = 0, peers[P++] = e->peer;
         }
-        qsort(peers, (size_t)P, sizeof *peers, cmp_intv); /* local index order = rank order */
+        qsort(peers, (size_t)P, sizeof *peers, tc_cmp_int); /* local index order = rank order */
         for (int k = 0; k < P; k++)
             loc[peers[k]] = k;
         free(has);

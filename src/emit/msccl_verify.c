@@ -1030,12 +1030,6 @@ static tc_status sim_init(sim *S)
     return TC_OK;
 }
 
-static int cmp_int(const void *a, const void *b)
-{
-    int x = *(const int *)a, y = *(const int *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Rounds: every tb that can run its next step at the start of a round runs it, in tb order (policy 0),
  * or only the first (1) or the last (2) of them.  Only candidates are examined: the tbs that ran in the
  * last round, those woken by a tb they wait for (a dependency, a message, room in a connection: each
@@ -1125,7 +1119,7 @@ static tc_status sim_run(sim *S)
             if (recvs)
                 WAKE(S->peer_tb[i]);
         }
-        qsort(nxt, (size_t)nnxt, sizeof *nxt, cmp_int);
+        qsort(nxt, (size_t)nnxt, sizeof *nxt, tc_cmp_int);
         int *tmp = cur;
         cur = nxt;
         nxt = tmp;
