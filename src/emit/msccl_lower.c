@@ -18,18 +18,28 @@
  * and channel, plus tb 0 for local copies (contiguous copies aggregate, cnt <= 71).  Chunk c travels on
  * channel c mod nchannels.  A receive followed in its tb by the send of what it just wrote fuses (r+s =
  * rcs, rrc+s = rrcs; an rrcs whose stored result is overwritten by a receive before anyone reads it = rrs).
+ * Plain lowering (--target rccl: RCCL refuses fused types at every launch, ROCm/rccl
+ * src/misc/msccl/msccl_setup.cc): nothing fuses; a reducing receive is r into scratch private to its tb
+ * followed by re into the slot; dependencies go on the r (and the nops before it), and steps of other tbs
+ * that need the result depend on the re.
+ * Both placements (--inplace --outofplace): the out-of-place names, with every access keyed by the memory
+ * it shares in place (slot_key), so the dependencies keep either order; alltoall goes through scratch.
  * Per slot, every access depends on the previous conflicting accesses made by other tbs (read after
- * write, write after read or write); several dependencies are chained with nop steps (depid/deps/hasdep).
+ * write, write after read or write); several dependencies are chained with nop steps (depid/deps/hasdep),
+ * the step itself taking the last (the runtimes' parser requires it).
  * Every tb runs its steps in the global order and every dependency and message goes forward in it, so
  * with enough connection buffering the program cannot deadlock; the verifier checks it under its bounded
  * model (tacosc compile runs it on every lowered program).  When a tb has 64 or more steps the chunks
- * are spread over more channels (estimated from the longest tb, then one more at a time); when the steps,
- * tbs, depid or channels limits cannot be met the lowering fails naming the limit.
+ * are spread over more channels (estimated from the longest tb, then one more at a time); a rank with more
+ * than 32 send or receive peers has its connections spread over channel groups (conn_group); when the
+ * steps, tbs, depid, channels or parser-node limits cannot be met the lowering fails naming the limit.
  * Aggregation: consecutive messages of one connection whose steps are adjacent in both tbs (s with r or
  * rrc), contiguous at both ends, and whose later chunk no other step touches in between, become one step
  * with cnt up to 71.
- * Cost: O(E log E) for E = 2 * transfers events plus O(R^2) per rank for the pairing, per channel count
- * tried.
+ * Cost: O(E log E) for E = 2 * transfers events (a natural merge sort: the IR comes sorted by start), then
+ * per channel count tried O(E) plus the sort of 2E slot accesses (a counting sort when the keys are
+ * dense); the pairing is O(E + sum of P^2) for P peers of a rank.  After the global order is fixed the
+ * events are grouped by rank (stable), which keeps every later pass on one rank's data at a time.
  * Trace (ring all-reduce, 4 ranks, 1 chunk per rank; tests/golden/ring4-allreduce.xml): rank 0's only tb
  * has send=1 recv=3; step 0 sends chunk 3, steps 1 and 2 receive chunks 2 and 1, add rank 0's part and
  * forward them (rrs), step 3 receives chunk 0, adds, stores and forwards it (rrcs), then rcs, rcs and r

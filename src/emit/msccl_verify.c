@@ -3,15 +3,24 @@
  *
  * Accepts: a tc_msccl (read from any producer's file or lowered by tacosc).
  * Returns: TC_OK, or the first violation as `name:line: error: ... [rule]`:
- *  - structure (tc_msccl_check_structure): ids, step numbering, peers, channels, dependencies, offsets;
- *  - runtime limits when given (steps per tb, tbs per gpu, channels, depid, cnt);
+ *  - structure (tc_msccl_check_structure): ids, step numbering, peers, channels, cnt 1..71, offsets,
+ *    declared buffer sizes, hasdep, dependencies, and the runtimes' treatment of nop steps (a nop is no
+ *    step to them: its dependency passes to the next step, which counts it: Azure/msccl-executor-nccl and
+ *    ROCm/rccl src/misc/msccl/msccl_parser.cc, src/device/msccl_kernel*);
+ *  - the target's limits (tc_msccl_check_limits; NULL: those common to NCCL and RCCL): steps per tb, tbs
+ *    per gpu, channels, chan (the parser's off-by-one), depid, ngpus and XML nodes per rank (the parser's
+ *    MAX_SUBS and MAX_NODES), tbs per channel, int16 offsets, RCCL's refusal of fused types;
  *  - matching: per connection (sender, receiver, channel) the sender's send sequence and the receiver's
  *    receive sequence have the same length and the same cnt in order;
  *  - deadlock freedom and the result, by a chunk-level execution in rounds under the runtime's model:
  *    each tb runs its steps in order; a step with depid waits until tb depid completed step deps; a
  *    receive needs a message sent in an earlier round; a send blocks while its connection holds
  *    TC_MSCCL_CONN_SLOTS unreceived messages.  Nothing enabled and steps left = deadlock (the blocked tb
- *    named is on the wait-for cycle).
+ *    named is on the wait-for cycle).  A round examines only the tbs whose wait can have ended (they ran,
+ *    or the tb they wait for ran), so the cost follows the steps, not rounds times tbs.
+ * What the execution allocates is bounded by the file: nchunksperloop by the chunks the program sends
+ * (every collective over R >= 2 gpus moves at least nchunksperloop (R-1)/R), holdings and slots by
+ * TC_MSCCL_MAX_HOLDINGS, buffers by the layout and what the steps address (never declared counts).
  *
  * MSCCL -> IR.  Every slot of every gpu holds a value: chunk id, contribution set, and the "pieces" it is
  * made of, each a (rank q, time t, set S) with "rank q held S of this chunk at t" in the schedule IR.
