@@ -839,7 +839,7 @@ static tc_status layout(tc_ctx *ctx, const tc_msccl *m, const char *name, int *K
                             "nchunksperloop=\"%d\" is not a multiple of ngpus=\"%d\" as %s needs [layout]", L, R,
                             tc_coll_name(m->coll));
         *K = L / R;
-        *N = m->coll == TC_COLL_ALLTOALL ? R * L : L;
+        *N = L; /* alltoall: R x L, set below once it is known to fit */
         break;
     }
     /* every collective over R >= 2 gpus moves at least L (R-1) / R chunks (gather and scatter exactly
@@ -855,11 +855,13 @@ static tc_status layout(tc_ctx *ctx, const tc_msccl *m, const char *name, int *K
                         "nchunksperloop=\"%d\" but the program sends %ld chunks in all, where %s over %d gpus "
                         "moves at least %ld [layout]",
                         L, sent, tc_coll_name(m->coll), R, ((long)L * (R - 1) + R - 1) / R);
-    if ((long)R * (m->coll == TC_COLL_ALLTOALL ? (long)R * L : L) > TC_MSCCL_MAX_HOLDINGS)
+    long n = m->coll == TC_COLL_ALLTOALL ? (long)R * L : L;
+    if ((long)R * n > TC_MSCCL_MAX_HOLDINGS)
         return tc_error(ctx, TC_ERR_LIMIT, name, line,
                         "%d gpus x %ld chunks: tacosc verifies programs of at most %ld (gpu, chunk) holdings "
                         "[verify-size]",
-                        R, m->coll == TC_COLL_ALLTOALL ? (long)R * L : (long)L, TC_MSCCL_MAX_HOLDINGS);
+                        R, n, TC_MSCCL_MAX_HOLDINGS);
+    *N = (int)n;
     return TC_OK;
 }
 

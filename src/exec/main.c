@@ -553,6 +553,7 @@ static tc_status share_plan(tc_ctx *ctx, MPI_Comm comm, int rank, int n, tc_mscc
             free(g->tbs);
             g->tbs = NULL;
             g->n_tbs = g->cap_tbs = 0;
+            g->i_chunks = g->o_chunks = g->s_chunks = 0; /* as on the ranks that only hold their own */
         }
         return st;
     }
@@ -966,6 +967,15 @@ int main(int argc, char **argv)
     st = share_plan(&ctx, comm, rank, n, &m, &root_src);
     if (!st)
         st = tc_exec_plan_create(&ctx, m, rank, o.plan, &plan);
+    if (!st) { /* a channel is an MPI tag */
+        int *ub = NULL, flag = 0;
+        MPI_Comm_get_attr(comm, MPI_TAG_UB, &ub, &flag);
+        for (int t = 0; flag && ub && t < plan->n_tbs && !st; t++)
+            if (plan->tbs[t].chan > *ub)
+                st = tc_error(&ctx, TC_ERR_UNSUPPORTED, o.plan, 0,
+                              "gpu %d tb %d: channel %d is above this MPI library's largest tag (%d)", rank, t,
+                              plan->tbs[t].chan, *ub);
+    }
     if ((st = report(&ss, comm, st)))
         goto out;
     const tc_coll coll = m->coll;

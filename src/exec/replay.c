@@ -94,7 +94,6 @@ tc_status tc_exec_plan_create(tc_ctx *ctx, const tc_msccl *m, int rank, const ch
     const tc_msccl_gpu *g = &m->gpus[rank];
     tc_status st = TC_OK;
     tc_exec_plan *p = calloc(1, sizeof *p);
-    int *seen = NULL;
     if (!p)
         return TC_ERR_NOMEM;
     p->rank = rank;
@@ -107,10 +106,10 @@ tc_status tc_exec_plan_create(tc_ctx *ctx, const tc_msccl *m, int rank, const ch
         p->n_steps += g->tbs[t].n_steps;
     p->tbs = calloc((size_t)(g->n_tbs ? g->n_tbs : 1), sizeof *p->tbs);
     p->steps = calloc((size_t)(p->n_steps ? p->n_steps : 1), sizeof *p->steps);
-    /* (channel, peer, direction) uniqueness: channels are bounded by nchannels */
-    int nch = m->nchannels > 0 ? m->nchannels : 1;
-    seen = calloc((size_t)nch * (size_t)m->ngpus * 2, sizeof *seen);
-    if (!p->tbs || !p->steps || !seen) {
+    /* ids, peers, channels, one tb per (channel, peer) and direction, offsets: the structural rules */
+    if ((st = tc_msccl_check_structure(ctx, m, name)))
+        goto fail;
+    if (!p->tbs || !p->steps) {
         st = TC_ERR_NOMEM;
         goto fail;
     }
@@ -122,7 +121,7 @@ tc_status tc_exec_plan_create(tc_ctx *ctx, const tc_msccl *m, int rank, const ch
                           tb->id, t);
             goto fail;
         }
-        if (tb->chan < 0 || tb->chan >= nch) {
+        if (tb->chan < 0 || tb->chan >= m->nchannels) {
             st = tc_error(ctx, TC_ERR_INVALID, name, tb->line, "gpu %d tb %d: channel %d out of range", rank, t,
                           tb->chan);
             goto fail;
@@ -136,14 +135,6 @@ tc_status tc_exec_plan_create(tc_ctx *ctx, const tc_msccl *m, int rank, const ch
                               t, dir ? "receive" : "send", peer);
                 goto fail;
             }
-            int *s = &seen[((size_t)tb->chan * (size_t)m->ngpus + (size_t)peer) * 2 + (size_t)dir];
-            if (*s) {
-                st = tc_error(ctx, TC_ERR_INVALID, name, tb->line,
-                              "gpu %d tb %d: a second tb %s peer %d on channel %d", rank, t,
-                              dir ? "receiving from" : "sending to", peer, tb->chan);
-                goto fail;
-            }
-            *s = 1;
         }
         p->tbs[t].send = tb->send;
         p->tbs[t].recv = tb->recv;
@@ -196,11 +187,9 @@ tc_status tc_exec_plan_create(tc_ctx *ctx, const tc_msccl *m, int rank, const ch
                 goto fail;
             }
         }
-    free(seen);
     *out = p;
     return TC_OK;
 fail:
-    free(seen);
     tc_exec_plan_free(p);
     return st;
 }
