@@ -1189,6 +1189,21 @@ tc_status tc_msccl_lower(tc_ctx *ctx, const tc_sched *s, const tc_msccl_lower_op
         m = NULL;
         if ((st = build(&L, nch, &m, &too_long, &maxsteps)))
             goto done;
+        /* the runtimes' parser holds <algo>, every <gpu>, and one gpu's <tb>s and steps at once; more
+         * channels only add tbs, so this fails at once */
+        for (int r = 0; r < L.R && L.lim.max_nodes < INT_MAX; r++) {
+            long nodes = 1L + L.R + m->gpus[r].n_tbs;
+            for (int t = 0; t < m->gpus[r].n_tbs; t++)
+                nodes += m->gpus[r].tbs[t].n_steps;
+            if (nodes > L.lim.max_nodes) {
+                st = tc_error(ctx, TC_ERR_LIMIT, NULL, 0,
+                              "gpu %d needs %ld XML nodes (<algo>, %d <gpu>s, its %d <tb>s and their steps): the parser "
+                              "of %s holds at most %d (MAX_NODES); fewer chunks per rank or fewer gpus fit, and "
+                              "--target tacos-run writes a plan only tacos-run replays",
+                              r, nodes, L.R, m->gpus[r].n_tbs, tn, L.lim.max_nodes);
+                goto done;
+            }
+        }
         int maxtbs = 0;
         for (int r = 0; r < L.R; r++)
             if (m->gpus[r].n_tbs > maxtbs)
@@ -1227,20 +1242,6 @@ tc_status tc_msccl_lower(tc_ctx *ctx, const tc_sched *s, const tc_msccl_lower_op
             nch = maxch;
         if (nch > L.N)
             nch = L.N;
-    }
-    /* the runtimes' parser holds <algo>, every <gpu>, and one gpu's <tb>s and steps at once */
-    for (int r = 0; r < L.R && L.lim.max_nodes < INT_MAX; r++) {
-        long nodes = 1L + L.R + m->gpus[r].n_tbs;
-        for (int t = 0; t < m->gpus[r].n_tbs; t++)
-            nodes += m->gpus[r].tbs[t].n_steps;
-        if (nodes > L.lim.max_nodes) {
-            st = tc_error(ctx, TC_ERR_LIMIT, NULL, 0,
-                          "gpu %d needs %ld XML nodes (<algo>, %d <gpu>s, its %d <tb>s and their steps): the parser "
-                          "of %s holds at most %d (MAX_NODES); fewer chunks per rank or fewer gpus fit, and "
-                          "--target tacos-run writes a plan only tacos-run replays",
-                          r, nodes, L.R, m->gpus[r].n_tbs, tn, L.lim.max_nodes);
-            goto done;
-        }
     }
     *out = m;
     m = NULL;
