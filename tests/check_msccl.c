@@ -2,6 +2,7 @@
 #include "testutil.h"
 
 #include <dirent.h>
+#include <sys/resource.h>
 
 #include "tacos/algo.h"
 #include "tacos/msccl.h"
@@ -128,6 +129,7 @@ START_TEST(test_examples)
     tc_msccl_limits nccl, rccl;
     tc_msccl_limits_get(TC_TARGET_NCCL, &nccl);
     tc_msccl_limits_get(TC_TARGET_RCCL, &rccl);
+    rccl.max_channels = rccl.hard_channels; /* an MI300-class device: 128 channels */
     while ((de = readdir(d))) {
         size_t l = strlen(de->d_name);
         if (l < 4 || strcmp(de->d_name + l - 4, ".xml"))
@@ -139,13 +141,6 @@ START_TEST(test_examples)
         tc_msccl *m = NULL;
         tc_status st = tc_msccl_read(&ctx, path, &m);
         ck_assert_msg(st == TC_OK, "%s: %s", path, tu_diags());
-        ck_assert_msg(tc_msccl_verify(&ctx, m, &nccl, path) == TC_OK, "%s: %s", path, tu_diags());
-        ck_assert_msg(tc_msccl_verify(&ctx, m, &rccl, path) == TC_OK, "%s: %s", path, tu_diags());
-        tc_sched *s = NULL;
-        ck_assert_int_eq(tc_msccl_to_sched(&ctx, m, path, &s), TC_OK);
-        ck_assert_int_gt(s->n_xfers, 0);
-        ck_assert_int_eq(s->n_ranks, m->ngpus);
-        assert_step_lines(path, s);
         if (!strncmp(de->d_name, "legacy", 6)) {
             ck_assert_int_eq(m->legacy, 1);
             ck_assert_msg(strstr(tu_diags(), ":1: warning: lacks attribute minBytes of <algo>: msccl-executor-nccl "
@@ -155,6 +150,27 @@ START_TEST(test_examples)
             ck_assert_int_eq(m->legacy, 0);
             ck_assert_int_eq(ctx.n_warnings, 0);
         }
+        ck_assert_msg(tc_msccl_verify(&ctx, m, &nccl, path) == TC_OK, "%s: %s", path, tu_diags());
+        ck_assert_msg(tc_msccl_verify(&ctx, m, NULL, path) == TC_OK, "%s: %s", path, tu_diags());
+        /* RCCL launches only the files without fused step types (README of the examples) */
+        int fused = 0;
+        for (int g = 0; g < m->ngpus; g++)
+            for (int t = 0; t < m->gpus[g].n_tbs; t++)
+                for (int k = 0; k < m->gpus[g].tbs[t].n_steps; k++)
+                    fused |= tc_msccl_type_fused(m->gpus[g].tbs[t].steps[k].type);
+        ck_assert_int_eq(fused, !strstr(path, "allpairs") && !strstr(path, "alltoall"));
+        tc_ctx rctx;
+        tu_ctx(&rctx);
+        st = tc_msccl_verify(&rctx, m, &rccl, path);
+        ck_assert_msg(st == (fused ? TC_ERR_LIMIT : TC_OK), "%s: %s", path, tu_diags());
+        if (fused)
+            ck_assert_msg(strstr(tu_diags(), "[rccl-fused]"), "%s", tu_diags());
+        tu_ctx(&ctx);
+        tc_sched *s = NULL;
+        ck_assert_int_eq(tc_msccl_to_sched(&ctx, m, path, &s), TC_OK);
+        ck_assert_int_gt(s->n_xfers, 0);
+        ck_assert_int_eq(s->n_ranks, m->ngpus);
+        assert_step_lines(path, s);
         tc_sched_free(s);
         tc_msccl_free(m);
         n++;
@@ -293,6 +309,7 @@ START_TEST(test_aggregation)
     free(text);
     tc_msccl_free(m);
     lo.inplace = 0;
+    lo.target = TC_TARGET_RCCL;
     m = lowered("direct", "fc", "8", TC_COLL_ALLREDUCE, 4, &lo);
     text = to_text(m);
     ck_assert(strstr(text, "type=\"cpy\" srcbuf=\"i\" srcoff=\"0\" dstbuf=\"o\" dstoff=\"0\" cnt=\"32\""));
@@ -389,9 +406,9 @@ END_TEST
 START_TEST(test_semantic_rules)
 {
     char *t;
-    /* gpu 0's last receive becomes a nop: gpu 3 sends one message more than gpu 0 receives */
+    /* gpu 0's last receive becomes a copy: gpu 3 sends one message more than gpu 0 receives */
     t = subst(ring4_text(), "<step s=\"6\" type=\"r\" srcbuf=\"i\" srcoff=\"1\" dstbuf=\"i\" dstoff=\"1\" cnt=\"1\"",
-              "<step s=\"6\" type=\"nop\" srcbuf=\"i\" srcoff=\"1\" dstbuf=\"i\" dstoff=\"1\" cnt=\"1\"");
+              "<step s=\"6\" type=\"cpy\" srcbuf=\"i\" srcoff=\"1\" dstbuf=\"i\" dstoff=\"1\" cnt=\"1\"");
     expect(t, TC_ERR_CHECK, "t.xml:3: error: gpu 3 sends 6 messages to gpu 0 on channel 0 but gpu 0 receives 5 [unmatched]");
     free(t);
     t = subst(ring4_text(), "<step s=\"0\" type=\"s\" srcbuf=\"i\" srcoff=\"3\" dstbuf=\"i\" dstoff=\"3\" cnt=\"1\"",
@@ -484,7 +501,7 @@ static tc_msccl *synthetic(int n_steps, int n_tbs, int nch, int cnt, int depid)
             ck_assert_int_eq(tc_msccl_tb_add(&m->gpus[g], -1, -1, 0, NULL), TC_OK);
     }
     if (depid > 0) {
-        tc_msccl_step s = {0, TC_MS_NOP, TC_MS_BUF_I, -1, TC_MS_BUF_O, -1, 0, -1, -1, 1, 0};
+        tc_msccl_step s = {0, TC_MS_CPY, TC_MS_BUF_O, 0, TC_MS_BUF_O, 0, 1, -1, -1, 1, 0};
         ck_assert_int_eq(tc_msccl_step_add(&m->gpus[0].tbs[depid], &s), TC_OK);
         m->gpus[0].tbs[0].steps[0].depid = depid;
         m->gpus[0].tbs[0].steps[0].deps = 0;
@@ -512,10 +529,16 @@ START_TEST(test_limits)
     ck_assert_int_eq(l.max_tbs_per_gpu, 1024);
     ck_assert_int_eq(l.max_channels, 32);
     ck_assert_int_eq(l.max_depid, 127);
-    ck_assert_int_eq(l.max_cnt, 71);
+    ck_assert_int_eq(l.max_nodes, 4095);
+    ck_assert_int_eq(l.max_gpus, 1024);
+    ck_assert_int_eq(l.max_offset, 32767);
+    ck_assert_int_eq(l.max_peers_per_chan, 32);
+    ck_assert(l.fused_ok);
     tc_msccl_limits_get(TC_TARGET_RCCL, &l);
     ck_assert_int_eq(l.max_tbs_per_gpu, 64);
-    ck_assert_int_eq(l.max_channels, 128);
+    ck_assert_int_eq(l.max_channels, 20);
+    ck_assert_int_eq(l.hard_channels, 128);
+    ck_assert(!l.fused_ok);
     /* the synthetic program itself is correct at chunk level? it only moves gpu 0's chunk: check limits */
     tc_msccl *m = synthetic(64, 1, 1, 1, 0);
     limit_case(m, TC_TARGET_NCCL, TC_ERR_LIMIT,
@@ -523,15 +546,171 @@ START_TEST(test_limits)
     tc_msccl_free(m);
     m = synthetic(1, 65, 33, 1, 0);
     limit_case(m, TC_TARGET_NCCL, TC_ERR_LIMIT, "nchannels=\"33\" exceeds the limit of 32 channels [limit-channels]");
+    limit_case(m, TC_TARGET_RCCL, TC_ERR_LIMIT,
+               "nchannels=\"33\" exceeds the limit of 20 channels (RCCL silently drops an algorithm that needs more "
+               "channels than the device has; --max-channels raises the limit) [limit-channels]");
+    tc_msccl_free(m);
+    m = synthetic(1, 65, 1, 1, 0);
     limit_case(m, TC_TARGET_RCCL, TC_ERR_LIMIT, "gpu 0 has 65 thread blocks, the limit is 64 per gpu [limit-tbs]");
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_msccl_limits_get(TC_TARGET_NCCL, &l);
+    ck_assert_int_eq(tc_msccl_check_limits(&ctx, m, &l, "lim"), TC_OK);
     tc_msccl_free(m);
     m = synthetic(1, 129, 1, 1, 128);
-    limit_case(m, TC_TARGET_NCCL, TC_ERR_LIMIT, "gpu 0 tb 0 step 0: depid=\"128\" exceeds the limit of 127 [limit-depid]");
+    limit_case(m, TC_TARGET_NCCL, TC_ERR_LIMIT,
+               "gpu 0 tb 0 step 0: depid=\"128\" exceeds the limit of 127 (the runtimes store it in an int8) "
+               "[limit-depid]");
+    tc_ctx ectx;
+    tu_ctx(&ectx);
+    tc_msccl_limits_get(TC_TARGET_EXEC, &l);
+    ck_assert_int_eq(tc_msccl_check_limits(&ectx, m, &l, "lim"), TC_OK);
     tc_msccl_free(m);
     m = synthetic(1, 1, 1, 72, 0);
-    limit_case(m, TC_TARGET_NCCL, TC_ERR_LIMIT, "gpu 0 tb 0 step 0: cnt=\"72\" exceeds the limit of 71 [limit-cnt]");
-    limit_case(m, TC_TARGET_RCCL, TC_ERR_LIMIT, "[limit-cnt]");
+    limit_case(m, TC_TARGET_EXEC, TC_ERR_INVALID,
+               "gpu 0 tb 0 step 0: cnt=\"72\" (1..71: the runtimes keep cnt in 8 bits and refuse 72 or more) [cnt]");
     tc_msccl_free(m);
+}
+END_TEST
+
+/* Property: random plans (topologies, generators, collectives, chunks, placements, protocols, names) go
+ * through the lowering and the writer and come back through the strict reader and the verifier with the
+ * target's limits, for NCCL and RCCL: the writer never produces a form either runtime rejects, and RCCL
+ * plans use only s, r, re, cpy and nop. */
+START_TEST(test_writer_property)
+{
+    static const struct { const char *kind, *dims; } topos[] = {
+        {"ring", "5"}, {"biring", "8"}, {"mesh", "2x3"}, {"mesh", "3x3"}, {"torus", "2x4"}, {"fc", "6"},
+        {"hypercube", "3d"}, {"mesh", "4x4"}, {"fc", "9"}, {"torus", "3x3"},
+    };
+    tc_rng r;
+    tc_rng_seed(&r, tu_seed() ^ 0xa11ceu);
+    int written = 0, refused = 0;
+    for (int iter = 0; iter < 40; iter++) {
+        int ti = (int)tc_rng_below(&r, sizeof topos / sizeof topos[0]);
+        tc_coll coll = (tc_coll)tc_rng_below(&r, TC_COLL_COUNT);
+        /* a generator that serves the collective */
+        const tc_algo_entry *cand[32];
+        int nc = 0;
+        for (const tc_algo_entry *a = tc_algo_registry; a->name; a++)
+            if ((a->colls & TC_COLL_BIT(coll)) && strncmp(a->name, "hier", 4) && nc < 32)
+                cand[nc++] = a;
+        if (!nc)
+            continue;
+        const char *algo = cand[tc_rng_below(&r, (unsigned)nc)]->name;
+        tc_ctx ctx;
+        tu_ctx(&ctx);
+        tc_topo *t = NULL;
+        tc_sched *sch = NULL;
+        ck_assert_int_eq(tc_topo_generate(&ctx, topos[ti].kind, topos[ti].dims, NULL, 0, &t), TC_OK);
+        tc_gen_opts go;
+        tc_gen_opts_init(&go);
+        go.chunks = 1 + (int)tc_rng_below(&r, 3);
+        go.root = (int)tc_rng_below(&r, (unsigned)t->n_npus);
+        ctx.seed = tc_rng_next(&r);
+        if (tc_algo_run(&ctx, algo, t, coll, &go, &sch)) { /* e.g. a shape the generator does not serve */
+            tc_topo_free(t);
+            continue;
+        }
+        for (int target = TC_TARGET_NCCL; target <= TC_TARGET_RCCL; target++) {
+            tc_msccl_lower_opts lo;
+            tc_msccl_lower_opts_init(&lo);
+            lo.target = (tc_msccl_target)target;
+            int place = (int)tc_rng_below(&r, 3);
+            lo.inplace = place != 1;
+            lo.outofplace = place >= 1;
+            lo.proto = (const char *[]){"Simple", "LL", "LL128"}[tc_rng_below(&r, 3)];
+            tc_msccl *m = NULL;
+            tu_ctx(&ctx);
+            tc_status st = tc_msccl_lower(&ctx, sch, &lo, &m);
+            if (st) { /* a limit the target cannot meet is refused by name, never written */
+                ck_assert_msg(st == TC_ERR_LIMIT, "%s %s on %s %s: %s", algo, tc_coll_name(coll), topos[ti].kind,
+                              topos[ti].dims, tu_diags());
+                refused++;
+                continue;
+            }
+            /* any name: the writer keeps it within what the runtimes read */
+            char name[300];
+            for (int k = 0; k < (int)sizeof name - 1; k++)
+                name[k] = (char)(1 + tc_rng_below(&r, 255));
+            name[sizeof name - 1] = 0;
+            free(m->name);
+            m->name = strdup(name);
+            char *text = to_text(m);
+            tc_msccl_limits lim;
+            tc_msccl_limits_get(lo.target, &lim);
+            st = read_verify(text, &lim);
+            ck_assert_msg(st == TC_OK, "%s %s on %s %s chunks %d root %d %s placement %d: %s", algo,
+                          tc_coll_name(coll), topos[ti].kind, topos[ti].dims, go.chunks, go.root,
+                          tc_msccl_target_name(lo.target), place, tu_diags());
+            ck_assert_msg(strstr(text, place == 2 ? "inplace=\"1\" outofplace=\"1\""
+                                      : place == 1 ? "inplace=\"0\" outofplace=\"1\""
+                                                   : "inplace=\"1\" outofplace=\"0\""),
+                          "placement %d", place);
+            if (target == TC_TARGET_RCCL)
+                ck_assert(!strstr(text, "type=\"rcs\"") && !strstr(text, "type=\"rrs\"") &&
+                          !strstr(text, "type=\"rrc\"") && !strstr(text, "type=\"rrcs\""));
+            free(text);
+            tc_msccl_free(m);
+            written++;
+        }
+        tc_sched_free(sch);
+        tc_topo_free(t);
+    }
+    ck_assert_int_gt(written, 20);
+    fprintf(stderr, "test_writer_property: %d plans written and verified, %d refused by a limit\n", written,
+            refused);
+}
+END_TEST
+
+/* tests/msccl-rules: every file is refused with exactly its .expect diagnostic, each in well under a
+ * second and all of them in little memory (declared counts allocate nothing). */
+START_TEST(test_rule_files)
+{
+    const char *dir = "tests/msccl-rules";
+    DIR *d = opendir(dir);
+    ck_assert_ptr_nonnull(d);
+    struct dirent *de;
+    int n = 0;
+    while ((de = readdir(d))) {
+        size_t l = strlen(de->d_name);
+        if (l < 5 || strcmp(de->d_name + l - 4, ".xml"))
+            continue;
+        char path[512], side[512];
+        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+        snprintf(side, sizeof side, "%s/%.*s.expect", dir, (int)(l - 4), de->d_name);
+        char *want = tu_slurp(side, NULL);
+        ck_assert_msg(want != NULL, "%s: no .expect", path);
+        snprintf(side, sizeof side, "%s/%.*s.target", dir, (int)(l - 4), de->d_name);
+        char *tgt = tu_slurp(side, NULL);
+        tc_msccl_target t = TC_TARGET_COMMON;
+        if (tgt) {
+            tgt[strcspn(tgt, "\n")] = 0;
+            ck_assert_int_eq(tc_msccl_target_parse(tgt, &t), TC_OK);
+        }
+        tc_msccl_limits lim;
+        tc_msccl_limits_get(t, &lim);
+        tc_ctx ctx;
+        tu_ctx(&ctx);
+        clock_t c0 = clock();
+        tc_msccl *m = NULL;
+        tc_status st = tc_msccl_read(&ctx, path, &m);
+        if (!st)
+            st = tc_msccl_verify(&ctx, m, &lim, path);
+        double cpu = (double)(clock() - c0) / CLOCKS_PER_SEC;
+        ck_assert_msg(st != TC_OK, "%s: accepted", path);
+        ck_assert_msg(!strcmp(tu_diags(), want), "%s:\nwant %sgot  %s", path, want, tu_diags());
+        ck_assert_msg(cpu < 1.0, "%s: %.2f s of CPU", path, cpu);
+        tc_msccl_free(m);
+        free(want);
+        free(tgt);
+        n++;
+    }
+    closedir(d);
+    ck_assert_int_ge(n, 30);
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    ck_assert_msg(ru.ru_maxrss < 400 * 1024, "peak memory %ld KiB", ru.ru_maxrss);
 }
 END_TEST
 
@@ -549,6 +728,8 @@ static Suite *msccl_suite(void)
     tcase_add_test(tc, test_structure_rules);
     tcase_add_test(tc, test_semantic_rules);
     tcase_add_test(tc, test_limits);
+    tcase_add_test(tc, test_rule_files);
+    tcase_add_test(tc, test_writer_property);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -137,6 +137,10 @@ const char *tc_fmt_bytes(double bytes, char *buf, size_t n);
 tc_status tc_read_file(tc_ctx *ctx, const char *path, char **buf, size_t *len);
 /** Write s to f with &, <, > and " escaped for XML text and attribute values (NULL writes nothing). */
 void tc_xml_escape(FILE *f, const char *s);
+/** qsort comparator of ints, ascending. */
+int tc_cmp_int(const void *a, const void *b);
+/** Open a file for reading (streaming readers); the error is reported as tc_read_file reports it. */
+tc_status tc_open_read(tc_ctx *ctx, const char *path, FILE **out);
 /** strdup that returns NULL on NULL. */
 char *tc_strdup(const char *s);
 /** Wall-clock seconds (monotonic). */

@@ -47,13 +47,16 @@ static void usage(FILE *f)
           "  -o, --output FILE    write the plan: .json (schedule IR) or .xml (MSCCL); '-' is stdout\n"
           "  -f, --format F       json or xml, overriding the extension\n"
           "MSCCL XML output:\n"
-          "      --target T       nccl (default) or rccl: apply that runtime's limits (man 5 tacosc-msccl)\n"
+          "      --target T       nccl (default), rccl (plain step types only, at most 20 channels unless\n"
+          "                       --max-channels) or tacos-run (no runtime parser limits; tacos-run only)\n"
+          "      --max-channels N the most channels the target device offers (rccl: up to 128; see\n"
+          "                       man 5 tacosc-msccl, LIMITS)\n"
           "      --proto P        Simple (default), LL or LL128\n"
           "      --channels N     channels to use (default: automatic)\n"
           "      --min-bytes B    smallest size the plan serves (default 0)\n"
           "      --max-bytes B    largest size the plan serves (default 0 = no limit)\n"
           "      --inplace        in-place variant (default; in-place alltoall goes through scratch)\n"
-          "      --outofplace     out-of-place variant\n"
+          "      --outofplace     out-of-place variant; with --inplace, one plan that serves both\n"
           "Photonic fabric (the topology's <photonic>; man 5 tacosc-topology):\n"
           "      --photonic       plan when to reconfigure the optical fabric and route its circuits\n"
           "                       (reconfiguration ILP, fiber and MZI routing); the plan records it\n"
@@ -74,7 +77,7 @@ static void usage(FILE *f)
 
 enum {
     O_COSTS = 256, O_ROOT, O_SEED, O_UNWIND, O_MATCH, O_TRIALS, O_THREADS, O_STATS, O_TARGET, O_PROTO,
-    O_CHANNELS, O_MINB, O_MAXB, O_INPLACE, O_OUTOFPLACE, O_LIST, O_PHOTONIC, O_FALLBACK, O_ILPTIME
+    O_CHANNELS, O_MINB, O_MAXB, O_INPLACE, O_OUTOFPLACE, O_LIST, O_PHOTONIC, O_FALLBACK, O_ILPTIME, O_MAXCH
 };
 
 static tc_status parse_bytes(tc_ctx *ctx, const char *opt, const char *s, uint64_t *out)
@@ -89,7 +92,7 @@ static tc_status parse_bytes(tc_ctx *ctx, const char *opt, const char *s, uint64
 static tc_status check_options(tc_ctx *ctx, const struct option *lo, const unsigned char *seen, tc_coll coll,
                                const char *algo, tc_format fmt, const char *out_path, const tc_msccl_lower_opts *m)
 {
-    static const int msccl_only[] = {O_TARGET, O_PROTO, O_CHANNELS, O_MINB, O_MAXB, O_INPLACE, O_OUTOFPLACE};
+    static const int msccl_only[] = {O_TARGET, O_MAXCH, O_PROTO, O_CHANNELS, O_MINB, O_MAXB, O_INPLACE, O_OUTOFPLACE};
     static const int tacos_only[] = {O_MATCH, O_TRIALS, O_THREADS, O_STATS};
     char name[64];
     if (seen[O_ROOT] && !tc_coll_rooted(coll))
@@ -106,8 +109,6 @@ static tc_status check_options(tc_ctx *ctx, const struct option *lo, const unsig
         if (seen[tacos_only[i]] && strcmp(algo, "tacos"))
             return tc_error(ctx, TC_ERR_USAGE, NULL, 0, "%s applies to --algo tacos only, not %s",
                             tc_cli_opt_name(lo, tacos_only[i], name, sizeof name), algo);
-    if (seen[O_INPLACE] && seen[O_OUTOFPLACE])
-        return tc_error(ctx, TC_ERR_USAGE, NULL, 0, "--inplace and --outofplace contradict each other");
     if (m->max_bytes && m->min_bytes > m->max_bytes)
         return tc_error(ctx, TC_ERR_USAGE, NULL, 0,
                         "--min-bytes %llu is above --max-bytes %llu (the plan would serve no size)",
@@ -147,6 +148,7 @@ int tc_cli_compile(int argc, char **argv)
         {"channels", required_argument, 0, O_CHANNELS}, {"min-bytes", required_argument, 0, O_MINB},
         {"max-bytes", required_argument, 0, O_MAXB}, {"inplace", no_argument, 0, O_INPLACE},
         {"outofplace", no_argument, 0, O_OUTOFPLACE}, {"quiet", no_argument, 0, 'q'},
+        {"max-channels", required_argument, 0, O_MAXCH},
         {"verbose", no_argument, 0, 'v'},          {"list-algos", no_argument, 0, O_LIST},
         {"help", no_argument, 0, 'h'},             {"version", no_argument, 0, 'V'},
         {"photonic", no_argument, 0, O_PHOTONIC},  {"fallback", required_argument, 0, O_FALLBACK},
@@ -199,13 +201,10 @@ int tc_cli_compile(int argc, char **argv)
         case 'o': out_path = optarg; break;
         case 'f': fmt_name = optarg; break;
         case O_TARGET:
-            if (!strcmp(optarg, "nccl"))
-                lo.target = TC_TARGET_NCCL;
-            else if (!strcmp(optarg, "rccl"))
-                lo.target = TC_TARGET_RCCL;
-            else
-                st = tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--target: '%s' is not nccl or rccl", optarg);
+            if (tc_msccl_target_parse(optarg, &lo.target) || lo.target == TC_TARGET_COMMON)
+                st = tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--target: '%s' is not nccl, rccl or tacos-run", optarg);
             break;
+        case O_MAXCH: st = tc_cli_parse_int(&ctx, "max-channels", optarg, 1, 128, &lo.max_channels); break;
         case O_PROTO:
             if (strcmp(optarg, "Simple") && strcmp(optarg, "LL") && strcmp(optarg, "LL128"))
                 st = tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--proto: '%s' is not Simple, LL or LL128", optarg);
@@ -214,8 +213,8 @@ int tc_cli_compile(int argc, char **argv)
         case O_CHANNELS: st = tc_cli_parse_int(&ctx, "channels", optarg, 1, 1024, &lo.channels); break;
         case O_MINB: st = parse_bytes(&ctx, "min-bytes", optarg, &lo.min_bytes); break;
         case O_MAXB: st = parse_bytes(&ctx, "max-bytes", optarg, &lo.max_bytes); break;
-        case O_INPLACE: lo.inplace = 1; break;
-        case O_OUTOFPLACE: lo.inplace = 0; break;
+        case O_INPLACE: /* seen[] tells */
+        case O_OUTOFPLACE: break;
         case 'q': quiet = 1; break;
         case 'v': ctx.verbose++; break;
         case O_PHOTONIC: photonic = 1; break;
@@ -231,6 +230,8 @@ int tc_cli_compile(int argc, char **argv)
     }
     if (optind >= argc)
         return tc_cli_usage(&ctx, NULL, "no topology file given; usage: tacosc TOPO.xml --collective C [options]");
+    lo.inplace = seen[O_INPLACE] || !seen[O_OUTOFPLACE]; /* both: one plan for both placements */
+    lo.outofplace = seen[O_OUTOFPLACE];
     if (optind < argc - 1) {
         tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "unexpected argument '%s' (one topology file expected)",
                  argv[optind + 1]);
@@ -316,25 +317,30 @@ int tc_cli_compile(int argc, char **argv)
     }
     if (out_path) {
         tc_cli_out o;
+        tc_msccl_limits lim;
+        tc_status vst = TC_OK;
         if (fmt == TC_FMT_MSCCL) {
             if ((st = tc_msccl_lower(&ctx, s, &lo, &m)))
                 goto done;
-            tc_msccl_limits lim;
             tc_msccl_limits_get(lo.target, &lim);
-            if ((st = tc_msccl_verify(&ctx, m, &lim, "lowered MSCCL program"))) {
-                tc_error(&ctx, TC_ERR_INTERNAL, NULL, 0, "the MSCCL lowering produced an invalid program (a bug)");
-                goto done;
-            }
-            if (ctx.verbose)
-                tc_diag(&ctx, TC_DIAG_NOTE, NULL, 0, 0,
-                        "lowered to MSCCL XML: %d gpus, %d channels, %d chunks per loop; verified", m->ngpus,
-                        m->nchannels, m->nchunksperloop);
+            if (lo.max_channels)
+                lim.max_channels = lo.max_channels;
         }
         t0 = tc_now();
         if ((st = tc_cli_open_output(&ctx, out_path, &o)))
             goto done;
-        st = fmt == TC_FMT_MSCCL ? tc_msccl_write(&o.ctx, m, o.f) : tc_emit_json_write(&o.ctx, s, o.f);
-        tc_status cst = tc_cli_close_output(&o, st == TC_OK);
+        /* MSCCL: the lowered program is verified while it is written, and kept only when correct */
+        st = fmt == TC_FMT_MSCCL ? tc_msccl_write_checked(&o.ctx, m, &lim, "lowered MSCCL program", o.f, &vst)
+                                 : tc_emit_json_write(&o.ctx, s, o.f);
+        if (vst)
+            tc_error(&ctx, TC_ERR_INTERNAL, NULL, 0, "the MSCCL lowering produced an invalid program (a bug)");
+        tc_status cst = tc_cli_close_output(&o, st == TC_OK && vst == TC_OK);
+        if (!st)
+            st = vst;
+        if (!st && ctx.verbose && fmt == TC_FMT_MSCCL)
+            tc_diag(&ctx, TC_DIAG_NOTE, NULL, 0, 0,
+                    "lowered to MSCCL XML: %d gpus, %d channels, %d chunks per loop; verified", m->ngpus,
+                    m->nchannels, m->nchunksperloop);
         if (!st)
             st = cst;
         if (st)

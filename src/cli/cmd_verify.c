@@ -13,14 +13,17 @@
 
 static void usage(FILE *f)
 {
-    fputs("usage: tacosc verify PLAN [--topo TOPO.xml [--costs FILE] [--unwind D]] [--target nccl|rccl]\n"
+    fputs("usage: tacosc verify PLAN [--topo TOPO.xml [--costs FILE] [--unwind D]]\n"
+          "                     [--target nccl|rccl|common|tacos-run] [--max-channels N]\n"
           "\n"
           "Verify a schedule.  A JSON plan is checked by symbolic execution (causality, double counting,\n"
           "one chunk per link at a time, the collective's postcondition); with --topo its links and routes\n"
           "must exist in that topology (switches unwound with degree D, default the degree the plan records,\n"
           "else each switch's own).\n"
           "An MSCCL XML plan is checked for the runtime's structural rules, matched send/receive sequences,\n"
-          "deadlock freedom and the collective's result; --target also applies that runtime's limits.\n"
+          "deadlock freedom and the collective's result, within a runtime's limits: --target nccl or rccl for\n"
+          "one runtime (--max-channels N: the device's channel limit, rccl default 20), common (default) for\n"
+          "what both refuse, tacos-run for none (man 5 tacosc-msccl).\n"
           "The format is told by content (JSON starts with '{').\n"
           "Exit status 0 when the plan is correct, 1 otherwise (2 for bad usage).\n",
           f);
@@ -31,12 +34,13 @@ int tc_cli_verify(int argc, char **argv)
     static const struct option longopts[] = {
         {"topo", required_argument, 0, 't'}, {"costs", required_argument, 0, 'c'},
         {"unwind", required_argument, 0, 'u'}, {"target", required_argument, 0, 'T'},
+        {"max-channels", required_argument, 0, 'M'},
         {"help", no_argument, 0, 'h'},         {0, 0, 0, 0},
     };
     tc_ctx ctx;
     tc_ctx_init(&ctx);
     const char *topo_path = NULL, *costs_path = NULL, *target = NULL;
-    int unwind = 0, opt;
+    int unwind = 0, opt, maxch = 0;
     unsigned char seen[TC_CLI_MAX_OPT] = {0};
     optind = 1;
     while ((opt = tc_cli_getopt(&ctx, "verify", argc, argv, "h", longopts, seen, NULL)) != -1) {
@@ -48,6 +52,10 @@ int tc_cli_verify(int argc, char **argv)
                 return 2;
             break;
         case 'T': target = optarg; break;
+        case 'M':
+            if (tc_cli_parse_int(&ctx, "max-channels", optarg, 1, 128, &maxch))
+                return 2;
+            break;
         case 'h': usage(stdout); return tc_cli_exit(tc_cli_stdout_close(&ctx));
         default: return 2; /* tc_cli_getopt reported it */
         }
@@ -65,30 +73,36 @@ int tc_cli_verify(int argc, char **argv)
     tc_topo *flat = NULL;
     tc_msccl *m = NULL;
     tc_sched *s = NULL;
-    tc_msccl_limits limits, *lim = NULL;
-    if (target) {
-        if (strcmp(target, "nccl") && strcmp(target, "rccl")) {
-            st = tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "unknown target '%s' (nccl or rccl)", target);
+    tc_msccl_limits limits;
+    tc_msccl_target tg = TC_TARGET_COMMON;
+    if (target && tc_msccl_target_parse(target, &tg)) {
+        st = tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "unknown target '%s' (nccl, rccl, common or tacos-run)", target);
+        goto done;
+    }
+    tc_msccl_limits_get(tg, &limits);
+    if (maxch) {
+        if (maxch > limits.hard_channels) {
+            st = tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--max-channels %d: %s has at most %d channels", maxch,
+                          tc_msccl_target_name(tg), limits.hard_channels);
             goto done;
         }
-        tc_msccl_limits_get(!strcmp(target, "nccl") ? TC_TARGET_NCCL : TC_TARGET_RCCL, &limits);
-        lim = &limits;
+        limits.max_channels = maxch;
     }
     tc_format fmt;
     if ((st = tc_sched_sniff(&ctx, path, &fmt)))
         goto done;
-    if (target && fmt != TC_FMT_MSCCL) {
-        st = tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--target applies to MSCCL XML plans only ('%s' is JSON)", path);
+    if ((target || maxch) && fmt != TC_FMT_MSCCL) {
+        st = tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--%s applies to MSCCL XML plans only ('%s' is JSON)",
+                      target ? "target" : "max-channels", path);
         goto done;
     }
     if (fmt == TC_FMT_MSCCL) {
         if (topo_path && (st = tc_cli_load_topo(&ctx, topo_path, costs_path, unwind, &flat)))
             goto done;
-        if ((st = tc_msccl_read(&ctx, path, &m)) || (st = tc_msccl_verify(&ctx, m, lim, path)))
+        if ((st = tc_msccl_read(&ctx, path, &m)) || (st = tc_msccl_verify(&ctx, m, &limits, path)))
             goto done;
-        printf("%s: ok: MSCCL %s, %d gpus, %d channels, %d chunks per loop, proto %s%s%s%s\n", path,
-               tc_coll_name(m->coll), m->ngpus, m->nchannels, m->nchunksperloop, m->proto,
-               target ? ", " : "", target ? target : "", target ? " limits" : "");
+        printf("%s: ok: MSCCL %s, %d gpus, %d channels, %d chunks per loop, proto %s, %s limits\n", path,
+               tc_coll_name(m->coll), m->ngpus, m->nchannels, m->nchunksperloop, m->proto, tc_msccl_target_name(tg));
     } else {
         if ((st = tc_sched_load(&ctx, path, &s)))
             goto done;

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <stdarg.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -304,6 +305,11 @@ tc_status tc_cli_load_topo(tc_ctx *ctx, const char *path, const char *costs_path
 
 int main(int argc, char **argv)
 {
+    /* the stages allocate large arrays one after the other (synthesis, lowering, verification): keep
+     * freed memory for the next stage instead of unmapping it and faulting fresh zeroed pages in again
+     * (a 32x32 mesh plan: about a third less CPU, a sixth more peak memory) */
+    mallopt(M_MMAP_THRESHOLD, 1 << 30);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
     if (argc >= 2)
         for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
             if (!strcmp(argv[1], commands[i].name))

@@ -130,11 +130,27 @@ const char *tc_fmt_bytes(double b, char *buf, size_t n)
     return buf;
 }
 
-tc_status tc_read_file(tc_ctx *ctx, const char *path, char **out, size_t *out_len)
+int tc_cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return x < y ? -1 : x > y;
+}
+
+tc_status tc_open_read(tc_ctx *ctx, const char *path, FILE **out)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
         return tc_error(ctx, TC_ERR_IO, NULL, 0, "cannot open '%s': %s", path, strerror(errno));
+    *out = f;
+    return TC_OK;
+}
+
+tc_status tc_read_file(tc_ctx *ctx, const char *path, char **out, size_t *out_len)
+{
+    FILE *f = NULL;
+    tc_status ost = tc_open_read(ctx, path, &f);
+    if (ost)
+        return ost;
     size_t cap = 1 << 16, len = 0, got;
     char *buf = malloc(cap);
     tc_status st = TC_OK;

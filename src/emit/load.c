@@ -8,9 +8,10 @@
 
 tc_status tc_sched_sniff(tc_ctx *ctx, const char *path, tc_format *out)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return tc_error(ctx, TC_ERR_IO, NULL, 0, "cannot open '%s': %s", path, strerror(errno));
+    FILE *f = NULL;
+    tc_status st = tc_open_read(ctx, path, &f);
+    if (st)
+        return st;
     int c;
     static const unsigned char bom[3] = {0xef, 0xbb, 0xbf}; /* a UTF-8 byte order mark goes before either */
     size_t k = 0;

@@ -18,18 +18,28 @@
  * and channel, plus tb 0 for local copies (contiguous copies aggregate, cnt <= 71).  Chunk c travels on
  * channel c mod nchannels.  A receive followed in its tb by the send of what it just wrote fuses (r+s =
  * rcs, rrc+s = rrcs; an rrcs whose stored result is overwritten by a receive before anyone reads it = rrs).
+ * Plain lowering (--target rccl: RCCL refuses fused types at every launch, ROCm/rccl
+ * src/misc/msccl/msccl_setup.cc): nothing fuses; a reducing receive is r into scratch private to its tb
+ * followed by re into the slot; dependencies go on the r (and the nops before it), and steps of other tbs
+ * that need the result depend on the re.
+ * Both placements (--inplace --outofplace): the out-of-place names, with every access keyed by the memory
+ * it shares in place (slot_key), so the dependencies keep either order; alltoall goes through scratch.
  * Per slot, every access depends on the previous conflicting accesses made by other tbs (read after
- * write, write after read or write); several dependencies are chained with nop steps (depid/deps/hasdep).
+ * write, write after read or write); several dependencies are chained with nop steps (depid/deps/hasdep),
+ * the step itself taking the last (the runtimes' parser requires it).
  * Every tb runs its steps in the global order and every dependency and message goes forward in it, so
  * with enough connection buffering the program cannot deadlock; the verifier checks it under its bounded
  * model (tacosc compile runs it on every lowered program).  When a tb has 64 or more steps the chunks
- * are spread over more channels (estimated from the longest tb, then one more at a time); when the steps,
- * tbs, depid or channels limits cannot be met the lowering fails naming the limit.
+ * are spread over more channels (estimated from the longest tb, then one more at a time); a rank with more
+ * than 32 send or receive peers has its connections spread over channel groups (conn_group); when the
+ * steps, tbs, depid, channels or parser-node limits cannot be met the lowering fails naming the limit.
  * Aggregation: consecutive messages of one connection whose steps are adjacent in both tbs (s with r or
  * rrc), contiguous at both ends, and whose later chunk no other step touches in between, become one step
  * with cnt up to 71.
- * Cost: O(E log E) for E = 2 * transfers events plus O(R^2) per rank for the pairing, per channel count
- * tried.
+ * Cost: O(E log E) for E = 2 * transfers events (a natural merge sort: the IR comes sorted by start), then
+ * per channel count tried O(E) plus the sort of 2E slot accesses (a counting sort when the keys are
+ * dense); the pairing is O(E + sum of P^2) for P peers of a rank.  After the global order is fixed the
+ * events are grouped by rank (stable), which keeps every later pass on one rank's data at a time.
  * Trace (ring all-reduce, 4 ranks, 1 chunk per rank; tests/golden/ring4-allreduce.xml): rank 0's only tb
  * has send=1 recv=3; step 0 sends chunk 3, steps 1 and 2 receive chunks 2 and 1, add rank 0's part and
  * forward them (rrs), step 3 receives chunk 0, adds, stores and forwards it (rrcs), then rcs, rcs and r
@@ -37,6 +47,7 @@
  */
 #include "tacos/msccl.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +77,13 @@ typedef struct lw {
     int *nscratch;
     ev *e;
     int ne;
+    int dual;            /* one program for both placements: out-of-place names, in-place conflicts */
+    int plain;           /* only s, r, re, cpy, nop (RCCL) */
+    /* pairing of receive and send peers into thread blocks, per rank (independent of the channels) */
+    int *epair;          /* per event: its pair at its rank (-1 for copies) */
+    int *npairs, *pbase; /* pairs of rank r: pbase[r] .. pbase[r] + npairs[r] */
+    int *psend, *precv, *pgrp;
+    int groups;          /* channel groups: connections spread so that <= 32 peers share a channel */
 } lw;
 
 static int cmp_ev(const void *a, const void *b)
@@ -98,7 +116,7 @@ static void places(const lw *L, int r, int c, int *ib, int *io, int *ob, int *oo
         break;
     default: break;
     }
-    if (L->inplace && *ob == 1) { /* the output place is the input buffer's (or its alias) */
+    if (L->inplace && !L->dual && *ob == 1) { /* the output place is the input buffer's (or its alias) */
         tc_coll co = L->s->coll;
         if (co == TC_COLL_ALLGATHER || co == TC_COLL_GATHER)
             *ib = -1;        /* input aliases o[r*K+k]: keep o */
@@ -123,7 +141,7 @@ static void assign(lw *L, int r, int c)
     int ib, io, ob, oo;
     places(L, r, c, &ib, &io, &ob, &oo);
     int i = r * L->N + c;
-    if (L->inplace && L->s->coll == TC_COLL_ALLTOALL && ob >= 0 && c / (L->R * L->K) != r) {
+    if ((L->inplace || L->dual) && L->s->coll == TC_COLL_ALLTOALL && ob >= 0 && c / (L->R * L->K) != r) {
         /* in-place alltoall: o[j] is i[j], which holds what goes to rank j until it is sent */
         L->wbuf[i] = TC_MS_BUF_S;
         L->woff[i] = L->nscratch[r]++;
@@ -159,9 +177,23 @@ static void cp_ends(const lw *L, const ev *e, int *sb, int *so, int *db, int *do
     }
 }
 
-/* Storage key of the working slot (aliases are already resolved by places()). */
+/* Storage key of a slot (in-place aliases are resolved by places(); a program for both placements keys
+ * its out-of-place names by the memory they share in place, so that both orders are kept). */
 static long slot_key(const lw *L, int r, int b, int off)
 {
+    if (L->dual) {
+        tc_coll c = L->s->coll;
+        if ((c == TC_COLL_ALLGATHER || c == TC_COLL_GATHER) && b == TC_MS_BUF_I) {
+            b = TC_MS_BUF_O;
+            off += r * L->K;
+        } else if ((c == TC_COLL_REDUCESCATTER || c == TC_COLL_SCATTER) && b == TC_MS_BUF_O) {
+            b = TC_MS_BUF_I;
+            off += r * L->K;
+        } else if (b == TC_MS_BUF_O && c != TC_COLL_ALLGATHER && c != TC_COLL_GATHER && c != TC_COLL_REDUCESCATTER &&
+                   c != TC_COLL_SCATTER) {
+            b = TC_MS_BUF_I;
+        }
+    }
     return ((long)r * 3 + b) * (long)(L->N * 4 + 8) + off;
 }
 
@@ -172,10 +204,304 @@ static int cmp_acc(const void *a, const void *b)
     const acc *x = a, *y = b;
     if (x->key != y->key)
         return x->key < y->key ? -1 : 1;
-    return x->ord - y->ord;
+    if (x->ord != y->ord)
+        return x->ord - y->ord;
+    return x->write - y->write; /* a copy onto itself: its read first */
+}
+
+/* Accesses by (key, order): they are produced in order, so a counting sort on the key keeps it (linear
+ * when the key range is small against the count, else qsort). */
+static tc_status sort_acc(acc *ac, int na, long range)
+{
+    if (range <= 0 || range > 8L * na + 1024) {
+        qsort(ac, (size_t)na, sizeof *ac, cmp_acc);
+        return TC_OK;
+    }
+    int *cnt = calloc((size_t)range + 1, sizeof(int));
+    acc *tmp = malloc(((size_t)na + 1) * sizeof *tmp);
+    if (!cnt || !tmp) {
+        free(cnt);
+        free(tmp);
+        return TC_ERR_NOMEM;
+    }
+    for (int i = 0; i < na; i++)
+        cnt[ac[i].key + 1]++;
+    for (long k = 0; k < range; k++)
+        cnt[k + 1] += cnt[k];
+    for (int i = 0; i < na; i++)
+        tmp[cnt[ac[i].key]++] = ac[i];
+    memcpy(ac, tmp, (size_t)na * sizeof *ac);
+    free(cnt);
+    free(tmp);
+    return TC_OK;
+}
+
+typedef struct evkey { double t; int kt, tie, idx; } evkey;
+
+static int cmp_evkey(const void *a, const void *b)
+{
+    const evkey *x = a, *y = b;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    if (x->kt != y->kt)
+        return x->kt - y->kt;
+    if (x->tie != y->tie)
+        return x->tie - y->tie;
+    return x->idx - y->idx; /* stable */
+}
+
+/* Natural merge sort of n keys (tmp: room for n): ascending runs are found, then merged pairwise, so
+ * input made of a few sorted runs costs O(n log runs). */
+static void merge_sort_keys(evkey *k, evkey *tmp, int n)
+{
+    int *run = malloc(((size_t)n + 2) * sizeof *run), nr = 0;
+    if (!run) {
+        qsort(k, (size_t)n, sizeof *k, cmp_evkey);
+        return;
+    }
+    for (int i = 0; i < n; i++)
+        if (i == 0 || cmp_evkey(&k[i - 1], &k[i]) > 0)
+            run[nr++] = i;
+    run[nr] = n;
+    evkey *a = k, *b = tmp;
+    while (nr > 1) {
+        int w = 0;
+        for (int r = 0; r < nr; r += 2) {
+            int lo = run[r];
+            if (r + 1 == nr) { /* an odd run out: copied (run[nr] is n) */
+                memcpy(b + lo, a + lo, (size_t)(n - lo) * sizeof *a);
+                run[w++] = lo;
+                break;
+            }
+            int mid = run[r + 1], hi = run[r + 2];
+            int i = lo, j = mid, o = lo;
+            while (i < mid && j < hi)
+                b[o++] = cmp_evkey(&a[j], &a[i]) < 0 ? a[j++] : a[i++];
+            memcpy(b + o, a + i, (size_t)(mid - i) * sizeof *a);
+            o += mid - i;
+            memcpy(b + o, a + j, (size_t)(hi - j) * sizeof *a);
+            run[w++] = lo;
+        }
+        run[w] = n;
+        nr = w;
+        evkey *t = a;
+        a = b;
+        b = t;
+    }
+    if (a != k)
+        memcpy(k, a, (size_t)n * sizeof *k);
+    free(run);
+}
+
+/* Events in the global order of cmp_ev, sorting small keys and moving each event once. */
+static tc_status sort_events(lw *L)
+{
+    evkey *k = malloc(((size_t)L->ne + 1) * sizeof *k), *kt = malloc(((size_t)L->ne + 1) * sizeof *kt);
+    ev *e = malloc(((size_t)L->ne + 1) * sizeof *e);
+    if (!k || !e || !kt) {
+        free(k);
+        free(kt);
+        free(e);
+        return TC_ERR_NOMEM;
+    }
+    for (int i = 0; i < L->ne; i++)
+        k[i] = (evkey){L->e[i].t, L->e[i].kind == 2 ? -1 : L->e[i].kind, L->e[i].tie, i};
+    merge_sort_keys(k, kt, L->ne);
+    free(kt);
+    for (int i = 0; i < L->ne; i++)
+        e[i] = L->e[k[i].idx];
+    memcpy(L->e, e, (size_t)L->ne * sizeof *e);
+    free(k);
+    free(e);
+    return TC_OK;
 }
 
 typedef struct dep { int tb, step; } dep;
+
+/* Channel group of the connection a -> b: by the ring distance min(d, R-d), d = b - a mod R, in blocks
+ * of 16, so a rank has at most 32 send peers and 32 receive peers per group, and a peer it both sends to
+ * and receives from is in one group.  0 when no rank has more than lim peers. */
+static int conn_group(const lw *L, int a, int b)
+{
+    if (L->groups <= 1)
+        return 0;
+    int d = ((b - a) % L->R + L->R) % L->R, sd = d < L->R - d ? d : L->R - d;
+    return (sd - 1) / 16;
+}
+
+/* Pair receive peers with send peers into thread blocks, per rank: by the number of chunks that flow
+ * from one through the rank to the other (greedy, heaviest first, ties to a peer paired with itself),
+ * leftovers with themselves, then send-only with receive-only; only peers of one channel group pair.
+ * Events are bucketed by rank first: O(E + sum over ranks of P^2) for P peers of a rank. */
+static tc_status pairing(lw *L)
+{
+    const int R = L->R, ne = L->ne;
+    tc_status st = TC_OK;
+    int *start = calloc((size_t)R + 1, sizeof(int)), *idx = malloc(((size_t)ne + 1) * sizeof(int));
+    int *loc = malloc((size_t)R * sizeof(int)), *peers = malloc((size_t)R * sizeof(int));
+    int *lastr = malloc(((size_t)L->N + 1) * sizeof(int)), *stamp = malloc(((size_t)L->N + 1) * sizeof(int));
+    int *has = NULL, *flow = NULL, *pof = NULL;
+    L->epair = malloc(((size_t)ne + 1) * sizeof(int));
+    L->npairs = calloc((size_t)R, sizeof(int));
+    L->pbase = calloc((size_t)R + 1, sizeof(int));
+    if (!start || !idx || !loc || !peers || !lastr || !stamp || !L->epair || !L->npairs || !L->pbase) {
+        st = TC_ERR_NOMEM;
+        goto done;
+    }
+    for (int i = 0; i < ne; i++)
+        start[L->e[i].rank + 1]++;
+    for (int r = 0; r < R; r++)
+        start[r + 1] += start[r];
+    {
+        int *fill = malloc(((size_t)R + 1) * sizeof(int));
+        if (!fill) {
+            st = TC_ERR_NOMEM;
+            goto done;
+        }
+        memcpy(fill, start, ((size_t)R + 1) * sizeof(int));
+        for (int i = 0; i < ne; i++)
+            idx[fill[L->e[i].rank]++] = i;
+        free(fill);
+    }
+    for (int r = 0; r < R; r++)
+        loc[r] = -1;
+    for (int c = 0; c < L->N; c++)
+        stamp[c] = -1;
+    /* channel groups are needed when a rank has more send or receive peers than a channel takes */
+    int maxp = 0;
+    for (int r = 0; r < R; r++) {
+        int np = 0;
+        for (int k = start[r]; k < start[r + 1]; k++) {
+            const ev *e = &L->e[idx[k]];
+            if (e->kind != 2 && loc[e->peer] < 0)
+                loc[e->peer] = np, peers[np++] = e->peer;
+        }
+        for (int k = 0; k < np; k++)
+            loc[peers[k]] = -1;
+        maxp = np > maxp ? np : maxp;
+    }
+    L->groups = maxp > L->lim.max_peers_per_chan ? (R / 2 - 1) / 16 + 1 : 1;
+    int cap = 0, used = 0;
+    for (int r = 0; r < R; r++) {
+        int P = 0;
+        for (int k = start[r]; k < start[r + 1]; k++) {
+            const ev *e = &L->e[idx[k]];
+            if (e->kind != 2 && loc[e->peer] < 0)
+                loc[e->peer] = 0, peers[P++] = e->peer;
+        }
+        qsort(peers, (size_t)P, sizeof *peers, tc_cmp_int); /* local index order = rank order */
+        for (int k = 0; k < P; k++)
+            loc[peers[k]] = k;
+        free(has);
+        free(flow);
+        free(pof);
+        has = calloc((size_t)P * 2 + 1, sizeof(int));
+        flow = calloc((size_t)P * P + 1, sizeof(int));
+        pof = malloc(((size_t)P * 2 + 1) * sizeof(int)); /* pair of (peer, dir) */
+        if (!has || !flow || !pof) {
+            st = TC_ERR_NOMEM;
+            goto done;
+        }
+        for (int k = 0; k < 2 * P; k++)
+            pof[k] = -1;
+        for (int k = start[r]; k < start[r + 1]; k++) {
+            const ev *e = &L->e[idx[k]];
+            if (e->kind == 2)
+                continue;
+            int q = loc[e->peer];
+            has[q * 2 + e->kind] = 1;
+            if (e->kind == 0) {
+                lastr[e->chunk] = q;
+                stamp[e->chunk] = r;
+            } else if (stamp[e->chunk] == r) {
+                flow[lastr[e->chunk] * P + q]++;
+            }
+        }
+        if (used + 2 * P + 1 > cap) {
+            cap = 2 * (used + 2 * P + 1);
+            int *a1 = realloc(L->psend, (size_t)cap * sizeof(int)), *a2 = realloc(L->precv, (size_t)cap * sizeof(int));
+            int *a3 = realloc(L->pgrp, (size_t)cap * sizeof(int));
+            if (a1)
+                L->psend = a1;
+            if (a2)
+                L->precv = a2;
+            if (a3)
+                L->pgrp = a3;
+            if (!a1 || !a2 || !a3) {
+                st = TC_ERR_NOMEM;
+                goto done;
+            }
+        }
+        L->pbase[r] = used;
+        int np = 0, *ps = L->psend + used, *pr = L->precv + used, *pg = L->pgrp + used;
+        for (;;) { /* greedy: heaviest recv-from b -> send-to a flow among free peers of one group */
+            int bb = -1, ba = -1, bw = 0;
+            for (int b = 0; b < P; b++)
+                for (int a = 0; a < P; a++)
+                    if (flow[b * P + a] && 2 * flow[b * P + a] + (a == b) > bw && pof[b * 2 + 0] < 0 &&
+                        pof[a * 2 + 1] < 0 && conn_group(L, peers[b], r) == conn_group(L, r, peers[a])) {
+                        bw = 2 * flow[b * P + a] + (a == b); /* ties go to a peer paired with itself */
+                        bb = b;
+                        ba = a;
+                    }
+            if (bb < 0)
+                break;
+            pof[bb * 2 + 0] = pof[ba * 2 + 1] = np;
+            pr[np] = peers[bb];
+            ps[np] = peers[ba];
+            pg[np++] = conn_group(L, r, peers[ba]);
+        }
+        for (int q = 0, a = 0; q < P; q++) { /* leftovers: with itself, then send-only with receive-only */
+            int hs = has[q * 2 + 1] && pof[q * 2 + 1] < 0;
+            int hr = has[q * 2 + 0] && pof[q * 2 + 0] < 0;
+            if (!hs && !hr)
+                continue;
+            int gq = hs ? conn_group(L, r, peers[q]) : conn_group(L, peers[q], r);
+            if (hs != hr) {
+                int want = hs ? 0 : 1; /* the side q lacks */
+                while (a < P && !(has[a * 2 + want] && pof[a * 2 + want] < 0 &&
+                                  !(has[a * 2 + 1 - want] && pof[a * 2 + 1 - want] < 0)))
+                    a++;
+                int ga = a < P ? (want ? conn_group(L, r, peers[a]) : conn_group(L, peers[a], r)) : -1;
+                if (a < P && a != q && ga == gq) {
+                    ps[np] = peers[hs ? q : a];
+                    pr[np] = peers[hs ? a : q];
+                    pof[(hs ? q : a) * 2 + 1] = np;
+                    pof[(hs ? a : q) * 2 + 0] = np;
+                    pg[np++] = gq;
+                    continue;
+                }
+            }
+            ps[np] = hs ? peers[q] : -1;
+            pr[np] = hr ? peers[q] : -1;
+            if (hs)
+                pof[q * 2 + 1] = np;
+            if (hr)
+                pof[q * 2 + 0] = np;
+            pg[np++] = gq;
+        }
+        L->npairs[r] = np;
+        used += np;
+        for (int k = start[r]; k < start[r + 1]; k++) {
+            const ev *e = &L->e[idx[k]];
+            L->epair[idx[k]] = e->kind == 2 ? -1 : pof[loc[e->peer] * 2 + e->kind];
+        }
+        for (int k = 0; k < P; k++)
+            loc[peers[k]] = -1;
+    }
+    L->pbase[R] = used;
+done:
+    free(start);
+    free(idx);
+    free(loc);
+    free(peers);
+    free(lastr);
+    free(stamp);
+    free(has);
+    free(flow);
+    free(pof);
+    return st;
+}
 
 static tc_status build(lw *L, int nch, tc_msccl **out, int *too_long, int *maxsteps)
 {
@@ -183,92 +509,14 @@ static tc_status build(lw *L, int nch, tc_msccl **out, int *too_long, int *maxst
     const int R = L->R;
     tc_status st = TC_OK;
     tc_msccl *m = NULL;
-    int *pair_of = NULL, *npairs = NULL, *pair_send = NULL, *pair_recv = NULL, *flow = NULL, *tbsteps = NULL;
-    int *pos = NULL, *last_by_rank = NULL;
+    const int *npairs = L->npairs;
+    int *tbsteps = NULL, *pos = NULL;
     acc *ac = NULL;
-    int *stepmap = NULL, *hasdep = NULL, *evmap = NULL;
+    int *stepmap = NULL, *first = NULL, *hasdep = NULL, *evmap = NULL, *tscr = NULL;
     dep *u = NULL;
     int *lastw_rc = NULL, *next_rc = NULL, *hascp = NULL, *prev_rc = NULL, *nxt_tb = NULL, *lastlog = NULL;
     int *rv_of = NULL;
     *too_long = 0;
-    /* pairing of peers per rank: pair_of[r*R*2 + peer*2 + dir] = pair id */
-    pair_of = malloc((size_t)R * R * 2 * sizeof(int));
-    npairs = calloc((size_t)R, sizeof(int));
-    pair_send = malloc((size_t)R * R * 2 * sizeof(int));
-    pair_recv = malloc((size_t)R * R * 2 * sizeof(int));
-    flow = calloc((size_t)R * R, sizeof(int));
-    last_by_rank = malloc((size_t)R * L->N * sizeof(int));
-    if (!pair_of || !npairs || !pair_send || !pair_recv || !flow || !last_by_rank) {
-        st = TC_ERR_NOMEM;
-        goto fail;
-    }
-    for (int i = 0; i < R * R * 2; i++)
-        pair_of[i] = -1;
-    for (int r = 0; r < R; r++) {
-        int *has = calloc((size_t)R * 2, sizeof(int));
-        if (!has) {
-            st = TC_ERR_NOMEM;
-            goto fail;
-        }
-        memset(flow, 0, (size_t)R * R * sizeof(int));
-        for (int i = 0; i < L->N; i++)
-            last_by_rank[i] = -1;
-        for (int i = 0; i < L->ne; i++) {
-            const ev *e = &L->e[i];
-            if (e->rank != r || e->kind == 2)
-                continue;
-            has[e->peer * 2 + e->kind] = 1;
-            if (e->kind == 0)
-                last_by_rank[e->chunk] = e->peer;
-            else if (last_by_rank[e->chunk] >= 0)
-                flow[last_by_rank[e->chunk] * R + e->peer]++;
-        }
-        for (;;) { /* greedy: heaviest recv-from b -> send-to a flow among free peers */
-            int bb = -1, ba = -1, bw = 0;
-            for (int b = 0; b < R; b++)
-                for (int a = 0; a < R; a++)
-                    if (flow[b * R + a] && 2 * flow[b * R + a] + (a == b) > bw && pair_of[(r * R + b) * 2 + 0] < 0 &&
-                        pair_of[(r * R + a) * 2 + 1] < 0) {
-                        bw = 2 * flow[b * R + a] + (a == b); /* ties go to a peer paired with itself */
-                        bb = b;
-                        ba = a;
-                    }
-            if (bb < 0)
-                break;
-            int p = npairs[r]++;
-            pair_of[(r * R + bb) * 2 + 0] = pair_of[(r * R + ba) * 2 + 1] = p;
-            pair_recv[r * R * 2 + p] = bb;
-            pair_send[r * R * 2 + p] = ba;
-        }
-        for (int q = 0, a = 0; q < R; q++) { /* leftovers: with itself, then send-only with receive-only */
-            int hs = has[q * 2 + 1] && pair_of[(r * R + q) * 2 + 1] < 0;
-            int hr = has[q * 2 + 0] && pair_of[(r * R + q) * 2 + 0] < 0;
-            if (!hs && !hr)
-                continue;
-            if (hs != hr) {
-                int want = hs ? 0 : 1; /* the side q lacks */
-                while (a < R && !(has[a * 2 + want] && pair_of[(r * R + a) * 2 + want] < 0 &&
-                                  !(has[a * 2 + 1 - want] && pair_of[(r * R + a) * 2 + 1 - want] < 0)))
-                    a++;
-                if (a < R && a != q) {
-                    int p = npairs[r]++;
-                    pair_send[r * R * 2 + p] = hs ? q : a;
-                    pair_recv[r * R * 2 + p] = hs ? a : q;
-                    pair_of[(r * R + (hs ? q : a)) * 2 + 1] = p;
-                    pair_of[(r * R + (hs ? a : q)) * 2 + 0] = p;
-                    continue;
-                }
-            }
-            int p = npairs[r]++;
-            pair_send[r * R * 2 + p] = hs ? q : -1;
-            pair_recv[r * R * 2 + p] = hr ? q : -1;
-            if (hs)
-                pair_of[(r * R + q) * 2 + 1] = p;
-            if (hr)
-                pair_of[(r * R + q) * 2 + 0] = p;
-        }
-        free(has);
-    }
     /* tb of each event; the copy tb (when a rank has copy-ins) is tb 0 */
     hascp = calloc((size_t)R, sizeof(int));
     rv_of = malloc(((size_t)L->s->n_xfers + 1) * sizeof(int));
@@ -289,7 +537,7 @@ static tc_status build(lw *L, int nch, tc_msccl **out, int *too_long, int *maxst
         if (e->kind == 2)
             e->tb = 0;
         else
-            e->tb = hascp[e->rank] + pair_of[(e->rank * R + e->peer) * 2 + e->kind] * nch + e->chunk % nch;
+            e->tb = hascp[e->rank] + L->epair[i] * nch + e->chunk % nch;
     }
     /* tb step lists (events already in global order) and fusion; per (rank, chunk): the last event
      * that wrote it, and the next event touching it */
@@ -355,7 +603,7 @@ static tc_status build(lw *L, int nch, tc_msccl **out, int *too_long, int *maxst
             int hs, ho, hd, hdo, es, eo, ed, edo;
             cp_ends(L, h, &hs, &ho, &hd, &hdo);
             cp_ends(L, e, &es, &eo, &ed, &edo);
-            if (h->cnt < L->lim.max_cnt && h->peer == e->peer && es == hs && eo == ho + h->cnt && ed == hd &&
+            if (h->cnt < TC_MSCCL_MAX_CNT && h->peer == e->peer && es == hs && eo == ho + h->cnt && ed == hd &&
                 edo == hdo + h->cnt) {
                 h->cnt++;
                 e->fused = 2 + (int)(h - L->e);
@@ -364,7 +612,7 @@ static tc_status build(lw *L, int nch, tc_msccl **out, int *too_long, int *maxst
                 continue;
             }
         }
-        if (e->kind == 1 && p >= 0 && !L->e[p].fused && L->e[p].kind == 0 && L->e[p].chunk == e->chunk &&
+        if (!L->plain && e->kind == 1 && p >= 0 && !L->e[p].fused && L->e[p].kind == 0 && L->e[p].chunk == e->chunk &&
             L->e[p].type != TC_MS_RCS && L->e[p].type != TC_MS_RRCS) {
             /* fuse when nothing wrote the slot in between: scan back to the receive */
             if (lastw_rc[e->rank * L->N + e->chunk] == p) {
@@ -408,7 +656,7 @@ static tc_status build(lw *L, int nch, tc_msccl **out, int *too_long, int *maxst
         if (L->e[ra].fused || (L->e[ra].type != TC_MS_RECV && L->e[ra].type != TC_MS_RRC))
             continue;
         int ta = i, tr = ra; /* tails of the merged runs */
-        while (a->cnt < L->lim.max_cnt) {
+        while (a->cnt < TC_MSCCL_MAX_CNT) {
             int b = nxt_tb[ta], rb = b >= 0 && L->e[b].kind == 1 ? rv_of[L->e[b].xfer] : -1;
             if (rb < 0 || L->e[b].fused || L->e[b].type != TC_MS_SEND || nxt_tb[tr] != rb || L->e[rb].fused ||
                 L->e[rb].type != L->e[ra].type || L->e[rb].tb != L->e[ra].tb)
@@ -452,7 +700,10 @@ static tc_status build(lw *L, int nch, tc_msccl **out, int *too_long, int *maxst
             ac[na++] = (acc){slot_key(L, e->rank, L->wbuf[w], L->woff[w]), i, g, e->step, write};
         }
     }
-    qsort(ac, (size_t)na, sizeof *ac, cmp_acc);
+    if ((st = sort_acc(ac, na, (long)R * 3 * (L->N * 4 + 8)))) {
+        free(tbbase);
+        goto fail;
+    }
     /* per logical step (indexed by event), the dependencies: (global tb, step) */
     dep *dl = calloc((size_t)L->ne * 4 + 16, sizeof *dl);
     int ndl = 0, capdl = L->ne * 4 + 16;
@@ -509,21 +760,41 @@ static tc_status build(lw *L, int nch, tc_msccl **out, int *too_long, int *maxst
     if ((st = tc_msccl_create(s->algo ? s->algo : "tacosc", s->coll, R, &m)))
         goto fail2;
     snprintf(m->proto, sizeof m->proto, "%s", L->o->proto ? L->o->proto : "Simple");
-    m->inplace = L->inplace;
+    m->inplace = L->inplace || L->dual;
     m->outofplace = !L->inplace;
+    m->root = s->root;
     m->min_bytes = L->o->min_bytes;
     m->max_bytes = L->o->max_bytes;
-    m->nchannels = nch;
+    m->nchannels = L->groups * nch;
     m->nchunksperloop = (s->coll == TC_COLL_ALLREDUCE) ? L->N
                         : (s->coll == TC_COLL_BROADCAST || s->coll == TC_COLL_REDUCE) ? L->K
                                                                                       : R * L->K;
-    stepmap = malloc((size_t)(L->ne + 1) * sizeof(int));
+    stepmap = malloc((size_t)(L->ne + 1) * sizeof(int)); /* the event's step (the last, when it expands) */
+    first = malloc((size_t)(L->ne + 1) * sizeof(int));   /* its first step (nops included) */
     hasdep = malloc(((size_t)ntb_all + 1) * sizeof(int)); /* first logical step of each tb in evmap */
     evmap = malloc(((size_t)L->ne + 1) * sizeof(int));
     u = malloc(((size_t)ntb_all + 1) * sizeof *u);
-    if (!stepmap || !hasdep || !evmap || !u) {
+    tscr = calloc((size_t)ntb_all + 1, sizeof(int));
+    if (!stepmap || !first || !hasdep || !evmap || !u || !tscr) {
         st = TC_ERR_NOMEM;
         goto fail2;
+    }
+    /* plain lowering: a reducing receive lands in scratch private to its tb (as many chunks as its largest
+     * cnt) and is added to its place by a re right after it */
+    for (int i = 0; L->plain && i < L->ne; i++) {
+        const ev *e = &L->e[i];
+        int g = tbbase[e->rank] + e->tb;
+        if (!e->fused && e->kind == 0 && e->type == TC_MS_RRC && e->cnt > tscr[g])
+            tscr[g] = e->cnt;
+    }
+    for (int r = 0; r < R; r++) { /* scratch of a rank: working slots, then the tbs' private chunks */
+        int off = L->nscratch[r];
+        for (int g = tbbase[r]; g < tbbase[r + 1]; g++) {
+            int need = tscr[g];
+            tscr[g] = off;
+            off += need;
+        }
+        m->gpus[r].s_chunks = off;
     }
     for (int g = 0, acc_n = 0; g < ntb_all; g++) {
         hasdep[g] = acc_n;
@@ -537,8 +808,8 @@ static tc_status build(lw *L, int nch, tc_msccl **out, int *too_long, int *maxst
         if (hascp[r] && (st = tc_msccl_tb_add(gp, -1, -1, 0, NULL)))
             goto fail2;
         for (int t = 0; t < npairs[r] * nch; t++) {
-            int p = t / nch;
-            if ((st = tc_msccl_tb_add(gp, pair_send[r * R * 2 + p], pair_recv[r * R * 2 + p], t % nch, NULL)))
+            int p = L->pbase[r] + t / nch;
+            if ((st = tc_msccl_tb_add(gp, L->psend[p], L->precv[p], L->pgrp[p] * nch + t % nch, NULL)))
                 goto fail2;
         }
         int mode_inplace = L->inplace;
@@ -556,7 +827,6 @@ static tc_status build(lw *L, int nch, tc_msccl **out, int *too_long, int *maxst
         }
         gp->i_chunks = ic;
         gp->o_chunks = oc;
-        gp->s_chunks = L->nscratch[r];
     }
     /* steps, in global order; a step's dependencies become nops before it */
     for (int pass = 0; pass < 2 && !st; pass++) {
@@ -577,9 +847,10 @@ static tc_status build(lw *L, int nch, tc_msccl **out, int *too_long, int *maxst
                 else if (k < nu && dl[d].step > u[k].step)
                     u[k].step = dl[d].step;
             }
-            (void)gtb;
+            int expand = L->plain && e->kind == 0 && e->type == TC_MS_RRC; /* r into scratch, then re */
             if (pass == 0) {
-                stepmap[i] = tb->n_steps + (nu > 1 ? nu - 1 : 0); /* final index of the step */
+                first[i] = tb->n_steps;
+                stepmap[i] = tb->n_steps + (nu > 1 ? nu - 1 : 0) + expand; /* final index of the step */
                 tc_msccl_step nop = {0, TC_MS_NOP, TC_MS_BUF_I, -1, TC_MS_BUF_O, -1, 0, -1, -1, 0, 0};
                 for (int k = 0; k + 1 < nu && !st; k++)
                     st = tc_msccl_step_add(tb, &nop);
@@ -596,11 +867,28 @@ static tc_status build(lw *L, int nch, tc_msccl **out, int *too_long, int *maxst
                     x.srcbuf = L->wbuf[pw];
                     x.srcoff = L->woff[pw];
                 }
-                if (!st)
+                if (expand) {
+                    tc_msccl_step rx = x, rex = x;
+                    int pw = e->peer * L->N + e->chunk;
+                    rx.type = TC_MS_RECV;
+                    rx.srcbuf = L->wbuf[pw];
+                    rx.srcoff = L->woff[pw];
+                    rx.dstbuf = TC_MS_BUF_S;
+                    rx.dstoff = tscr[gtb];
+                    rex.type = TC_MS_RE;
+                    rex.srcbuf = TC_MS_BUF_S;
+                    rex.srcoff = tscr[gtb];
+                    if (!st)
+                        st = tc_msccl_step_add(tb, &rx);
+                    if (!st)
+                        st = tc_msccl_step_add(tb, &rex);
+                } else if (!st) {
                     st = tc_msccl_step_add(tb, &x);
+                }
             } else {
-                /* dependencies: tb/step refer to logical steps: map through the events */
-                int base = stepmap[i] - (nu > 1 ? nu - 1 : 0);
+                /* dependencies: tb/step refer to logical steps: map through the events; they go on the
+                 * nops and the first step of the event */
+                int base = first[i];
                 for (int k = 0; k < nu; k++) {
                     int tgt_t = u[k].tb - tbbase[e->rank];
                     /* find the event with that tb and logical step */
@@ -637,16 +925,12 @@ fail2:
     free(tbbase);
 fail:
     tc_msccl_free(m);
-    free(pair_of);
-    free(npairs);
-    free(pair_send);
-    free(pair_recv);
-    free(flow);
     free(tbsteps);
     free(pos);
-    free(last_by_rank);
     free(ac);
     free(stepmap);
+    free(first);
+    free(tscr);
     free(hasdep);
     free(evmap);
     free(u);
@@ -676,13 +960,23 @@ tc_status tc_msccl_lower(tc_ctx *ctx, const tc_sched *s, const tc_msccl_lower_op
     L.R = s->n_ranks;
     L.K = s->chunks_per_rank;
     L.N = s->n_chunks;
-    L.inplace = o->inplace;
+    /* placements: in-place (default), out-of-place (inplace 0), or one program for both */
+    L.dual = o->inplace && o->outofplace;
+    L.inplace = o->inplace && !o->outofplace;
+    L.plain = o->plain || !L.lim.fused_ok;
     const char *tn = tc_msccl_target_name(o->target);
     if (o->proto && strcmp(o->proto, "Simple") && strcmp(o->proto, "LL") && strcmp(o->proto, "LL128"))
         return tc_error(ctx, TC_ERR_USAGE, NULL, 0, "unknown protocol '%s' (Simple, LL or LL128)", o->proto);
+    if (o->max_channels > 0) {
+        if (o->max_channels > L.lim.hard_channels)
+            return tc_error(ctx, TC_ERR_USAGE, NULL, 0, "--max-channels %d: %s has at most %d channels", o->max_channels,
+                            tn, L.lim.hard_channels);
+        L.lim.max_channels = o->max_channels;
+    }
     if (o->channels > L.lim.max_channels)
-        return tc_error(ctx, TC_ERR_LIMIT, NULL, 0, "%d channels requested: %s allows at most %d channels", o->channels,
-                        tn, L.lim.max_channels);
+        return tc_error(ctx, TC_ERR_LIMIT, NULL, 0, "%d channels requested: %s allows at most %d channels%s", o->channels,
+                        tn, L.lim.max_channels,
+                        L.lim.max_channels < L.lim.hard_channels ? " (--max-channels raises the limit)" : "");
     if (L.R < 1 || L.K < 1 || L.N < 1 || (unsigned)s->coll >= TC_COLL_COUNT)
         return tc_error(ctx, TC_ERR_INVALID, NULL, 0, "msccl lowering: empty or malformed schedule");
     for (int i = 0; i < s->n_xfers; i++) {
@@ -715,14 +1009,21 @@ tc_status tc_msccl_lower(tc_ctx *ctx, const tc_sched *s, const tc_msccl_lower_op
     /* times are compared on a grid of 1e-9 of the makespan: rounding in a generator's sums must not
      * put a forwarding send before the receive that feeds it */
     double q = tc_sched_makespan(s) * 1e-9;
+    /* the sends first, then the receives, each in IR order: a canonical IR (sorted by start) makes them
+     * two nearly sorted runs for the natural merge sort */
+    for (int i = 0; i < s->n_xfers; i++) {
+        const tc_xfer *x = &s->xfers[i];
+        double ts = q > 0 ? round(x->t_start / q) : x->t_start;
+        L.e[L.ne++] = (ev){x->src, i, 1, x->chunk, x->dst, x->op, ts, i, 0, 0, 0, 0, 1};
+    }
     for (int i = 0; i < s->n_xfers; i++) {
         const tc_xfer *x = &s->xfers[i];
         double ts = q > 0 ? round(x->t_start / q) : x->t_start, te = q > 0 ? round(x->t_end / q) : x->t_end;
-        L.e[L.ne++] = (ev){x->src, i, 1, x->chunk, x->dst, x->op, ts, i, 0, 0, 0, 0, 1};
         te = te > ts ? te : ts;
         L.e[L.ne++] = (ev){x->dst, i, 0, x->chunk, x->src, x->op, te, i, 0, 0, 0, 0, 1};
     }
-    qsort(L.e, (size_t)L.ne, sizeof *L.e, cmp_ev);
+    if ((st = sort_events(&L)))
+        goto done;
     /* receives: after their send, and per connection (src, dst) in the send order (FIFO) */
     for (int i = 0; i < L.ne; i++)
         L.e[i].fused = i; /* original position, kept while adjusting */
@@ -755,7 +1056,8 @@ tc_status tc_msccl_lower(tc_ctx *ctx, const tc_sched *s, const tc_msccl_lower_op
         free(last);
         free(recv_of);
     }
-    qsort(L.e, (size_t)L.ne, sizeof *L.e, cmp_ev);
+    if ((st = sort_events(&L)))
+        goto done;
     {   /* moving receives must not reorder the accesses of one rank to one chunk */
         int *lastpos = malloc(RN * sizeof(int));
         if (!lastpos) {
@@ -780,30 +1082,128 @@ tc_status tc_msccl_lower(tc_ctx *ctx, const tc_sched *s, const tc_msccl_lower_op
     }
     /* slots; copy-in events first */
     int nx = L.ne;
-    for (int i = 0; i < nx; i++)
+    double tmin = 0;
+    for (int i = 0; i < nx; i++) {
         assign(&L, L.e[i].rank, L.e[i].chunk);
-    for (int r = 0; r < L.R; r++)
-        for (int c = 0; c < L.N; c++) {
-            int ib, io, ob, oo;
-            places(&L, r, c, &ib, &io, &ob, &oo);
-            if (ob >= 0 && ib >= 0 && !(ob == ib && oo == io)) { /* out-of-place: output starts as a copy */
-                assign(&L, r, c);
-                if (L.inb[r * L.N + c] >= 0)
-                    L.e[L.ne++] = (ev){r, -1, 2, c, -1, 0, -1.0, c, 0, 0, 0, 0, 1};
-            }
-            if (L.outb[r * L.N + c] >= 0) /* copy-out after everything else */
-                L.e[L.ne++] = (ev){r, -1, 2, c, -2, 0, 1e300, c, 0, 0, 0, 0, 1};
+        tmin = L.e[i].t < tmin ? L.e[i].t : tmin;
+    }
+    {
+        /* copy-ins (t = -1) come before every transfer and copy-outs (t = 1e300) after, each in the order
+         * (chunk, rank) that sorting would give them: placed directly, no third sort */
+        ev *cin = malloc((RN + 1) * sizeof *cin), *cout = malloc((RN + 1) * sizeof *cout);
+        int nin = 0, nout = 0;
+        if (!cin || !cout) {
+            free(cin);
+            free(cout);
+            st = TC_ERR_NOMEM;
+            goto done;
         }
-    qsort(L.e, (size_t)L.ne, sizeof *L.e, cmp_ev);
+        for (int r = 0; r < L.R; r++)
+            for (int c = 0; c < L.N; c++) {
+                int ib, io, ob, oo;
+                places(&L, r, c, &ib, &io, &ob, &oo);
+                if (ob >= 0 && ib >= 0 && !(ob == ib && oo == io)) { /* out-of-place: output starts as a copy */
+                    assign(&L, r, c);
+                    if (L.inb[r * L.N + c] >= 0)
+                        cin[nin++] = (ev){r, -1, 2, c, -1, 0, -1.0, c, 0, 0, 0, 0, 1};
+                }
+                if (L.outb[r * L.N + c] >= 0) /* copy-out after everything else */
+                    cout[nout++] = (ev){r, -1, 2, c, -2, 0, 1e300, c, 0, 0, 0, 0, 1};
+            }
+        /* generated by (rank, chunk): a stable counting sort by chunk gives (chunk, rank) */
+        int *cnt = calloc((size_t)L.N + 1, sizeof(int));
+        if (!cnt) {
+            free(cin);
+            free(cout);
+            st = TC_ERR_NOMEM;
+            goto done;
+        }
+        ev *dst = L.e + L.ne + nin; /* scratch room at the end of the event array */
+        for (int pass = 0; pass < 2; pass++) {
+            ev *a = pass ? cout : cin;
+            int n = pass ? nout : nin;
+            memset(cnt, 0, ((size_t)L.N + 1) * sizeof(int));
+            for (int k = 0; k < n; k++)
+                cnt[a[k].chunk + 1]++;
+            for (int c = 0; c < L.N; c++)
+                cnt[c + 1] += cnt[c];
+            for (int k = 0; k < n; k++)
+                dst[cnt[a[k].chunk]++] = a[k];
+            memcpy(a, dst, (size_t)n * sizeof *a);
+        }
+        free(cnt);
+        memmove(L.e + nin, L.e, (size_t)L.ne * sizeof *L.e);
+        memcpy(L.e + nin + L.ne, cout, (size_t)nout * sizeof *cout);
+        memcpy(L.e, cin, (size_t)nin * sizeof *cin);
+        L.ne += nin + nout;
+        free(cin);
+        free(cout);
+        if (tmin <= -1.0 && (st = sort_events(&L))) /* times before the copy-ins: sort them all */
+            goto done;
+    }
     /* per connection (src, dst, chunk's channel) the receive order must equal the send order: enforced above
      * for each transfer; with several channels FIFO is per channel, which keeps it */
-    int nch = o->channels > 0 ? o->channels : 1;
+    if (L.R > L.lim.max_gpus) {
+        st = tc_error(ctx, TC_ERR_LIMIT, NULL, 0,
+                      "%d gpus: the parser of %s holds at most %d <gpu> elements (MAX_SUBS); --target tacos-run "
+                      "writes a plan only tacos-run replays",
+                      L.R, tn, L.lim.max_gpus);
+        goto done;
+    }
+    {
+        /* from here on only the order within a rank matters: group the events by rank (stable), so that
+         * everything below works on one rank's data at a time */
+        int *cnt = calloc((size_t)L.R + 1, sizeof(int));
+        ev *tmp = malloc(((size_t)L.ne + 1) * sizeof *tmp);
+        if (!cnt || !tmp) {
+            free(cnt);
+            free(tmp);
+            st = TC_ERR_NOMEM;
+            goto done;
+        }
+        for (int i = 0; i < L.ne; i++)
+            cnt[L.e[i].rank + 1]++;
+        for (int r = 0; r < L.R; r++)
+            cnt[r + 1] += cnt[r];
+        for (int i = 0; i < L.ne; i++)
+            tmp[cnt[L.e[i].rank]++] = L.e[i];
+        memcpy(L.e, tmp, (size_t)L.ne * sizeof *tmp);
+        free(cnt);
+        free(tmp);
+    }
+    if ((st = pairing(&L)))
+        goto done;
+    int maxch = L.lim.max_channels / L.groups; /* channels per group */
+    if (maxch < 1) {
+        st = tc_error(ctx, TC_ERR_LIMIT, NULL, 0,
+                      "a rank has more than %d peers: %d channel groups are needed and %s allows %d channels",
+                      L.lim.max_peers_per_chan, L.groups, tn, L.lim.max_channels);
+        goto done;
+    }
+    int nch = o->channels > 0 ? (o->channels + L.groups - 1) / L.groups : 1;
+    if (nch > maxch)
+        nch = maxch;
     for (;;) {
         int too_long = 0, maxsteps = 0;
         tc_msccl_free(m);
         m = NULL;
         if ((st = build(&L, nch, &m, &too_long, &maxsteps)))
             goto done;
+        /* the runtimes' parser holds <algo>, every <gpu>, and one gpu's <tb>s and steps at once; more
+         * channels only add tbs, so this fails at once */
+        for (int r = 0; r < L.R && L.lim.max_nodes < INT_MAX; r++) {
+            long nodes = 1L + L.R + m->gpus[r].n_tbs;
+            for (int t = 0; t < m->gpus[r].n_tbs; t++)
+                nodes += m->gpus[r].tbs[t].n_steps;
+            if (nodes > L.lim.max_nodes) {
+                st = tc_error(ctx, TC_ERR_LIMIT, NULL, 0,
+                              "gpu %d needs %ld XML nodes (<algo>, %d <gpu>s, its %d <tb>s and their steps): the parser "
+                              "of %s holds at most %d (MAX_NODES); fewer chunks per rank or fewer gpus fit, and "
+                              "--target tacos-run writes a plan only tacos-run replays",
+                              r, nodes, L.R, m->gpus[r].n_tbs, tn, L.lim.max_nodes);
+                goto done;
+            }
+        }
         int maxtbs = 0;
         for (int r = 0; r < L.R; r++)
             if (m->gpus[r].n_tbs > maxtbs)
@@ -812,7 +1212,7 @@ tc_status tc_msccl_lower(tc_ctx *ctx, const tc_sched *s, const tc_msccl_lower_op
             st = tc_error(ctx, TC_ERR_LIMIT, NULL, 0,
                           "the schedule needs %d thread blocks on one gpu with %d channel(s): %s allows at most %d "
                           "thread blocks per gpu",
-                          maxtbs, nch, tn, L.lim.max_tbs_per_gpu);
+                          maxtbs, nch * L.groups, tn, L.lim.max_tbs_per_gpu);
             goto done;
         }
         if (maxtbs - 1 > L.lim.max_depid) {
@@ -828,18 +1228,18 @@ tc_status tc_msccl_lower(tc_ctx *ctx, const tc_sched *s, const tc_msccl_lower_op
         }
         if (!too_long)
             break;
-        if (o->channels > 0 || nch >= L.lim.max_channels || nch >= L.N) {
+        if (o->channels > 0 || nch >= maxch || nch >= L.N) {
             st = tc_error(ctx, TC_ERR_LIMIT, NULL, 0,
                           "a thread block needs %s steps with %d channel(s): %s allows fewer than %d steps per thread "
                           "block",
-                          "64 or more", nch, tn, L.lim.max_steps_per_tb);
+                          "64 or more", nch * L.groups, tn, L.lim.max_steps_per_tb);
             goto done;
         }
         /* steps shrink about in proportion to the channels: jump close, then step up */
         int guess = (int)(((long)nch * maxsteps * 11 / 10 + L.lim.max_steps_per_tb - 2) / (L.lim.max_steps_per_tb - 1));
         nch = guess > nch ? guess : nch + 1;
-        if (nch > L.lim.max_channels)
-            nch = L.lim.max_channels;
+        if (nch > maxch)
+            nch = maxch;
         if (nch > L.N)
             nch = L.N;
     }
@@ -855,5 +1255,11 @@ done:
     free(L.outo);
     free(L.nscratch);
     free(L.e);
+    free(L.epair);
+    free(L.npairs);
+    free(L.pbase);
+    free(L.psend);
+    free(L.precv);
+    free(L.pgrp);
     return st;
 }

@@ -3,15 +3,24 @@
  *
  * Accepts: a tc_msccl (read from any producer's file or lowered by tacosc).
  * Returns: TC_OK, or the first violation as `name:line: error: ... [rule]`:
- *  - structure (tc_msccl_check_structure): ids, step numbering, peers, channels, dependencies, offsets;
- *  - runtime limits when given (steps per tb, tbs per gpu, channels, depid, cnt);
+ *  - structure (tc_msccl_check_structure): ids, step numbering, peers, channels, cnt 1..71, offsets,
+ *    declared buffer sizes, hasdep, dependencies, and the runtimes' treatment of nop steps (a nop is no
+ *    step to them: its dependency passes to the next step, which counts it: Azure/msccl-executor-nccl and
+ *    ROCm/rccl src/misc/msccl/msccl_parser.cc, src/device/msccl_kernel*);
+ *  - the target's limits (tc_msccl_check_limits; NULL: those common to NCCL and RCCL): steps per tb, tbs
+ *    per gpu, channels, chan (the parser's off-by-one), depid, ngpus and XML nodes per rank (the parser's
+ *    MAX_SUBS and MAX_NODES), tbs per channel, int16 offsets, RCCL's refusal of fused types;
  *  - matching: per connection (sender, receiver, channel) the sender's send sequence and the receiver's
  *    receive sequence have the same length and the same cnt in order;
  *  - deadlock freedom and the result, by a chunk-level execution in rounds under the runtime's model:
  *    each tb runs its steps in order; a step with depid waits until tb depid completed step deps; a
  *    receive needs a message sent in an earlier round; a send blocks while its connection holds
  *    TC_MSCCL_CONN_SLOTS unreceived messages.  Nothing enabled and steps left = deadlock (the blocked tb
- *    named is on the wait-for cycle).
+ *    named is on the wait-for cycle).  A round examines only the tbs whose wait can have ended (they ran,
+ *    or the tb they wait for ran), so the cost follows the steps, not rounds times tbs.
+ * What the execution allocates is bounded by the file: nchunksperloop by the chunks the program sends
+ * (every collective over R >= 2 gpus moves at least nchunksperloop (R-1)/R), holdings and slots by
+ * TC_MSCCL_MAX_HOLDINGS, buffers by the layout and what the steps address (never declared counts).
  *
  * MSCCL -> IR.  Every slot of every gpu holds a value: chunk id, contribution set, and the "pieces" it is
  * made of, each a (rank q, time t, set S) with "rank q held S of this chunk at t" in the schedule IR.
@@ -29,14 +38,15 @@
 #include "tacos/check.h"
 #include "tacos/msccl.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Step semantics                                                                                    */
 
-static int t_recvs(int t) { return t == TC_MS_RECV || t == TC_MS_RCS || t == TC_MS_RRS || t == TC_MS_RRC || t == TC_MS_RRCS; }
-static int t_sends(int t) { return t == TC_MS_SEND || t == TC_MS_RCS || t == TC_MS_RRS || t == TC_MS_RRCS; }
+#define t_recvs tc_msccl_type_recvs
+#define t_sends tc_msccl_type_sends
 static int t_uses_src(int t)
 {
     return t == TC_MS_SEND || t == TC_MS_RRS || t == TC_MS_RRC || t == TC_MS_RRCS || t == TC_MS_CPY || t == TC_MS_RE;
@@ -53,6 +63,52 @@ static int buf_chunks(const tc_msccl_gpu *g, int b)
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Structure                                                                                         */
+
+typedef struct ckey { int chan, peer, dir, tb; } ckey;
+
+static int cmp_ckey(const void *a, const void *b)
+{
+    const ckey *x = a, *y = b;
+    if (x->chan != y->chan)
+        return x->chan < y->chan ? -1 : 1;
+    if (x->dir != y->dir)
+        return x->dir - y->dir;
+    if (x->peer != y->peer)
+        return x->peer < y->peer ? -1 : 1;
+    return x->tb - y->tb;
+}
+
+/* At most one tb per (channel, send peer) and per (channel, receive peer): sorted, O(T log T). */
+static tc_status check_unique_peers(tc_ctx *ctx, const tc_msccl_gpu *g, int gi, const char *name)
+{
+    ckey *k = malloc(((size_t)g->n_tbs * 2 + 1) * sizeof *k);
+    if (!k)
+        return TC_ERR_NOMEM;
+    int n = 0;
+    for (int t = 0; t < g->n_tbs; t++)
+        for (int dir = 0; dir < 2; dir++) {
+            int peer = dir ? g->tbs[t].recv : g->tbs[t].send;
+            if (peer >= 0)
+                k[n++] = (ckey){g->tbs[t].chan, peer, dir, t};
+        }
+    qsort(k, (size_t)n, sizeof *k, cmp_ckey);
+    /* report the pair whose later tb comes first, as a scan in tb order would */
+    int best = -1;
+    for (int i = 1; i < n; i++)
+        if (k[i].chan == k[i - 1].chan && k[i].dir == k[i - 1].dir && k[i].peer == k[i - 1].peer &&
+            (best < 0 || k[i].tb < k[best].tb || (k[i].tb == k[best].tb && k[i].dir < k[best].dir)))
+            best = i;
+    tc_status st = TC_OK;
+    if (best >= 0) {
+        const ckey *x = &k[best - 1], *y = &k[best];
+        st = tc_error(ctx, TC_ERR_INVALID, name, g->tbs[y->tb].line,
+                      y->dir ? "gpu %d: tb %d and tb %d both receive from gpu %d on channel %d [duplicate-recv-peer]"
+                             : "gpu %d: tb %d and tb %d both send to gpu %d on channel %d [duplicate-send-peer]",
+                      gi, x->tb, y->tb, y->peer, y->chan);
+    }
+    free(k);
+    return st;
+}
 
 tc_status tc_msccl_check_structure(tc_ctx *ctx, const tc_msccl *m, const char *name)
 {
@@ -71,25 +127,23 @@ tc_status tc_msccl_check_structure(tc_ctx *ctx, const tc_msccl *m, const char *n
             if (tb->send == gi || tb->recv == gi)
                 return tc_error(ctx, st, name, tb->line, "gpu %d tb %d: %s peer is its own rank [self-peer]", gi, t,
                                 tb->send == gi ? "send" : "receive");
-            if (tb->send < -1 || tb->send >= R || tb->recv < -1 || tb->recv >= R)
-                return tc_error(ctx, st, name, tb->line, "gpu %d tb %d: peer %d out of range (-1 or 0..%d) [peer-range]",
-                                gi, t, (tb->send < -1 || tb->send >= R) ? tb->send : tb->recv, R - 1);
+            if (tb->send < -1 || tb->send >= R || tb->recv < -1 || tb->recv >= R) {
+                int bad = (tb->send < -1 || tb->send >= R) ? tb->send : tb->recv;
+                return tc_error(ctx, st, name, tb->line, "gpu %d tb %d: peer %d out of range (-1 or 0..%d)%s [peer-range]",
+                                gi, t, bad, R - 1,
+                                bad >= R ? ": the runtimes do not check it and connect to a rank that is not there" : "");
+            }
             if (tb->chan < 0 || tb->chan >= m->nchannels)
                 return tc_error(ctx, st, name, tb->line, "gpu %d tb %d: chan=\"%d\" but nchannels=\"%d\" [channel-range]",
                                 gi, t, tb->chan, m->nchannels);
-            for (int u = 0; u < t; u++) {
-                const tc_msccl_tb *o = &g->tbs[u];
-                if (o->chan != tb->chan)
-                    continue;
-                if (tb->send >= 0 && o->send == tb->send)
-                    return tc_error(ctx, st, name, tb->line,
-                                    "gpu %d: tb %d and tb %d both send to gpu %d on channel %d [duplicate-send-peer]", gi,
-                                    u, t, tb->send, tb->chan);
-                if (tb->recv >= 0 && o->recv == tb->recv)
-                    return tc_error(ctx, st, name, tb->line,
-                                    "gpu %d: tb %d and tb %d both receive from gpu %d on channel %d [duplicate-recv-peer]",
-                                    gi, u, t, tb->recv, tb->chan);
-            }
+        }
+        if ((st = check_unique_peers(ctx, g, gi, name)))
+            return st;
+        st = TC_ERR_INVALID;
+        long ext[3] = {0, 0, 0}; /* chunks the steps address in i, o, s */
+        for (int t = 0; t < g->n_tbs; t++) {
+            const tc_msccl_tb *tb = &g->tbs[t];
+            int pending = -1; /* first nop of a run of nops whose dependencies await a step */
             for (int k = 0; k < tb->n_steps; k++) {
                 const tc_msccl_step *s = &tb->steps[k];
                 if (s->s != k)
@@ -100,15 +154,17 @@ tc_status tc_msccl_check_structure(tc_ctx *ctx, const tc_msccl *m, const char *n
                 if ((unsigned)s->type >= TC_MS_TYPE_COUNT)
                     return tc_error(ctx, st, name, s->line, "gpu %d tb %d step %d: unknown step type [step-type]", gi, t, k);
                 const char *ty = tc_msccl_type_name((tc_msccl_type)s->type);
-                if (t_sends(s->type) && tb->send < 0)
+                if (tc_msccl_type_sends(s->type) && tb->send < 0)
                     return tc_error(ctx, st, name, s->line, "gpu %d tb %d step %d: %s sends but the tb has send=\"-1\" [no-peer]",
                                     gi, t, k, ty);
-                if (t_recvs(s->type) && tb->recv < 0)
+                if (tc_msccl_type_recvs(s->type) && tb->recv < 0)
                     return tc_error(ctx, st, name, s->line,
                                     "gpu %d tb %d step %d: %s receives but the tb has recv=\"-1\" [no-peer]", gi, t, k, ty);
-                if (s->type != TC_MS_NOP && s->cnt < 1)
-                    return tc_error(ctx, st, name, s->line, "gpu %d tb %d step %d: cnt=\"%d\" (at least 1) [cnt]", gi, t, k,
-                                    s->cnt);
+                if (s->type != TC_MS_NOP && (s->cnt < 1 || s->cnt > TC_MSCCL_MAX_CNT))
+                    return tc_error(ctx, st, name, s->line,
+                                    "gpu %d tb %d step %d: cnt=\"%d\" (1..%d: the runtimes keep cnt in 8 bits and refuse "
+                                    "%d or more) [cnt]",
+                                    gi, t, k, s->cnt, TC_MSCCL_MAX_CNT, TC_MSCCL_MAX_CNT + 1);
                 for (int side = 0; side < 2; side++) {
                     int used = side ? t_uses_dst(s->type) : t_uses_src(s->type);
                     int b = side ? s->dstbuf : s->srcbuf, off = side ? s->dstoff : s->srcoff;
@@ -119,15 +175,28 @@ tc_status tc_msccl_check_structure(tc_ctx *ctx, const tc_msccl *m, const char *n
                     int n = buf_chunks(g, b);
                     if (off < 0 || (long)off + s->cnt > n)
                         return tc_error(ctx, st, name, s->line,
-                                        "gpu %d tb %d step %d: %s chunks %d..%d outside %s_chunks=\"%d\" [offset-range]",
-                                        gi, t, k, tc_msccl_buf_name(b), off, off + s->cnt - 1, tc_msccl_buf_name(b), n);
+                                        "gpu %d tb %d step %d: %s chunks %d..%ld outside %s_chunks=\"%d\" [offset-range]",
+                                        gi, t, k, tc_msccl_buf_name(b), off, (long)off + s->cnt - 1, tc_msccl_buf_name(b),
+                                        n);
+                    if ((long)off + s->cnt > ext[b])
+                        ext[b] = (long)off + s->cnt;
                 }
+                if (s->hasdep != 0 && s->hasdep != 1)
+                    return tc_error(ctx, st, name, s->line,
+                                    "gpu %d tb %d step %d: hasdep=\"%d\": the runtimes accept only 0 or 1 [hasdep]", gi, t,
+                                    k, s->hasdep);
                 if (s->depid >= 0) {
                     if (s->depid >= g->n_tbs || s->deps < 0 || s->deps >= g->tbs[s->depid].n_steps)
                         return tc_error(ctx, st, name, s->line,
                                         "gpu %d tb %d step %d: depends on tb %d step %d, which does not exist [dep-missing]",
                                         gi, t, k, s->depid, s->deps);
-                    if (!g->tbs[s->depid].steps[s->deps].hasdep)
+                    const tc_msccl_step *d = &g->tbs[s->depid].steps[s->deps];
+                    if (d->type == TC_MS_NOP)
+                        return tc_error(ctx, st, name, s->line,
+                                        "gpu %d tb %d step %d: depends on tb %d step %d, a nop: the runtimes signal only "
+                                        "steps that move data [dep-on-nop]",
+                                        gi, t, k, s->depid, s->deps);
+                    if (!d->hasdep)
                         return tc_error(ctx, st, name, s->line,
                                         "gpu %d tb %d step %d: depends on tb %d step %d, which lacks hasdep=\"1\" "
                                         "[dep-without-hasdep]",
@@ -136,7 +205,49 @@ tc_status tc_msccl_check_structure(tc_ctx *ctx, const tc_msccl *m, const char *n
                     return tc_error(ctx, st, name, s->line, "gpu %d tb %d step %d: depid=\"%d\" (-1 or a tb id) [dep-missing]",
                                     gi, t, k, s->depid);
                 }
+                /* nop: the runtimes keep no step for it, only its dependency, which the next step of the tb
+                 * takes over and counts as one step each (msccl_parser.cc; msccl_kernel step += numDependencies-1) */
+                if (s->type == TC_MS_NOP) {
+                    if (s->depid < 0)
+                        return tc_error(ctx, st, name, s->line,
+                                        "gpu %d tb %d step %d: nop without a dependency: the runtimes skip it without "
+                                        "counting it, so the later step numbers of the tb shift [nop-no-dep]",
+                                        gi, t, k);
+                    if (pending < 0)
+                        pending = k;
+                } else if (pending >= 0) {
+                    if (s->depid < 0)
+                        return tc_error(ctx, st, name, tb->steps[pending].line,
+                                        "gpu %d tb %d step %d: nop steps whose dependencies step %d (%s) does not take "
+                                        "over: a run of nops must be followed by a step with a dependency (the runtimes "
+                                        "refuse the file) [nop-chain]",
+                                        gi, t, pending, k, ty);
+                    pending = -1;
+                }
             }
+            if (pending >= 0)
+                return tc_error(ctx, st, name, tb->steps[pending].line,
+                                "gpu %d tb %d step %d: nop steps at the end of the tb: the runtimes drop their "
+                                "dependencies [nop-chain]",
+                                gi, t, pending);
+        }
+        /* declared buffer sizes: at most the collective's layout or what the steps address (a declared
+         * count allocates: the runtimes size scratch by s_chunks) */
+        long L = m->nchunksperloop > 0 ? m->nchunksperloop : 0, part = R > 0 ? (L + R - 1) / R : L;
+        long lay[3] = {(m->coll == TC_COLL_ALLGATHER || m->coll == TC_COLL_GATHER) ? part : L,
+                       (m->coll == TC_COLL_REDUCESCATTER || m->coll == TC_COLL_SCATTER) ? part : L, 0};
+        for (int b = 0; b < 3; b++) {
+            long n = buf_chunks(g, b), lim = lay[b] > ext[b] ? lay[b] : ext[b];
+            if (n > lim && b == TC_MS_BUF_S)
+                return tc_error(ctx, st, name, g->line,
+                                "gpu %d: s_chunks=\"%ld\" but the steps address %ld scratch chunks (the runtimes "
+                                "allocate scratch for all of them) [chunk-count]",
+                                gi, n, ext[b]);
+            if (n > lim)
+                return tc_error(ctx, st, name, g->line,
+                                "gpu %d: %s_chunks=\"%ld\" exceeds the %s layout (%ld chunks) and what the steps "
+                                "address (%ld) [chunk-count]",
+                                gi, tc_msccl_buf_name(b), n, tc_coll_name(m->coll), lay[b], ext[b]);
         }
     }
     return TC_OK;
@@ -145,17 +256,65 @@ tc_status tc_msccl_check_structure(tc_ctx *ctx, const tc_msccl *m, const char *n
 /* ------------------------------------------------------------------------------------------------ */
 /* Limits and matching                                                                               */
 
-static tc_status check_limits(tc_ctx *ctx, const tc_msccl *m, const tc_msccl_limits *l, const char *name)
+tc_status tc_msccl_check_limits(tc_ctx *ctx, const tc_msccl *m, const tc_msccl_limits *l, const char *name)
 {
     tc_status st = TC_ERR_LIMIT;
+    const char *tn = tc_msccl_target_name(l->target);
+    int line = m->line > 0 ? m->line : 1;
+    if (m->ngpus > l->max_gpus)
+        return tc_error(ctx, st, name, line,
+                        "ngpus=\"%d\": the runtimes' parser holds at most %d child elements per element "
+                        "(MAX_SUBS) [limit-gpus]",
+                        m->ngpus, l->max_gpus);
+    for (int gi = 0; gi < m->ngpus; gi++)
+        for (int t = 0; t < m->gpus[gi].n_tbs; t++) {
+            const tc_msccl_tb *tb = &m->gpus[gi].tbs[t];
+            if (tb->chan >= l->max_channels) {
+                if (tb->chan == l->hard_channels)
+                    return tc_error(ctx, st, name, tb->line,
+                                    "gpu %d tb %d: chan=\"%d\": %s has channels 0..%d; its parser lets %d through (an "
+                                    "off-by-one check) and writes past its channel array [limit-chan]",
+                                    gi, t, tb->chan, tn, l->hard_channels - 1, l->hard_channels);
+                return tc_error(ctx, st, name, tb->line, "gpu %d tb %d: chan=\"%d\": %s allows channels 0..%d%s [limit-chan]",
+                                gi, t, tb->chan, tn, l->max_channels - 1,
+                                l->max_channels < l->hard_channels ? " (--max-channels raises the limit)" : "");
+            }
+        }
     if (m->nchannels > l->max_channels)
-        return tc_error(ctx, st, name, 1, "nchannels=\"%d\" exceeds the limit of %d channels [limit-channels]",
-                        m->nchannels, l->max_channels);
+        return tc_error(ctx, st, name, line, "nchannels=\"%d\" exceeds the limit of %d channels%s [limit-channels]",
+                        m->nchannels, l->max_channels,
+                        l->target == TC_TARGET_RCCL ? " (RCCL silently drops an algorithm that needs more channels than "
+                                                      "the device has; --max-channels raises the limit)"
+                                                    : "");
     for (int gi = 0; gi < m->ngpus; gi++) {
         const tc_msccl_gpu *g = &m->gpus[gi];
+        long nodes = 1L + m->ngpus + g->n_tbs;
+        for (int t = 0; t < g->n_tbs; t++)
+            nodes += g->tbs[t].n_steps;
+        if (nodes > l->max_nodes)
+            return tc_error(ctx, st, name, g->line,
+                            "gpu %d: the runtimes' parser needs %ld nodes for this gpu (<algo>, %d <gpu>s, its %d <tb>s "
+                            "and their steps) but holds at most %d (MAX_NODES) [limit-nodes]",
+                            gi, nodes, m->ngpus, g->n_tbs, l->max_nodes);
         if (g->n_tbs > l->max_tbs_per_gpu)
             return tc_error(ctx, st, name, g->line, "gpu %d has %d thread blocks, the limit is %d per gpu [limit-tbs]", gi,
                             g->n_tbs, l->max_tbs_per_gpu);
+        if (l->max_peers_per_chan < INT_MAX) { /* channels are below max_channels <= 128 here */
+            int cnt[2][129];
+            memset(cnt, 0, sizeof cnt);
+            for (int t = 0; t < g->n_tbs; t++)
+                for (int dir = 0; dir < 2; dir++) {
+                    const tc_msccl_tb *tb = &g->tbs[t];
+                    if ((dir ? tb->recv : tb->send) < 0 || tb->chan < 0 || tb->chan > 128)
+                        continue;
+                    if (++cnt[dir][tb->chan] > l->max_peers_per_chan)
+                        return tc_error(ctx, st, name, tb->line,
+                                        "gpu %d tb %d: %d tbs %s on channel %d: the runtimes allow %d per channel "
+                                        "(MSCCL_MAX_NUM_THREAD_BLOCKS_PER_CHANNEL) [limit-peers]",
+                                        gi, t, cnt[dir][tb->chan], dir ? "receive" : "send", tb->chan,
+                                        l->max_peers_per_chan);
+                }
+        }
         for (int t = 0; t < g->n_tbs; t++) {
             const tc_msccl_tb *tb = &g->tbs[t];
             if (tb->n_steps >= l->max_steps_per_tb)
@@ -164,12 +323,25 @@ static tc_status check_limits(tc_ctx *ctx, const tc_msccl *m, const tc_msccl_lim
                                 gi, t, tb->n_steps, l->max_steps_per_tb);
             for (int k = 0; k < tb->n_steps; k++) {
                 const tc_msccl_step *s = &tb->steps[k];
+                if (!l->fused_ok && tc_msccl_type_fused(s->type))
+                    return tc_error(ctx, st, name, s->line,
+                                    "gpu %d tb %d step %d: type=\"%s\": RCCL refuses the fused step types rcs, rrs, rrc "
+                                    "and rrcs at every launch (\"this version of MSCCL build doesn't support full Ops\") "
+                                    "[rccl-fused]",
+                                    gi, t, k, tc_msccl_type_name((tc_msccl_type)s->type));
                 if (s->depid > l->max_depid)
-                    return tc_error(ctx, st, name, s->line, "gpu %d tb %d step %d: depid=\"%d\" exceeds the limit of %d [limit-depid]",
+                    return tc_error(ctx, st, name, s->line,
+                                    "gpu %d tb %d step %d: depid=\"%d\" exceeds the limit of %d (the runtimes store it in "
+                                    "an int8) [limit-depid]",
                                     gi, t, k, s->depid, l->max_depid);
-                if (s->cnt > l->max_cnt)
-                    return tc_error(ctx, st, name, s->line, "gpu %d tb %d step %d: cnt=\"%d\" exceeds the limit of %d [limit-cnt]",
-                                    gi, t, k, s->cnt, l->max_cnt);
+                for (int side = 0; side < 2; side++) {
+                    int off = side ? s->dstoff : s->srcoff;
+                    if ((side ? t_uses_dst(s->type) : t_uses_src(s->type)) && off > l->max_offset)
+                        return tc_error(ctx, st, name, s->line,
+                                        "gpu %d tb %d step %d: %s=\"%d\" exceeds %d: the runtimes store offsets as int16 "
+                                        "[limit-offset]",
+                                        gi, t, k, side ? "dstoff" : "srcoff", off, l->max_offset);
+                }
             }
         }
     }
@@ -251,35 +423,44 @@ typedef struct sim {
     piece *pcs; int n_pcs, cap_pcs;
     value *vals; int n_vals, cap_vals;
     int *mv; int n_mv, cap_mv;   /* message value ids */
+    piece *ptmp; int cap_ptmp;   /* the pieces of a reduction being built */
     int *mset;                   /* R*N: IR holding (set id, -1 none) */
     /* tbs */
     int *tb_base; int n_tb;
     int *pc;
     msg **q; int *q_head, *q_n, *q_cap;  /* per sender tb */
     int *peer_tb;                         /* per receiving tb: global index of its sender tb */
+    int *recv_tb;                         /* per sending tb: global index of its receiver tb */
+    int *gpu_of;                          /* per tb: its gpu */
     tc_sched *out;
     double now;
     int round;
     int policy;                /* 0 every enabled tb per round, 1 only the first, 2 only the last */
 } sim;
 
+/* Room for `extra` more elements after n in pool p of capacity cap (doubling).  Counts stay below
+ * INT_MAX. */
 #define GROW(p, n, cap, extra)                                                                      \
     do {                                                                                            \
-        if ((n) + (extra) > (cap)) {                                                                \
-            int nc_ = (cap) ? 2 * (cap) : 256;                                                      \
-            while (nc_ < (n) + (extra))                                                             \
+        if ((long)(n) + (extra) > (long)(cap)) {                                                    \
+            long nc_ = (cap) ? 2L * (cap) : 256;                                                    \
+            while (nc_ < (long)(n) + (extra))                                                       \
                 nc_ *= 2;                                                                           \
+            if (nc_ > INT_MAX)                                                                      \
+                nc_ = INT_MAX;                                                                      \
+            if ((long)(n) + (extra) > nc_)                                                          \
+                return TC_ERR_NOMEM;                                                                \
             void *np_ = realloc((p), (size_t)nc_ * sizeof *(p));                                    \
             if (!np_)                                                                               \
                 return TC_ERR_NOMEM;                                                                \
             (p) = np_;                                                                              \
-            (cap) = nc_;                                                                            \
+            (cap) = (int)nc_;                                                                       \
         }                                                                                           \
     } while (0)
 
 static tc_status set_new(sim *S, int *out)
 {
-    GROW(S->sets, S->n_sets * S->W, S->cap_sets, S->W);
+    GROW(S->sets, (long)S->n_sets * S->W, S->cap_sets, S->W);
     memset(S->sets + (size_t)S->n_sets * S->W, 0, (size_t)S->W * sizeof *S->sets);
     *out = S->n_sets++;
     return TC_OK;
@@ -446,16 +627,13 @@ static tc_status reduce(sim *S, int g, int u, int w, int b, int off, const tc_ms
         return st;
     for (int i = 0; i < S->W; i++)
         SET(S, set)[i] = SET(S, U.set)[i] | SET(S, Wv.set)[i];
-    int np = U.p_n + Wv.p_n;
-    piece *p = malloc((size_t)np * sizeof *p);
-    if (!p)
-        return TC_ERR_NOMEM;
+    int np = U.p_n + Wv.p_n, zero = 0;
+    GROW(S->ptmp, zero, S->cap_ptmp, np);
+    piece *p = S->ptmp;
     memcpy(p, S->pcs + U.p_off, (size_t)U.p_n * sizeof *p);
     memcpy(p + U.p_n, S->pcs + Wv.p_off, (size_t)Wv.p_n * sizeof *p);
     int v;
-    st = val_new(S, U.c, set, p, np, &v);
-    free(p);
-    if (st)
+    if ((st = val_new(S, U.c, set, p, np, &v)))
         return st;
     if (b >= 0)
         return write_slot(S, g, b, off, v, at, out);
@@ -548,7 +726,8 @@ static tc_status exec_step(sim *S, int g, int t)
     return TC_OK;
 }
 
-/* Why tb tbg (gpu g, tb t) cannot run its next step now; writes the tb it waits for. */
+/* Why tb tbg (gpu g, tb t) cannot run its next step now; writes the tb it waits for (and, when why is
+ * not NULL, the reason). */
 static int blocked(const sim *S, int g, int t, int *waits_for, char *why, size_t n)
 {
     const tc_msccl_tb *tb = &S->m->gpus[g].tbs[t];
@@ -556,22 +735,24 @@ static int blocked(const sim *S, int g, int t, int *waits_for, char *why, size_t
     const tc_msccl_step *s = &tb->steps[S->pc[tbg]];
     if (s->depid >= 0 && S->pc[S->tb_base[g] + s->depid] <= s->deps) {
         *waits_for = S->tb_base[g] + s->depid;
-        snprintf(why, n, "waits for tb %d step %d", s->depid, s->deps);
+        if (why)
+            snprintf(why, n, "waits for tb %d step %d", s->depid, s->deps);
         return 1;
     }
     if (t_recvs(s->type)) {
         int sender = S->peer_tb[tbg];
         if (S->q_n[sender] == 0 || S->q[sender][S->q_head[sender]].round >= S->round) {
             *waits_for = sender;
-            snprintf(why, n, "waits for a message from gpu %d on channel %d", tb->recv, tb->chan);
+            if (why)
+                snprintf(why, n, "waits for a message from gpu %d on channel %d", tb->recv, tb->chan);
             return 1;
         }
     }
     if (t_sends(s->type) && S->q_n[tbg] >= TC_MSCCL_CONN_SLOTS) {
-        int u = find_tb(S->m, tb->send, g, tb->chan, 0);
-        *waits_for = S->tb_base[tb->send] + u;
-        snprintf(why, n, "cannot send to gpu %d on channel %d: %d unreceived message(s) fill the connection", tb->send,
-                 tb->chan, S->q_n[tbg]);
+        *waits_for = S->recv_tb[tbg];
+        if (why)
+            snprintf(why, n, "cannot send to gpu %d on channel %d: %d unreceived message(s) fill the connection",
+                     tb->send, tb->chan, S->q_n[tbg]);
         return 1;
     }
     return 0;
@@ -624,6 +805,8 @@ static void sim_free(sim *S)
     free(S->q_n);
     free(S->q_cap);
     free(S->peer_tb);
+    free(S->recv_tb);
+    free(S->gpu_of);
     free(S->pc);
     free(S->tb_base);
     free(S->reg_base);
@@ -636,32 +819,59 @@ static void sim_free(sim *S)
     free(S->pcs);
     free(S->vals);
     free(S->mv);
+    free(S->ptmp);
     free(S->mset);
 }
 
-/* Layout sizes: chunks per rank K and global chunks N of the collective. */
+/* Layout sizes: chunks per rank K and global chunks N of the collective, bounded by what the program
+ * moves and by TC_MSCCL_MAX_HOLDINGS before anything is allocated. */
 static tc_status layout(tc_ctx *ctx, const tc_msccl *m, const char *name, int *K, int *N)
 {
     int R = m->ngpus, L = m->nchunksperloop;
+    int line = m->line > 0 ? m->line : 1;
     switch (m->coll) {
-    case TC_COLL_ALLREDUCE: *K = L / R > 0 ? L / R : 1; *N = L; return TC_OK;
+    case TC_COLL_ALLREDUCE: *K = L / R > 0 ? L / R : 1; *N = L; break;
     case TC_COLL_BROADCAST:
-    case TC_COLL_REDUCE: *K = L; *N = L; return TC_OK;
-    default: break;
+    case TC_COLL_REDUCE: *K = L; *N = L; break;
+    default:
+        if (L % R)
+            return tc_error(ctx, TC_ERR_UNSUPPORTED, name, line,
+                            "nchunksperloop=\"%d\" is not a multiple of ngpus=\"%d\" as %s needs [layout]", L, R,
+                            tc_coll_name(m->coll));
+        *K = L / R;
+        *N = L; /* alltoall: R x L, set below once it is known to fit */
+        break;
     }
-    if (L % R)
-        return tc_error(ctx, TC_ERR_UNSUPPORTED, name, 1,
-                        "nchunksperloop=\"%d\" is not a multiple of ngpus=\"%d\" as %s needs [layout]", L, R,
-                        tc_coll_name(m->coll));
-    *K = L / R;
-    *N = m->coll == TC_COLL_ALLTOALL ? R * L : L;
+    /* every collective over R >= 2 gpus moves at least L (R-1) / R chunks (gather and scatter exactly
+     * that many, the others more): a larger nchunksperloop cannot be served by this program */
+    long sent = 0;
+    for (int g = 0; g < R; g++)
+        for (int t = 0; t < m->gpus[g].n_tbs; t++)
+            for (int k = 0; k < m->gpus[g].tbs[t].n_steps; k++)
+                if (t_sends(m->gpus[g].tbs[t].steps[k].type))
+                    sent += m->gpus[g].tbs[t].steps[k].cnt;
+    if (R >= 2 && (long)L * (R - 1) > sent * R)
+        return tc_error(ctx, TC_ERR_CHECK, name, line,
+                        "nchunksperloop=\"%d\" but the program sends %ld chunks in all, where %s over %d gpus "
+                        "moves at least %ld [layout]",
+                        L, sent, tc_coll_name(m->coll), R, ((long)L * (R - 1) + R - 1) / R);
+    long n = m->coll == TC_COLL_ALLTOALL ? (long)R * L : L;
+    if ((long)R * n > TC_MSCCL_MAX_HOLDINGS)
+        return tc_error(ctx, TC_ERR_LIMIT, name, line,
+                        "%d gpus x %ld chunks: tacosc verifies programs of at most %ld (gpu, chunk) holdings "
+                        "[verify-size]",
+                        R, n, TC_MSCCL_MAX_HOLDINGS);
+    *N = (int)n;
     return TC_OK;
 }
 
-/* The rooted collectives carry no root in MSCCL XML: the rank that never receives (broadcast, scatter)
- * or never sends (reduce, gather), else 0. */
-static int infer_root(const tc_msccl *m)
+int tc_msccl_root(const tc_msccl *m)
 {
+    if (m->root >= 0 && m->root < m->ngpus)
+        return m->root;
+    if (!tc_coll_rooted(m->coll))
+        return 0;
+    /* the rank that never receives (broadcast, scatter) or never sends (reduce, gather) */
     int want_recv = m->coll == TC_COLL_BROADCAST || m->coll == TC_COLL_SCATTER;
     for (int g = 0; g < m->ngpus; g++) {
         int any = 0;
@@ -681,7 +891,7 @@ static tc_status sim_init(sim *S)
     S->R = m->ngpus;
     if ((st = layout(S->ctx, m, S->name, &S->K, &S->N)))
         return st;
-    S->root = tc_coll_rooted(m->coll) ? infer_root(m) : 0;
+    S->root = tc_msccl_root(m);
     S->copy_only = !tc_coll_reduces(m->coll);
     S->W = (S->R + 63) / 64;
     int R = S->R, K = S->K;
@@ -697,24 +907,47 @@ static tc_status sim_init(sim *S)
     int out_layout = (m->coll == TC_COLL_REDUCESCATTER || m->coll == TC_COLL_SCATTER) ? K
                      : (m->coll == TC_COLL_ALLREDUCE || m->coll == TC_COLL_BROADCAST || m->coll == TC_COLL_REDUCE) ? S->N
                                                                                                                   : R * K;
-    int n = 0;
+    /* buffers hold the collective's layout and whatever the steps address (never the declared counts,
+     * which allocate nothing): at most TC_MSCCL_MAX_HOLDINGS slots */
+    long n = 0;
     for (int g = 0; g < R; g++) {
         const tc_msccl_gpu *gp = &m->gpus[g];
-        int isz = gp->i_chunks > in_layout ? gp->i_chunks : in_layout;
-        int osz = gp->o_chunks > out_layout ? gp->o_chunks : out_layout;
+        long ext[3] = {0, 0, 0};
+        for (int t = 0; t < gp->n_tbs; t++)
+            for (int k = 0; k < gp->tbs[t].n_steps; k++) {
+                const tc_msccl_step *s = &gp->tbs[t].steps[k];
+                if (t_uses_src(s->type) && s->srcbuf >= 0 && s->srcbuf < 3 && (long)s->srcoff + s->cnt > ext[s->srcbuf])
+                    ext[s->srcbuf] = (long)s->srcoff + s->cnt;
+                if (t_uses_dst(s->type) && s->dstbuf >= 0 && s->dstbuf < 3 && (long)s->dstoff + s->cnt > ext[s->dstbuf])
+                    ext[s->dstbuf] = (long)s->dstoff + s->cnt;
+            }
         int alias_i = S->inplace && (m->coll == TC_COLL_ALLGATHER || m->coll == TC_COLL_GATHER);
         int alias_o = S->inplace && !alias_i;
-        S->reg_base[g * 3 + 0] = alias_i ? -1 : n;
-        S->reg_size[g * 3 + 0] = alias_i ? 0 : isz;
+        long isz = ext[0] > in_layout ? ext[0] : in_layout;
+        long osz = ext[1] > out_layout ? ext[1] : out_layout;
+        if (alias_i && (long)g * K + ext[0] > osz) /* i[k] is o[g*K + k] */
+            osz = (long)g * K + ext[0];
+        if (alias_o) { /* o[k] is i[g*K + k] (reduce-scatter, scatter) or i[k] */
+            long oe = (m->coll == TC_COLL_REDUCESCATTER || m->coll == TC_COLL_SCATTER) ? (long)g * K + ext[1] : ext[1];
+            if (oe > isz)
+                isz = oe;
+        }
+        if (n + isz + osz + ext[2] > TC_MSCCL_MAX_HOLDINGS)
+            return tc_error(S->ctx, TC_ERR_LIMIT, S->name, gp->line,
+                            "gpu %d: the buffers the program addresses exceed %ld chunk slots in all: tacosc verifies "
+                            "programs of at most that many [verify-size]",
+                            g, TC_MSCCL_MAX_HOLDINGS);
+        S->reg_base[g * 3 + 0] = alias_i ? -1 : (int)n;
+        S->reg_size[g * 3 + 0] = alias_i ? 0 : (int)isz;
         n += alias_i ? 0 : isz;
-        S->reg_base[g * 3 + 1] = alias_o ? -1 : n;
-        S->reg_size[g * 3 + 1] = alias_o ? 0 : osz;
+        S->reg_base[g * 3 + 1] = alias_o ? -1 : (int)n;
+        S->reg_size[g * 3 + 1] = alias_o ? 0 : (int)osz;
         n += alias_o ? 0 : osz;
-        S->reg_base[g * 3 + 2] = n;
-        S->reg_size[g * 3 + 2] = gp->s_chunks;
-        n += gp->s_chunks;
+        S->reg_base[g * 3 + 2] = (int)n;
+        S->reg_size[g * 3 + 2] = (int)ext[2];
+        n += ext[2];
     }
-    S->n_slots = n;
+    S->n_slots = (int)n;
     S->slot_val = malloc((size_t)(n + 1) * sizeof(int));
     S->slot_chunk = malloc((size_t)(n + 1) * sizeof(int));
     S->slot_chunk2 = malloc((size_t)(n + 1) * sizeof(int));
@@ -743,8 +976,15 @@ static tc_status sim_init(sim *S)
                     S->slot_chunk2[sl] = c;
             }
         }
-    for (int i = 0; i < R * S->N; i++)
+    for (long i = 0; i < (long)R * S->N; i++)
         S->mset[i] = -1;
+    /* sets 0 .. R-1 are the singletons {g}, shared by every chunk's initial holding */
+    for (int g = 0; g < R; g++) {
+        int set;
+        if ((st = set_new(S, &set)))
+            return st;
+        SET(S, set)[g >> 6] |= 1ull << (g & 63);
+    }
     /* initial data: the input buffer as the collective defines it */
     for (int g = 0; g < R; g++) {
         int has = 1;
@@ -754,10 +994,8 @@ static tc_status sim_init(sim *S)
             int c = layout_chunk(S, g, TC_MS_BUF_I, off), sl = slot_of(S, g, TC_MS_BUF_I, off), set, v;
             if (c < 0 || sl < 0)
                 continue;
-            if ((st = set_new(S, &set)))
-                return st;
             int owner = S->copy_only ? (m->coll == TC_COLL_BROADCAST || m->coll == TC_COLL_SCATTER ? S->root : g) : g;
-            SET(S, set)[owner >> 6] |= 1ull << (owner & 63);
+            set = owner;
             piece p = {g, 0.0, set};
             if ((st = val_new(S, c, set, &p, 1, &v)))
                 return st;
@@ -768,13 +1006,8 @@ static tc_status sim_init(sim *S)
     if (!S->copy_only) /* every rank holds its own contribution to every chunk in the IR */
         for (int g = 0; g < R; g++)
             for (int c = 0; c < S->N; c++)
-                if (S->mset[g * S->N + c] < 0) {
-                    int set;
-                    if ((st = set_new(S, &set)))
-                        return st;
-                    SET(S, set)[g >> 6] |= 1ull << (g & 63);
-                    S->mset[g * S->N + c] = set;
-                }
+                if (S->mset[g * S->N + c] < 0)
+                    S->mset[g * S->N + c] = g;
     /* tbs and connections */
     S->n_tb = 0;
     for (int g = 0; g < R; g++) {
@@ -789,57 +1022,129 @@ static tc_status sim_init(sim *S)
     S->q_n = calloc((size_t)nt, sizeof(int));
     S->q_cap = calloc((size_t)nt, sizeof(int));
     S->peer_tb = malloc((size_t)nt * sizeof(int));
-    if (!S->pc || !S->q || !S->q_head || !S->q_n || !S->q_cap || !S->peer_tb)
+    S->recv_tb = malloc((size_t)nt * sizeof(int));
+    S->gpu_of = malloc((size_t)nt * sizeof(int));
+    if (!S->pc || !S->q || !S->q_head || !S->q_n || !S->q_cap || !S->peer_tb || !S->recv_tb || !S->gpu_of)
         return TC_ERR_NOMEM;
+    for (int i = 0; i < nt; i++)
+        S->recv_tb[i] = -1;
     for (int g = 0; g < R; g++)
         for (int t = 0; t < m->gpus[g].n_tbs; t++) {
             const tc_msccl_tb *tb = &m->gpus[g].tbs[t];
             int u = tb->recv >= 0 ? find_tb(m, tb->recv, g, tb->chan, 1) : -1;
-            S->peer_tb[S->tb_base[g] + t] = u >= 0 ? S->tb_base[tb->recv] + u : -1;
+            int i = S->tb_base[g] + t;
+            S->gpu_of[i] = g;
+            S->peer_tb[i] = u >= 0 ? S->tb_base[tb->recv] + u : -1;
+            if (S->peer_tb[i] >= 0)
+                S->recv_tb[S->peer_tb[i]] = i;
         }
     return TC_OK;
 }
 
+/* Rounds: every tb that can run its next step at the start of a round runs it, in tb order (policy 0),
+ * or only the first (1) or the last (2) of them.  Only candidates are examined: the tbs that ran in the
+ * last round, those woken by a tb they wait for (a dependency, a message, room in a connection: each
+ * changes only when that tb runs a step) and, under policies 1 and 2, the enabled ones that did not run. */
 static tc_status sim_run(sim *S)
 {
     const tc_msccl *m = S->m;
-    int total = 0, done = 0;
+    long total = 0, done = 0;
+    const int nt = S->n_tb;
     for (int g = 0; g < S->R; g++)
         for (int t = 0; t < m->gpus[g].n_tbs; t++)
             total += m->gpus[g].tbs[t].n_steps;
-    char *en = malloc((size_t)S->n_tb + 1);
-    if (!en)
-        return TC_ERR_NOMEM;
+    int *cur = malloc(((size_t)nt + 1) * sizeof *cur), *nxt = malloc(((size_t)nt + 1) * sizeof *nxt);
+    int *en = malloc(((size_t)nt + 1) * sizeof *en), *stamp = malloc(((size_t)nt + 1) * sizeof *stamp);
+    int *whead = malloc(((size_t)nt + 1) * sizeof *whead), *wnext = malloc(((size_t)nt + 1) * sizeof *wnext);
+    int *won = malloc(((size_t)nt + 1) * sizeof *won);
     tc_status st = TC_OK;
+    if (!cur || !nxt || !en || !stamp || !whead || !wnext || !won) {
+        st = TC_ERR_NOMEM;
+        goto done;
+    }
+    int ncur = 0, nnxt = 0;
+    for (int i = 0; i < nt; i++) {
+        whead[i] = won[i] = -1;
+        stamp[i] = -1;
+        cur[ncur++] = i;
+    }
+#define WAKE(i)                                                                                     \
+    do {                                                                                            \
+        int i_ = (i);                                                                               \
+        if (i_ >= 0 && stamp[i_] != S->round) {                                                     \
+            stamp[i_] = S->round;                                                                   \
+            nxt[nnxt++] = i_;                                                                       \
+        }                                                                                           \
+    } while (0)
     for (S->round = 0; done < total && !st; S->round++) {
-        int any = 0;
-        for (int g = 0; g < S->R; g++)
-            for (int t = 0; t < m->gpus[g].n_tbs; t++) {
-                int i = S->tb_base[g] + t, w;
-                char why[8];
-                en[i] = S->pc[i] < m->gpus[g].tbs[t].n_steps && !blocked(S, g, t, &w, why, sizeof why);
-                any |= en[i];
+        int nen = 0;
+        nnxt = 0;
+        for (int k = 0; k < ncur; k++) {
+            int i = cur[k], g = S->gpu_of[i], t = i - S->tb_base[g], w = -1;
+            if (S->pc[i] >= m->gpus[g].tbs[t].n_steps)
+                continue;
+            if (!blocked(S, g, t, &w, NULL, 0)) {
+                en[nen++] = i;
+                continue;
             }
-        if (!any) {
+            /* a dependency: on the list of the tb it waits for, woken once that tb has run the step (a tb
+             * on a list stays there until then); a message or room in a connection: woken by the peer's
+             * send or receive below */
+            const tc_msccl_step *s = &m->gpus[g].tbs[t].steps[S->pc[i]];
+            if (s->depid >= 0 && S->pc[S->tb_base[g] + s->depid] <= s->deps && won[i] < 0) {
+                won[i] = s->deps + 1; /* the pc that releases it */
+                wnext[i] = whead[w];
+                whead[w] = i;
+            }
+        }
+        if (!nen) {
             st = report_deadlock(S);
             break;
         }
-        if (S->policy) { /* one step per round: the first (or last) tb that can run */
-            int pick = -1;
-            for (int i = 0; i < S->n_tb; i++)
-                if (en[i] && (pick < 0 || S->policy == 2))
-                    pick = i;
-            memset(en, 0, (size_t)S->n_tb);
-            en[pick] = 1;
+        int lo = 0, hi = nen;
+        if (S->policy) { /* one step per round; the other enabled tbs stay candidates */
+            lo = S->policy == 1 ? 0 : nen - 1;
+            hi = lo + 1;
+            for (int k = 0; k < nen; k++)
+                if (k != lo)
+                    WAKE(en[k]);
         }
-        for (int g = 0; g < S->R && !st; g++)
-            for (int t = 0; t < m->gpus[g].n_tbs && !st; t++)
-                if (en[S->tb_base[g] + t]) {
-                    st = exec_step(S, g, t);
-                    done++;
+        for (int k = lo; k < hi && !st; k++) {
+            int i = en[k], g = S->gpu_of[i], t = i - S->tb_base[g];
+            const tc_msccl_step *s = &m->gpus[g].tbs[t].steps[S->pc[i]];
+            int sends = t_sends(s->type), recvs = t_recvs(s->type);
+            st = exec_step(S, g, t);
+            done++;
+            WAKE(i);
+            for (int u = whead[i], *link = &whead[i]; u >= 0; u = *link) {
+                if (won[u] <= S->pc[i]) { /* released: off the list */
+                    *link = wnext[u];
+                    won[u] = -1;
+                    WAKE(u);
+                } else {
+                    link = &wnext[u];
                 }
+            }
+            if (sends)
+                WAKE(S->recv_tb[i]);
+            if (recvs)
+                WAKE(S->peer_tb[i]);
+        }
+        qsort(nxt, (size_t)nnxt, sizeof *nxt, tc_cmp_int);
+        int *tmp = cur;
+        cur = nxt;
+        nxt = tmp;
+        ncur = nnxt;
     }
+#undef WAKE
+done:
+    free(cur);
+    free(nxt);
     free(en);
+    free(stamp);
+    free(whead);
+    free(wnext);
+    free(won);
     return st;
 }
 
@@ -912,8 +1217,8 @@ static tc_status run_mode(tc_ctx *ctx, const tc_msccl *m, const char *name, int 
         goto done;
     if (check && ((st = check_outputs(&S)) || (st = tc_sched_check(ctx, S.out, NULL, name))))
         goto done;
-    tc_sched_sort(S.out);
     if (out) {
+        tc_sched_sort(S.out);
         *out = S.out;
         S.out = NULL;
     }
@@ -935,9 +1240,14 @@ tc_status tc_msccl_to_sched(tc_ctx *ctx, const tc_msccl *m, const char *name, tc
 
 tc_status tc_msccl_verify(tc_ctx *ctx, const tc_msccl *m, const tc_msccl_limits *limits, const char *name)
 {
+    tc_msccl_limits common;
+    if (!limits) {
+        tc_msccl_limits_get(TC_TARGET_COMMON, &common);
+        limits = &common;
+    }
     tc_status st = tc_msccl_check_structure(ctx, m, name);
-    if (!st && limits)
-        st = check_limits(ctx, m, limits, name);
+    if (!st)
+        st = tc_msccl_check_limits(ctx, m, limits, name);
     if (!st)
         st = check_matching(ctx, m, name);
     long steps = 0, tbs = 0;

@@ -13,10 +13,15 @@
  *
  * In place.  all-reduce, all-to-all, broadcast, reduce: i and o are one buffer; all-gather and gather:
  * i = o + rank x T/ngpus; reduce-scatter and scatter: o = i + rank x T/ngpus (the NCCL conventions).
- * Rooted collectives use root 0.
+ * Rooted collectives use the plan's root: a JSON schedule's, --root for MSCCL XML (which carries none),
+ * else the one the program implies (tc_msccl_root).
  *
- * Only main() prints: tables on rank 0's stdout, errors on every rank's stderr (a refused plan gives the
- * same message on every rank).
+ * Loading.  Rank 0 reads the plan (MSCCL XML streaming, or JSON lowered to thread blocks), verifies it
+ * whole, and sends every other rank only its own <gpu> section: no rank but 0 reads the file, and rank 0
+ * keeps only its own section once the others have theirs.
+ *
+ * Only main() prints: tables on rank 0's stdout; an error once, on rank 0's stderr (an error of another
+ * rank is sent to rank 0 to print); every rank exits with the same status.
  */
 #include "exec.h"
 
@@ -40,7 +45,8 @@ typedef struct opts {
     int iters, warmup;
     tc_dtype dtype;
     tc_redop op;
-    int check;
+    int check;       /* checked replays per size and placement (0: none) */
+    int root;        /* --root, -1 when not given */
     int cuda;        /* 1 cuda, 2 host-staged */
     int accept_legacy;
     int mpi_ref;
@@ -69,7 +75,12 @@ static void usage(FILE *f)
             "  -w, --warmup N          untimed iterations first (default 5)\n"
             "  -d, --datatype TYPE     float32 (default), float64, int32, bfloat16, float16\n"
             "  -o, --op OP             sum (default), prod, min, max\n"
-            "  -c, --check             fresh random inputs, compare with the MPI library's collective (#wrong)\n"
+            "  -c, --check [N]         N replays per size and placement (default 1; 0 = none) with fresh random\n"
+            "                          inputs, compared with the MPI library's collective (#wrong)\n"
+            "      --root R            root of broadcast, reduce, gather, scatter (MSCCL XML carries none;\n"
+            "                          default: a JSON plan's root, else the gpu the program implies)\n"
+            "  -g, --ngpus 1           GPUs per rank (nccl-tests; tacos-run drives one per rank)\n"
+            "  -t, --nthreads 1        threads per rank (nccl-tests; tacos-run uses one)\n"
             "      --seed N            base seed of --check inputs (default: from the clock, printed)\n"
             "      --mpi               also time the MPI library's collective and print the busbw ratio\n"
             "      --mode MODE         both (default), out-of-place or in-place (only those the plan has)\n"
@@ -102,7 +113,9 @@ static int parse_args(int argc, char **argv, opts *o, int print)
         {"stepfactor", required_argument, 0, 'f'}, {"iters", required_argument, 0, 'n'},
         {"warmup", required_argument, 0, 'w'},  {"warmup_iters", required_argument, 0, 'w'},
         {"datatype", required_argument, 0, 'd'}, {"op", required_argument, 0, 'o'},
-        {"check", no_argument, 0, 'c'},          {"seed", required_argument, 0, 1},
+        {"check", optional_argument, 0, 'c'},    {"seed", required_argument, 0, 1},
+        {"root", required_argument, 0, 10},      {"ngpus", required_argument, 0, 'g'},
+        {"nthreads", required_argument, 0, 't'},
         {"mpi", no_argument, 0, 2},               {"device", required_argument, 0, 3},
         {"accept-legacy", no_argument, 0, 4},     {"timeout", required_argument, 0, 5},
         {"prepost", required_argument, 0, 6},     {"mode", required_argument, 0, 7},
@@ -120,6 +133,7 @@ static int parse_args(int argc, char **argv, opts *o, int print)
     o->prepost = 2;
     o->idle_sleep = -1; /* automatic */
     o->modes = MODE_OOP | MODE_IP;
+    o->root = -1;
     int have_max = 0, c;
     char *end;
     opterr = 0;
@@ -132,7 +146,7 @@ static int parse_args(int argc, char **argv, opts *o, int print)
         }                                                                                             \
         return 2;                                                                                     \
     } while (0)
-    while ((c = getopt_long(argc, argv, "b:e:f:n:w:d:o:cvhV", lo, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "b:e:f:n:w:d:o:c:g:t:vhV", lo, NULL)) != -1) {
         switch (c) {
         case 'b':
             if (tc_parse_size(optarg, &o->minbytes) || o->minbytes == 0)
@@ -164,7 +178,32 @@ static int parse_args(int argc, char **argv, opts *o, int print)
             if (tc_exec_redop_parse(optarg, &o->op))
                 BAD("-o: unknown reduction '%s' (sum, prod, min, max)", optarg);
             break;
-        case 'c': o->check = 1; break;
+        case 'c': {
+            /* -c N as nccl-tests; --check alone is 1; --check N (a separate number) is accepted too */
+            const char *v = optarg;
+            if (!v && optind < argc && argv[optind][0] && strspn(argv[optind], "0123456789") == strlen(argv[optind]))
+                v = argv[optind++];
+            long x = v ? strtol(v, &end, 10) : 1;
+            if (v && (*end || !*v || x < 0 || x > 1000000))
+                BAD("-c: bad check count '%s' (0 = no check, N = that many checked replays)", v);
+            o->check = (int)x;
+            break;
+        }
+        case 'g':
+        case 't': {
+            long x = strtol(optarg, &end, 10);
+            if (*end || x != 1)
+                BAD("-%c %s: tacos-run drives one %s per rank (start one rank per GPU: mpirun -np N)", c, optarg,
+                    c == 'g' ? "GPU" : "thread");
+            break;
+        }
+        case 10: {
+            long x = strtol(optarg, &end, 10);
+            if (*end || !*optarg || x < 0 || x > INT_MAX)
+                BAD("--root: bad rank '%s'", optarg);
+            o->root = (int)x;
+            break;
+        }
         case 1:
             errno = 0;
             o->seed = strtoull(optarg, &end, 10);
@@ -236,7 +275,10 @@ static int parse_args(int argc, char **argv, opts *o, int print)
     if (optind != argc - 1)
         BAD("%s", optind >= argc ? "no PLAN given" : "more than one PLAN given");
     o->plan = argv[optind];
-    if (!have_max || o->maxbytes < o->minbytes)
+    if (have_max && o->maxbytes < o->minbytes)
+        BAD("-b %" PRIu64 " is above -e %" PRIu64 ": the smallest size must not exceed the largest", o->minbytes,
+            o->maxbytes);
+    if (!have_max)
         o->maxbytes = o->minbytes;
     return 0;
 #undef BAD
@@ -246,102 +288,304 @@ static int parse_args(int argc, char **argv, opts *o, int print)
 
 typedef struct sink_state {
     int rank;
+    tc_buf held;     /* errors of a rank other than 0, until report() hands them to rank 0 */
+    int direct;      /* print errors directly (a failing replay aborts without a report) */
 } sink_state;
 
-/* Errors print on every rank (so a refusal is visible everywhere), warnings and notes on rank 0. */
-static void exec_sink(void *user, tc_diag_level level, const char *file, int line, int col, const char *msg)
+static void print_diag(FILE *f, tc_diag_level level, const char *file, int line, int col, const char *msg)
 {
-    const sink_state *s = user;
     const char *lv = level == TC_DIAG_ERROR ? "error" : level == TC_DIAG_WARNING ? "warning" : "note";
-    if (level != TC_DIAG_ERROR && s->rank != 0)
-        return;
     if (file && line > 0 && col > 0)
-        fprintf(stderr, "%s:%d:%d: %s: %s\n", file, line, col, lv, msg);
+        fprintf(f, "%s:%d:%d: %s: %s\n", file, line, col, lv, msg);
     else if (file && line > 0)
-        fprintf(stderr, "%s:%d: %s: %s\n", file, line, lv, msg);
+        fprintf(f, "%s:%d: %s: %s\n", file, line, lv, msg);
     else if (file)
-        fprintf(stderr, "%s: %s: %s\n", file, lv, msg);
+        fprintf(f, "%s: %s: %s\n", file, lv, msg);
     else
-        fprintf(stderr, "tacos-run: %s: %s\n", lv, msg);
+        fprintf(f, "tacos-run: %s: %s\n", lv, msg);
 }
 
-/* Every rank learns whether every rank succeeded. */
-static tc_status agree(MPI_Comm comm, tc_status st)
+/* Rank 0 prints; another rank keeps its errors for report() and drops warnings and notes. */
+static void exec_sink(void *user, tc_diag_level level, const char *file, int line, int col, const char *msg)
 {
-    int mine = (int)st, all = 0;
+    sink_state *s = user;
+    if (s->rank == 0 || (s->direct && level == TC_DIAG_ERROR)) {
+        print_diag(stderr, level, file, line, col, msg);
+        return;
+    }
+    if (level != TC_DIAG_ERROR)
+        return;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (f) {
+        print_diag(f, level, file, line, col, msg);
+        fclose(f);
+        tc_buf_printf(&s->held, "%s", text);
+        free(text);
+    }
+}
+
+/* Every rank learns whether every rank succeeded; when one failed, the lowest failing rank's errors are
+ * printed once, by rank 0 (its own are already out).  Returns the status every rank exits with. */
+static tc_status report(sink_state *ss, MPI_Comm comm, tc_status st)
+{
+    int mine = (int)st, all = 0, cand = st ? ss->rank : INT_MAX, first = INT_MAX;
     MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm);
+    if (all) {
+        MPI_Allreduce(&cand, &first, 1, MPI_INT, MPI_MIN, comm);
+        if (first != 0 && first != INT_MAX) {
+            if (ss->rank == first) {
+                int len = ss->held.data ? (int)strlen(ss->held.data) : 0;
+                MPI_Send(&len, 1, MPI_INT, 0, 7, comm);
+                if (len)
+                    MPI_Send(ss->held.data, len, MPI_CHAR, 0, 8, comm);
+            } else if (ss->rank == 0) {
+                int len = 0;
+                MPI_Recv(&len, 1, MPI_INT, first, 7, comm, MPI_STATUS_IGNORE);
+                char *text = calloc((size_t)len + 1, 1);
+                if (len && text)
+                    MPI_Recv(text, len, MPI_CHAR, first, 8, comm, MPI_STATUS_IGNORE);
+                if (text && *text)
+                    fputs(text, stderr);
+                else
+                    fprintf(stderr, "tacos-run: error: rank %d failed\n", first);
+                free(text);
+            }
+        }
+    }
+    tc_buf_free(&ss->held);
     return (tc_status)all;
 }
 
 /* ---- loading ------------------------------------------------------------------------------------- */
 
-/* Rank 0 reads the file and broadcasts its bytes; every rank then parses the same bytes, so every
- * rank reaches the same verdict with the same message. */
-static tc_status load_plan(tc_ctx *ctx, const opts *o, MPI_Comm comm, int rank, tc_msccl **out)
+enum { ROOT_NONE = 0, ROOT_PLAN, ROOT_OPTION, ROOT_IMPLIED };
+
+/* Rank 0: the whole plan (MSCCL XML read streaming, or a JSON schedule lowered to one program for both
+ * placements), checked against the rank count, --root applied, verified.  *root_src says where the
+ * root comes from. */
+static tc_status load_plan(tc_ctx *ctx, const opts *o, int n, tc_msccl **out, int *root_src)
 {
-    long long len = 0;
-    char *buf = NULL, err[256] = "";
-    tc_status st = TC_OK;
-    if (rank == 0) {
-        FILE *f = fopen(o->plan, "rb");
-        if (!f) {
-            snprintf(err, sizeof err, "cannot open '%s': %s", o->plan, strerror(errno));
-            len = -1;
-        } else {
-            size_t cap = 1 << 16, n = 0, k;
-            buf = malloc(cap);
-            while (buf && (k = fread(buf + n, 1, cap - n, f)) > 0) {
-                n += k;
-                if (n == cap) {
-                    char *nb = realloc(buf, cap *= 2);
-                    if (!nb) {
-                        free(buf);
-                        buf = NULL;
-                    }
-                    buf = nb;
-                }
-            }
-            if (ferror(f) || !buf) {
-                snprintf(err, sizeof err, "cannot read '%s': %s", o->plan, buf ? strerror(errno) : "out of memory");
-                len = -1;
-            } else {
-                len = (long long)n;
-            }
-            fclose(f);
-        }
-    }
-    MPI_Bcast(&len, 1, MPI_LONG_LONG, 0, comm);
-    if (len < 0) {
-        MPI_Bcast(err, sizeof err, MPI_CHAR, 0, comm);
-        free(buf);
-        return tc_error(ctx, TC_ERR_IO, NULL, 0, "%s", err);
-    }
-    if (rank != 0 && !(buf = malloc((size_t)len + 1)))
-        return TC_ERR_NOMEM;
-    MPI_Bcast(buf, (int)len, MPI_CHAR, 0, comm); /* plans are far below 2 GiB */
-    buf[len] = 0;
-    size_t i = 0;
-    while (i < (size_t)len && (buf[i] == ' ' || buf[i] == '\n' || buf[i] == '\r' || buf[i] == '\t'))
-        i++;
+    tc_format fmt;
     tc_msccl *m = NULL;
-    if (i == (size_t)len) {
-        st = tc_error(ctx, TC_ERR_PARSE, o->plan, 0, "empty file");
-    } else if (buf[i] == '{') {
+    int from_json = 0;
+    tc_status st = tc_sched_sniff(ctx, o->plan, &fmt);
+    if (st)
+        return st;
+    if (fmt == TC_FMT_JSON) {
         tc_sched *s = NULL;
-        st = tc_emit_json_read_mem(ctx, o->plan, buf, (size_t)len, &s);
+        from_json = 1;
+        st = tc_emit_json_read(ctx, o->plan, &s);
         if (!st) {
             tc_msccl_lower_opts lo;
             tc_msccl_lower_opts_init(&lo);
+            lo.target = TC_TARGET_EXEC;
+            lo.inplace = lo.outofplace = 1;
             st = tc_msccl_lower(ctx, s, &lo, &m);
         }
         tc_sched_free(s);
     } else {
-        st = tc_msccl_read_mem(ctx, o->plan, buf, (size_t)len, &m);
+        st = tc_msccl_read(ctx, o->plan, &m);
     }
-    free(buf);
     if (st)
-        return st;
+        goto fail;
+    if (m->legacy && !o->accept_legacy) {
+        st = tc_error(ctx, TC_ERR_INVALID, o->plan, 0,
+                      "legacy MSCCL file (lacks attributes that NCCL and RCCL require); "
+                      "pass --accept-legacy to replay it anyway");
+        goto fail;
+    }
+    if (m->ngpus != n) {
+        st = tc_error(ctx, TC_ERR_INVALID, o->plan, 0,
+                      "the plan is for %d ranks but tacos-run was started on %d (use mpirun -np %d)", m->ngpus, n,
+                      m->ngpus);
+        goto fail;
+    }
+    if (!from_json)
+        m->root = -1; /* MSCCL XML carries no root */
+    *root_src = ROOT_NONE;
+    if (tc_coll_rooted(m->coll)) {
+        *root_src = m->root >= 0 ? ROOT_PLAN : ROOT_IMPLIED;
+        if (o->root >= 0) {
+            if (o->root >= n) {
+                st = tc_error(ctx, TC_ERR_USAGE, NULL, 0, "--root %d: the plan has ranks 0..%d", o->root, n - 1);
+                goto fail;
+            }
+            if (m->root >= 0 && m->root != o->root) {
+                st = tc_error(ctx, TC_ERR_USAGE, NULL, 0, "--root %d, but the schedule's root is %d", o->root, m->root);
+                goto fail;
+            }
+            m->root = o->root;
+            if (*root_src != ROOT_PLAN)
+                *root_src = ROOT_OPTION;
+        }
+    } else if (o->root >= 0) {
+        tc_warn(ctx, NULL, 0, "--root %d ignored: %s has no root", o->root, tc_coll_name(m->coll));
+    }
+    tc_msccl_limits lim;
+    tc_msccl_limits_get(TC_TARGET_EXEC, &lim);
+    if ((st = tc_msccl_verify(ctx, m, &lim, o->plan))) {
+        if (*root_src == ROOT_OPTION) {
+            m->root = -1;
+            if (tc_msccl_root(m) != o->root)
+                tc_diag(ctx, TC_DIAG_NOTE, NULL, 0, 0, "--root %d is not the root the program implies (%d)", o->root,
+                        tc_msccl_root(m));
+        }
+        goto fail;
+    }
+    if (!(m->inplace || m->outofplace)) {
+        st = tc_error(ctx, TC_ERR_INVALID, o->plan, 0, "the plan is neither in-place nor out-of-place");
+        goto fail;
+    }
+    m->root = tc_msccl_root(m);
     *out = m;
+    return TC_OK;
+fail:
+    tc_msccl_free(m);
+    return st;
+}
+
+/* What every rank learns of the plan besides its own <gpu> section. */
+typedef struct plan_head {
+    int ngpus, nchannels, nchunksperloop, coll, inplace, outofplace, root, root_src, legacy;
+    uint64_t min_bytes, max_bytes;
+    char proto[8];
+    char name[256];
+} plan_head;
+
+/* One gpu's section as ints: id, i, o, s chunks, line, tbs; per tb id, send, recv, chan, line, steps;
+ * per step the 11 fields of tc_msccl_step. */
+static int *pack_gpu(const tc_msccl_gpu *g, int *len)
+{
+    size_t n = 6;
+    for (int t = 0; t < g->n_tbs; t++)
+        n += 6 + 11 * (size_t)g->tbs[t].n_steps;
+    int *b = malloc(n * sizeof *b), k = 0;
+    if (!b || n > INT_MAX) {
+        free(b);
+        return NULL;
+    }
+    int head[6] = {g->id, g->i_chunks, g->o_chunks, g->s_chunks, g->line, g->n_tbs};
+    memcpy(b, head, sizeof head);
+    k = 6;
+    for (int t = 0; t < g->n_tbs; t++) {
+        const tc_msccl_tb *tb = &g->tbs[t];
+        int th[6] = {tb->id, tb->send, tb->recv, tb->chan, tb->line, tb->n_steps};
+        memcpy(b + k, th, sizeof th);
+        k += 6;
+        for (int j = 0; j < tb->n_steps; j++) {
+            const tc_msccl_step *x = &tb->steps[j];
+            int sv[11] = {x->s, x->type, x->srcbuf, x->srcoff, x->dstbuf, x->dstoff, x->cnt, x->depid, x->deps,
+                          x->hasdep, x->line};
+            memcpy(b + k, sv, sizeof sv);
+            k += 11;
+        }
+    }
+    *len = k;
+    return b;
+}
+
+static tc_status unpack_gpu(const int *b, int len, tc_msccl_gpu *g)
+{
+    if (len < 6)
+        return TC_ERR_INTERNAL;
+    g->id = b[0];
+    g->i_chunks = b[1];
+    g->o_chunks = b[2];
+    g->s_chunks = b[3];
+    g->line = b[4];
+    int k = 6;
+    for (int t = 0; t < b[5]; t++) {
+        if (k + 6 > len)
+            return TC_ERR_INTERNAL;
+        tc_msccl_tb *tb;
+        tc_status st = tc_msccl_tb_add(g, b[k + 1], b[k + 2], b[k + 3], &tb);
+        if (st)
+            return st;
+        tb->id = b[k];
+        tb->line = b[k + 4];
+        int ns = b[k + 5];
+        k += 6;
+        if (k + 11L * ns > len)
+            return TC_ERR_INTERNAL;
+        for (int j = 0; j < ns; j++, k += 11) {
+            tc_msccl_step x = {b[k], b[k + 1], b[k + 2], b[k + 3], b[k + 4], b[k + 5], b[k + 6], b[k + 7], b[k + 8],
+                               b[k + 9], b[k + 10]};
+            if ((st = tc_msccl_step_add(&g->tbs[g->n_tbs - 1], &x)))
+                return st;
+            g->tbs[g->n_tbs - 1].steps[j].s = x.s;
+        }
+    }
+    return TC_OK;
+}
+
+/* Rank 0 has the whole plan in *m: every rank gets the head and its own <gpu> section (ranks other than
+ * 0 get a program whose other gpus are empty); rank 0 then drops the sections it sent. */
+static tc_status share_plan(tc_ctx *ctx, MPI_Comm comm, int rank, int n, tc_msccl **m, int *root_src)
+{
+    plan_head h;
+    memset(&h, 0, sizeof h);
+    if (rank == 0) {
+        const tc_msccl *p = *m;
+        h = (plan_head){p->ngpus, p->nchannels, p->nchunksperloop, (int)p->coll, p->inplace, p->outofplace,
+                        p->root,  *root_src,   p->legacy,         p->min_bytes, p->max_bytes, "", ""};
+        snprintf(h.proto, sizeof h.proto, "%s", p->proto);
+        snprintf(h.name, sizeof h.name, "%s", p->name ? p->name : "");
+    }
+    MPI_Bcast(&h, (int)sizeof h, MPI_BYTE, 0, comm);
+    *root_src = h.root_src;
+    tc_status st = TC_OK;
+    if (rank == 0) {
+        for (int k = 1; k < n; k++) {
+            int len = 0, *b = pack_gpu(&(*m)->gpus[k], &len);
+            if (!b) {
+                len = -1;
+                st = tc_error(ctx, TC_ERR_NOMEM, NULL, 0, "cannot pack the plan of rank %d", k);
+            }
+            MPI_Send(&len, 1, MPI_INT, k, 5, comm);
+            if (b)
+                MPI_Send(b, len, MPI_INT, k, 6, comm);
+            free(b);
+            tc_msccl_gpu *g = &(*m)->gpus[k]; /* sent: rank 0 keeps only its own section */
+            for (int t = 0; t < g->n_tbs; t++)
+                free(g->tbs[t].steps);
+            free(g->tbs);
+            g->tbs = NULL;
+            g->n_tbs = g->cap_tbs = 0;
+            g->i_chunks = g->o_chunks = g->s_chunks = 0; /* as on the ranks that only hold their own */
+        }
+        return st;
+    }
+    tc_msccl *p = NULL;
+    int len = 0;
+    MPI_Recv(&len, 1, MPI_INT, 0, 5, comm, MPI_STATUS_IGNORE);
+    int *b = len > 0 ? malloc((size_t)len * sizeof *b) : NULL;
+    if (len > 0)
+        MPI_Recv(b ? b : &len, b ? len : 0, MPI_INT, 0, 6, comm, MPI_STATUS_IGNORE);
+    if (len < 0)
+        st = tc_error(ctx, TC_ERR_INTERNAL, NULL, 0, "rank 0 could not send this rank's plan");
+    else if (!b || (st = tc_msccl_create(h.name, (tc_coll)h.coll, h.ngpus, &p)))
+        st = tc_error(ctx, TC_ERR_NOMEM, NULL, 0, "rank %d cannot hold its plan", rank);
+    if (!st) {
+        snprintf(p->proto, sizeof p->proto, "%s", h.proto);
+        p->nchannels = h.nchannels;
+        p->nchunksperloop = h.nchunksperloop;
+        p->inplace = h.inplace;
+        p->outofplace = h.outofplace;
+        p->root = h.root;
+        p->legacy = h.legacy;
+        p->min_bytes = h.min_bytes;
+        p->max_bytes = h.max_bytes;
+        if ((st = unpack_gpu(b, len, &p->gpus[rank])))
+            st = tc_error(ctx, st, NULL, 0, "rank %d received a damaged plan", rank);
+    }
+    free(b);
+    if (st) {
+        tc_msccl_free(p);
+        return st;
+    }
+    *m = p;
     return TC_OK;
 }
 
@@ -423,9 +667,10 @@ static MPI_Op mpi_op(tc_redop op)
 }
 
 /* The MPI library's collective on (send, recv) with T elements of `type` (esize bytes each); in place
- * when inplace (then recv holds the data in the layout of make_layout, send is ignored). */
+ * when inplace (then recv holds the data in the layout of make_layout, send is ignored); rooted ones at
+ * root. */
 static int mpi_coll(tc_coll c, MPI_Datatype type, size_t esize, MPI_Op op, const void *send, void *recv, size_t T,
-                    int n, int rank, int inplace, MPI_Comm comm)
+                    int n, int rank, int root, int inplace, MPI_Comm comm)
 {
     int reduces = tc_coll_reduces(c);
     MPI_Datatype dt = reduces ? type : MPI_BYTE;
@@ -441,21 +686,21 @@ static int mpi_coll(tc_coll c, MPI_Datatype type, size_t esize, MPI_Op op, const
         return MPI_Reduce_scatter_block(send, recv, part, dt, op, comm);
     case TC_COLL_ALLTOALL: return MPI_Alltoall(sb, part, dt, recv, part, dt, comm);
     case TC_COLL_BROADCAST:
-        if (!inplace && rank == 0)
+        if (!inplace && rank == root)
             memcpy(recv, send, T * esize);
-        return MPI_Bcast(recv, cnt, dt, 0, comm);
+        return MPI_Bcast(recv, cnt, dt, root, comm);
     case TC_COLL_REDUCE:
-        return MPI_Reduce(inplace ? (rank == 0 ? MPI_IN_PLACE : recv) : send, recv, cnt, dt, op, 0, comm);
+        return MPI_Reduce(inplace ? (rank == root ? MPI_IN_PLACE : recv) : send, recv, cnt, dt, op, root, comm);
     case TC_COLL_GATHER:
         if (inplace)
-            return MPI_Gather(rank == 0 ? MPI_IN_PLACE : (char *)recv + (size_t)rank * (size_t)part, part, dt, recv,
-                              part, dt, 0, comm);
-        return MPI_Gather(send, part, dt, recv, part, dt, 0, comm);
+            return MPI_Gather(rank == root ? MPI_IN_PLACE : (char *)recv + (size_t)rank * (size_t)part, part, dt, recv,
+                              part, dt, root, comm);
+        return MPI_Gather(send, part, dt, recv, part, dt, root, comm);
     case TC_COLL_SCATTER:
         if (inplace)
-            return MPI_Scatter(recv, part, dt, rank == 0 ? MPI_IN_PLACE : (char *)recv + (size_t)rank * (size_t)part,
-                               part, dt, 0, comm);
-        return MPI_Scatter(send, part, dt, recv, part, dt, 0, comm);
+            return MPI_Scatter(recv, part, dt, rank == root ? MPI_IN_PLACE : (char *)recv + (size_t)rank * (size_t)part,
+                               part, dt, root, comm);
+        return MPI_Scatter(send, part, dt, recv, part, dt, root, comm);
     default: return MPI_ERR_OP;
     }
 }
@@ -471,6 +716,8 @@ typedef struct runner {
     MPI_Comm comm;
     int rank, n;
     uint64_t seed;
+    sink_state *ss;
+    int agreed;      /* the failure returned is known to every rank (else the replay aborts) */
 } runner;
 
 typedef struct result {
@@ -537,10 +784,14 @@ static tc_status run_mode(runner *r, tc_exec_engine *eng, int mode, size_t T, si
     tc_status st = TC_OK;
     make_layout(c, mode, T, r->n, r->rank, &L);
     int bad = alloc_bufs(r, &L, es, (size_t)r->plan->buf_chunks[2] * chunk, alloc, bufs);
-    if (agree(r->comm, bad ? TC_ERR_NOMEM : TC_OK)) {
+    if ((st = report(r->ss, r->comm,
+                     bad ? tc_error(r->ctx, TC_ERR_NOMEM, NULL, 0,
+                                    "rank %d cannot allocate the buffers of a %zu-byte %s on %s memory", r->rank,
+                                    T * es, tc_coll_name(c), r->be->name)
+                         : TC_OK))) {
         free_bufs(r, alloc);
-        return tc_error(r->ctx, TC_ERR_NOMEM, NULL, 0, "cannot allocate the buffers of a %zu-byte %s on %s memory",
-                        T * es, tc_coll_name(c), r->be->name);
+        r->agreed = 1;
+        return st;
     }
     res->ran = 1;
     res->wrong = -1;
@@ -556,43 +807,51 @@ static tc_status run_mode(runner *r, tc_exec_engine *eng, int mode, size_t T, si
                 bad = 1;
         }
         bad |= !h_in || !h_ref || !h_out || !h_tmp;
-        if (agree(r->comm, bad ? TC_ERR_NOMEM : TC_OK)) {
-            st = tc_error(r->ctx, TC_ERR_NOMEM, NULL, 0, "cannot allocate the --check buffers");
+        if ((st = report(r->ss, r->comm,
+                         bad ? tc_error(r->ctx, TC_ERR_NOMEM, NULL, 0, "rank %d cannot allocate the --check buffers",
+                                        r->rank)
+                             : TC_OK))) {
+            r->agreed = 1;
             goto done;
         }
+        res->wrong = 0;
+    }
+    /* o->check replays with fresh inputs, each compared with the MPI library's result */
+    for (int k = 0; k < o->check; k++) {
+        int it = iter * 1024 + k;
         /* poison everything (stale data must show up as wrong), then place the input */
-        tc_exec_fill_random(o->dtype, o->op, h_tmp, L.a_elems, mix_seed(r->seed, r->rank, iter, 1));
+        tc_exec_fill_random(o->dtype, o->op, h_tmp, L.a_elems, mix_seed(r->seed, r->rank, it, 1));
         r->be->upload(r->be, alloc[0], h_tmp, L.a_elems * es);
         if (L.b_elems) {
-            tc_exec_fill_random(o->dtype, o->op, h_tmp, L.b_elems, mix_seed(r->seed, r->rank, iter, 2));
+            tc_exec_fill_random(o->dtype, o->op, h_tmp, L.b_elems, mix_seed(r->seed, r->rank, it, 2));
             r->be->upload(r->be, alloc[1], h_tmp, L.b_elems * es);
         }
-        tc_exec_fill_random(o->dtype, o->op, h_in, ie, mix_seed(r->seed, r->rank, iter, 0));
+        tc_exec_fill_random(o->dtype, o->op, h_in, ie, mix_seed(r->seed, r->rank, it, 0));
         r->be->upload(r->be, bufs[0], h_in, ie * es);
         if ((st = tc_exec_engine_run(eng, bufs)))
             goto done;
         r->be->download(r->be, h_out, bufs[1], oe * es);
-        if (o->corrupt && r->rank == 0)
+        if (o->corrupt && r->rank == (is_root_only(c) ? r->m->root : 0)) /* a rank whose output is checked */
             corrupt(o->dtype, h_out, oe, (size_t)o->corrupt);
         /* the MPI library's answer on the same inputs */
         int rc;
         if (f_in) {
             f_ref = (float *)h_ref;
             tc_exec_to_float(o->dtype, h_in, f_in, ie);
-            rc = mpi_coll(c, MPI_FLOAT, sizeof(float), mpi_op(o->op), f_in, f_ref, T, r->n, r->rank, 0, r->comm);
+            rc = mpi_coll(c, MPI_FLOAT, sizeof(float), mpi_op(o->op), f_in, f_ref, T, r->n, r->rank, r->m->root, 0, r->comm);
         } else {
-            rc = mpi_coll(c, mpi_type(o->dtype), es, mpi_op(o->op), h_in, h_ref, T, r->n, r->rank, 0, r->comm);
+            rc = mpi_coll(c, mpi_type(o->dtype), es, mpi_op(o->op), h_in, h_ref, T, r->n, r->rank, r->m->root, 0, r->comm);
         }
         if (rc != MPI_SUCCESS) {
             st = tc_error(r->ctx, TC_ERR_INTERNAL, NULL, 0, "the MPI library's %s failed", tc_coll_name(c));
             goto done;
         }
         uint64_t wrong = 0, total = 0;
-        if (!is_root_only(c) || r->rank == 0)
+        if (!is_root_only(c) || r->rank == r->m->root)
             wrong = tc_exec_count_wrong(o->dtype, h_out, h_ref, f_in != NULL, oe,
                                         tc_coll_reduces(c) ? tc_exec_dtype_tolerance(o->dtype, r->n) : 0);
         MPI_Allreduce(&wrong, &total, 1, MPI_UINT64_T, MPI_SUM, r->comm);
-        res->wrong = (int64_t)total;
+        res->wrong += (int64_t)total;
     }
     /* timing: inputs of ones (no denormals, products stay 1) */
     {
@@ -630,11 +889,11 @@ static tc_status run_mode(runner *r, tc_exec_engine *eng, int mode, size_t T, si
         void *send = bufs[0], *recv = mode == MODE_IP ? alloc[0] : bufs[1];
         int rc = MPI_SUCCESS;
         for (int k = 0; k < o->warmup && rc == MPI_SUCCESS; k++)
-            rc = mpi_coll(c, dt_, es, mpi_op(o->op), send, recv, T, r->n, r->rank, mode == MODE_IP, r->comm);
+            rc = mpi_coll(c, dt_, es, mpi_op(o->op), send, recv, T, r->n, r->rank, r->m->root, mode == MODE_IP, r->comm);
         MPI_Barrier(r->comm);
         t0 = tc_now();
         for (int k = 0; k < o->iters && rc == MPI_SUCCESS; k++)
-            rc = mpi_coll(c, dt_, es, mpi_op(o->op), send, recv, T, r->n, r->rank, mode == MODE_IP, r->comm);
+            rc = mpi_coll(c, dt_, es, mpi_op(o->op), send, recv, T, r->n, r->rank, r->m->root, mode == MODE_IP, r->comm);
         dt = (tc_now() - t0) / o->iters;
         MPI_Allreduce(&dt, &mpi_res->time, 1, MPI_DOUBLE, MPI_MAX, r->comm);
         mpi_res->ran = rc == MPI_SUCCESS;
@@ -685,7 +944,9 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 2;
     }
-    sink_state ss = {rank};
+    sink_state ss;
+    memset(&ss, 0, sizeof ss);
+    ss.rank = rank;
     tc_ctx ctx;
     tc_ctx_init(&ctx);
     ctx.sink = exec_sink;
@@ -697,36 +958,32 @@ int main(int argc, char **argv)
     int have_be = 0, exit_code = 1;
     uint64_t seed = 0;
 
-    /* 1. load and verify the plan on every rank; refuse before any message of the replay is sent */
-    tc_status st = load_plan(&ctx, &o, comm, rank, &m);
-    if (!st && m->legacy && !o.accept_legacy)
-        st = tc_error(&ctx, TC_ERR_INVALID, o.plan, 0,
-                      "legacy MSCCL file (lacks attributes that NCCL and RCCL require); "
-                      "pass --accept-legacy to replay it anyway");
-    if (!st && m->ngpus != n)
-        st = tc_error(&ctx, TC_ERR_INVALID, o.plan, 0,
-                      "the plan is for %d ranks but tacos-run was started on %d (use mpirun -np %d)", m->ngpus, n,
-                      m->ngpus);
-    if (!st)
-        st = tc_msccl_verify(&ctx, m, NULL, o.plan);
-    if (!st && !(m->inplace || m->outofplace))
-        st = tc_error(&ctx, TC_ERR_INVALID, o.plan, 0, "the plan is neither in-place nor out-of-place");
-    if (!st && m->nchunksperloop < 1)
-        st = tc_error(&ctx, TC_ERR_INVALID, o.plan, 0, "nchunksperloop must be positive");
+    /* 1. rank 0 loads and verifies the whole plan; every rank gets its own section; everything is
+     * refused before any message of the replay is sent */
+    int root_src = ROOT_NONE;
+    tc_status st = rank == 0 ? load_plan(&ctx, &o, n, &m, &root_src) : TC_OK;
+    if ((st = report(&ss, comm, st)))
+        goto out;
+    st = share_plan(&ctx, comm, rank, n, &m, &root_src);
     if (!st)
         st = tc_exec_plan_create(&ctx, m, rank, o.plan, &plan);
-    if (agree(comm, st)) {
-        if (!st)
-            tc_error(&ctx, TC_ERR_INVALID, o.plan, 0, "the plan was refused on another rank");
-        goto out;
+    if (!st) { /* a channel is an MPI tag */
+        int *ub = NULL, flag = 0;
+        MPI_Comm_get_attr(comm, MPI_TAG_UB, &ub, &flag);
+        for (int t = 0; flag && ub && t < plan->n_tbs && !st; t++)
+            if (plan->tbs[t].chan > *ub)
+                st = tc_error(&ctx, TC_ERR_UNSUPPORTED, o.plan, 0,
+                              "gpu %d tb %d: channel %d is above this MPI library's largest tag (%d)", rank, t,
+                              plan->tbs[t].chan, *ub);
     }
+    if ((st = report(&ss, comm, st)))
+        goto out;
     const tc_coll coll = m->coll;
-    const int C = m->nchunksperloop;
+    const int C = m->nchunksperloop, root = m->root;
     int modes = o.modes & ((m->outofplace ? MODE_OOP : 0) | (m->inplace ? MODE_IP : 0));
-    if (!modes) {
-        if (rank == 0)
-            tc_error(&ctx, TC_ERR_USAGE, o.plan, 0, "the plan has no %s variant", o.modes == MODE_OOP ? "out-of-place" : "in-place");
-        exit_code = 2;
+    if (!modes) { /* known on every rank: rank 0 prints */
+        st = tc_error(&ctx, TC_ERR_USAGE, o.plan, 0, "the plan has no %s variant",
+                      o.modes == MODE_OOP ? "out-of-place" : "in-place");
         goto out;
     }
     /* unit of T: nchunksperloop, and a multiple of ngpus for split collectives */
@@ -755,11 +1012,8 @@ int main(int argc, char **argv)
                                "gpu %d addresses %d chunks of buffer o but the %s %s output holds %zu", rank,
                                plan->buf_chunks[1], mname, tc_coll_name(coll), L.o_avail / ch);
         }
-        if (agree(comm, fit)) {
-            if (!fit)
-                tc_error(&ctx, TC_ERR_INVALID, o.plan, 0, "the plan does not fit its buffers on another rank");
+        if ((st = report(&ss, comm, fit)))
             goto out;
-        }
     }
 
     /* 2. the backend */
@@ -783,11 +1037,8 @@ int main(int argc, char **argv)
         st = TC_OK;
     }
     have_be = !st;
-    if (agree(comm, st)) {
-        if (!st)
-            tc_error(&ctx, TC_ERR_UNSUPPORTED, NULL, 0, "--device cuda is unavailable on another rank");
+    if ((st = report(&ss, comm, st)))
         goto out;
-    }
 
     /* 3. idle policy: oversubscribed ranks sleep when they cannot progress, leaving the cores to those
      * that can (yielding alone lets idle ranks take their full share of a timeslice) */
@@ -830,11 +1081,14 @@ int main(int argc, char **argv)
         printf("# sizes are rounded down to a multiple of %zu elements (nchunksperloop%s)\n", U,
                splits(coll) ? " and ngpus" : "");
         if (tc_coll_rooted(coll))
-            printf("# root 0\n");
+            printf("# root %d (%s)\n", root,
+                   root_src == ROOT_PLAN ? "the schedule's" : root_src == ROOT_OPTION ? "--root" : "implied by the program");
         if (o.check) {
             double tol = tc_coll_reduces(coll) ? tc_exec_dtype_tolerance(o.dtype, n) : 0; /* moves are exact */
-            printf("# check: against the MPI library's %s, seed %" PRIu64 " (per rank and row), ",
-                   tc_coll_name(coll), seed);
+            printf("# check: against the MPI library's %s, seed %" PRIu64 " (per rank and row), ", tc_coll_name(coll),
+                   seed);
+            if (o.check > 1)
+                printf("%d replays per size and placement, ", o.check);
             if (tol > 0)
                 printf("relative tolerance %.1e%s\n", tol,
                        o.dtype == TC_DT_BFLOAT16 || o.dtype == TC_DT_FLOAT16 ? " (reference in float32)" : "");
@@ -863,7 +1117,7 @@ int main(int argc, char **argv)
     }
 
     /* 5. the sweep */
-    runner r = {&ctx, &o, m, plan, &be, comm, rank, n, seed};
+    runner r = {&ctx, &o, m, plan, &be, comm, rank, n, seed, &ss, 0};
     int64_t wrong_total = 0;
     double busbw_sum = 0;
     int rows = 0;
@@ -881,11 +1135,8 @@ int main(int argc, char **argv)
         tc_exec_engine_free(eng);
         eng = NULL;
         tc_status est = tc_exec_engine_create(&ctx, plan, &be, comm, &ro, &eng);
-        if (agree(comm, est)) {
-            if (!est)
-                tc_error(&ctx, TC_ERR_INTERNAL, NULL, 0, "the replay could not be set up on another rank");
+        if ((st = report(&ss, comm, est)))
             goto out;
-        }
         result res[2] = {{0}}, mres = {0};
         for (int mode = MODE_OOP; mode <= MODE_IP && !st; mode <<= 1)
             if (modes & mode)
@@ -919,7 +1170,12 @@ int main(int argc, char **argv)
         }
         rows++;
     }
-    if (st) {
+    if (st && r.agreed) /* every rank knows and the message is out */
+        goto out;
+    if (st) { /* this rank alone: its message, then the job ends */
+        if (ss.held.data)
+            fputs(ss.held.data, stderr);
+        ss.direct = 1;
         tc_error(&ctx, st, NULL, 0, "replay failed on rank %d; aborting", rank);
         fflush(stderr);
         MPI_Abort(MPI_COMM_WORLD, 1);
@@ -931,7 +1187,10 @@ int main(int argc, char **argv)
         printf("# Avg bus bandwidth    : %.4f GB/s\n", rows ? busbw_sum / (rows * cols) : 0.0);
     }
     exit_code = wrong_total ? 1 : 0;
+    st = TC_OK;
 out:
+    if (st)
+        exit_code = st == TC_ERR_USAGE ? 2 : 1;
     tc_exec_engine_free(eng);
     tc_exec_plan_free(plan);
     tc_msccl_free(m);
@@ -939,6 +1198,7 @@ out:
         be.fini(&be);
     fflush(stdout);
     fflush(stderr);
+    tc_buf_free(&ss.held);
     MPI_Comm_free(&comm);
     MPI_Finalize();
     return exit_code;

@@ -30,6 +30,7 @@
 #include "exec.h"
 
 #include <limits.h>
+#include <stdint.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,7 +94,6 @@ tc_status tc_exec_plan_create(tc_ctx *ctx, const tc_msccl *m, int rank, const ch
     const tc_msccl_gpu *g = &m->gpus[rank];
     tc_status st = TC_OK;
     tc_exec_plan *p = calloc(1, sizeof *p);
-    int *seen = NULL;
     if (!p)
         return TC_ERR_NOMEM;
     p->rank = rank;
@@ -106,10 +106,10 @@ tc_status tc_exec_plan_create(tc_ctx *ctx, const tc_msccl *m, int rank, const ch
         p->n_steps += g->tbs[t].n_steps;
     p->tbs = calloc((size_t)(g->n_tbs ? g->n_tbs : 1), sizeof *p->tbs);
     p->steps = calloc((size_t)(p->n_steps ? p->n_steps : 1), sizeof *p->steps);
-    /* (channel, peer, direction) uniqueness: channels are bounded by nchannels */
-    int nch = m->nchannels > 0 ? m->nchannels : 1;
-    seen = calloc((size_t)nch * (size_t)m->ngpus * 2, sizeof *seen);
-    if (!p->tbs || !p->steps || !seen) {
+    /* ids, peers, channels, one tb per (channel, peer) and direction, offsets: the structural rules */
+    if ((st = tc_msccl_check_structure(ctx, m, name)))
+        goto fail;
+    if (!p->tbs || !p->steps) {
         st = TC_ERR_NOMEM;
         goto fail;
     }
@@ -121,7 +121,7 @@ tc_status tc_exec_plan_create(tc_ctx *ctx, const tc_msccl *m, int rank, const ch
                           tb->id, t);
             goto fail;
         }
-        if (tb->chan < 0 || tb->chan >= nch) {
+        if (tb->chan < 0 || tb->chan >= m->nchannels) {
             st = tc_error(ctx, TC_ERR_INVALID, name, tb->line, "gpu %d tb %d: channel %d out of range", rank, t,
                           tb->chan);
             goto fail;
@@ -135,14 +135,6 @@ tc_status tc_exec_plan_create(tc_ctx *ctx, const tc_msccl *m, int rank, const ch
                               t, dir ? "receive" : "send", peer);
                 goto fail;
             }
-            int *s = &seen[((size_t)tb->chan * (size_t)m->ngpus + (size_t)peer) * 2 + (size_t)dir];
-            if (*s) {
-                st = tc_error(ctx, TC_ERR_INVALID, name, tb->line,
-                              "gpu %d tb %d: a second tb %s peer %d on channel %d", rank, t,
-                              dir ? "receiving from" : "sending to", peer, tb->chan);
-                goto fail;
-            }
-            *s = 1;
         }
         p->tbs[t].send = tb->send;
         p->tbs[t].recv = tb->recv;
@@ -195,11 +187,9 @@ tc_status tc_exec_plan_create(tc_ctx *ctx, const tc_msccl *m, int rank, const ch
                 goto fail;
             }
         }
-    free(seen);
     *out = p;
     return TC_OK;
 fail:
-    free(seen);
     tc_exec_plan_free(p);
     return st;
 }
@@ -223,7 +213,7 @@ typedef struct reqinfo {
     void *tmp;         /* temporary to return when a send completes (NULL: user region) */
     pool *tmp_pool;
     int buf;           /* user region read by a send, for hazards (-1 none) */
-    size_t lo, hi;     /* byte range in buf */
+    uintptr_t lo, hi;  /* its address range: in place, i and o share memory, so hazards compare addresses */
 } reqinfo;
 
 typedef struct tbstate {
@@ -415,8 +405,8 @@ static tc_status post_send(tc_exec_engine *e, int tb, int j, const void *ptr, si
     ri->tmp = tmp;
     ri->tmp_pool = pl;
     ri->buf = tmp ? -1 : buf;
-    ri->lo = lo;
-    ri->hi = lo + bytes;
+    ri->lo = tmp || buf < 0 ? 0 : (uintptr_t)(e->bufs[buf] + lo);
+    ri->hi = ri->lo + bytes;
     e->active++;
     if (!tmp)
         e->n_sends_user++;
@@ -441,14 +431,16 @@ static tc_status post_recv(tc_exec_engine *e, int tb, int j, int gstep, void *pt
     return TC_OK;
 }
 
-/* Nonzero when an in-flight send still reads bytes [lo, lo+n) of buffer buf. */
+/* Nonzero when an in-flight send still reads bytes [lo, lo+n) of buffer buf (or memory it shares with
+ * another buffer: in place, o is i or a part of it). */
 static int hazard(const tc_exec_engine *e, int buf, size_t lo, size_t n)
 {
     if (!e->n_sends_user)
         return 0;
+    uintptr_t a = (uintptr_t)(e->bufs[buf] + lo), b = a + n;
     for (int i = 0; i < e->n_reqs; i++) {
         const reqinfo *ri = &e->info[i];
-        if (ri->kind == RQ_SEND && ri->buf == buf && ri->lo < lo + n && lo < ri->hi)
+        if (ri->kind == RQ_SEND && ri->buf >= 0 && ri->lo < b && a < ri->hi)
             return 1;
     }
     return 0;

@@ -311,12 +311,6 @@ static tc_status add_port(reader *r, const char *sw, int **ports, int *np, int *
     return TC_OK;
 }
 
-static int cmp_int(const void *a, const void *b)
-{
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
-}
-
 static tc_status read_switch(reader *r, xmlNode *n)
 {
     tc_status st = TC_OK;
@@ -367,7 +361,7 @@ static tc_status read_switch(reader *r, xmlNode *n)
         goto done;
     }
     memcpy(sorted, ports, (size_t)np * sizeof *sorted);
-    qsort(sorted, (size_t)np, sizeof *sorted, cmp_int);
+    qsort(sorted, (size_t)np, sizeof *sorted, tc_cmp_int);
     for (int i = 1; i < np; i++)
         if (sorted[i] == sorted[i - 1]) {
             st = err(r, TC_ERR_INVALID, line, "switch '%s': npu %d attached twice", name, sorted[i]);
