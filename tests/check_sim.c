@@ -427,7 +427,8 @@ static tc_topo *mk_random(tc_rng *g)
     tc_topo *t = NULL;
     ck_assert_int_eq(tc_topo_create("random", n, &t), TC_OK);
     const int both = (int)tc_rng_below(g, 2), extra = (int)tc_rng_below(g, (uint64_t)2 * n);
-#define RLINK(a, b) tc_topo_add_link(t, a, b, 0, (0.1 + 2 * tc_rng_unit(g)) * 1e-6, 1.0 / ((5 + 95 * tc_rng_unit(g)) * 1e9), 0)
+#define RLINK(a, b)                                                                                         \
+    tc_topo_add_link(t, a, b, 0, (0.1 + 2 * tc_rng_unit(g)) * 1e-6, 1.0 / ((5 + 95 * tc_rng_unit(g)) * 1e9), 0)
     for (int i = 0; i < n; i++) {
         RLINK(perm[i], perm[(i + 1) % n]);
         if (both)
@@ -502,7 +503,8 @@ static void check_plan(const tc_sched *s, const tc_topo *t, void *u)
     char d[160];
     ck_assert_msg(a->bound.time > 0 && a->bound.time <= a->time * (1 + 1e-12),
                   "%s %s on %d npus, %d links: bound %.12g (%s) above the simulated %.12g", s->algo,
-                  tc_coll_name(s->coll), t->n_npus, t->n_links, a->bound.time, tc_bound_describe(&a->bound, d, sizeof d),
+                  tc_coll_name(s->coll), t->n_npus, t->n_links, a->bound.time,
+                  tc_bound_describe(&a->bound, d, sizeof d),
                   a->time);
     ck_assert(a->efficiency > 0 && a->efficiency <= 1 + 1e-12);
     ps->plans++;

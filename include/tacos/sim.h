@@ -131,8 +131,9 @@ typedef struct tc_sim_result {
     double ab_dilation;   /**< AB: sum over rounds of the dilation terms, s */
     double ab_congestion; /**< AB: sum over rounds of the congestion terms, s */
     int general;          /**< event: 1 when the event-queue path ran */
-    /* Event model with opts.explain (or opts.trace and general): the critical path, a chain of link services (a chunk holding a link)
-     * from time 0 to the last arrival, each starting when the one before it ended; they sum to `time`. */
+    /* Event model with opts.explain (or opts.trace when the event queue ran): the critical path, a chain of
+     * link services (a chunk holding a link) from time 0 to the last arrival, each starting when the one
+     * before it ended; they sum to `time`. */
     int cp_hops;          /**< services on the critical path */
     double cp_latency;    /**< alpha of the path's own chunks */
     double cp_transfer;   /**< beta * bytes of their first hops */

@@ -506,8 +506,10 @@ tc_status tc_sim_bound(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, uint
     memset(&c, 0, sizeof c);
     c.t = topo;
     c.h = (shape){s->coll, s->n_ranks, s->n_chunks, s->chunks_per_rank, s->root};
-    if (s->coll == TC_COLL_ALLTOALL)
-        c.h.K = s->n_chunks / ((int64_t)s->n_ranks * s->n_ranks) > 0 ? (int)(s->n_chunks / ((int64_t)s->n_ranks * s->n_ranks)) : 1;
+    if (s->coll == TC_COLL_ALLTOALL) { /* chunks per (source, destination) pair */
+        const int64_t pairs = (int64_t)s->n_ranks * s->n_ranks;
+        c.h.K = s->n_chunks / pairs > 0 ? (int)(s->n_chunks / pairs) : 1;
+    }
     tc_status st = TC_ERR_NOMEM;
     const size_t nl = (size_t)topo->n_links + 1, nn = (size_t)n + 1;
     c.occ = malloc(nl * sizeof *c.occ);

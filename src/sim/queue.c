@@ -598,7 +598,8 @@ tc_status tc_sim_queue_run(tc_ctx *ctx, sim_router *ro, double bytes, tc_sim_res
     q.ch_hol = malloc(m1 * sizeof *q.ch_hol);
     q.ch_end = malloc(m1 * sizeof *q.ch_end);
     q.known = calloc(m1, 1);
-    if (!q.ch_list || !q.ch_of || !q.ch_hol || !q.ch_end || !q.known || !q.pos || !q.hop_off || !q.need || !q.rdy || !q.rdy_from || !q.arr || !q.inord || !q.inidx || !q.head ||
+    if (!q.ch_list || !q.ch_of || !q.ch_hol || !q.ch_end || !q.known || !q.pos || !q.hop_off || !q.need ||
+        !q.rdy || !q.rdy_from || !q.arr || !q.inord || !q.inidx || !q.head ||
         !q.cend || !q.plen || !q.done || !q.pmax || !q.pfrom || !q.outl || !q.ocur || !q.oend || !q.arrived ||
         !q.eoff || !q.ln)
         goto done;

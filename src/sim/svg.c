@@ -449,7 +449,8 @@ static int draw_timeline(pic *P, const tc_sim_result *r, int x0, int y0, int w)
             occ = cnt ? occ / cnt : 0;
             if (occ <= 1e-6)
                 continue;
-            const int xa = lx + (int)lround(lw * scale * b / r->bins), xb = lx + (int)lround(lw * scale * (b + 1) / r->bins);
+            const int xa = lx + (int)lround(lw * scale * b / r->bins);
+            const int xb = lx + (int)lround(lw * scale * (b + 1) / r->bins);
             paths_cell(&p, bucket(occ), xa, ly + row * rh, xb > xa ? xb - xa : 1, rh - 1);
         }
     }
