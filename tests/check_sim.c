@@ -647,6 +647,13 @@ START_TEST(test_bound_ndv2)
     ck_assert_msg(best >= 0.9, "best efficiency %.4f", best);
     tc_topo_free(raw);
     tc_topo_free(t);
+    /* tacosc info prints it for every collective, beside the paper's V-A figure */
+    char *out = NULL;
+    ck_assert_int_eq(tu_tacosc_run(&out, "info topologies/ndv2-2x8.xml --size 1000000000"), 0);
+    ck_assert_msg(strstr(out, "  allgather      40.010 ms  (cut: node 0 (npus 0-7), in)\n") &&
+                      strstr(out, "  all-gather     6.254 ms"),
+                  "%s", out);
+    free(out);
 }
 END_TEST
 

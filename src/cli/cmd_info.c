@@ -116,7 +116,8 @@ int tc_cli_info(int argc, char **argv)
            in.diameter_exact ? "exact" : "sampled lower bound", t->n_switches ? ", switches unwound" : "");
     printf("min injection   %s\n", gbps(in.min_injection_bw, b1, sizeof b1));
     printf("min ejection    %s\n", gbps(in.min_ejection_bw, b1, sizeof b1));
-    printf("ideal time for %s (%llu bytes), TACOS bound:\n", tc_fmt_bytes((double)size, b1, sizeof b1),
+    printf("ideal time for %s (%llu bytes), TACOS paper V-A (not a bound where a cut is slower):\n",
+           tc_fmt_bytes((double)size, b1, sizeof b1),
            (unsigned long long)size);
     static const struct { tc_coll c; const char *name; } colls[] = {
         {TC_COLL_ALLGATHER, "all-gather"},
