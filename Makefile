@@ -22,7 +22,7 @@ SAN      ?=
 CFLAGS   ?= $(OPT) -g
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -Iinclude -pthread $(SAN) \
              $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(CFLAGS)
-LDLIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lglpk -lm -lpthread
+LDLIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lglpk -lsvm -lm -lpthread
 CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null)
 LDFLAGS  ?=
 

@@ -28,6 +28,7 @@ static const struct {
 } commands[] = {
     {"topo", tc_cli_topo},     {"info", tc_cli_info},       {"verify", tc_cli_verify},
     {"sim", tc_cli_sim},       {"compare", tc_cli_compare}, {"route", tc_cli_route},
+    {"tune", tc_cli_tune},     {"bundle", tc_cli_bundle},
 };
 
 int tc_cli_exit(tc_status st)
