@@ -173,6 +173,8 @@ tc_status tc_tune_data_write(tc_ctx *ctx, const tc_tune_data *d, FILE *f);
  * rows, a collective whose rows mix sources or chunk counts.
  */
 tc_status tc_tune_data_read(tc_ctx *ctx, const char *path, tc_tune_data **out);
+/** The same on len bytes of text (diagnostics name `path`). */
+tc_status tc_tune_data_read_mem(tc_ctx *ctx, const char *path, const char *text, size_t len, tc_tune_data **out);
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Model                                                                                             */

@@ -188,19 +188,14 @@ static void readme(FILE *f, const char *abs, const tc_topo *topo, tc_coll coll, 
                "reduction.  The ranges of one collective, rank count and placement below cover every size\n"
                "from 0 up exactly once; a call no file serves runs the library's own algorithm.  <gpu id=\"g\">\n"
                "is what rank g runs: number the topology's NPUs as the job's ranks.\n\n");
-    fprintf(f, "Files in " ALGO_DIR "/ (each verified for the target it was written for):\n\n");
-    fprintf(f, "  %-44s %-13s %5s %12s %12s %-10s %-9s %8s\n", "file", "coll", "ranks", "minBytes", "maxBytes",
+    fprintf(f, "Files in " ALGO_DIR "/ (each verified for the target it was written for; maxBytes 0: no limit):\n\n");
+    fprintf(f, "  %-44s %-13s %5s %12s %12s %-10s %-12s %8s\n", "file", "coll", "ranks", "minBytes", "maxBytes",
             "algorithm", "placement", "channels");
     for (int i = 0; i < nf; i++) {
         const tc_msccl *m = progs[i];
-        char mx[32];
-        if (m->max_bytes)
-            snprintf(mx, sizeof mx, "%llu", (unsigned long long)m->max_bytes);
-        else
-            snprintf(mx, sizeof mx, "0 (no limit)");
-        fprintf(f, "  %-44s %-13s %5d %12llu %12s %-10s %-9s %8d\n", files[i], tc_coll_name(m->coll), m->ngpus,
-                (unsigned long long)m->min_bytes, mx, m->name ? m->name : "?",
-                m->inplace && m->outofplace ? "both" : m->inplace ? "in place" : "out", m->nchannels);
+        fprintf(f, "  %-44s %-13s %5d %12llu %12llu %-10s %-12s %8d\n", files[i], tc_coll_name(m->coll), m->ngpus,
+                (unsigned long long)m->min_bytes, (unsigned long long)m->max_bytes, m->name ? m->name : "?",
+                m->inplace && m->outofplace ? "both" : m->inplace ? "in-place" : "out-of-place", m->nchannels);
     }
     fprintf(f, "\nThe last bundle written here: %s on %s (%d ranks), target %s, chosen by %s, seed %llu:\n\n",
             tc_coll_name(coll), topo->name ? topo->name : "?", topo->n_npus, tc_msccl_target_name(lo->target), how,

@@ -207,10 +207,14 @@ static int train(tc_ctx *ctx, const char *data_path, unsigned colls, const char 
                        log2(m->C), log2(m->gamma), TC_TUNE_FOLDS, 100 * m->cv_accuracy, m->n_train);
             else
                 printf("  one winner: nothing to separate (the SVM predicts %s everywhere)\n", classes);
-            printf("  held out %d: accuracy %.1f%% (%d correct); mispredictions: mean slowdown %.2f%%, worst "
-                   "%.2f%%; mean slowdown over all %.2f%%\n",
-                   t->n, 100 * t->accuracy, t->correct, 100 * t->mean_slowdown, 100 * t->worst_slowdown,
-                   100 * t->mean_slowdown_all);
+            if (t->correct == t->n)
+                printf("  held out %d: accuracy %.1f%% (%d correct): no mispredictions\n", t->n, 100 * t->accuracy,
+                       t->correct);
+            else
+                printf("  held out %d: accuracy %.1f%% (%d correct); mispredictions: mean slowdown %.2f%%, worst "
+                       "%.2f%%; mean slowdown over all %.2f%%\n",
+                       t->n, 100 * t->accuracy, t->correct, 100 * t->mean_slowdown, 100 * t->worst_slowdown,
+                       100 * t->mean_slowdown_all);
             if (t->no_time)
                 printf("  %d misprediction%s of an algorithm with no time there\n", t->no_time,
                        t->no_time == 1 ? "" : "s");

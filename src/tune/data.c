@@ -275,12 +275,25 @@ tc_status tc_tune_data_read(tc_ctx *ctx, const char *path, tc_tune_data **out)
 {
     char *buf = NULL;
     size_t len = 0;
-    tc_tune_data *d = NULL;
-    int *topo_line = NULL;
-    seen_row *seen = NULL;
     tc_status st = tc_read_file(ctx, path, &buf, &len);
     if (st)
         return st;
+    st = tc_tune_data_read_mem(ctx, path, buf, len, out);
+    free(buf);
+    return st;
+}
+
+tc_status tc_tune_data_read_mem(tc_ctx *ctx, const char *path, const char *text, size_t len, tc_tune_data **out)
+{
+    tc_tune_data *d = NULL;
+    int *topo_line = NULL;
+    seen_row *seen = NULL;
+    char *buf = malloc(len + 1); /* a copy the fields are cut out of */
+    tc_status st = buf ? TC_OK : TC_ERR_NOMEM;
+    if (st)
+        return st;
+    memcpy(buf, text, len);
+    buf[len] = 0;
     if ((st = tc_tune_data_create(&d)))
         goto fail;
     d->file = tc_strdup(path);
