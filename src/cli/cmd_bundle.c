@@ -138,7 +138,8 @@ static tc_status list_dir(tc_ctx *ctx, const char *dir, char ***names, int *n_ou
         free(v);
         return st;
     }
-    qsort(v, (size_t)n, sizeof *v, cmp_str);
+    if (n > 1)
+        qsort(v, (size_t)n, sizeof *v, cmp_str);
     *names = v;
     *n_out = n;
     return TC_OK;

@@ -136,11 +136,12 @@ static tc_status launch(tc_ctx *ctx, const tc_topo *topo, const char *plan, cons
     }
     int ws = pclose(p);
     if (!st && (ws == -1 || !WIFEXITED(ws) || WEXITSTATUS(ws) != 0))
-        st = tc_error(ctx, TC_ERR_IO, NULL, 0, "'%s' failed (%s %d): %s", cmd,
+        st = tc_error(ctx, TC_ERR_IO, NULL, 0, "the replay failed (%s %d): %.300s; the command was: %s",
                       ws != -1 && WIFEXITED(ws) ? "exit status" : "status", ws != -1 && WIFEXITED(ws) ? WEXITSTATUS(ws) : ws,
-                      last[0] ? last : "no output");
+                      last[0] ? last : "no output", cmd);
     else if (!st && n == 0)
-        st = tc_error(ctx, TC_ERR_IO, NULL, 0, "'%s' printed no timing row: %s", cmd, last[0] ? last : "no output");
+        st = tc_error(ctx, TC_ERR_IO, NULL, 0, "the replay printed no timing row: %.300s; the command was: %s",
+                      last[0] ? last : "no output", cmd);
     for (int i = lo; !st && i <= hi; i++) {
         int best = -1, least = 0;
         for (int r = 0; r < n; r++) {
