@@ -653,6 +653,14 @@ START_TEST(test_auto_by_model)
                   "%s", out);
     ck_assert_ptr_nonnull(strstr(out, "tune: 2 topologies, 33 sizes from 1024 to 67108864 B, source sim"));
     free(out);
+    /* the same inputs: the same bytes */
+    ck_assert_int_eq(tu_tacosc_run(&out, "tune %s %s -c allreduce,allgather --sizes 1K:64M:2 -q -o %s/d2.csv", t4, t8,
+                                   dir),
+                     0);
+    free(out);
+    char cmp[1024];
+    snprintf(cmp, sizeof cmp, "cmp %s/d.csv %s/d2.csv", dir, dir);
+    ck_assert_int_eq(tu_run(cmp, NULL), 0);
     ck_assert_msg(tu_tacosc_run(&out, "tune --train %s/d.csv -o %s/m --seed 7", dir, dir) == 0, "%s", out);
     ck_assert_ptr_nonnull(strstr(out, "allreduce: 66 samples on 2 topologies, 2 winning algorithms (tacos, ring2)"));
     ck_assert_ptr_nonnull(strstr(out, "allgather: 66 samples on 2 topologies"));

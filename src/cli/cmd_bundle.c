@@ -253,16 +253,9 @@ int tc_cli_bundle(int argc, char **argv)
         case O_ROOT: st = tc_cli_parse_int(&ctx, "root", optarg, 0, INT_MAX, &go.root); break;
         case O_UNWIND: st = tc_cli_parse_int(&ctx, "unwind", optarg, 1, INT_MAX, &unwind); break;
         case O_SEED: st = tc_cli_parse_seed(&ctx, optarg, &ctx.seed); break;
-        case O_TARGET:
-            if (tc_msccl_target_parse(optarg, &lo.target) || lo.target == TC_TARGET_COMMON)
-                st = tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--target: '%s' is not nccl, rccl or tacos-run", optarg);
-            break;
-        case O_MAXCH: st = tc_cli_parse_int(&ctx, "max-channels", optarg, 1, 128, &lo.max_channels); break;
-        case O_PROTO:
-            if (strcmp(optarg, "Simple") && strcmp(optarg, "LL") && strcmp(optarg, "LL128"))
-                st = tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--proto: '%s' is not Simple, LL or LL128", optarg);
-            lo.proto = optarg;
-            break;
+        case O_TARGET: st = tc_cli_msccl_option(&ctx, "target", optarg, &lo); break;
+        case O_MAXCH: st = tc_cli_msccl_option(&ctx, "max-channels", optarg, &lo); break;
+        case O_PROTO: st = tc_cli_msccl_option(&ctx, "proto", optarg, &lo); break;
         case O_INPLACE:
         case O_OUTOFPLACE: break; /* seen[] tells */
         case 'o': out_dir = optarg; break;

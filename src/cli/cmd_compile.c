@@ -246,16 +246,9 @@ int tc_cli_compile(int argc, char **argv)
         case O_STATS: g.stats_only = 1; break;
         case 'o': out_path = optarg; break;
         case 'f': fmt_name = optarg; break;
-        case O_TARGET:
-            if (tc_msccl_target_parse(optarg, &lo.target) || lo.target == TC_TARGET_COMMON)
-                st = tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--target: '%s' is not nccl, rccl or tacos-run", optarg);
-            break;
-        case O_MAXCH: st = tc_cli_parse_int(&ctx, "max-channels", optarg, 1, 128, &lo.max_channels); break;
-        case O_PROTO:
-            if (strcmp(optarg, "Simple") && strcmp(optarg, "LL") && strcmp(optarg, "LL128"))
-                st = tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--proto: '%s' is not Simple, LL or LL128", optarg);
-            lo.proto = optarg;
-            break;
+        case O_TARGET: st = tc_cli_msccl_option(&ctx, "target", optarg, &lo); break;
+        case O_MAXCH: st = tc_cli_msccl_option(&ctx, "max-channels", optarg, &lo); break;
+        case O_PROTO: st = tc_cli_msccl_option(&ctx, "proto", optarg, &lo); break;
         case O_CHANNELS: st = tc_cli_parse_int(&ctx, "channels", optarg, 1, 1024, &lo.channels); break;
         case O_MINB: st = parse_bytes(&ctx, "min-bytes", optarg, &lo.min_bytes); break;
         case O_MAXB: st = parse_bytes(&ctx, "max-bytes", optarg, &lo.max_bytes); break;

@@ -3,16 +3,6 @@
  * (man 5 tacosc-tune, MODEL DIRECTORY). */
 #include "tune_int.h"
 
-#if defined(__has_include)
-#if __has_include(<libsvm/svm.h>)
-#include <libsvm/svm.h>
-#else
-#include <svm.h>
-#endif
-#else
-#include <libsvm/svm.h>
-#endif
-
 #include <cJSON.h>
 #include <errno.h>
 #include <math.h>

@@ -20,16 +20,6 @@
  * 5 trainings of 32 samples; the best pair is trained on all 40 and scored on the 10. */
 #include "tune_int.h"
 
-#if defined(__has_include)
-#if __has_include(<libsvm/svm.h>)
-#include <libsvm/svm.h> /* Debian, Ubuntu: libsvm-dev */
-#else
-#include <svm.h>
-#endif
-#else
-#include <libsvm/svm.h>
-#endif
-
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,6 +4,17 @@
 
 #include "tacos/tune.h"
 
+/* libsvm (libsvm-dev): Debian installs it as <libsvm/svm.h>, other systems as <svm.h> */
+#if defined(__has_include)
+#if __has_include(<libsvm/svm.h>)
+#include <libsvm/svm.h>
+#else
+#include <svm.h>
+#endif
+#else
+#include <libsvm/svm.h>
+#endif
+
 #include <stddef.h>
 #include <stdint.h>
 
