@@ -772,6 +772,8 @@ START_TEST(test_usage)
          "tacosc: error: --algos: none of them generates allreduce (see 'tacosc tune --help')\n"},
         {"tune topologies/mesh2d-4x4.xml -c allreduce --source guess -o x.csv",
          "tacosc: error: --source: 'guess' is not sim or measure\n"},
+        {"tune topologies/mesh2d-4x4.xml topologies/mesh2d-4x4.xml -c allreduce -o x.csv",
+         "tacosc: error: topologies/mesh2d-4x4.xml and topologies/mesh2d-4x4.xml are the same topology: give it once\n"},
         {"bundle topologies/mesh2d-4x4.xml -o d", "tacosc: error: --collective is required (see 'tacosc bundle --help')\n"},
         {"bundle topologies/mesh2d-4x4.xml -c allreduce", "tacosc: error: -o DIR is required (see 'tacosc bundle --help')\n"},
         {"bundle topologies/mesh2d-4x4.xml -c allreduce --model m --algos ring -o d",

@@ -44,6 +44,9 @@ int tc_cli_getopt(tc_ctx *ctx, const char *cmd, int argc, char **argv, const cha
 const char *tc_cli_opt_name(const struct option *lo, int val, char *buf, size_t n);
 /** Usage error when --size gives a chunk less than one byte on n_ranks ranks with `chunks` per rank. */
 tc_status tc_cli_check_size(tc_ctx *ctx, uint64_t size, tc_coll coll, int n_ranks, int chunks);
+/** The output directory of -o (`what` it holds, "a model"): made when missing (one level), a usage error
+ *  when it is something else. */
+tc_status tc_cli_make_dir(tc_ctx *ctx, const char *dir, const char *what);
 struct tc_msccl_lower_opts;
 /** The MSCCL options of the main command and tacosc bundle, `name` without its dashes: "target" (nccl,
  *  rccl or tacos-run), "max-channels" (1..128) or "proto" (Simple, LL, LL128), into lo; TC_ERR_USAGE with a

@@ -58,18 +58,6 @@ static void usage(FILE *f)
 enum { O_MODEL = 256, O_SIZES, O_ALGOS, O_COSTS, O_ROOT, O_UNWIND, O_SEED, O_TARGET, O_MAXCH, O_PROTO, O_INPLACE,
        O_OUTOFPLACE };
 
-static tc_status make_dir(tc_ctx *ctx, const char *dir)
-{
-    struct stat sb;
-    if (!stat(dir, &sb)) {
-        if (!S_ISDIR(sb.st_mode))
-            return tc_error(ctx, TC_ERR_USAGE, NULL, 0, "-o '%s' is not a directory (a bundle is a directory)", dir);
-        return TC_OK;
-    }
-    if (mkdir(dir, 0777))
-        return tc_error(ctx, TC_ERR_IO, NULL, 0, "cannot make directory '%s': %s", dir, strerror(errno));
-    return TC_OK;
-}
 
 /* The file name of a range: COLL[-outofplace|-both]-nRANKS-MIN-MAX.xml (MAX "inf" for no limit). */
 static void range_name(char *buf, size_t n, tc_coll coll, const char *place, int ranks, const tc_tune_range *r)
@@ -336,7 +324,7 @@ int tc_cli_bundle(int argc, char **argv)
         goto done;
     /* the directory */
     snprintf(algo_dir, sizeof algo_dir, "%s%s" ALGO_DIR, out_dir, out_dir[strlen(out_dir) - 1] == '/' ? "" : "/");
-    if ((st = make_dir(&ctx, out_dir)) || (st = make_dir(&ctx, algo_dir)))
+    if ((st = tc_cli_make_dir(&ctx, out_dir, "a bundle")) || (st = tc_cli_make_dir(&ctx, algo_dir, "a bundle")))
         goto done;
     if (!realpath(out_dir, abs)) {
         st = tc_error(&ctx, TC_ERR_IO, NULL, 0, "cannot resolve '%s': %s", out_dir, strerror(errno));

@@ -135,18 +135,6 @@ static tc_status parse_colls(tc_ctx *ctx, const char *list, unsigned *out)
 }
 
 /* The model directory, made when missing. */
-static tc_status make_dir(tc_ctx *ctx, const char *dir)
-{
-    struct stat sb;
-    if (!stat(dir, &sb)) {
-        if (!S_ISDIR(sb.st_mode))
-            return tc_error(ctx, TC_ERR_USAGE, NULL, 0, "-o '%s' is not a directory (a model is a directory)", dir);
-        return TC_OK;
-    }
-    if (mkdir(dir, 0777))
-        return tc_error(ctx, TC_ERR_IO, NULL, 0, "cannot make directory '%s': %s", dir, strerror(errno));
-    return TC_OK;
-}
 
 static int train(tc_ctx *ctx, const char *data_path, unsigned colls, const char *dir, int quiet)
 {
@@ -163,7 +151,7 @@ static int train(tc_ctx *ctx, const char *data_path, unsigned colls, const char 
             st = tc_error(ctx, TC_ERR_INVALID, data_path, 0, "no %s rows to train on", tc_coll_name((tc_coll)c));
             goto done;
         }
-    if ((st = make_dir(ctx, dir)))
+    if ((st = tc_cli_make_dir(ctx, dir, "a model")))
         goto done;
     for (int c = 0; c < TC_COLL_COUNT && !st; c++) {
         if (!(have & TC_COLL_BIT(c)) || (colls && !(colls & TC_COLL_BIT(c))))
@@ -353,6 +341,22 @@ int tc_cli_tune(int argc, char **argv)
     for (int i = 0; i < n_topos; i++) {
         if ((st = tc_cli_load_topo(&ctx, argv[optind + i], costs, o.gen.unwind, &topos[i])))
             goto done;
+        /* the rows of one topology are told apart by its name and fingerprint (man 5 tacosc-tune) */
+        tc_tune_topo_id a, b;
+        tc_tune_topo_id_get(topos[i], &a);
+        for (int k = 0; k < i; k++) {
+            tc_tune_topo_id_get(topos[k], &b);
+            const char *an = a.name ? a.name : "", *bn = b.name ? b.name : "";
+            if (a.fingerprint == b.fingerprint && !strcmp(an, bn))
+                st = tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "%s and %s are the same topology: give it once",
+                              argv[optind + k], argv[optind + i]);
+            else if (!strcmp(an, bn))
+                st = tc_error(&ctx, TC_ERR_USAGE, NULL, 0,
+                              "%s and %s are different topologies named '%s': rename one (<topology name=...>)",
+                              argv[optind + k], argv[optind + i], an);
+            if (st)
+                goto done;
+        }
         for (int c = 0; c < TC_COLL_COUNT; c++) {
             if (!(colls & TC_COLL_BIT(c)))
                 continue;

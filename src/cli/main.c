@@ -281,6 +281,19 @@ tc_status tc_cli_msccl_option(tc_ctx *ctx, const char *name, const char *arg, tc
     return TC_OK;
 }
 
+tc_status tc_cli_make_dir(tc_ctx *ctx, const char *dir, const char *what)
+{
+    struct stat sb;
+    if (!stat(dir, &sb)) {
+        if (!S_ISDIR(sb.st_mode))
+            return tc_error(ctx, TC_ERR_USAGE, NULL, 0, "-o '%s' is not a directory (%s is a directory)", dir, what);
+        return TC_OK;
+    }
+    if (mkdir(dir, 0777))
+        return tc_error(ctx, TC_ERR_IO, NULL, 0, "cannot make directory '%s': %s", dir, strerror(errno));
+    return TC_OK;
+}
+
 tc_status tc_cli_parse_seed(tc_ctx *ctx, const char *s, uint64_t *out)
 {
     char *end;
