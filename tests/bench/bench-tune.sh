@@ -13,6 +13,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
 short=0
+measured=
 
 # "accuracy" and the slowdowns of the held-out test from a model's COLL.json
 score() {
@@ -20,14 +21,15 @@ score() {
 }
 classes() { sed -n 's/.*"classes": \[\(.*\)\],*/\1/p' "$1" | tr -d '"' | tr -d ' '; }
 
-report() { # name model_dir
+report() { # name model_dir [measured: the targets are for simulated data]
     for c in allreduce allgather reducescatter; do
         j="$2/$c.json"
         [ -f "$j" ] || continue
         set -- "$1" "$2" $(score "$j")
         acc=$6 mean=$7 worst=$8
         ok=$(awk -v a="$acc" -v m="$mean" 'BEGIN { print (a >= 0.9 && m <= 0.05) ? "meets" : "SHORT" }')
-        [ "$ok" = meets ] || short=1
+        [ -z "$measured" ] || ok="$ok (measured: no target)"
+        [ "$ok" = meets ] || [ -n "$measured" ] || short=1
         printf 'bench-tune: %-14s %-13s train %4d test %3d correct %3d accuracy %6.2f%% mean slowdown %6.3f%% worst %6.3f%%  %s  [%s]\n' \
             "$1" "$c" "$3" "$4" "$5" "$(awk -v a="$acc" 'BEGIN { print 100 * a }')" \
             "$(awk -v a="$mean" 'BEGIN { print 100 * a }')" "$(awk -v a="$worst" 'BEGIN { print 100 * a }')" "$ok" \
@@ -89,8 +91,11 @@ if [ -n "$TUNE_MEASURE" ]; then
     OMPI_MCA_btl_vader_single_copy_mechanism=none $TACOSC tune topologies/hypercube-3d.xml -c allreduce \
         --source measure --sizes 1K:4M:2 --mpirun "$mpirun_cmd" -q -o "$tmp/measured.csv"
     $TACOSC tune --train "$tmp/measured.csv" -o "$tmp/measured.model" -q
+    measured=1
     report "hypercube-3d measured" "$tmp/measured.model"
+    measured=
 fi
 
 [ $fail -eq 0 ] || { echo "bench-tune: FAIL"; exit 1; }
-[ $short -eq 0 ] && echo "bench-tune: every model meets the targets" || echo "bench-tune: some models fall short of the targets (SHORT above)"
+[ $short -eq 0 ] && echo "bench-tune: every model of simulated data meets the targets" ||
+    echo "bench-tune: some models of simulated data fall short of the targets (SHORT above)"
