@@ -11,6 +11,8 @@ int tc_cli_verify(int argc, char **argv);  /* tacosc verify PLAN ... */
 int tc_cli_sim(int argc, char **argv);     /* tacosc sim PLAN TOPO ... */
 int tc_cli_compare(int argc, char **argv); /* tacosc compare TOPO ... */
 int tc_cli_route(int argc, char **argv);   /* tacosc route TOPO --circuits F | --random N ... */
+int tc_cli_tune(int argc, char **argv);    /* tacosc tune TOPO... -c C -o DATA.csv | --train DATA.csv -o DIR */
+int tc_cli_bundle(int argc, char **argv);  /* tacosc bundle TOPO -c C -o DIR */
 
 /** Read a topology, apply a cost file (may be NULL) and unwind its switches (degree 0 = each switch's
  *  own): the topology every plan's link ids refer to.  Shared by every subcommand.  A degree given for a
@@ -42,10 +44,28 @@ int tc_cli_getopt(tc_ctx *ctx, const char *cmd, int argc, char **argv, const cha
 const char *tc_cli_opt_name(const struct option *lo, int val, char *buf, size_t n);
 /** Usage error when --size gives a chunk less than one byte on n_ranks ranks with `chunks` per rank. */
 tc_status tc_cli_check_size(tc_ctx *ctx, uint64_t size, tc_coll coll, int n_ranks, int chunks);
+/** The output directory of -o (`what` it holds, "a model"): made when missing (one level), a usage error
+ *  when it is something else. */
+tc_status tc_cli_make_dir(tc_ctx *ctx, const char *dir, const char *what);
+struct tc_msccl_lower_opts;
+/** The MSCCL options of the main command and tacosc bundle, `name` without its dashes: "target" (nccl,
+ *  rccl or tacos-run), "max-channels" (1..128) or "proto" (Simple, LL, LL128), into lo; TC_ERR_USAGE with a
+ *  message naming the option. */
+tc_status tc_cli_msccl_option(tc_ctx *ctx, const char *name, const char *arg, struct tc_msccl_lower_opts *lo);
 /** Parse --seed: a non-negative decimal integer (TC_ERR_USAGE with a message if not). */
 tc_status tc_cli_parse_seed(tc_ctx *ctx, const char *s, uint64_t *out);
 /** Parse seconds for option --opt: a number in (0, hi] (TC_ERR_USAGE with a message if not). */
 tc_status tc_cli_parse_seconds(tc_ctx *ctx, const char *opt, const char *s, double hi, double *out);
+
+struct tc_tune_model;
+/**
+ * The model --algo auto and tacosc bundle use for `coll` (cmd_tune.c): the one in model_dir when given
+ * (errors when it has none for coll or was trained on another topology or chunk count); else TOPO.model
+ * beside the topology file when it has one for coll that fits (one that does not fit draws a warning and
+ * is not used); else none (*out NULL).  `why` says why none is used.
+ */
+tc_status tc_cli_model_for(tc_ctx *ctx, const char *topo_path, const char *model_dir, const tc_topo *topo,
+                           tc_coll coll, int chunks, struct tc_tune_model **out, char *why, size_t why_n);
 
 /** Exit status for a tc_status: 0 for TC_OK, 2 for usage errors, 1 otherwise. */
 int tc_cli_exit(tc_status st);

@@ -6,14 +6,13 @@
 #include "tacos/check.h"
 #include "tacos/sim.h"
 #include "tacos/topo.h"
+#include "tacos/tune.h"
 
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* in cmd_sim.c */
 
 static void usage(FILE *f)
 {
@@ -36,35 +35,6 @@ static void usage(FILE *f)
           "      --unwind D      switch unwinding degree\n"
           "  -h, --help          this text\n",
           f);
-}
-
-typedef struct row {
-    const char *name;
-    tc_sim_result *r;
-    char note[200];
-} row;
-
-static int cmp_row(const void *pa, const void *pb)
-{
-    const row *a = pa, *b = pb;
-    if (!a->r != !b->r)
-        return a->r ? -1 : 1;
-    if (a->r && a->r->time != b->r->time)
-        return a->r->time < b->r->time ? -1 : 1;
-    return strcmp(a->name, b->name);
-}
-
-/* The first diagnostic's message, without its "file:line: error: " prefix. */
-static void first_message(const tc_buf *b, char *out, size_t n)
-{
-    const char *s = b->data ? b->data : "";
-    const char *e = strstr(s, "error: ");
-    s = e ? e + 7 : s;
-    size_t len = strcspn(s, "\n");
-    if (len >= n)
-        len = n - 1;
-    memcpy(out, s, len);
-    out[len] = 0;
 }
 
 enum { O_COSTS = 256, O_MODEL, O_SVG, O_UNWIND };
@@ -132,7 +102,7 @@ int tc_cli_compare(int argc, char **argv)
     if (svg)
         so.bins = 50;
     tc_topo *topo = NULL;
-    row *rows = NULL;
+    tc_tune_cand *rows = NULL;
     int n = 0;
     const char *inputs[] = {argv[optind], costs}, *what[] = {"topology file", "cost file"};
     tc_status st = tc_cli_check_output(&ctx, "--svg", svg, inputs, what, 2);
@@ -140,55 +110,21 @@ int tc_cli_compare(int argc, char **argv)
         st = tc_cli_load_topo(&ctx, argv[optind], costs, unwind, &topo);
     if (!st)
         st = tc_cli_check_size(&ctx, go.size, coll, topo->n_npus, go.chunks);
+    if (!st) /* every generator of the collective, priced best first (tune's candidates) */
+        st = tc_tune_eval(&ctx, topo, coll, &go, &so, 0, 1, &rows, &n);
     if (st)
         goto done;
-    int cap = 0;
-    for (const tc_algo_entry *e = tc_algo_registry; e->name; e++)
-        cap++;
-    rows = calloc((size_t)cap + 1, sizeof *rows);
-    if (!rows) {
-        st = TC_ERR_NOMEM;
-        goto done;
-    }
-    for (const tc_algo_entry *e = tc_algo_registry; e->name; e++) {
-        if (!(e->colls & TC_COLL_BIT(coll)))
-            continue;
-        row *w = &rows[n++];
-        w->name = e->name;
-        tc_buf diag = {0};
-        tc_ctx sub;
-        tc_ctx_init(&sub);
-        sub.seed = ctx.seed;
-        sub.sink = tc_diag_buffer;
-        sub.sink_user = &diag;
-        tc_sched *s = NULL;
-        tc_status gs = tc_algo_run(&sub, e->name, topo, coll, &go, &s);
-        if (gs == TC_OK) {
-            tc_check_opts co = {.topo = topo};
-            gs = tc_sched_check(&sub, s, &co, e->name);
-            if (gs == TC_OK)
-                gs = tc_sim_run(&sub, s, topo, &so, &w->r);
-        }
-        if (gs != TC_OK) {
-            char msg[160];
-            first_message(&diag, msg, sizeof msg);
-            snprintf(w->note, sizeof w->note, "%s: %s", gs == TC_ERR_UNSUPPORTED ? "unsupported" : "failed",
-                     msg[0] ? msg : tc_status_str(gs));
-            if (gs != TC_ERR_UNSUPPORTED)
-                st = gs;
-        }
-        tc_sched_free(s);
-        tc_buf_free(&diag);
-    }
-    qsort(rows, (size_t)n, sizeof *rows, cmp_row);
+    for (int i = 0; i < n; i++)
+        if (rows[i].status != TC_OK && rows[i].status != TC_ERR_UNSUPPORTED)
+            st = rows[i].status;
     char sb[32], tb[32], db[160];
     printf("compare %s %s on %s (%d npus, %d links), model %s\n", tc_coll_name(coll),
            tc_fmt_bytes((double)go.size, sb, sizeof sb), topo->name ? topo->name : "?", topo->n_npus,
            topo->n_links, tc_sim_model_name(so.model));
     const tc_bound *least = NULL; /* the smallest bound of the plans: it holds for all of them */
     for (int i = 0; i < n; i++)
-        if (rows[i].r && rows[i].r->bound.time > 0 && (!least || rows[i].r->bound.time < least->time))
-            least = &rows[i].r->bound;
+        if (rows[i].res && rows[i].res->bound.time > 0 && (!least || rows[i].res->bound.time < least->time))
+            least = &rows[i].res->bound;
     if (least) {
         printf("bound %s (%s)", tc_fmt_time(least->time, tb, sizeof tb), tc_bound_describe(least, db, sizeof db));
         if (least->ideal > 0)
@@ -198,13 +134,15 @@ int tc_cli_compare(int argc, char **argv)
     printf("%-10s %14s %12s %12s %10s %8s  %s\n", "algorithm", "time", "algbw GB/s", "busbw GB/s", "efficiency",
            "V-A", "note");
     for (int i = 0; i < n; i++) {
-        const row *w = &rows[i];
-        if (w->r)
-            printf("%-10s %14s %12.3f %12.3f %10.4f %8.4f  %s\n", w->name, tc_fmt_time(w->r->time, tb, sizeof tb),
-                   w->r->algbw / 1e9, w->r->busbw / 1e9, w->r->efficiency,
-                   w->r->ideal > 0 ? w->r->time / w->r->ideal : 0.0, w->note);
+        const tc_tune_cand *w = &rows[i];
+        const char *name = tc_algo_registry[w->algo].name;
+        if (w->res)
+            printf("%-10s %14s %12.3f %12.3f %10.4f %8.4f  \n", name, tc_fmt_time(w->res->time, tb, sizeof tb),
+                   w->res->algbw / 1e9, w->res->busbw / 1e9, w->res->efficiency,
+                   w->res->ideal > 0 ? w->res->time / w->res->ideal : 0.0);
         else
-            printf("%-10s %14s %12s %12s %10s %8s  %s\n", w->name, "-", "-", "-", "-", "-", w->note);
+            printf("%-10s %14s %12s %12s %10s %8s  %s: %s\n", name, "-", "-", "-", "-", "-",
+                   w->status == TC_ERR_UNSUPPORTED ? "unsupported" : "failed", w->note);
     }
     if (svg) {
         tc_sim_panel *panels = calloc((size_t)n + 1, sizeof *panels);
@@ -217,12 +155,13 @@ int tc_cli_compare(int argc, char **argv)
             goto done;
         }
         for (int i = 0; i < n; i++)
-            if (rows[i].r) {
-                snprintf(titles[np], sizeof titles[np], "%s %s on %s", rows[i].name, tc_coll_name(coll),
+            if (rows[i].res) {
+                const char *name = tc_algo_registry[rows[i].algo].name;
+                snprintf(titles[np], sizeof titles[np], "%s %s on %s", name, tc_coll_name(coll),
                          topo->name ? topo->name : "?");
                 panels[np].title = titles[np];
-                panels[np].res = rows[i].r;
-                panels[np].name = rows[i].name;
+                panels[np].res = rows[i].res;
+                panels[np].name = name;
                 np++;
             }
         tc_cli_out o;
@@ -242,9 +181,7 @@ int tc_cli_compare(int argc, char **argv)
     if (!st)
         st = os;
 done:
-    for (int i = 0; i < n; i++)
-        tc_sim_result_free(rows[i].r);
-    free(rows);
+    tc_tune_cands_free(rows, n);
     tc_topo_free(topo);
     return tc_cli_exit(st);
 }

@@ -8,6 +8,7 @@
 #include "tacos/sim.h"
 #include "tacos/photonic.h"
 #include "tacos/topo.h"
+#include "tacos/tune.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -31,7 +32,10 @@ static void usage(FILE *f)
           "  -c, --collective C   allgather, reducescatter, allreduce, broadcast, reduce, gather, scatter,\n"
           "                       alltoall (also all-gather, reduce-scatter, all-reduce, all-to-all)\n"
           "      --costs FILE     alpha-beta cost file (man 5 tacosc-costs); default 0.5us, 50GB/s\n"
-          "  -a, --algo A         generator (default tacos); see --list-algos\n"
+          "  -a, --algo A         generator (default tacos); see --list-algos; auto: the dispatcher picks the\n"
+          "                       fastest for this size (by --model, else by simulating every candidate)\n"
+          "      --model DIR      --algo auto: the model to choose by (tacosc tune --train; default: TOPO.model\n"
+          "                       beside the topology file when it has a model of the collective)\n"
           "  -s, --size BYTES     collective size, K/M/G suffixes (powers of 1024; default 1M)\n"
           "  -k, --chunks K       chunks per rank (default 1)\n"
           "      --root R         root rank of broadcast, reduce, gather, scatter (default 0)\n"
@@ -77,7 +81,8 @@ static void usage(FILE *f)
 
 enum {
     O_COSTS = 256, O_ROOT, O_SEED, O_UNWIND, O_MATCH, O_TRIALS, O_THREADS, O_STATS, O_TARGET, O_PROTO,
-    O_CHANNELS, O_MINB, O_MAXB, O_INPLACE, O_OUTOFPLACE, O_LIST, O_PHOTONIC, O_FALLBACK, O_ILPTIME, O_MAXCH
+    O_CHANNELS, O_MINB, O_MAXB, O_INPLACE, O_OUTOFPLACE, O_LIST, O_PHOTONIC, O_FALLBACK, O_ILPTIME, O_MAXCH,
+    O_MODEL
 };
 
 static tc_status parse_bytes(tc_ctx *ctx, const char *opt, const char *s, uint64_t *out)
@@ -109,6 +114,8 @@ static tc_status check_options(tc_ctx *ctx, const struct option *lo, const unsig
         if (seen[tacos_only[i]] && strcmp(algo, "tacos"))
             return tc_error(ctx, TC_ERR_USAGE, NULL, 0, "%s applies to --algo tacos only, not %s",
                             tc_cli_opt_name(lo, tacos_only[i], name, sizeof name), algo);
+    if (seen[O_MODEL] && strcmp(algo, "auto"))
+        return tc_error(ctx, TC_ERR_USAGE, NULL, 0, "--model applies to --algo auto only, not %s", algo);
     if (m->max_bytes && m->min_bytes > m->max_bytes)
         return tc_error(ctx, TC_ERR_USAGE, NULL, 0,
                         "--min-bytes %llu is above --max-bytes %llu (the plan would serve no size)",
@@ -117,12 +124,17 @@ static tc_status check_options(tc_ctx *ctx, const struct option *lo, const unsig
 }
 
 /* Summary line(s) on stdout; `how` says where s->time comes from. */
-static void summary(const tc_topo *topo, const tc_sched *s, const tc_bound *b, const char *how, const char *out_path)
+static void summary(const tc_topo *topo, const tc_sched *s, const tc_bound *b, const char *how, const char *out_path,
+                    const char *auto_line, double runner_up_time)
 {
     char tb[32], sb[32];
     printf("%s %s on %s: %d npus, %d links, %s\n", s->algo ? s->algo : "?", tc_coll_name(s->coll),
            topo->name ? topo->name : "?", topo->n_npus, topo->n_links,
            tc_fmt_bytes((double)s->size_bytes, sb, sizeof sb));
+    if (auto_line && runner_up_time > 0 && s->time > 0)
+        printf("  %s (%+.1f%%)\n", auto_line, 100 * (runner_up_time / s->time - 1));
+    else if (auto_line)
+        printf("  %s\n", auto_line);
     printf("  transfers %d, steps %d, chunks %d (%d per rank), chunk %llu B\n", s->n_xfers, s->n_steps,
            s->n_chunks, s->chunks_per_rank, (unsigned long long)s->chunk_bytes);
     printf("  predicted time %s (%s)\n", tc_fmt_time(s->time, tb, sizeof tb), how);
@@ -132,6 +144,37 @@ static void summary(const tc_topo *topo, const tc_sched *s, const tc_bound *b, c
         tc_cli_print_bound(b, s->time, "  ");
     if (out_path)
         printf("  wrote %s\n", out_path);
+}
+
+/* --algo auto: the dispatcher's choice (*algo) and a line for the summary saying why and what the runner-up
+ * would cost. */
+static tc_status choose(tc_ctx *ctx, const char *topo_path, const char *model_dir, const tc_topo *topo, tc_coll coll,
+                        const tc_gen_opts *g, const char **algo, char *line, size_t n, double *runner_up_time)
+{
+    tc_tune_model *m = NULL;
+    tc_tune_choice c;
+    char why[4096], tb[32], rb[64] = "no runner-up";
+    tc_status st = tc_cli_model_for(ctx, topo_path, model_dir, topo, coll, g->chunks, &m, why, sizeof why);
+    if (!st)
+        st = tc_tune_choose(ctx, topo, coll, g, m, &c);
+    if (!st) {
+        *algo = tc_algo_registry[c.algo].name;
+        *runner_up_time = c.runner_up_time;
+        if (c.runner_up >= 0 && c.runner_up_time > 0)
+            snprintf(rb, sizeof rb, "runner-up %s would take %s", tc_algo_registry[c.runner_up].name,
+                     tc_fmt_time(c.runner_up_time, tb, sizeof tb));
+        else if (c.runner_up >= 0)
+            snprintf(rb, sizeof rb, "runner-up %s (cannot serve this input)", tc_algo_registry[c.runner_up].name);
+        if (m)
+            snprintf(line, n, "auto: chose %s by the model %.1000s (held-out accuracy %.1f%%%s); %s", *algo, m->dir,
+                     100 * m->test.accuracy, c.outside ? "; this size is outside the sizes it was trained on" : "",
+                     rb);
+        else
+            snprintf(line, n, "auto: chose %s by simulating %d candidates (%d refused; %.1000s); %s", *algo,
+                     c.n_candidates, c.n_refused, why, rb);
+    }
+    tc_tune_model_free(m);
+    return st;
 }
 
 int tc_cli_compile(int argc, char **argv)
@@ -152,7 +195,7 @@ int tc_cli_compile(int argc, char **argv)
         {"verbose", no_argument, 0, 'v'},          {"list-algos", no_argument, 0, O_LIST},
         {"help", no_argument, 0, 'h'},             {"version", no_argument, 0, 'V'},
         {"photonic", no_argument, 0, O_PHOTONIC},  {"fallback", required_argument, 0, O_FALLBACK},
-        {"ilp-time", required_argument, 0, O_ILPTIME},
+        {"ilp-time", required_argument, 0, O_ILPTIME}, {"model", required_argument, 0, O_MODEL},
         {0, 0, 0, 0},
     };
     tc_ctx ctx;
@@ -162,6 +205,9 @@ int tc_cli_compile(int argc, char **argv)
     tc_msccl_lower_opts lo;
     tc_msccl_lower_opts_init(&lo);
     const char *coll_name = NULL, *costs_path = NULL, *algo = "tacos", *out_path = NULL, *fmt_name = NULL;
+    const char *model_dir = NULL;
+    char auto_line[2200] = "";
+    double runner_up_time = 0;
     int quiet = 0, opt, photonic = 0;
     tc_photonic_opts po;
     tc_photonic_opts_init(&po);
@@ -200,16 +246,9 @@ int tc_cli_compile(int argc, char **argv)
         case O_STATS: g.stats_only = 1; break;
         case 'o': out_path = optarg; break;
         case 'f': fmt_name = optarg; break;
-        case O_TARGET:
-            if (tc_msccl_target_parse(optarg, &lo.target) || lo.target == TC_TARGET_COMMON)
-                st = tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--target: '%s' is not nccl, rccl or tacos-run", optarg);
-            break;
-        case O_MAXCH: st = tc_cli_parse_int(&ctx, "max-channels", optarg, 1, 128, &lo.max_channels); break;
-        case O_PROTO:
-            if (strcmp(optarg, "Simple") && strcmp(optarg, "LL") && strcmp(optarg, "LL128"))
-                st = tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--proto: '%s' is not Simple, LL or LL128", optarg);
-            lo.proto = optarg;
-            break;
+        case O_TARGET: st = tc_cli_msccl_option(&ctx, "target", optarg, &lo); break;
+        case O_MAXCH: st = tc_cli_msccl_option(&ctx, "max-channels", optarg, &lo); break;
+        case O_PROTO: st = tc_cli_msccl_option(&ctx, "proto", optarg, &lo); break;
         case O_CHANNELS: st = tc_cli_parse_int(&ctx, "channels", optarg, 1, 1024, &lo.channels); break;
         case O_MINB: st = parse_bytes(&ctx, "min-bytes", optarg, &lo.min_bytes); break;
         case O_MAXB: st = parse_bytes(&ctx, "max-bytes", optarg, &lo.max_bytes); break;
@@ -220,7 +259,12 @@ int tc_cli_compile(int argc, char **argv)
         case O_PHOTONIC: photonic = 1; break;
         case O_FALLBACK: po.fallback = optarg; break;
         case O_ILPTIME: st = tc_cli_parse_seconds(&ctx, "ilp-time", optarg, 86400, &po.ilp_time); break;
-        case O_LIST: tc_algo_list(stdout); return tc_cli_exit(tc_cli_stdout_close(&ctx));
+        case O_MODEL: model_dir = optarg; break;
+        case O_LIST:
+            tc_algo_list(stdout);
+            printf("%-10s %-40s %s\n", "auto", "every collective of a generator",
+                   "the dispatcher: the fastest generator for the size (--model, else simulation)");
+            return tc_cli_exit(tc_cli_stdout_close(&ctx));
         case 'h': usage(stdout); return tc_cli_exit(tc_cli_stdout_close(&ctx));
         case 'V': printf("tacosc %s\n", TC_VERSION); return tc_cli_exit(tc_cli_stdout_close(&ctx));
         default: return 2; /* tc_cli_getopt reported it */
@@ -246,7 +290,7 @@ int tc_cli_compile(int argc, char **argv)
                                     "unknown collective '%s' (allgather, reducescatter, allreduce, broadcast, "
                                     "reduce, gather, scatter, alltoall)",
                                     coll_name));
-    if (!tc_algo_find(algo))
+    if (!tc_algo_find(algo) && strcmp(algo, "auto"))
         return tc_cli_exit(tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "unknown algorithm '%s' (see --list-algos)",
                                     algo));
     tc_format fmt = TC_FMT_AUTO;
@@ -279,6 +323,9 @@ int tc_cli_compile(int argc, char **argv)
         tc_diag(&ctx, TC_DIAG_NOTE, topo_path, 0, 0, "read %s: %d npus, %d links in %.3f s",
                 flat->name ? flat->name : "topology", flat->n_npus, flat->n_links, tc_now() - t0);
     if ((st = tc_cli_check_size(&ctx, g.size, coll, flat->n_npus, g.chunks)))
+        goto done;
+    if (!strcmp(algo, "auto") && (st = choose(&ctx, topo_path, model_dir, flat, coll, &g, &algo, auto_line,
+                                               sizeof auto_line, &runner_up_time)))
         goto done;
     t0 = tc_now();
     if ((st = tc_algo_run(&ctx, algo, flat, coll, &g, &s)))
@@ -353,7 +400,7 @@ int tc_cli_compile(int argc, char **argv)
                 photonic     ? "photonic: each round on its circuits, reconfigurations included; the breakdown below"
                 : g.stats_only ? "synthesizer's estimate: no transfers kept"
                                : "event simulation of the plan, as tacosc sim",
-                out_path);
+                out_path, auto_line[0] ? auto_line : NULL, runner_up_time);
     st = tc_cli_stdout_close(&ctx);
 done:
     tc_sim_result_free(r);

@@ -1,5 +1,6 @@
 /* tacosc: dispatch to a subcommand; the default subcommand compiles a topology into a schedule. */
 #include "cli.h"
+#include "tacos/msccl.h"
 #include "tacos/sim.h"
 #include "tacos/topo.h"
 
@@ -28,6 +29,7 @@ static const struct {
 } commands[] = {
     {"topo", tc_cli_topo},     {"info", tc_cli_info},       {"verify", tc_cli_verify},
     {"sim", tc_cli_sim},       {"compare", tc_cli_compare}, {"route", tc_cli_route},
+    {"tune", tc_cli_tune},     {"bundle", tc_cli_bundle},
 };
 
 int tc_cli_exit(tc_status st)
@@ -261,6 +263,34 @@ tc_status tc_cli_parse_int(tc_ctx *ctx, const char *opt, const char *s, long lo,
     if (errno || end == s || *end || v < lo || v > hi)
         return tc_error(ctx, TC_ERR_USAGE, NULL, 0, "--%s: '%s' is not an integer in [%ld, %ld]", opt, s, lo, hi);
     *out = (int)v;
+    return TC_OK;
+}
+
+tc_status tc_cli_msccl_option(tc_ctx *ctx, const char *name, const char *arg, tc_msccl_lower_opts *lo)
+{
+    if (!strcmp(name, "target")) {
+        if (tc_msccl_target_parse(arg, &lo->target) || lo->target == TC_TARGET_COMMON)
+            return tc_error(ctx, TC_ERR_USAGE, NULL, 0, "--target: '%s' is not nccl, rccl or tacos-run", arg);
+        return TC_OK;
+    }
+    if (!strcmp(name, "max-channels"))
+        return tc_cli_parse_int(ctx, "max-channels", arg, 1, 128, &lo->max_channels);
+    if (strcmp(arg, "Simple") && strcmp(arg, "LL") && strcmp(arg, "LL128")) /* --proto */
+        return tc_error(ctx, TC_ERR_USAGE, NULL, 0, "--proto: '%s' is not Simple, LL or LL128", arg);
+    lo->proto = arg;
+    return TC_OK;
+}
+
+tc_status tc_cli_make_dir(tc_ctx *ctx, const char *dir, const char *what)
+{
+    struct stat sb;
+    if (!stat(dir, &sb)) {
+        if (!S_ISDIR(sb.st_mode))
+            return tc_error(ctx, TC_ERR_USAGE, NULL, 0, "-o '%s' is not a directory (%s is a directory)", dir, what);
+        return TC_OK;
+    }
+    if (mkdir(dir, 0777))
+        return tc_error(ctx, TC_ERR_IO, NULL, 0, "cannot make directory '%s': %s", dir, strerror(errno));
     return TC_OK;
 }
 

@@ -1,0 +1,304 @@
+/**
+ * @file tune.h
+ * The dispatcher (src/tune/): tuning data, a learned algorithm choice, `--algo auto` and MSCCL byte-range
+ * bundles.  The learned dispatcher of the PCCL "Big Send-off" paper (§IV-C) for a compiler: no algorithm
+ * wins everywhere, so measure or simulate them all, learn which wins where, and pick.
+ *
+ * Candidates: the registry's generators that serve the collective, or a subset (a bit mask over
+ * tc_algo_registry indices).  Each is generated, checked and priced by the event simulation (tc_tune_eval:
+ * what `tacosc compare` prints), or replayed by tacos-run under mpirun (source TC_TUNE_MEASURE).  A
+ * generator that refuses an input (TC_ERR_UNSUPPORTED) is kept with its reason and never replaced.
+ *
+ * Data: one row per (topology, collective, size, algorithm) with its time (tc_tune_data; CSV in
+ * man 5 tacosc-tune).  A sample is one (topology, collective, size); its label is the fastest algorithm,
+ * ties going to the earlier registry entry.
+ *
+ * Model: one C-SVC per collective (libsvm, RBF kernel) on the features log2 bytes, log2 ranks, log2 nodes
+ * and log2 ranks per node, each scaled to [-1, 1] over the training samples (svm-scale's convention).  A
+ * seeded stratified 80/20 split; C and gamma from libsvm's grid (tools/grid.py: log2 C -5..15, log2 gamma
+ * 3..-15, step 2) by 5-fold stratified cross-validation on the 80%; the held-out 20% scored by accuracy
+ * and by the slowdown of mispredictions against the best algorithm.  Splits and folds are drawn with
+ * tc_rng from ctx->seed (libsvm's svm_cross_validation shuffles with rand(), a global: cjlin1/libsvm
+ * svm.cpp), so the same data and seed give the same model bytes.  A model is a directory: COLL.json (what
+ * it was trained on, scaling, classes, scores, the checksum of COLL.svm) and COLL.svm (svm_save_model).
+ *
+ * Output: diagnostics through ctx; progress through a callback (tc_tune_progress_fn); libsvm's own
+ * printing is silenced (svm_set_print_string_function).  Measuring runs `mpirun ... tacos-run` through the
+ * shell with plans in a temporary directory that is removed afterwards.  Memory: the data rows, one
+ * libsvm problem per training (samples x 5 nodes) and the candidates' simulation results while kept.
+ */
+#ifndef TACOS_TUNE_H
+#define TACOS_TUNE_H
+
+#include "tacos/algo.h"
+#include "tacos/sim.h"
+
+/** Features of a sample (all log2): bytes, ranks, nodes, ranks per node. */
+#define TC_TUNE_FEATURES 4
+/** Folds of the cross-validation, and the share of the samples held out for the test (percent). */
+#define TC_TUNE_FOLDS 5
+#define TC_TUNE_TEST_PERCENT 20
+/** Fewest samples (sizes x topologies) of one collective a model is trained on. */
+#define TC_TUNE_MIN_SAMPLES 10
+/** Format name and version written into every model's COLL.json. */
+#define TC_TUNE_MODEL_FORMAT "tacosc-model"
+#define TC_TUNE_MODEL_VERSION 1
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Candidates                                                                                        */
+
+/** A set of registry algorithms: bit i is tc_algo_registry[i] (0 = every one). */
+typedef uint64_t tc_tune_algos;
+
+/** Parse "ring,tacos,..." into a set (TC_ERR_USAGE naming an unknown algorithm). */
+tc_status tc_tune_algos_parse(tc_ctx *ctx, const char *list, tc_tune_algos *out);
+/** Index of a registry entry by name, -1 when unknown. */
+int tc_tune_algo_index(const char *name);
+
+/** One candidate priced at one size. */
+typedef struct tc_tune_cand {
+    int algo;             /**< registry index */
+    tc_status status;     /**< TC_OK, TC_ERR_UNSUPPORTED (refused: note says why) or another error */
+    char note[200];       /**< the refusal or failure, without its "file:line: error: " prefix */
+    double time;          /**< simulated time, s (status TC_OK) */
+    tc_sim_result *res;   /**< the simulation, when kept (keep), else NULL; owned */
+} tc_tune_cand;
+
+/**
+ * Generate, check and simulate every candidate of `coll` in `algos` on `topo` (indexed, unwound) with
+ * go (its size) and so.  *out has one entry per candidate that serves the collective, sorted: priced
+ * ones first by time (ties by registry order), then the rest in registry order.  Returns an error only
+ * when it cannot run at all (no memory); per-candidate failures are in the entries, their diagnostics
+ * captured, not reported.
+ */
+tc_status tc_tune_eval(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_gen_opts *go,
+                       const tc_sim_opts *so, tc_tune_algos algos, int keep, tc_tune_cand **out, int *n_out);
+void tc_tune_cands_free(tc_tune_cand *c, int n);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Topologies and sizes                                                                              */
+
+/** What a model knows of a topology: its name, a fingerprint of its links (after costs and unwinding)
+ *  and servers, and the shape features. */
+typedef struct tc_tune_topo_id {
+    char *name;             /**< owned where stored in data or models */
+    uint64_t fingerprint;   /**< FNV-1a 64 of npus, every link (src, dst, alpha, beta) in order and node ids */
+    int ranks, nodes, rpn;  /**< npus; servers (1 without <nodes>); npus of the largest server */
+} tc_tune_topo_id;
+/** The id of an indexed, unwound topology (name borrowed from topo). */
+void tc_tune_topo_id_get(const tc_topo *topo, tc_tune_topo_id *out);
+
+/**
+ * Parse a size sweep "LO:HI[:N]" (K/M/G suffixes; N points per doubling, default 4): LO x 2^(i/N)
+ * rounded to a byte, i = 0, 1, ... while at most HI (duplicates after rounding dropped).  TC_ERR_USAGE
+ * with a message naming --sizes.  *out is malloc'd.
+ */
+tc_status tc_tune_sizes_parse(tc_ctx *ctx, const char *spec, uint64_t **out, int *n_out);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Tuning data                                                                                       */
+
+typedef enum { TC_TUNE_SIM = 0, TC_TUNE_MEASURE = 1 } tc_tune_source;
+/** "sim", "measure". */
+const char *tc_tune_source_name(tc_tune_source s);
+
+/** One row: a candidate's time at one size on one topology. */
+typedef struct tc_tune_row {
+    tc_coll coll;
+    uint64_t bytes;
+    int algo;       /**< registry index */
+    double time;    /**< seconds */
+    int topo;       /**< index into tc_tune_data.topos */
+    int chunks;     /**< chunks per rank the plans were made with */
+    int source;     /**< tc_tune_source */
+    int line;       /**< CSV line (0 when generated) */
+} tc_tune_row;
+
+/** Rows and the topologies they refer to.  Owns its strings. */
+typedef struct tc_tune_data {
+    int n_rows, cap_rows;
+    tc_tune_row *rows;
+    int n_topos, cap_topos;
+    tc_tune_topo_id *topos;
+    int n_notes, cap_notes;
+    char **notes;       /**< one line each: candidates that refused ("bucket on ring-64 (allreduce): ...") */
+    char *file;         /**< the CSV it was read from, NULL when generated */
+    uint64_t checksum;  /**< FNV-1a 64 of that file's bytes (0 when generated) */
+} tc_tune_data;
+
+tc_status tc_tune_data_create(tc_tune_data **out);
+void tc_tune_data_free(tc_tune_data *d);
+/** Index of topology id in d (added, name copied, when new). */
+tc_status tc_tune_data_topo(tc_tune_data *d, const tc_tune_topo_id *id, int *index);
+tc_status tc_tune_data_add(tc_tune_data *d, const tc_tune_row *r);
+tc_status tc_tune_data_note(tc_tune_data *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/** Called as work is done: `units` more (size, algorithm) evaluations finished. */
+typedef void (*tc_tune_progress_fn)(void *user, double units);
+
+/** Options of tc_tune_collect. */
+typedef struct tc_tune_opts {
+    tc_gen_opts gen;          /**< chunks, root, unwind, ... (size is set per point) */
+    tc_tune_algos algos;      /**< candidates (0 = every generator of the collective) */
+    tc_tune_source source;
+    const char *mpirun;       /**< measure: the launcher, a shell command line ("mpirun"); `-np N` follows */
+    const char *tacos_run;    /**< measure: the tacos-run program */
+    int repeats;              /**< measure: launches per plan, the median kept (default 3) */
+    int iters;                /**< measure: timed iterations per launch, their mean (default 5) */
+    tc_tune_progress_fn progress;
+    void *progress_user;
+} tc_tune_opts;
+void tc_tune_opts_init(tc_tune_opts *o);
+
+/**
+ * Time every candidate of `coll` in o->algos at every size on `topo` (indexed, unwound) and add the rows
+ * to d (candidates that refuse add a note instead).  sim: the event simulation of each checked plan.
+ * measure: the plans lowered to MSCCL XML (target tacos-run, in place); consecutive sizes whose programs
+ * are identical share a plan, replayed with `MPIRUN -np R TACOS_RUN PLAN -b LO -e HI -f F -n ITERS -w 1
+ * -c 0 --mode in-place` o->repeats times; each size takes the row tacos-run measured at the largest size
+ * not above it (tacos-run rounds sizes down to whole chunks) and the median over the launches.
+ * Errors: a generator failing for another reason than TC_ERR_UNSUPPORTED, or tacos-run failing (its
+ * exit status and last output line are reported).
+ */
+tc_status tc_tune_collect(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const uint64_t *sizes, int n_sizes,
+                          const tc_tune_opts *o, tc_tune_data *d);
+
+/** Write the CSV: comment lines (tool, notes), the header, one row per line in d's order. */
+tc_status tc_tune_data_write(tc_ctx *ctx, const tc_tune_data *d, FILE *f);
+/**
+ * Read a CSV written by tc_tune_data_write (or by hand in that format).  Every bad row is an error at
+ * its line: a wrong number of fields, an unknown collective or algorithm, an algorithm that does not
+ * generate the collective, a size, rank or chunk count that is not a positive integer, a time that is
+ * negative, zero or not a number, a duplicate row, a topology whose fingerprint or shape differs between
+ * rows, a collective whose rows mix sources or chunk counts.
+ */
+tc_status tc_tune_data_read(tc_ctx *ctx, const char *path, tc_tune_data **out);
+/** The same on len bytes of text (diagnostics name `path`). */
+tc_status tc_tune_data_read_mem(tc_ctx *ctx, const char *path, const char *text, size_t len, tc_tune_data **out);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Model                                                                                             */
+
+/** Scores of a model on its held-out samples. */
+typedef struct tc_tune_score {
+    int n;                  /**< samples scored */
+    int correct;            /**< predicted the best algorithm */
+    double accuracy;        /**< correct / n (1 when n is 0) */
+    double mean_slowdown;   /**< mean of time(predicted) / time(best) - 1 over the mispredictions (0: none) */
+    double worst_slowdown;  /**< the largest of those */
+    double mean_slowdown_all; /**< the same mean over every scored sample */
+    int no_time;            /**< mispredictions of an algorithm without a time there (not in the means) */
+} tc_tune_score;
+
+/** A trained or loaded model of one collective.  Owns everything it points to. */
+typedef struct tc_tune_model {
+    tc_coll coll;
+    int n_classes;
+    int *classes;             /**< class i = registry index classes[i] (libsvm label i) */
+    int n_cands;
+    int *cands;               /**< every algorithm with times in the data (registry indices) */
+    int runner_up;            /**< registry index most often second best in the data, -1 none */
+    int n_topos;
+    tc_tune_topo_id *topos;   /**< the topologies it was trained on */
+    int chunks;
+    int source;               /**< tc_tune_source */
+    uint64_t min_bytes, max_bytes; /**< sizes of the data */
+    double scale_min[TC_TUNE_FEATURES], scale_max[TC_TUNE_FEATURES];
+    double C, gamma;          /**< chosen by cross-validation */
+    double cv_accuracy;       /**< its mean cross-validation accuracy */
+    double cv_slowdown;       /**< and its mean slowdown over every cross-validated prediction */
+    int n_samples, n_train;
+    tc_tune_score test;       /**< on the held-out samples */
+    uint64_t seed;
+    char *data_file;          /**< the CSV it was trained on */
+    uint64_t data_checksum;
+    uint64_t svm_checksum;    /**< FNV-1a 64 of COLL.svm as written (set by tc_tune_model_write_svm) */
+    char *dir;                /**< where it was loaded from, NULL when trained */
+    void *svm;                /**< libsvm's struct svm_model (owned) */
+    void *nodes;              /**< the training vectors a trained svm points into (owned), else NULL */
+} tc_tune_model;
+
+void tc_tune_model_free(tc_tune_model *m);
+
+/**
+ * Train the model of `coll` from d (TC_ERR_INVALID when d holds fewer than TC_TUNE_MIN_SAMPLES samples
+ * of it, naming how many).  Seeded by ctx->seed.
+ */
+tc_status tc_tune_train(tc_ctx *ctx, const tc_tune_data *d, tc_coll coll, tc_tune_model **out);
+
+/** Write libsvm's model file to `path` (libsvm writes by path: pass the temporary file of an output) and
+ *  record its checksum in m->svm_checksum. */
+tc_status tc_tune_model_write_svm(tc_ctx *ctx, tc_tune_model *m, const char *path);
+/** Write COLL.json: format, version, tool, seed, data file and checksum, topologies, scaling, classes,
+ *  C, gamma, scores and the checksum of COLL.svm.  Deterministic. */
+tc_status tc_tune_model_write_meta(tc_ctx *ctx, const tc_tune_model *m, FILE *f);
+/** "DIR/COLL.json", "DIR/COLL.svm" into buf. */
+const char *tc_tune_model_path(const char *dir, tc_coll coll, const char *ext, char *buf, size_t n);
+/**
+ * Load the model of `coll` from directory `dir`.  TC_ERR_UNSUPPORTED when dir has no model of coll (the
+ * message lists the collectives it has), TC_ERR_PARSE / TC_ERR_INVALID for a damaged model (a checksum
+ * that does not match COLL.svm is refused before libsvm reads it).
+ */
+tc_status tc_tune_model_load(tc_ctx *ctx, const char *dir, tc_coll coll, tc_tune_model **out);
+/** TC_OK when m was trained on `topo` (same fingerprint) with `chunks` chunks per rank; otherwise
+ *  TC_ERR_INVALID with a message saying what it was trained on. */
+tc_status tc_tune_model_check(tc_ctx *ctx, const tc_tune_model *m, const tc_topo *topo, int chunks);
+/** The model's pick at `bytes` on a topology of shape id: *best and *second (registry indices; second
+ *  -1 when the model knows no other algorithm), ranked by the one-against-one votes of libsvm. */
+void tc_tune_model_predict(const tc_tune_model *m, const tc_tune_topo_id *id, uint64_t bytes, int *best,
+                           int *second);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Dispatcher                                                                                        */
+
+/** What --algo auto chose and why. */
+typedef struct tc_tune_choice {
+    int algo;               /**< registry index of the choice */
+    int runner_up;          /**< registry index, -1 when none */
+    double time;            /**< simulated time of the choice (by simulation; 0 when a model chose) */
+    double runner_up_time;  /**< simulated time of the runner-up, s (0 when none or it failed) */
+    int by_model;           /**< 1: the model chose, 0: simulating the candidates */
+    int n_candidates;       /**< simulated (by simulation) */
+    int n_refused;          /**< of them, refused or failed */
+    int outside;            /**< model: the size is outside the sizes it was trained on */
+} tc_tune_choice;
+
+/**
+ * Choose the algorithm of `coll` at go->size on `topo`: by the model m (checked against topo first by
+ * the caller with tc_tune_model_check), else by simulating every candidate and taking the fastest.  The
+ * runner-up is the model's second vote (a one-class model: the algorithm most often second in its data)
+ * or the second fastest, simulated either way.  TC_ERR_UNSUPPORTED when no candidate can serve the input.
+ */
+tc_status tc_tune_choose(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_gen_opts *go,
+                         const tc_tune_model *m, tc_tune_choice *out);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Bundles                                                                                           */
+
+/** A byte range the runtime serves with one plan: min_bytes <= bytes <= max_bytes (0: no upper limit). */
+typedef struct tc_tune_range {
+    uint64_t min_bytes, max_bytes;
+    int algo;               /**< registry index */
+    uint64_t plan_bytes;    /**< the size its plan is generated for (a sampled size inside the range) */
+    double time;            /**< the plan's simulated time at plan_bytes (0 when not simulated) */
+} tc_tune_range;
+
+/**
+ * Ranges of segments: segment i covers sizes from starts[i] up to starts[i + 1] - 1 (the last one without
+ * an upper limit) with algorithm algos[i]; starts[0] must be 0 and starts strictly increasing
+ * (TC_ERR_INVALID otherwise).  Adjacent segments of one algorithm merge.  `out` holds n entries; *n_out
+ * is the number of ranges.  Every size from 0 up is in exactly one range.
+ */
+tc_status tc_tune_ranges_build(const uint64_t *starts, const int *algos, int n, tc_tune_range *out, int *n_out);
+
+/**
+ * The ranges of a bundle: the winner (by the model m, else by simulating the candidates in `algos`) at
+ * every sampled size; between two sizes with different winners the boundary is bisected (to the byte with
+ * a model, to 1/64 of the size by simulating the two winners); plan_bytes is the sample nearest the
+ * middle (log scale) of each range, and each range's plan is simulated there.  *out is malloc'd.
+ */
+tc_status tc_tune_bundle_ranges(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_gen_opts *go,
+                                const tc_tune_model *m, tc_tune_algos algos, const uint64_t *sizes,
+                                int n_sizes, tc_tune_range **out, int *n_out);
+
+#endif

@@ -1,0 +1,257 @@
+/* Candidates priced at one size (what `tacosc compare` prints and what the dispatcher and the tuning data
+ * are made of), candidate sets, topology ids and size sweeps. */
+#include "tune_int.h"
+
+#include "tacos/check.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int tc_tune_registry_size(void)
+{
+    int n = 0;
+    while (tc_algo_registry[n].name)
+        n++;
+    return n;
+}
+
+int tc_tune_algo_index(const char *name)
+{
+    const tc_algo_entry *e = tc_algo_find(name);
+    return e ? (int)(e - tc_algo_registry) : -1;
+}
+
+tc_status tc_tune_algos_parse(tc_ctx *ctx, const char *list, tc_tune_algos *out)
+{
+    tc_tune_algos set = 0;
+    const char *p = list;
+    for (;;) {
+        size_t len = strcspn(p, ",");
+        char name[64];
+        if (len == 0 || len >= sizeof name)
+            return tc_error(ctx, TC_ERR_USAGE, NULL, 0, "--algos: '%s' is not a comma-separated list of algorithms",
+                            list);
+        memcpy(name, p, len);
+        name[len] = 0;
+        int i = tc_tune_algo_index(name);
+        if (i < 0)
+            return tc_error(ctx, TC_ERR_USAGE, NULL, 0, "--algos: unknown algorithm '%s' (see tacosc --list-algos)",
+                            name);
+        set |= (tc_tune_algos)1 << i;
+        if (!p[len])
+            break;
+        p += len + 1;
+    }
+    *out = set;
+    return TC_OK;
+}
+
+void tc_tune_first_message(const tc_buf *b, char *out, size_t n)
+{
+    const char *s = b->data ? b->data : "";
+    const char *e = strstr(s, "error: ");
+    s = e ? e + 7 : s;
+    size_t len = strcspn(s, "\n");
+    if (len >= n)
+        len = n - 1;
+    memcpy(out, s, len);
+    out[len] = 0;
+}
+
+tc_status tc_tune_price(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_gen_opts *go,
+                        const tc_sim_opts *so, int algo, double *time, tc_sim_result **res, char *note,
+                        size_t note_n)
+{
+    tc_buf diag = {0};
+    tc_ctx sub;
+    tc_ctx_init(&sub);
+    sub.seed = ctx->seed;
+    sub.sink = tc_diag_buffer;
+    sub.sink_user = &diag;
+    tc_sim_opts dso;
+    if (!so) {
+        tc_sim_opts_init(&dso);
+        dso.no_bound = 1;
+        so = &dso;
+    }
+    const char *name = tc_algo_registry[algo].name;
+    tc_sched *s = NULL;
+    tc_sim_result *r = NULL;
+    tc_status st = tc_algo_run(&sub, name, topo, coll, go, &s);
+    if (st == TC_OK) {
+        tc_check_opts co = {.topo = topo};
+        st = tc_sched_check(&sub, s, &co, name);
+        if (st == TC_OK)
+            st = tc_sim_run(&sub, s, topo, so, &r);
+    }
+    if (note && note_n)
+        note[0] = 0;
+    if (st == TC_OK) {
+        *time = r->time;
+        if (res)
+            *res = r;
+        else
+            tc_sim_result_free(r);
+    } else if (note && note_n) {
+        tc_tune_first_message(&diag, note, note_n);
+        if (!note[0])
+            snprintf(note, note_n, "%s", tc_status_str(st));
+    }
+    tc_sched_free(s);
+    tc_buf_free(&diag);
+    return st;
+}
+
+static int cmp_cand(const void *pa, const void *pb)
+{
+    const tc_tune_cand *a = pa, *b = pb;
+    int oa = a->status == TC_OK, ob = b->status == TC_OK;
+    if (oa != ob)
+        return oa ? -1 : 1;
+    if (oa && a->time != b->time)
+        return a->time < b->time ? -1 : 1;
+    return a->algo - b->algo;
+}
+
+tc_status tc_tune_eval(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_gen_opts *go,
+                       const tc_sim_opts *so, tc_tune_algos algos, int keep, tc_tune_cand **out, int *n_out)
+{
+    int nreg = tc_tune_registry_size(), n = 0;
+    tc_tune_cand *c = calloc((size_t)nreg + 1, sizeof *c);
+    if (!c)
+        return TC_ERR_NOMEM;
+    for (int i = 0; i < nreg; i++) {
+        if (!(tc_algo_registry[i].colls & TC_COLL_BIT(coll)) || (algos && !(algos >> i & 1)))
+            continue;
+        tc_tune_cand *w = &c[n++];
+        w->algo = i;
+        w->status = tc_tune_price(ctx, topo, coll, go, so, i, &w->time, keep ? &w->res : NULL, w->note,
+                                  sizeof w->note);
+        if (w->status == TC_ERR_NOMEM) {
+            tc_tune_cands_free(c, n);
+            return TC_ERR_NOMEM;
+        }
+    }
+    qsort(c, (size_t)n, sizeof *c, cmp_cand);
+    *out = c;
+    *n_out = n;
+    return TC_OK;
+}
+
+void tc_tune_cands_free(tc_tune_cand *c, int n)
+{
+    if (!c)
+        return;
+    for (int i = 0; i < n; i++)
+        tc_sim_result_free(c[i].res);
+    free(c);
+}
+
+void tc_tune_topo_id_get(const tc_topo *topo, tc_tune_topo_id *out)
+{
+    uint64_t h = TC_FNV_OFFSET;
+    int32_t v[2] = {topo->n_npus, topo->n_links};
+    h = tc_tune_fnv(h, v, sizeof v);
+    for (int i = 0; i < topo->n_links; i++) {
+        const tc_link *l = &topo->links[i];
+        int32_t e[2] = {l->src, l->dst};
+        double c[2] = {l->alpha, l->beta}; /* their bits: the values the cost file gave, parsed */
+        h = tc_tune_fnv(h, e, sizeof e);
+        h = tc_tune_fnv(h, c, sizeof c);
+    }
+    int nodes = 1, rpn = topo->n_npus;
+    if (topo->node_of && topo->n_nodes > 0) {
+        h = tc_tune_fnv(h, topo->node_of, sizeof *topo->node_of * (size_t)topo->n_npus);
+        nodes = topo->n_nodes;
+        int maxid = 0;
+        for (int i = 0; i < topo->n_npus; i++)
+            if (topo->node_of[i] > maxid)
+                maxid = topo->node_of[i];
+        int *count = calloc((size_t)maxid + 1, sizeof *count);
+        if (count) {
+            rpn = 0;
+            for (int i = 0; i < topo->n_npus; i++)
+                if (++count[topo->node_of[i]] > rpn)
+                    rpn = count[topo->node_of[i]];
+            free(count);
+        }
+    }
+    out->name = topo->name;
+    out->fingerprint = h;
+    out->ranks = topo->n_npus;
+    out->nodes = nodes;
+    out->rpn = rpn;
+}
+
+void tc_tune_features(const tc_tune_topo_id *id, uint64_t bytes, double x[TC_TUNE_FEATURES])
+{
+    x[0] = log2((double)bytes);
+    x[1] = log2((double)id->ranks);
+    x[2] = log2((double)id->nodes);
+    x[3] = log2((double)id->rpn);
+}
+
+const char *tc_tune_source_name(tc_tune_source s) { return s == TC_TUNE_MEASURE ? "measure" : "sim"; }
+
+void tc_tune_opts_init(tc_tune_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    tc_gen_opts_init(&o->gen);
+    o->source = TC_TUNE_SIM;
+    o->mpirun = "mpirun";
+    o->tacos_run = "tacos-run";
+    o->repeats = 3;
+    o->iters = 5;
+}
+
+tc_status tc_tune_sizes_parse(tc_ctx *ctx, const char *spec, uint64_t **out, int *n_out)
+{
+    char buf[128];
+    if (strlen(spec) >= sizeof buf)
+        goto bad;
+    strcpy(buf, spec);
+    char *lo_s = buf, *hi_s = strchr(buf, ':'), *n_s = NULL;
+    if (!hi_s)
+        goto bad;
+    *hi_s++ = 0;
+    if ((n_s = strchr(hi_s, ':')))
+        *n_s++ = 0;
+    uint64_t lo, hi;
+    long per = 4;
+    if (tc_parse_size(lo_s, &lo) || tc_parse_size(hi_s, &hi))
+        goto bad;
+    if (n_s) {
+        char *end;
+        errno = 0;
+        per = strtol(n_s, &end, 10);
+        if (errno || end == n_s || *end || per < 1 || per > 64)
+            return tc_error(ctx, TC_ERR_USAGE, NULL, 0,
+                            "--sizes: '%s': the points per doubling must be an integer in [1, 64]", n_s);
+    }
+    if (lo < 1 || hi < lo)
+        return tc_error(ctx, TC_ERR_USAGE, NULL, 0, "--sizes: '%s': need 1 <= LO <= HI", spec);
+    if ((double)hi / (double)lo > 0x1p40)
+        return tc_error(ctx, TC_ERR_USAGE, NULL, 0, "--sizes: '%s' spans more than 40 doublings", spec);
+    int cap = (int)(per * (log2((double)hi / (double)lo) + 1)) + 2, n = 0;
+    uint64_t *s = malloc((size_t)cap * sizeof *s);
+    if (!s)
+        return TC_ERR_NOMEM;
+    for (int i = 0; n < cap; i++) {
+        double v = (double)lo * exp2((double)i / (double)per);
+        uint64_t b = (uint64_t)llround(v);
+        if (b > hi && v > (double)hi * (1 + 1e-12))
+            break;
+        if (b > hi)
+            b = hi;
+        if (n == 0 || b != s[n - 1])
+            s[n++] = b;
+    }
+    *out = s;
+    *n_out = n;
+    return TC_OK;
+bad:
+    return tc_error(ctx, TC_ERR_USAGE, NULL, 0,
+                    "--sizes: '%s' is not LO:HI[:N] (byte sizes with K, M, G suffixes; N points per doubling)", spec);
+}

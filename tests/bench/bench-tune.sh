@@ -1,0 +1,101 @@
+#!/bin/sh
+# make bench-tune: the dispatcher (issue 17) on shipped topologies, which make check leaves out.  For each
+# topology: `tacosc tune` (event simulation, all-reduce, all-gather, reduce-scatter, 1 KiB to 1 GiB at 4
+# sizes per doubling), `tacosc tune --train`, then per collective the held-out accuracy and the mean and
+# worst slowdown of the mispredictions against the targets (>= 90% accuracy, <= 5% mean slowdown);
+# `--algo auto` by the model at a few sizes, checked against `tacosc compare`'s fastest; an all-reduce
+# bundle by the model, every file verified for NCCL.  Then one model over a family of rings of 4 to 64
+# NPUs (rank count as a feature, as GPU count is in the Big Send-off paper).  TUNE_MEASURE=1 adds measured
+# data (tacos-run under mpirun) on the 8-NPU hypercube.  TACOSC names the binary (default ./tacosc).
+set -e
+TACOSC=${TACOSC:-./tacosc}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+short=0
+measured=
+
+# "accuracy" and the slowdowns of the held-out test from a model's COLL.json
+score() {
+    sed -n 's/.*"test": {"train_samples": \([0-9]*\), "samples": \([0-9]*\), "correct": \([0-9]*\), "accuracy": \([^,]*\), "mean_slowdown": \([^,]*\), "worst_slowdown": \([^,]*\),.*/\1 \2 \3 \4 \5 \6/p' "$1"
+}
+classes() { sed -n 's/.*"classes": \[\(.*\)\],*/\1/p' "$1" | tr -d '"' | tr -d ' '; }
+
+report() { # name model_dir [measured: the targets are for simulated data]
+    for c in allreduce allgather reducescatter; do
+        j="$2/$c.json"
+        [ -f "$j" ] || continue
+        set -- "$1" "$2" $(score "$j")
+        acc=$6 mean=$7 worst=$8
+        ok=$(awk -v a="$acc" -v m="$mean" 'BEGIN { print (a >= 0.9 && m <= 0.05) ? "meets" : "SHORT" }')
+        [ -z "$measured" ] || ok="$ok (measured: no target)"
+        [ "$ok" = meets ] || [ -n "$measured" ] || short=1
+        printf 'bench-tune: %-14s %-13s train %4d test %3d correct %3d accuracy %6.2f%% mean slowdown %6.3f%% worst %6.3f%%  %s  [%s]\n' \
+            "$1" "$c" "$3" "$4" "$5" "$(awk -v a="$acc" 'BEGIN { print 100 * a }')" \
+            "$(awk -v a="$mean" 'BEGIN { print 100 * a }')" "$(awk -v a="$worst" 'BEGIN { print 100 * a }')" "$ok" \
+            "$(classes "$j")"
+    done
+}
+
+for spec in ring-64 ring-128 hier-4x8:topologies/hier.cost; do
+    name=${spec%%:*}
+    t=topologies/$name.xml
+    costs=
+    [ "$spec" = "$name" ] || costs="--costs ${spec#*:}"
+    t0=$(date +%s.%N)
+    $TACOSC tune "$t" $costs -c allreduce,allgather,reducescatter -q -o "$tmp/$name.csv"
+    t1=$(date +%s.%N)
+    $TACOSC tune --train "$tmp/$name.csv" -o "$tmp/$name.model" -q
+    t2=$(date +%s.%N)
+    echo "bench-tune: $name: tune $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s ($(grep -vc '^#' "$tmp/$name.csv") lines), train $(awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.1f", b - a }') s"
+    report "$name" "$tmp/$name.model"
+    # --algo auto by the model agrees with compare's fastest (times equal: ties count)
+    for s in 4K 1M 64M 512M; do
+        for c in allreduce allgather; do
+            $TACOSC "$t" $costs -c $c --algo auto --model "$tmp/$name.model" --size $s >"$tmp/auto" 2>&1 ||
+                { cat "$tmp/auto"; fail=1; continue; }
+            grep -q 'auto: chose .* by the model' "$tmp/auto" || { echo "bench-tune: $name $c $s: not by the model"; fail=1; }
+            got=$(sed -n 's/  predicted time \([^(]*\) (.*/\1/p' "$tmp/auto" | sed 's/ *$//')
+            algo=$(head -n 1 "$tmp/auto" | cut -d' ' -f1)
+            best=$($TACOSC compare "$t" $costs -c $c --size $s | sed -n 4p)
+            bt=$(echo "$best" | awk '{ print $2 " " $3 }')
+            agree=$([ "$got" = "$bt" ] && echo agrees || echo "DIFFERS (compare: $best)")
+            echo "bench-tune: $name $c $s: auto chose $algo ($got), fastest in compare $bt: $agree"
+        done
+    done
+    # an all-reduce bundle by the model, every file verified for NCCL
+    $TACOSC bundle "$t" $costs -c allreduce --model "$tmp/$name.model" -o "$tmp/$name.bundle" -q
+    nf=0
+    for f in "$tmp/$name.bundle"/msccl-algorithms/*.xml; do
+        $TACOSC verify "$f" --target nccl >"$tmp/v" 2>&1 || { cat "$tmp/v"; fail=1; }
+        nf=$((nf + 1))
+    done
+    ranges=$(awk '/^  allreduce-n[0-9]*-/ { sub(/^allreduce-n[0-9]*-/, "", $1); sub(/\.xml$/, "", $1); printf "%s %s  ", $1, $6 }' \
+        "$tmp/$name.bundle/README")
+    echo "bench-tune: $name: all-reduce bundle of $nf file(s), each verified for NCCL: $ranges"
+done
+
+# one model over rings of 4 to 64 NPUs
+fam=""
+for n in 4 8 16 32 64; do
+    $TACOSC topo biring $n -o "$tmp/biring$n.xml"
+    fam="$fam $tmp/biring$n.xml"
+done
+$TACOSC tune $fam -c allreduce,allgather,reducescatter -q -o "$tmp/rings.csv"
+$TACOSC tune --train "$tmp/rings.csv" -o "$tmp/rings.model" -q
+report "rings-4..64" "$tmp/rings.model"
+
+if [ -n "$TUNE_MEASURE" ]; then
+    mpirun_cmd="mpirun --oversubscribe"
+    [ "$(id -u)" -eq 0 ] && mpirun_cmd="$mpirun_cmd --allow-run-as-root"
+    OMPI_MCA_btl_vader_single_copy_mechanism=none $TACOSC tune topologies/hypercube-3d.xml -c allreduce \
+        --source measure --sizes 1K:4M:2 --mpirun "$mpirun_cmd" -q -o "$tmp/measured.csv"
+    $TACOSC tune --train "$tmp/measured.csv" -o "$tmp/measured.model" -q
+    measured=1
+    report "hypercube-3d measured" "$tmp/measured.model"
+    measured=
+fi
+
+[ $fail -eq 0 ] || { echo "bench-tune: FAIL"; exit 1; }
+[ $short -eq 0 ] && echo "bench-tune: every model of simulated data meets the targets" ||
+    echo "bench-tune: some models of simulated data fall short of the targets (SHORT above)"

@@ -1,0 +1,877 @@
+/* The dispatcher (src/tune/): tuning data and its CSV, the SVM model (cross-validation, accuracy, files
+ * that round-trip, models that refuse other topologies), --algo auto, byte-range bundles and their
+ * coverage, measured tuning data. */
+#include "testutil.h"
+
+#include "tacos/check.h"
+#include "tacos/msccl.h"
+#include "tacos/sim.h"
+#include "tacos/topo.h"
+#include "tacos/tune.h"
+
+#include <dirent.h>
+#include <math.h>
+#include <sys/stat.h>
+
+#define HEADER "collective,bytes,ranks,nodes,ranks_per_node,algorithm,time_us,topology,fingerprint,chunks,source\n"
+
+static char *tmpdir(void)
+{
+    char *d = malloc(64);
+    snprintf(d, 64, "/tmp/tacosc-tune-test-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(d));
+    return d;
+}
+
+static void rm_rf(const char *d)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", d);
+    ck_assert_int_eq(tu_run(cmd, NULL), 0);
+}
+
+static tc_topo *load(const char *path)
+{
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_topo *t = NULL, *u = NULL;
+    ck_assert_msg(tc_topo_read(&ctx, path, &t) == TC_OK, "%s", tu_diags());
+    ck_assert_int_eq(tc_topo_apply_costs(&ctx, t, NULL), TC_OK);
+    ck_assert_int_eq(tc_topo_unwind(&ctx, t, 0, &u), TC_OK);
+    tc_topo_free(t);
+    return u;
+}
+
+/* A generated topology written to dir/name.xml (`tacosc topo ARGS`). */
+static char *gen_topo(const char *dir, const char *name, const char *args)
+{
+    char *p = malloc(512), *out = NULL;
+    snprintf(p, 512, "%s/%s.xml", dir, name);
+    ck_assert_msg(tu_tacosc_run(&out, "topo %s -o %s", args, p) == 0, "%s", out);
+    free(out);
+    return p;
+}
+
+/* ---- tuning data (CSV) ---- */
+
+/* Each bad row is an error at its line with the reason; the rows before it were fine. */
+START_TEST(test_csv_bad_rows)
+{
+    static const char good[] = "allreduce,1024,4,1,4,ring,12.5,biring-4,0123456789abcdef,1,sim\n";
+    static const struct { const char *row, *msg; } cases[] = {
+        {"allreduce,2048,4,1,4,ring,12.5,biring-4,0123456789abcdef,1\n",
+         "10 fields, expected 11 (" "collective,bytes,ranks,nodes,ranks_per_node,algorithm,time_us,topology,"
+         "fingerprint,chunks,source)"},
+        {"allreduce,2048,4\n", "3 fields, expected 11 (collective,bytes,ranks,nodes,ranks_per_node,algorithm,"
+                               "time_us,topology,fingerprint,chunks,source)"},
+        {"allreduce,2048,4,1,4,ring,-3,biring-4,0123456789abcdef,1,sim\n", "time_us '-3' is negative"},
+        {"allreduce,2048,4,1,4,ring,0,biring-4,0123456789abcdef,1,sim\n", "time_us is 0: a collective takes some time"},
+        {"allreduce,2048,4,1,4,ring,fast,biring-4,0123456789abcdef,1,sim\n", "time_us 'fast' is not a number"},
+        {"allreduce,2048,4,1,4,ring,nan,biring-4,0123456789abcdef,1,sim\n", "time_us 'nan' is not a number"},
+        {"allreduce,2048,4,1,4,warp,12,biring-4,0123456789abcdef,1,sim\n",
+         "unknown algorithm 'warp' (see tacosc --list-algos)"},
+        {"allreduce,2048,4,1,4,dex,12,biring-4,0123456789abcdef,1,sim\n", "algorithm 'dex' does not generate allreduce"},
+        {"allsum,2048,4,1,4,ring,12,biring-4,0123456789abcdef,1,sim\n", "unknown collective 'allsum'"},
+        {"allreduce,0,4,1,4,ring,12,biring-4,0123456789abcdef,1,sim\n", "bytes '0' is not a positive integer"},
+        {"allreduce,-5,4,1,4,ring,12,biring-4,0123456789abcdef,1,sim\n", "bytes '-5' is not a positive integer"},
+        {"allreduce,2048,x,1,4,ring,12,biring-4,0123456789abcdef,1,sim\n", "ranks 'x' is not a positive integer"},
+        {"allreduce,2048,8,1,4,ring,12,biring-4,0123456789abcdef,1,sim\n", "8 ranks do not make 1 nodes of at most 4 ranks"},
+        {"allreduce,2048,4,1,4,ring,12,biring-4,0123456789abcdeg,1,sim\n",
+         "fingerprint '0123456789abcdeg' is not 16 hexadecimal digits"},
+        {"allreduce,2048,4,1,4,ring,12,biring-4,0123456789abcdef,1,guess\n", "source 'guess' is not sim or measure"},
+        {"allreduce,2048,4,1,4,ring,12,biring-4,0123456789abcdef,1,measure\n",
+         "allreduce rows mix sources: sim on line 3, measure here (train on one)"},
+        {"allreduce,2048,4,1,4,ring,12,biring-4,0123456789abcdef,2,sim\n",
+         "allreduce rows mix chunk counts: 1 per rank on line 3, 2 here (train on one)"},
+        {"allreduce,2048,4,1,4,ring,12,,0123456789abcdef,1,sim\n", "empty topology name"},
+        {"allreduce,2048,4,1,4,ring,12,biring-4,00000000000000ff,1,sim\n",
+         "topology 'biring-4' is 4 ranks, 1 nodes of 4, fingerprint 0123456789abcdef on line 3, but 4 ranks, 1 nodes "
+         "of 4, fingerprint 00000000000000ff here (data of two different topologies under one name)"},
+        {"allreduce,1024,4,1,4,ring,13,biring-4,0123456789abcdef,1,sim\n",
+         "duplicate row: line 3 already has allreduce 1024 B ring on biring-4"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[1024], want[1024];
+        snprintf(text, sizeof text, "# a comment\n" HEADER "%s%s", good, cases[i].row);
+        char *path = tu_tmpfile(".csv", text);
+        tc_ctx ctx;
+        tu_ctx(&ctx);
+        tc_tune_data *d = NULL;
+        ck_assert_int_eq(tc_tune_data_read(&ctx, path, &d), TC_ERR_PARSE);
+        ck_assert_ptr_null(d);
+        snprintf(want, sizeof want, "%s:4: error: %s\n", path, cases[i].msg);
+        ck_assert_str_eq(tu_diags(), want);
+        unlink(path);
+        free(path);
+    }
+    /* the header, and no rows */
+    static const struct { const char *text, *msg; } files[] = {
+        {"collective,bytes,algorithm,time_us\nallreduce,1024,ring,1\n",
+         ":1: error: the header must be '" "collective,bytes,ranks,nodes,ranks_per_node,algorithm,time_us,topology,"
+         "fingerprint,chunks,source' (man 5 tacosc-tune)\n"},
+        {"# nothing\n" HEADER, ": error: no data rows (man 5 tacosc-tune)\n"},
+        {"", ": error: no data rows and no header (man 5 tacosc-tune)\n"},
+    };
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char *path = tu_tmpfile(".csv", files[i].text), want[1024];
+        tc_ctx ctx;
+        tu_ctx(&ctx);
+        tc_tune_data *d = NULL;
+        ck_assert_int_eq(tc_tune_data_read(&ctx, path, &d), TC_ERR_PARSE);
+        snprintf(want, sizeof want, "%s%s", path, files[i].msg);
+        ck_assert_str_eq(tu_diags(), want);
+        unlink(path);
+        free(path);
+    }
+    /* the CLI says the same, with exit status 1 */
+    char *path = tu_tmpfile(".csv", "# x\n" HEADER "allreduce,1024,4,1,4,ring,-1,biring-4,0123456789abcdef,1,sim\n");
+    char *dir = tmpdir(), *out = NULL, want[1024];
+    ck_assert_int_eq(tu_tacosc_run(&out, "tune --train %s -o %s/m", path, dir), 1);
+    snprintf(want, sizeof want, "%s:3: error: time_us '-1' is negative\n", path);
+    ck_assert_str_eq(out, want);
+    free(out);
+    rm_rf(dir);
+    free(dir);
+    unlink(path);
+    free(path);
+}
+END_TEST
+
+/* Tuning data of a real topology survives the CSV: rows, topologies, fingerprints, times to the picosecond. */
+START_TEST(test_csv_roundtrip)
+{
+    tc_rng rng;
+    tc_rng_seed(&rng, tu_seed());
+    char *dir = tmpdir(), args[32];
+    int n = 3 + (int)tc_rng_below(&rng, 6);
+    snprintf(args, sizeof args, "biring %d", n);
+    char *tp = gen_topo(dir, "t", args);
+    tc_topo *t = load(tp);
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_tune_opts o;
+    tc_tune_opts_init(&o);
+    uint64_t *sizes = NULL;
+    int ns = 0;
+    ck_assert_int_eq(tc_tune_sizes_parse(&ctx, "1K:1M:2", &sizes, &ns), TC_OK);
+    ck_assert_int_eq(ns, 21);
+    ck_assert_uint_eq(sizes[1], 1448); /* 1024 x 2^(1/2), rounded */
+    ck_assert_uint_eq(sizes[20], 1 << 20);
+    tc_tune_data *d = NULL, *e = NULL;
+    ck_assert_int_eq(tc_tune_data_create(&d), TC_OK);
+    ck_assert_msg(tc_tune_collect(&ctx, t, TC_COLL_ALLREDUCE, sizes, ns, &o, d) == TC_OK, "%s", tu_diags());
+    ck_assert_msg(tc_tune_collect(&ctx, t, TC_COLL_ALLGATHER, sizes, ns, &o, d) == TC_OK, "%s", tu_diags());
+    ck_assert_int_gt(d->n_rows, 4 * ns);
+    ck_assert_int_gt(d->n_notes, 0); /* bucket and the hierarchical ones refuse a ring without nodes */
+    char csv[256];
+    snprintf(csv, sizeof csv, "%s/d.csv", dir);
+    FILE *f = fopen(csv, "w");
+    ck_assert_int_eq(tc_tune_data_write(&ctx, d, f), TC_OK);
+    fclose(f);
+    ck_assert_msg(tc_tune_data_read(&ctx, csv, &e) == TC_OK, "%s", tu_diags());
+    ck_assert_int_eq(e->n_rows, d->n_rows);
+    ck_assert_int_eq(e->n_topos, 1);
+    ck_assert_uint_eq(e->topos[0].fingerprint, d->topos[0].fingerprint);
+    ck_assert_int_eq(e->topos[0].ranks, n);
+    for (int i = 0; i < d->n_rows; i++) {
+        ck_assert_int_eq(e->rows[i].coll, d->rows[i].coll);
+        ck_assert_uint_eq(e->rows[i].bytes, d->rows[i].bytes);
+        ck_assert_int_eq(e->rows[i].algo, d->rows[i].algo);
+        ck_assert_int_eq(e->rows[i].line, i + 3 + d->n_notes); /* the tool line, the notes, the header */
+        ck_assert_msg(fabs(e->rows[i].time - d->rows[i].time) <= 1e-12, "row %d: %g vs %g", i, e->rows[i].time,
+                      d->rows[i].time);
+    }
+    /* and its times are what the simulator says of each plan */
+    int k = (int)tc_rng_below(&rng, (uint64_t)d->n_rows);
+    tc_sched *s = tu_gen(tc_algo_registry[d->rows[k].algo].name, t, d->rows[k].coll, d->rows[k].bytes);
+    tc_sim_opts so;
+    tc_sim_opts_init(&so);
+    tc_sim_result *r = NULL;
+    ck_assert_int_eq(tc_sim_run(&ctx, s, t, &so, &r), TC_OK);
+    ck_assert_double_eq(r->time, d->rows[k].time);
+    tc_sim_result_free(r);
+    tc_sched_free(s);
+    tc_tune_data_free(d);
+    tc_tune_data_free(e);
+    free(sizes);
+    tc_topo_free(t);
+    free(tp);
+    rm_rf(dir);
+    free(dir);
+}
+END_TEST
+
+/* ---- the model ---- */
+
+/* Synthetic data with a known boundary: two algorithms, A = ring faster below log2(bytes) = b0 + k log2(ranks),
+ * B = rhd faster above; five rank counts, sizes 2^10..2^30 at 4 per doubling. */
+static tc_tune_data *synthetic(tc_rng *rng, double *b0, double *k)
+{
+    tc_tune_data *d = NULL;
+    ck_assert_int_eq(tc_tune_data_create(&d), TC_OK);
+    *b0 = 13 + 4 * tc_rng_unit(rng);
+    *k = 0.5 + tc_rng_unit(rng);
+    int a = tc_tune_algo_index("ring"), b = tc_tune_algo_index("rhd");
+    for (int r = 2; r <= 6; r++) {
+        tc_tune_topo_id id = {.name = NULL, .fingerprint = tc_rng_next(rng), .ranks = 1 << r, .nodes = 1, .rpn = 1 << r};
+        char name[32];
+        snprintf(name, sizeof name, "synthetic-%d", 1 << r);
+        id.name = name;
+        int ti;
+        ck_assert_int_eq(tc_tune_data_topo(d, &id, &ti), TC_OK);
+        for (int i = 0; i <= 80; i++) {
+            double x = 10 + i / 4.0;
+            uint64_t bytes = (uint64_t)llround(exp2(x));
+            double base = 1e-6 * exp2(x - 10), edge = *b0 + *k * r;
+            tc_tune_row ra = {TC_COLL_ALLREDUCE, bytes, a, base, ti, 1, TC_TUNE_SIM, 0};
+            tc_tune_row rb = {TC_COLL_ALLREDUCE, bytes, b, base * (x < edge ? 1.25 : 0.8), ti, 1, TC_TUNE_SIM, 0};
+            ck_assert_int_eq(tc_tune_data_add(d, &ra), TC_OK);
+            ck_assert_int_eq(tc_tune_data_add(d, &rb), TC_OK);
+        }
+    }
+    return d;
+}
+
+/* Cross-validation and held-out accuracy on the synthetic data; far from the boundary the model is right. */
+START_TEST(test_train_known_boundary)
+{
+    tc_rng rng;
+    tc_rng_seed(&rng, tu_seed() + 1);
+    double b0, k;
+    tc_tune_data *d = synthetic(&rng, &b0, &k);
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    ctx.seed = tc_rng_next(&rng);
+    tc_tune_model *m = NULL;
+    ck_assert_msg(tc_tune_train(&ctx, d, TC_COLL_ALLREDUCE, &m) == TC_OK, "%s", tu_diags());
+    ck_assert_int_eq(m->n_samples, 5 * 81);
+    ck_assert_int_eq(m->n_classes, 2);
+    ck_assert_int_eq(m->test.n, m->n_samples - m->n_train);
+    ck_assert_int_ge(m->test.n, 80); /* 20% of 405, per class rounded */
+    ck_assert_int_le(m->test.n, 82);
+    ck_assert_msg(m->cv_accuracy >= 0.95, "cv accuracy %g (boundary %g + %g log2 ranks)", m->cv_accuracy, b0, k);
+    ck_assert_msg(m->test.accuracy >= 0.9, "test accuracy %g", m->test.accuracy);
+    /* a misprediction here costs exactly 25% (or 1.25 - 1) */
+    ck_assert(m->test.correct == m->test.n || fabs(m->test.worst_slowdown - 0.25) < 1e-9);
+    ck_assert_int_eq(m->min_bytes, 1024);
+    ck_assert_uint_eq(m->max_bytes, 1ull << 30);
+    int a = tc_tune_algo_index("ring"), b = tc_tune_algo_index("rhd");
+    for (int r = 2; r <= 6; r++) {
+        tc_tune_topo_id id = {NULL, 0, 1 << r, 1, 1 << r};
+        double edge = b0 + k * r;
+        for (double x = 10; x <= 30; x += 0.5) {
+            if (fabs(x - edge) < 1.5)
+                continue;
+            int best, second;
+            tc_tune_model_predict(m, &id, (uint64_t)llround(exp2(x)), &best, &second);
+            ck_assert_msg(best == (x < edge ? a : b), "2^%g B on %d ranks: predicted %s (boundary 2^%g)", x, 1 << r,
+                          tc_algo_registry[best].name, edge);
+            ck_assert_int_eq(second, x < edge ? b : a);
+        }
+    }
+    tc_tune_model_free(m);
+    /* one winner: nothing to separate, the model predicts it everywhere */
+    for (int i = 0; i < d->n_rows; i++)
+        if (d->rows[i].algo == b)
+            d->rows[i].time = 2 * d->rows[i].time + 1;
+    ck_assert_int_eq(tc_tune_train(&ctx, d, TC_COLL_ALLREDUCE, &m), TC_OK);
+    ck_assert_int_eq(m->n_classes, 1);
+    ck_assert_double_eq(m->test.accuracy, 1);
+    ck_assert_int_eq(m->runner_up, b);
+    int best, second;
+    tc_tune_topo_id id = {NULL, 0, 8, 1, 8};
+    tc_tune_model_predict(m, &id, 1 << 20, &best, &second);
+    ck_assert_int_eq(best, a);
+    ck_assert_int_eq(second, b);
+    tc_tune_model_free(m);
+    /* too few samples */
+    d->n_rows = 9 * 2;
+    ck_assert_int_eq(tc_tune_train(&ctx, d, TC_COLL_ALLREDUCE, &m), TC_ERR_INVALID);
+    ck_assert_str_eq(tu_diags(), "tacosc: error: 9 allreduce samples (sizes x topologies): a model needs at least 10 "
+                                 "(20% held out for the test, 5-fold cross-validation on the rest)\n");
+    tc_tune_data_free(d);
+}
+END_TEST
+
+static void write_model(tc_tune_model *m, const char *dir)
+{
+    char p[512];
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    ck_assert_int_eq(tc_tune_model_write_svm(&ctx, m, tc_tune_model_path(dir, m->coll, "svm", p, sizeof p)), TC_OK);
+    FILE *f = fopen(tc_tune_model_path(dir, m->coll, "json", p, sizeof p), "w");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(tc_tune_model_write_meta(&ctx, m, f), TC_OK);
+    fclose(f);
+}
+
+/* A model written, read back and written again gives the same bytes and the same predictions; it records
+ * what it was trained on; a damaged file is refused before libsvm reads it. */
+START_TEST(test_model_roundtrip)
+{
+    tc_rng rng;
+    tc_rng_seed(&rng, tu_seed() + 2);
+    double b0, k;
+    tc_tune_data *d = synthetic(&rng, &b0, &k);
+    d->file = tc_strdup("synthetic.csv");
+    d->checksum = 0x1234;
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_tune_model *m = NULL, *l = NULL;
+    ck_assert_int_eq(tc_tune_train(&ctx, d, TC_COLL_ALLREDUCE, &m), TC_OK);
+    char *d1 = tmpdir(), *d2 = tmpdir(), p1[512], p2[512];
+    write_model(m, d1);
+    ck_assert_msg(tc_tune_model_load(&ctx, d1, TC_COLL_ALLREDUCE, &l) == TC_OK, "%s", tu_diags());
+    write_model(l, d2);
+    for (int e = 0; e < 2; e++) {
+        const char *ext = e ? "json" : "svm";
+        size_t n1 = 0, n2 = 0;
+        char *a = tu_slurp(tc_tune_model_path(d1, TC_COLL_ALLREDUCE, ext, p1, sizeof p1), &n1);
+        char *b = tu_slurp(tc_tune_model_path(d2, TC_COLL_ALLREDUCE, ext, p2, sizeof p2), &n2);
+        ck_assert_msg(n1 == n2 && !memcmp(a, b, n1), "%s differs after a round trip", ext);
+        if (e) {
+            ck_assert_ptr_nonnull(strstr(a, "\"data\": {\"file\": \"synthetic.csv\", \"checksum\": \"0000000000001234\""));
+            ck_assert_ptr_nonnull(strstr(a, "{\"name\": \"synthetic-16\", \"fingerprint\": \""));
+            ck_assert_ptr_nonnull(strstr(a, "\"classes\": [\"ring\", \"rhd\"]"));
+        }
+        free(a);
+        free(b);
+    }
+    ck_assert_int_eq(l->n_topos, 5);
+    ck_assert_int_eq(l->test.correct, m->test.correct);
+    ck_assert_double_eq(l->C, m->C);
+    ck_assert_double_eq(l->gamma, m->gamma);
+    for (int i = 0; i < 200; i++) {
+        tc_tune_topo_id id = {NULL, 0, 1 << (2 + (int)tc_rng_below(&rng, 5)), 1, 0};
+        id.rpn = id.ranks;
+        uint64_t bytes = 1024 + tc_rng_below(&rng, 1ull << 30);
+        int b1, s1, b2, s2;
+        tc_tune_model_predict(m, &id, bytes, &b1, &s1);
+        tc_tune_model_predict(l, &id, bytes, &b2, &s2);
+        ck_assert_int_eq(b1, b2);
+        ck_assert_int_eq(s1, s2);
+    }
+    tc_tune_model_free(l);
+    l = NULL;
+    /* damage: one byte of the SVM file */
+    tc_tune_model_path(d1, TC_COLL_ALLREDUCE, "svm", p1, sizeof p1);
+    size_t n = 0;
+    char *text = tu_slurp(p1, &n);
+    text[n / 2] = text[n / 2] == '1' ? '2' : '1';
+    FILE *f = fopen(p1, "w");
+    fwrite(text, 1, n, f);
+    fclose(f);
+    free(text);
+    tu_ctx(&ctx);
+    ck_assert_int_eq(tc_tune_model_load(&ctx, d1, TC_COLL_ALLREDUCE, &l), TC_ERR_INVALID);
+    ck_assert_ptr_nonnull(strstr(tu_diags(), "the file was changed or damaged (train again)"));
+    /* a collective it has no model of */
+    tu_ctx(&ctx);
+    ck_assert_int_eq(tc_tune_model_load(&ctx, d1, TC_COLL_ALLGATHER, &l), TC_ERR_UNSUPPORTED);
+    char want[512];
+    snprintf(want, sizeof want,
+             "tacosc: error: model directory '%s' has no allgather model (it has allreduce): train one with tacosc "
+             "tune -c allgather, then tacosc tune --train\n",
+             d1);
+    ck_assert_str_eq(tu_diags(), want);
+    tc_tune_model_free(m);
+    tc_tune_data_free(d);
+    rm_rf(d1);
+    rm_rf(d2);
+    free(d1);
+    free(d2);
+}
+END_TEST
+
+/* ---- bundles ---- */
+
+/* For random cut points and algorithms, the ranges cover every size exactly once, by the runtime's rule
+ * (minBytes <= size <= maxBytes, maxBytes 0 = no limit), each size served by its segment's algorithm. */
+START_TEST(test_ranges_cover_once)
+{
+    tc_rng rng;
+    tc_rng_seed(&rng, tu_seed() + 3);
+    for (int iter = 0; iter < 2000; iter++) {
+        int n = 1 + (int)tc_rng_below(&rng, 20);
+        uint64_t starts[20];
+        int algos[20];
+        tc_tune_range r[20];
+        starts[0] = 0;
+        for (int i = 1; i < n; i++) {
+            uint64_t step = tc_rng_below(&rng, 4) == 0 ? 1 : 1 + tc_rng_below(&rng, 1ull << (1 + tc_rng_below(&rng, 40)));
+            starts[i] = starts[i - 1] + step;
+        }
+        for (int i = 0; i < n; i++)
+            algos[i] = (int)tc_rng_below(&rng, 3);
+        int nr = 0;
+        ck_assert_int_eq(tc_tune_ranges_build(starts, algos, n, r, &nr), TC_OK);
+        ck_assert_int_ge(nr, 1);
+        ck_assert_uint_eq(r[0].min_bytes, 0);
+        ck_assert_uint_eq(r[nr - 1].max_bytes, 0);
+        for (int i = 0; i + 1 < nr; i++) {
+            ck_assert_uint_ne(r[i].max_bytes, 0); /* 0 would mean no limit */
+            ck_assert_uint_ge(r[i].max_bytes, r[i].min_bytes);
+            ck_assert_uint_eq(r[i + 1].min_bytes, r[i].max_bytes + 1);
+            ck_assert_int_ne(r[i].algo, r[i + 1].algo);
+        }
+        /* probes: every start and its neighbours, random sizes, the largest sizes */
+        uint64_t probe[80];
+        int np = 0;
+        for (int i = 0; i < n && np < 60; i++) {
+            probe[np++] = starts[i];
+            probe[np++] = starts[i] + 1;
+            if (starts[i])
+                probe[np++] = starts[i] - 1;
+        }
+        for (int i = 0; i < 10; i++)
+            probe[np++] = tc_rng_next(&rng) >> tc_rng_below(&rng, 64);
+        probe[np++] = UINT64_MAX;
+        for (int p = 0; p < np; p++) {
+            uint64_t sz = probe[p];
+            int hits = 0, which = -1;
+            for (int i = 0; i < nr; i++)
+                if (r[i].min_bytes <= sz && (r[i].max_bytes == 0 || sz <= r[i].max_bytes)) {
+                    hits++;
+                    which = i;
+                }
+            ck_assert_msg(hits == 1, "size %llu is in %d ranges", (unsigned long long)sz, hits);
+            if (sz == 0)
+                continue; /* never called (count > 0); a segment of size 0 alone merges into the next */
+            int seg = 0;
+            for (int i = 0; i < n; i++)
+                if (starts[i] <= sz)
+                    seg = i;
+            ck_assert_int_eq(r[which].algo, algos[seg]);
+        }
+    }
+    /* what is not a partition is refused */
+    uint64_t bad1[] = {1, 5}, bad2[] = {0, 5, 5};
+    int al[] = {0, 1, 2}, nr;
+    tc_tune_range r[3];
+    ck_assert_int_eq(tc_tune_ranges_build(bad1, al, 2, r, &nr), TC_ERR_INVALID);
+    ck_assert_int_eq(tc_tune_ranges_build(bad2, al, 3, r, &nr), TC_ERR_INVALID);
+}
+END_TEST
+
+/* Read the <algo> header of every file of dir (sorted); checks each against the target with verify. */
+static int bundle_files(const char *dir, tc_msccl **progs, int cap, const char *target)
+{
+    DIR *dp = opendir(dir);
+    ck_assert_ptr_nonnull(dp);
+    char *names[64];
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(dp)))
+        if (e->d_name[0] != '.') {
+            ck_assert_int_lt(n, 64);
+            names[n++] = strdup(e->d_name);
+        }
+    closedir(dp);
+    ck_assert_int_le(n, cap);
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++)
+            if (strcmp(names[j], names[i]) < 0) {
+                char *t = names[i];
+                names[i] = names[j];
+                names[j] = t;
+            }
+    for (int i = 0; i < n; i++) {
+        char p[512], *out = NULL;
+        snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+        ck_assert_msg(tu_tacosc_run(&out, "verify %s --target %s", p, target) == 0, "%s", out);
+        free(out);
+        tc_ctx ctx;
+        tu_ctx(&ctx);
+        ck_assert_msg(tc_msccl_read(&ctx, p, &progs[i]) == TC_OK, "%s", tu_diags());
+        free(names[i]);
+    }
+    return n;
+}
+
+/* A bundle for a ring (ring2 wins large sizes, tacos small ones): one file per range, ranges covering every
+ * size once, every file verified, a README saying where to point MSCCL_ALGO_DIR, the same bytes twice. */
+START_TEST(test_bundle_cli)
+{
+    char *dir = tmpdir(), *out = NULL, b1[256], b2[256], ad[300];
+    char *tp = gen_topo(dir, "ring8", "biring 8");
+    snprintf(b1, sizeof b1, "%s/b1", dir);
+    snprintf(b2, sizeof b2, "%s/b2", dir);
+    ck_assert_msg(tu_tacosc_run(&out, "bundle %s -c allreduce --sizes 1K:64M:2 -o %s", tp, b1) == 0, "%s", out);
+    ck_assert_ptr_nonnull(strstr(out, "bundle allreduce on biring-8 (8 npus), target NCCL: 2 ranges"));
+    free(out);
+    snprintf(ad, sizeof ad, "%s/msccl-algorithms", b1);
+    tc_msccl *p[16] = {0};
+    int n = bundle_files(ad, p, 16, "nccl");
+    ck_assert_int_eq(n, 2);
+    /* sorted by name: allreduce-n8-0-X.xml, then allreduce-n8-Y-inf.xml */
+    ck_assert_uint_eq(p[0]->min_bytes, 0);
+    ck_assert_uint_eq(p[1]->max_bytes, 0);
+    ck_assert_uint_eq(p[1]->min_bytes, p[0]->max_bytes + 1);
+    ck_assert_str_eq(p[0]->name, "tacos");
+    ck_assert_str_eq(p[1]->name, "ring2");
+    /* the boundary is where ring2 starts to win in the event simulation (within 1/64) */
+    tc_topo *t = load(tp);
+    uint64_t cut = p[1]->min_bytes;
+    for (int side = 0; side < 2; side++) {
+        uint64_t sz = side ? cut + cut / 32 : cut - cut / 32;
+        double tt[2];
+        for (int a = 0; a < 2; a++) {
+            tc_sched *s = tu_gen(a ? "ring2" : "tacos", t, TC_COLL_ALLREDUCE, sz);
+            tc_sim_opts so;
+            tc_sim_opts_init(&so);
+            tc_sim_result *r = NULL;
+            tc_ctx ctx;
+            tu_ctx(&ctx);
+            ck_assert_int_eq(tc_sim_run(&ctx, s, t, &so, &r), TC_OK);
+            tt[a] = r->time;
+            tc_sim_result_free(r);
+            tc_sched_free(s);
+        }
+        ck_assert_msg(side ? tt[1] < tt[0] : tt[0] <= tt[1], "at %llu B (cut %llu): tacos %g, ring2 %g",
+                      (unsigned long long)sz, (unsigned long long)cut, tt[0], tt[1]);
+    }
+    tc_topo_free(t);
+    for (int i = 0; i < n; i++)
+        tc_msccl_free(p[i]);
+    char rp[300];
+    snprintf(rp, sizeof rp, "%s/README", b1);
+    char *readme = tu_slurp(rp, NULL);
+    ck_assert_ptr_nonnull(readme);
+    ck_assert_ptr_nonnull(strstr(readme, "/b1/msccl-algorithms NCCL_DEBUG=INFO"));
+    ck_assert_ptr_nonnull(strstr(readme, "RCCL_MSCCL_FORCE_ENABLE=1"));
+    ck_assert_ptr_nonnull(strstr(readme, "man 7 tacosc-deploy"));
+    free(readme);
+    /* again into the same directory: the same files; and into another: the same bytes */
+    ck_assert_int_eq(tu_tacosc_run(&out, "bundle %s -c allreduce --sizes 1K:64M:2 -o %s", tp, b1), 0);
+    free(out);
+    ck_assert_int_eq(tu_tacosc_run(&out, "bundle %s -c allreduce --sizes 1K:64M:2 -o %s", tp, b2), 0);
+    free(out);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "diff -r %s/msccl-algorithms %s/msccl-algorithms", b1, b2);
+    ck_assert_int_eq(tu_run(cmd, &out), 0);
+    free(out);
+    /* another collective and the RCCL target beside it; a foreign file the runtime cannot load is refused */
+    ck_assert_msg(tu_tacosc_run(&out, "bundle %s -c allgather --target rccl --sizes 1K:1M:1 -o %s", tp, b2) == 0,
+                  "%s", out);
+    free(out);
+    snprintf(ad, sizeof ad, "%s/msccl-algorithms", b2);
+    n = bundle_files(ad, p, 16, "common");
+    ck_assert_int_ge(n, 3);
+    for (int i = 0; i < n; i++)
+        tc_msccl_free(p[i]);
+    snprintf(cmd, sizeof cmd, "echo hello > %s/notes.txt", ad);
+    ck_assert_int_eq(tu_run(cmd, NULL), 0);
+    ck_assert_int_eq(tu_tacosc_run(&out, "bundle %s -c allreduce --sizes 1K:64M:2 -o %s", tp, b2), 1);
+    char want[1024];
+    snprintf(want, sizeof want,
+             "%s/notes.txt: error: the runtime parses every file in %s and cannot load this one (communicator "
+             "creation would fail): remove it\n",
+             ad, ad);
+    ck_assert_msg(strstr(out, want), "%s", out);
+    free(out);
+    rm_rf(dir);
+    free(dir);
+    free(tp);
+}
+END_TEST
+
+/* ---- --algo auto ---- */
+
+/* Without a model, auto picks the simulator's best: the chosen plan's time is the least of every generator's. */
+START_TEST(test_auto_picks_sim_best)
+{
+    tc_rng rng;
+    tc_rng_seed(&rng, tu_seed() + 4);
+    char *dir = tmpdir();
+    const char *args[] = {"biring 4", "biring 6", "mesh 3x3", "fc 4", "hier 2x4", "torus 2x4"};
+    const tc_coll colls[] = {TC_COLL_ALLREDUCE, TC_COLL_ALLGATHER, TC_COLL_REDUCESCATTER};
+    for (size_t i = 0; i < sizeof args / sizeof args[0]; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "t%zu", i);
+        char *tp = gen_topo(dir, name, args[i]);
+        tc_topo *t = load(tp);
+        for (size_t c = 0; c < 3; c++) {
+            tc_ctx ctx;
+            tu_ctx(&ctx);
+            tc_gen_opts go;
+            tc_gen_opts_init(&go);
+            go.size = (uint64_t)t->n_npus << (4 + tc_rng_below(&rng, 22));
+            tc_tune_choice ch;
+            ck_assert_msg(tc_tune_choose(&ctx, t, colls[c], &go, NULL, &ch) == TC_OK, "%s", tu_diags());
+            double least = INFINITY;
+            int n_ok = 0;
+            for (int a = 0; tc_algo_registry[a].name; a++) {
+                if (!(tc_algo_registry[a].colls & TC_COLL_BIT(colls[c])))
+                    continue;
+                tc_sched *s = NULL;
+                tu_ctx(&ctx);
+                if (tc_algo_run(&ctx, tc_algo_registry[a].name, t, colls[c], &go, &s) != TC_OK)
+                    continue;
+                tc_sim_opts so;
+                tc_sim_opts_init(&so);
+                tc_sim_result *r = NULL;
+                ck_assert_int_eq(tc_sim_run(&ctx, s, t, &so, &r), TC_OK);
+                if (r->time < least)
+                    least = r->time;
+                n_ok++;
+                if (a == ch.algo)
+                    ck_assert_double_eq(r->time, ch.time);
+                if (a == ch.runner_up)
+                    ck_assert_double_eq(r->time, ch.runner_up_time);
+                tc_sim_result_free(r);
+                tc_sched_free(s);
+            }
+            ck_assert_msg(ch.time == least, "%s %s %llu B: auto chose %s (%g), the least is %g", args[i],
+                          tc_coll_name(colls[c]), (unsigned long long)go.size, tc_algo_registry[ch.algo].name, ch.time,
+                          least);
+            ck_assert_int_eq(ch.n_candidates - ch.n_refused, n_ok);
+            ck_assert(ch.runner_up_time >= ch.time);
+        }
+        /* the CLI says which and what the runner-up costs, and its plan is the best one */
+        char *out = NULL;
+        ck_assert_msg(tu_tacosc_run(&out, "%s -c allreduce --algo auto --size 1M", tp) == 0, "%s", out);
+        ck_assert_ptr_nonnull(strstr(out, "  auto: chose "));
+        ck_assert_ptr_nonnull(strstr(out, " by simulating "));
+        ck_assert_ptr_nonnull(strstr(out, "; runner-up "));
+        free(out);
+        tc_topo_free(t);
+        free(tp);
+    }
+    rm_rf(dir);
+    free(dir);
+}
+END_TEST
+
+/* tune + --train on rings of 4 and 8, then --algo auto by that model (given, and found beside the topology);
+ * a model of other topologies is refused with the reason. */
+START_TEST(test_auto_by_model)
+{
+    char *dir = tmpdir(), *out = NULL, want[2048];
+    char *t4 = gen_topo(dir, "r4", "biring 4"), *t8 = gen_topo(dir, "r8", "biring 8"),
+         *t16 = gen_topo(dir, "r16", "biring 16");
+    ck_assert_msg(tu_tacosc_run(&out, "tune %s %s -c allreduce,allgather --sizes 1K:64M:2 -o %s/d.csv", t4, t8, dir) == 0,
+                  "%s", out);
+    ck_assert_ptr_nonnull(strstr(out, "tune: 2 topologies, 33 sizes from 1024 to 67108864 B, source sim"));
+    free(out);
+    /* the same inputs: the same bytes */
+    ck_assert_int_eq(tu_tacosc_run(&out, "tune %s %s -c allreduce,allgather --sizes 1K:64M:2 -q -o %s/d2.csv", t4, t8,
+                                   dir),
+                     0);
+    free(out);
+    char cmp[1024];
+    snprintf(cmp, sizeof cmp, "cmp %s/d.csv %s/d2.csv", dir, dir);
+    ck_assert_int_eq(tu_run(cmp, NULL), 0);
+    ck_assert_msg(tu_tacosc_run(&out, "tune --train %s/d.csv -o %s/m --seed 7", dir, dir) == 0, "%s", out);
+    ck_assert_ptr_nonnull(strstr(out, "allreduce: 66 samples on 2 topologies, 2 winning algorithms (tacos, ring2)"));
+    ck_assert_ptr_nonnull(strstr(out, "allgather: 66 samples on 2 topologies"));
+    free(out);
+    /* the same data and seed: the same model bytes */
+    ck_assert_int_eq(tu_tacosc_run(&out, "tune --train %s/d.csv -o %s/m2 --seed 7 -q", dir, dir), 0);
+    ck_assert_str_eq(out, "");
+    free(out);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "cd %s && cmp m/allreduce.svm m2/allreduce.svm && cmp m/allreduce.json m2/allreduce.json",
+             dir);
+    ck_assert_int_eq(tu_run(cmd, NULL), 0);
+    /* large sizes on the 8-ring: ring2; small: tacos */
+    ck_assert_msg(tu_tacosc_run(&out, "%s -c allreduce --algo auto --model %s/m --size 64M", t8, dir) == 0, "%s", out);
+    snprintf(want, sizeof want, "ring2 allreduce on biring-8: 8 npus, 16 links, 64.00 MiB\n  auto: chose ring2 by the model %s/m",
+             dir);
+    ck_assert_msg(strstr(out, want), "%s", out);
+    ck_assert_ptr_nonnull(strstr(out, "; runner-up tacos would take "));
+    free(out);
+    ck_assert_int_eq(tu_tacosc_run(&out, "%s -c allreduce --algo auto --model %s/m --size 2K", t8, dir), 0);
+    ck_assert_msg(strstr(out, "tacos allreduce on biring-8") && strstr(out, "auto: chose tacos by the model"), "%s", out);
+    free(out);
+    /* found beside the topology: r8.model */
+    snprintf(cmd, sizeof cmd, "mv %s/m %s/r8.model", dir, dir);
+    ck_assert_int_eq(tu_run(cmd, NULL), 0);
+    ck_assert_int_eq(tu_tacosc_run(&out, "%s -c allreduce --algo auto --size 64M", t8), 0);
+    snprintf(want, sizeof want, "auto: chose ring2 by the model %s/r8.model", dir);
+    ck_assert_msg(strstr(out, want), "%s", out);
+    free(out);
+    /* a collective it has no model of: by simulation, saying so */
+    ck_assert_int_eq(tu_tacosc_run(&out, "%s -c reducescatter --algo auto --size 64M", t8), 0);
+    snprintf(want, sizeof want, "by simulating 9 candidates (3 refused; %s/r8.model has no reducescatter model)", dir);
+    ck_assert_msg(strstr(out, want), "%s", out);
+    free(out);
+    /* another topology: refused with the reason when given, a warning when found beside it */
+    ck_assert_int_eq(tu_tacosc_run(&out, "%s -c allreduce --algo auto --model %s/r8.model --size 64M", t16, dir), 1);
+    tc_topo *t = load(t16);
+    tc_tune_topo_id id;
+    tc_tune_topo_id_get(t, &id);
+    tc_topo_free(t);
+    snprintf(want, sizeof want,
+             "%s/r8.model/allreduce.json: error: the allreduce model was trained on biring-4 (4 ranks), biring-8 (8 "
+             "ranks), not on 'biring-16' (16 ranks, fingerprint %016llx): run tacosc tune on it\n",
+             dir, (unsigned long long)id.fingerprint);
+    ck_assert_str_eq(out, want);
+    free(out);
+    snprintf(cmd, sizeof cmd, "cp -r %s/r8.model %s/r16.model", dir, dir);
+    ck_assert_int_eq(tu_run(cmd, NULL), 0);
+    ck_assert_int_eq(tu_tacosc_run(&out, "%s -c allreduce --algo auto --size 64M", t16), 0);
+    snprintf(want, sizeof want, "%s/r16.model/allreduce.json: warning: ignoring this model: the allreduce model was trained on",
+             dir);
+    ck_assert_msg(strstr(out, want) && strstr(out, "by simulating"), "%s", out);
+    free(out);
+    /* the same topology with other costs, and another chunk count */
+    char *cost = tu_tmpfile(".cost", "default 1us 10GB/s\n");
+    ck_assert_int_eq(tu_tacosc_run(&out, "%s -c allreduce --algo auto --model %s/r8.model --costs %s", t8, dir, cost), 1);
+    ck_assert_msg(strstr(out, "error: the allreduce model was trained on a topology 'biring-8' with other links or "
+                              "costs (fingerprint "),
+                  "%s", out);
+    free(out);
+    ck_assert_int_eq(tu_tacosc_run(&out, "%s -c allreduce --algo auto --model %s/r8.model --chunks 2", t8, dir), 1);
+    snprintf(want, sizeof want,
+             "%s/r8.model/allreduce.json: error: the allreduce model was trained on plans of 1 chunk per rank, not 2 "
+             "(--chunks)\n",
+             dir);
+    ck_assert_str_eq(out, want);
+    free(out);
+    /* and bundle by the model */
+    ck_assert_msg(tu_tacosc_run(&out, "bundle %s -c allreduce --model %s/r8.model -o %s/b", t8, dir, dir) == 0, "%s",
+                  out);
+    snprintf(want, sizeof want, "target NCCL: 2 ranges, chosen by the model %s/r8.model", dir);
+    ck_assert_msg(strstr(out, want), "%s", out);
+    free(out);
+    unlink(cost);
+    free(cost);
+    rm_rf(dir);
+    free(dir);
+    free(t4);
+    free(t8);
+    free(t16);
+}
+END_TEST
+
+/* Usage errors of tune, bundle and --model name the option. */
+START_TEST(test_usage)
+{
+    static const struct { const char *args, *msg; } cases[] = {
+        {"topologies/mesh2d-4x4.xml -c allreduce --model m",
+         "tacosc: error: --model applies to --algo auto only, not tacos\n"},
+        {"topologies/mesh2d-4x4.xml -c allreduce --algo auto --trials 2",
+         "tacosc: error: --trials applies to --algo tacos only, not auto\n"},
+        {"tune topologies/mesh2d-4x4.xml -c allreduce", "tacosc: error: -o is required (the CSV file) (see 'tacosc tune --help')\n"},
+        {"tune -o x.csv topologies/mesh2d-4x4.xml", "tacosc: error: --collective is required (see 'tacosc tune --help')\n"},
+        {"tune -o x.csv -c allreduce", "tacosc: error: no topology file given (see 'tacosc tune --help')\n"},
+        {"tune --train d.csv --sizes 1K:1M -o m",
+         "tacosc: error: --sizes applies to collecting tuning data, not to --train (see 'tacosc tune --help')\n"},
+        {"tune topologies/mesh2d-4x4.xml -c allreduce --repeats 3 -o x.csv",
+         "tacosc: error: --repeats applies to --source measure only (see 'tacosc tune --help')\n"},
+        {"tune topologies/mesh2d-4x4.xml -c allreduce --sizes 1M:1K -o x.csv",
+         "tacosc: error: --sizes: '1M:1K': need 1 <= LO <= HI\n"},
+        {"tune topologies/mesh2d-4x4.xml -c allreduce --sizes 1K -o x.csv",
+         "tacosc: error: --sizes: '1K' is not LO:HI[:N] (byte sizes with K, M, G suffixes; N points per doubling)\n"},
+        {"tune topologies/mesh2d-4x4.xml -c allreduce --sizes 4:1K -o x.csv",
+         "tacosc: error: --sizes: 4 bytes is less than one byte per chunk (allreduce on 16 ranks of "
+         "topologies/mesh2d-4x4.xml with 1 chunk per rank has 16 chunks)\n"},
+        {"tune topologies/mesh2d-4x4.xml -c allreduce --algos ring,warp -o x.csv",
+         "tacosc: error: --algos: unknown algorithm 'warp' (see tacosc --list-algos)\n"},
+        {"tune topologies/mesh2d-4x4.xml -c allreduce --algos dex -o x.csv",
+         "tacosc: error: --algos: none of them generates allreduce (see 'tacosc tune --help')\n"},
+        {"tune topologies/mesh2d-4x4.xml -c allreduce --source guess -o x.csv",
+         "tacosc: error: --source: 'guess' is not sim or measure\n"},
+        {"tune topologies/mesh2d-4x4.xml topologies/mesh2d-4x4.xml -c allreduce -o x.csv",
+         "tacosc: error: topologies/mesh2d-4x4.xml and topologies/mesh2d-4x4.xml are the same topology: give it once\n"},
+        {"bundle topologies/mesh2d-4x4.xml -o d", "tacosc: error: --collective is required (see 'tacosc bundle --help')\n"},
+        {"bundle topologies/mesh2d-4x4.xml -c allreduce", "tacosc: error: -o DIR is required (see 'tacosc bundle --help')\n"},
+        {"bundle topologies/mesh2d-4x4.xml -c allreduce --model m --algos ring -o d",
+         "tacosc: error: --algos applies when simulating, not with --model (the model chooses) (see 'tacosc bundle "
+         "--help')\n"},
+        {"bundle topologies/mesh2d-4x4.xml -c allreduce --root 1 -o d",
+         "tacosc: error: --root applies to broadcast, reduce, gather and scatter, not allreduce (see 'tacosc bundle "
+         "--help')\n"},
+        {"topologies/mesh2d-4x4.xml -c allreduce --algo auto --model /nonexistent",
+         "tacosc: error: cannot open model directory '/nonexistent': No such file or directory\n"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *out = NULL;
+        int rc = tu_tacosc_run(&out, "%s", cases[i].args);
+        ck_assert_msg(rc == (strstr(cases[i].msg, "cannot open") ? 1 : 2), "%s: exit %d", cases[i].args, rc);
+        ck_assert_str_eq(out, cases[i].msg);
+        free(out);
+    }
+}
+END_TEST
+
+/* --source measure: the plans replayed by tacos-run under mpirun; one row per size and algorithm. */
+START_TEST(test_measure)
+{
+    const char *tr = getenv("TACOSRUN");
+    if (!tr || access(tr, X_OK) || tu_run("command -v mpirun", NULL)) {
+        fprintf(stderr, "test_measure: skipped: tacos-run or mpirun not found\n");
+        return;
+    }
+    char *out = NULL;
+    tu_run("mpirun --version", &out);
+    int ompi = out && strstr(out, "Open MPI");
+    free(out);
+    char launcher[256];
+    snprintf(launcher, sizeof launcher, "timeout 60 mpirun%s%s", ompi ? " --oversubscribe" : "",
+             ompi && geteuid() == 0 ? " --allow-run-as-root" : "");
+    char *dir = tmpdir(), *tp = gen_topo(dir, "r4", "biring 4");
+    ck_assert_msg(tu_tacosc_run(&out,
+                                "tune %s -c allreduce --source measure --sizes 1K:2K:1 --algos ring,direct --repeats 1 "
+                                "--iters 2 --tacos-run %s --mpirun 'ASAN_OPTIONS=detect_leaks=0 "
+                                "OMPI_MCA_btl_vader_single_copy_mechanism=none %s' "
+                                "-o %s/m.csv",
+                                tp, tr, launcher, dir) == 0,
+                  "%s", out);
+    free(out);
+    char p[300];
+    snprintf(p, sizeof p, "%s/m.csv", dir);
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_tune_data *d = NULL;
+    ck_assert_msg(tc_tune_data_read(&ctx, p, &d) == TC_OK, "%s", tu_diags());
+    ck_assert_int_eq(d->n_rows, 4);
+    for (int i = 0; i < d->n_rows; i++) {
+        ck_assert_int_eq(d->rows[i].source, TC_TUNE_MEASURE);
+        ck_assert(d->rows[i].time > 0 && d->rows[i].time < 10);
+        ck_assert_uint_eq(d->rows[i].bytes, i < 2 ? 1024 : 2048);
+    }
+    tc_tune_data_free(d);
+    /* a launcher that fails: its command and status */
+    ck_assert_int_eq(tu_tacosc_run(&out, "tune %s -c allreduce --source measure --sizes 1K:1K --algos ring --mpirun false "
+                                         "-o %s/m.csv",
+                                   tp, dir),
+                     1);
+    ck_assert_msg(strstr(out, "tacosc: error: measuring ring allreduce on biring-4: the replay failed (exit status "
+                              "1): no output; the command was: false -np 4 "),
+                  "%s", out);
+    free(out);
+    rm_rf(dir);
+    free(dir);
+    free(tp);
+}
+END_TEST
+
+static Suite *make_suite(void)
+{
+    Suite *s = suite_create("tune");
+    TCase *data = tcase_create("data");
+    tcase_add_test(data, test_csv_bad_rows);
+    tcase_add_test(data, test_csv_roundtrip);
+    suite_add_tcase(s, data);
+    TCase *model = tcase_create("model");
+    tcase_set_timeout(model, 120);
+    tcase_add_test(model, test_train_known_boundary);
+    tcase_add_test(model, test_model_roundtrip);
+    suite_add_tcase(s, model);
+    TCase *bundle = tcase_create("bundle");
+    tcase_set_timeout(bundle, 120);
+    tcase_add_test(bundle, test_ranges_cover_once);
+    tcase_add_test(bundle, test_bundle_cli);
+    suite_add_tcase(s, bundle);
+    TCase *dispatch = tcase_create("dispatch");
+    tcase_set_timeout(dispatch, 180);
+    tcase_add_test(dispatch, test_auto_picks_sim_best);
+    tcase_add_test(dispatch, test_auto_by_model);
+    tcase_add_test(dispatch, test_usage);
+    tcase_add_test(dispatch, test_measure);
+    suite_add_tcase(s, dispatch);
+    return s;
+}
+
+TU_MAIN(make_suite)
