@@ -455,12 +455,12 @@ typedef struct plan_head {
 } plan_head;
 
 /* One gpu's section as ints: id, i, o, s chunks, line, tbs; per tb id, send, recv, chan, line, steps;
- * per step the 11 fields of tc_msccl_step. */
+ * per step the 13 fields of tc_msccl_step. */
 static int *pack_gpu(const tc_msccl_gpu *g, int *len)
 {
     size_t n = 6;
     for (int t = 0; t < g->n_tbs; t++)
-        n += 6 + 11 * (size_t)g->tbs[t].n_steps;
+        n += 6 + 13 * (size_t)g->tbs[t].n_steps;
     int *b = malloc(n * sizeof *b), k = 0;
     if (!b || n > INT_MAX) {
         free(b);
@@ -476,10 +476,10 @@ static int *pack_gpu(const tc_msccl_gpu *g, int *len)
         k += 6;
         for (int j = 0; j < tb->n_steps; j++) {
             const tc_msccl_step *x = &tb->steps[j];
-            int sv[11] = {x->s, x->type, x->srcbuf, x->srcoff, x->dstbuf, x->dstoff, x->cnt, x->depid, x->deps,
-                          x->hasdep, x->line};
+            int sv[13] = {x->s,     x->type,   x->srcbuf, x->srcoff,   x->dstbuf,   x->dstoff, x->cnt,
+                          x->depid, x->deps,   x->hasdep, x->line, x->fmt_recv, x->fmt_send};
             memcpy(b + k, sv, sizeof sv);
-            k += 11;
+            k += 13;
         }
     }
     *len = k;
@@ -507,11 +507,11 @@ static tc_status unpack_gpu(const int *b, int len, tc_msccl_gpu *g)
         tb->line = b[k + 4];
         int ns = b[k + 5];
         k += 6;
-        if (k + 11L * ns > len)
+        if (k + 13L * ns > len)
             return TC_ERR_INTERNAL;
-        for (int j = 0; j < ns; j++, k += 11) {
-            tc_msccl_step x = {b[k], b[k + 1], b[k + 2], b[k + 3], b[k + 4], b[k + 5], b[k + 6], b[k + 7], b[k + 8],
-                               b[k + 9], b[k + 10]};
+        for (int j = 0; j < ns; j++, k += 13) {
+            tc_msccl_step x = {b[k],     b[k + 1], b[k + 2],  b[k + 3],  b[k + 4],  b[k + 5], b[k + 6],
+                               b[k + 7], b[k + 8], b[k + 9], b[k + 10], b[k + 11], b[k + 12]};
             if ((st = tc_msccl_step_add(&g->tbs[g->n_tbs - 1], &x)))
                 return st;
             g->tbs[g->n_tbs - 1].steps[j].s = x.s;
