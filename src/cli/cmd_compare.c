@@ -5,6 +5,7 @@
 #include "tacos/algo.h"
 #include "tacos/check.h"
 #include "tacos/sim.h"
+#include "tacos/sparse.h"
 #include "tacos/topo.h"
 
 #include <getopt.h>
@@ -34,6 +35,11 @@ static void usage(FILE *f)
           "                      algorithm the topology coloured by link utilization, the heat map and the\n"
           "                      occupancy timeline on a common time axis\n"
           "      --unwind D      switch unwinding degree\n"
+          "      --sparsity S    inputs with this fraction of zeros (or --density D = 1 - S): each plan is\n"
+          "                      also annotated by the sparse pass and priced with its sparse messages (as\n"
+          "                      tacosc --sparsity); columns: sparse time, speedup over dense, bytes on the wire\n"
+          "                      over dense; best sparse time first\n"
+          "      --sparse-format F, --thresholds T  as for tacosc (see tacosc --help)\n"
           "  -h, --help          this text\n",
           f);
 }
@@ -41,16 +47,21 @@ static void usage(FILE *f)
 typedef struct row {
     const char *name;
     tc_sim_result *r;
+    double sparse;      /* time with sparse messages (--sparsity), 0 otherwise */
+    double wire;        /* bytes on the wire over dense */
     char note[200];
 } row;
+
+/* The time rows are ranked by: the sparse one with --sparsity, else the plan's. */
+static double rank_time(const row *w) { return w->sparse > 0 ? w->sparse : w->r->time; }
 
 static int cmp_row(const void *pa, const void *pb)
 {
     const row *a = pa, *b = pb;
     if (!a->r != !b->r)
         return a->r ? -1 : 1;
-    if (a->r && a->r->time != b->r->time)
-        return a->r->time < b->r->time ? -1 : 1;
+    if (a->r && rank_time(a) != rank_time(b))
+        return rank_time(a) < rank_time(b) ? -1 : 1;
     return strcmp(a->name, b->name);
 }
 
@@ -67,7 +78,7 @@ static void first_message(const tc_buf *b, char *out, size_t n)
     out[len] = 0;
 }
 
-enum { O_COSTS = 256, O_MODEL, O_SVG, O_UNWIND };
+enum { O_COSTS = 256, O_MODEL, O_SVG, O_UNWIND, O_DENSITY, O_SPARSITY, O_SPFMT, O_THRESH };
 
 int tc_cli_compare(int argc, char **argv)
 {
@@ -76,8 +87,13 @@ int tc_cli_compare(int argc, char **argv)
         {"chunks", required_argument, 0, 'k'},     {"costs", required_argument, 0, O_COSTS},
         {"model", required_argument, 0, O_MODEL},  {"svg", required_argument, 0, O_SVG},
         {"unwind", required_argument, 0, O_UNWIND}, {"help", no_argument, 0, 'h'},
+        {"density", required_argument, 0, O_DENSITY}, {"sparsity", required_argument, 0, O_SPARSITY},
+        {"sparse-format", required_argument, 0, O_SPFMT}, {"thresholds", required_argument, 0, O_THRESH},
         {0, 0, 0, 0},
     };
+    const char *sp_density = NULL, *sp_sparsity = NULL, *sp_format = NULL, *sp_thresholds = NULL;
+    tc_sparse_opts spo;
+    int sparse = 0;
     tc_ctx ctx;
     tc_ctx_init(&ctx);
     const char *costs = NULL, *svg = NULL, *coll_s = NULL;
@@ -113,10 +129,16 @@ int tc_cli_compare(int argc, char **argv)
             if (tc_cli_parse_int(&ctx, "unwind", optarg, 1, INT_MAX, &unwind))
                 return 2;
             break;
+        case O_DENSITY: sp_density = optarg; break;
+        case O_SPARSITY: sp_sparsity = optarg; break;
+        case O_SPFMT: sp_format = optarg; break;
+        case O_THRESH: sp_thresholds = optarg; break;
         case 'h': usage(stdout); return tc_cli_exit(tc_cli_stdout_close(&ctx));
         default: return 2; /* tc_cli_getopt reported it */
         }
     }
+    if (tc_cli_sparse_opts(&ctx, sp_density, sp_sparsity, sp_format, sp_thresholds, &spo, &sparse))
+        return 2;
     if (optind >= argc)
         return tc_cli_usage(&ctx, "compare", "no topology file given");
     if (optind < argc - 1)
@@ -168,6 +190,22 @@ int tc_cli_compare(int argc, char **argv)
             gs = tc_sched_check(&sub, s, &co, e->name);
             if (gs == TC_OK)
                 gs = tc_sim_run(&sub, s, topo, &so, &w->r);
+            if (gs == TC_OK && sparse) { /* the same plan, annotated, with its sparse messages priced */
+                tc_sim_result *rs = NULL;
+                tc_sim_opts o = so;
+                o.bins = 0;
+                o.no_bound = 1;
+                gs = tc_sparse_plan(&sub, topo, s, &spo, &s->sparse);
+                if (gs == TC_OK)
+                    gs = tc_cli_sim_sparse(&sub, topo, s, &o, &rs, &w->wire);
+                if (gs == TC_OK)
+                    w->sparse = rs->time;
+                tc_sim_result_free(rs);
+                if (gs != TC_OK) {
+                    tc_sim_result_free(w->r);
+                    w->r = NULL;
+                }
+            }
         }
         if (gs != TC_OK) {
             char msg[160];
@@ -195,16 +233,27 @@ int tc_cli_compare(int argc, char **argv)
             printf(", TACOS paper ideal (V-A) %s", tc_fmt_time(least->ideal, tb, sizeof tb));
         printf("\n");
     }
-    printf("%-10s %14s %12s %12s %10s %8s  %s\n", "algorithm", "time", "algbw GB/s", "busbw GB/s", "efficiency",
-           "V-A", "note");
+    if (sparse)
+        printf("sparse: input density %g (sparsity %g), %s; dense and sparse messages of the same plans\n", spo.density,
+               1 - spo.density, tc_sparse_fmt_name(spo.format));
+    printf("%-10s %14s %12s %12s %10s %8s", "algorithm", "time", "algbw GB/s", "busbw GB/s", "efficiency", "V-A");
+    if (sparse)
+        printf(" %14s %8s %6s", "sparse", "speedup", "wire");
+    printf("  %s\n", "note");
     for (int i = 0; i < n; i++) {
         const row *w = &rows[i];
         if (w->r)
-            printf("%-10s %14s %12.3f %12.3f %10.4f %8.4f  %s\n", w->name, tc_fmt_time(w->r->time, tb, sizeof tb),
+            printf("%-10s %14s %12.3f %12.3f %10.4f %8.4f", w->name, tc_fmt_time(w->r->time, tb, sizeof tb),
                    w->r->algbw / 1e9, w->r->busbw / 1e9, w->r->efficiency,
-                   w->r->ideal > 0 ? w->r->time / w->r->ideal : 0.0, w->note);
+                   w->r->ideal > 0 ? w->r->time / w->r->ideal : 0.0);
         else
-            printf("%-10s %14s %12s %12s %10s %8s  %s\n", w->name, "-", "-", "-", "-", "-", w->note);
+            printf("%-10s %14s %12s %12s %10s %8s", w->name, "-", "-", "-", "-", "-");
+        if (sparse && w->r)
+            printf(" %14s %7.2fx %5.1f%%", tc_fmt_time(w->sparse, db, sizeof db), w->r->time / w->sparse,
+                   100 * w->wire);
+        else if (sparse)
+            printf(" %14s %8s %6s", "-", "-", "-");
+        printf("  %s\n", w->note);
     }
     if (svg) {
         tc_sim_panel *panels = calloc((size_t)n + 1, sizeof *panels);
