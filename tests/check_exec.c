@@ -714,6 +714,39 @@ START_TEST(test_sparse_corrupt)
 }
 END_TEST
 
+/* Sparse messages on the CUDA backend (kernels of src/exec/sparse.cu): a Pici and a COO plan replay with 0
+ * wrong and a damaged message is refused on every rank; skipped, with the reason, without a GPU. */
+START_TEST(test_cuda_sparse)
+{
+    if (!have_exec("test_cuda_sparse"))
+        return;
+    char topo[256], plan[512], cmd[2048], *out = NULL;
+    snprintf(topo, sizeof topo, "%s/spring4.xml", workdir());
+    snprintf(cmd, sizeof cmd, "%s topo ring 4 -o %s", tu_tacosc(), topo);
+    ck_assert_int_eq(tu_run(cmd, NULL), 0);
+    static const char *const fmts[] = {"pici", "coo"};
+    for (int f = 0; f < 2; f++) {
+        char extra[96], args[128];
+        snprintf(extra, sizeof extra, "--sparsity 0.9 --sparse-format %s", fmts[f]);
+        compile_plan(topo, f ? "allgather" : "allreduce", "ring", extra, plan, sizeof plan);
+        snprintf(cmd, sizeof cmd, "%s -np 4 %s %s --check -b 1K -e 1M -f 32 -n 1 -w 0 --sparsity 0.9 --device cuda %s",
+                 mpirun(), tacosrun(), plan, pick_args(90 + f, args, sizeof args));
+        int rc = tu_run(cmd, &out);
+        if (rc != 0 && strstr(out, "tacos-run: error: --device cuda: ")) {
+            const char *why = strstr(out, "--device cuda: ");
+            fprintf(stderr, "test_cuda_sparse: skipped: %.*s\n", (int)strcspn(why, "\n"), why);
+            free(out);
+            return;
+        }
+        ck_assert_msg(rc == 0 && strstr(out, "# Out of bounds values : 0 OK") && rows_of(out) == 2, "%s\n%s", cmd,
+                      tu_tail(out));
+        free(out);
+        snprintf(cmd, sizeof cmd, "%s -b 64K -n 1 -w 0 --sparsity 0.9 --device cuda --corrupt-sparse", plan);
+        refused_same(4, cmd, "the sparse message from rank 0 does not decode: ");
+    }
+}
+END_TEST
+
 START_TEST(test_cuda)
 {
     if (!have_exec("test_cuda"))
@@ -830,6 +863,7 @@ static Suite *exec_suite(void)
     tcase_add_test(tc, test_cuda);
     tcase_add_test(tc, test_sparse_replay);
     tcase_add_test(tc, test_sparse_corrupt);
+    tcase_add_test(tc, test_cuda_sparse);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -116,6 +116,8 @@ typedef struct tc_sparse_hdr {
     uint64_t payload;
 } tc_sparse_hdr;
 
+/** Write the 32 bytes of a header (for encoders that build the payload elsewhere, as on a GPU). */
+void tc_sparse_hdr_put(const tc_sparse_hdr *h, void *out);
 /** Bytes of the payload of n elements with nnz nonzeros in format f (dense: n*elem). */
 uint64_t tc_sparse_payload_size(int f, uint64_t n, uint64_t nnz, size_t elem);
 /** The largest message (header included) of n elements in format f: what a receiver must post. */

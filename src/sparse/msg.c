@@ -28,8 +28,9 @@ uint64_t tc_sparse_msg_bound(int f, uint64_t n, size_t elem)
     return TC_SPARSE_HDR_BYTES + tc_sparse_payload_size(f, n, n, elem);
 }
 
-static void put_hdr(unsigned char *m, const tc_sparse_hdr *h)
+void tc_sparse_hdr_put(const tc_sparse_hdr *h, void *out)
 {
+    unsigned char *m = out;
     memcpy(m, &h->magic, 4);
     memcpy(m + 4, &h->format, 2);
     memcpy(m + 6, &h->elem, 2);
@@ -67,7 +68,7 @@ tc_status tc_sparse_msg_encode(tc_ctx *ctx, int f, tc_sparse_dtype t, const void
     if (st)
         return st;
     tc_sparse_hdr h = {TC_SPARSE_MAGIC, (uint16_t)f, (uint16_t)e, n, k, pb};
-    put_hdr(m, &h);
+    tc_sparse_hdr_put(&h, m);
     *bytes = TC_SPARSE_HDR_BYTES + pb;
     if (nnz)
         *nnz = k;
