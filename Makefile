@@ -7,7 +7,8 @@
 #   make asan       the test suites under AddressSanitizer and UBSan
 #   make valgrind   the test suites under valgrind memcheck
 #   make fuzz       the libFuzzer harnesses (tests/fuzz/), FUZZ_S seconds each (default 60); needs clang
-#   make bench      every benchmark (bench-synth, bench-sim, bench-compare, bench-exec, bench-photonic, bench-msccl)
+#   make bench      every benchmark (bench-synth, bench-sim, bench-compare, bench-exec, bench-photonic, bench-msccl,
+#                   bench-sparse)
 #   make photonic-paper  the photonic paper's setup (examples/photonic/): a table and SVG breakdowns
 #   make install    tacosc, tacos-run and the man pages under $(DESTDIR)$(PREFIX) (default /usr/local)
 #   make uninstall  remove what make install put there
@@ -51,7 +52,7 @@ FUZZ_NAMES := topo costs json msccl
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 
 .PHONY: all deps demo check check-run asan valgrind fuzz fuzz-build bench bench-synth bench-sim bench-compare bench-exec \
-        bench-photonic bench-msccl photonic-paper install uninstall clean
+        bench-photonic bench-msccl bench-sparse photonic-paper install uninstall clean
 
 all: $(TACOSC) $(EXEC_BIN)
 
@@ -130,7 +131,7 @@ asan:
 valgrind: all $(TESTS)
 	@TACOSC=$(abspath $(TACOSC)) TACOSRUN=$(abspath $(TACOSRUN)) VALGRIND=1 sh scripts/run-tests.sh $(TESTS)
 
-bench: bench-synth bench-sim bench-compare bench-exec bench-photonic bench-msccl
+bench: bench-synth bench-sim bench-compare bench-exec bench-photonic bench-msccl bench-sparse
 
 bench-synth: all
 	sh tests/bench/bench-synth.sh
@@ -149,6 +150,9 @@ bench-msccl: all
 
 bench-photonic: all
 	sh tests/bench/bench-photonic.sh
+
+bench-sparse: all
+	sh tests/bench/bench-sparse.sh
 
 photonic-paper: all
 	sh examples/photonic/paper.sh

@@ -79,7 +79,8 @@ tc_status tc_sparse_pici_check(tc_ctx *ctx, const void *buf, size_t bytes, uint6
 /** Validate, then write all n elements (zeros included) to dst. */
 tc_status tc_sparse_pici_decompress(tc_ctx *ctx, const void *buf, size_t bytes, uint64_t n, size_t elem, void *dst);
 /** Validate, then dst[i] += value for each nonzero (sum in type t: floats add, int32 wraps modulo 2^32,
- *  16-bit floats add in float32 and round to nearest even); elements without a value are not touched. */
+ *  16-bit floats add in float32 and round to nearest even; of two NaNs, the sum keeps either payload);
+ *  elements without a value are not touched. */
 tc_status tc_sparse_pici_add(tc_ctx *ctx, const void *buf, size_t bytes, uint64_t n, tc_sparse_dtype t, void *dst);
 /** Sparse + sparse: the Pici form of a + b (both Pici of n elements of type t) into dst (cap bytes,
  *  tc_sparse_pici_size(n, n, elem) is enough): where both hold a value their sum (added as
@@ -194,13 +195,15 @@ void tc_sparse_counts(const tc_sched_sparse *sp, int counts[TC_SP_FMT_COUNT]);
 /* The cost model (eq. 4-6)                                                                          */
 
 /**
- * Codec throughputs, bytes of dense data per second, measured by `make bench-sparse` (CPU, float32, 64 MiB,
- * 90% sparsity, median of 5; man 5 tacosc-costs): used where the cost file has no `codec` line.
+ * Codec throughputs, bytes of dense data per second, measured by `make bench-sparse` with the CPU codecs
+ * (one core of an AMD EPYC, float32, 64 MiB, 90% sparsity, median of 7 runs of CPU time; memcpy ran at
+ * 11 GB/s there; man 5 tacosc-costs): used where the cost file has no `codec` line.  GPU kernels run an
+ * order of magnitude faster: give their measured throughputs in the cost file.
  */
-#define TC_SPARSE_PICI_COMPRESS_BW 6.0e9
-#define TC_SPARSE_PICI_DECOMPRESS_BW 8.0e9
-#define TC_SPARSE_COO_COMPRESS_BW 6.0e9
-#define TC_SPARSE_COO_DECOMPRESS_BW 8.0e9
+#define TC_SPARSE_PICI_COMPRESS_BW 9.8e9
+#define TC_SPARSE_PICI_DECOMPRESS_BW 11.8e9
+#define TC_SPARSE_COO_COMPRESS_BW 8.9e9
+#define TC_SPARSE_COO_DECOMPRESS_BW 9.0e9
 
 /** Throughputs of format f (pici or coo): the topology's cost-file values, else the defaults above. */
 void tc_sparse_codec_bw(const tc_topo *topo, int f, double *compress, double *decompress);

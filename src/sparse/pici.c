@@ -177,26 +177,49 @@ tc_status tc_sparse_pici_check(tc_ctx *ctx, const void *buf, size_t bytes, uint6
     return TC_OK;
 }
 
-/* Scatter each tile's values into d (decompress: zeros first; add: sum into what is there). */
+/* Scatter each tile's values into d (decompress: zeros first; add: sum into what is there).  The
+ * decompression zeroes a tile, then scatters column by column into it (in the L1 cache by then); the add
+ * goes row by row over a full tile (its column words transposed back to row masks), each column's values
+ * read from their own cursor, so the dense data it reads and writes is visited in order. */
 #define SCATTER_FN(NAME, T, ...)                                                                       \
     static void NAME(const unsigned char *buf, uint64_t n, unsigned char *d, tc_sparse_dtype dt, int zero) \
     {                                                                                                  \
         const uint64_t W = sp_ceil(n, TC_PICI_COL), TT = sp_ceil(n, TC_PICI_TILE);                     \
-        const unsigned char *words = buf, *v = buf + 8 * W + 4 * TT;                                   \
+        const unsigned char *words = buf, *vt = buf + 8 * W + 4 * TT;                                  \
         (void)dt;                                                                                      \
         for (uint64_t t = 0; t < TT; t++) {                                                            \
             uint64_t base;                                                                             \
             int nt, cols;                                                                              \
             tile_of(n, t, &base, &nt, &cols);                                                          \
             unsigned char *dt_ = d + base * sizeof(T);                                                 \
+            const unsigned char *wt = words + 8 * t * TC_PICI_COL;                                     \
+            if (!zero && nt == TC_PICI_TILE) {                                                         \
+                uint64_t row[64];                                                                      \
+                uint32_t at[64], k = 0;                                                                \
+                for (int c = 0; c < 64; c++) {                                                         \
+                    row[c] = sp_load64(wt + 8 * (size_t)c);                                            \
+                    at[c] = k;                                                                         \
+                    k += (uint32_t)__builtin_popcountll(row[c]);                                       \
+                }                                                                                      \
+                transpose64(row);                                                                      \
+                for (int r = 0; r < 64; r++)                                                           \
+                    for (uint64_t m = row[r]; m; m &= m - 1) {                                         \
+                        const int c = __builtin_ctzll(m);                                              \
+                        unsigned char *p = dt_ + ((size_t)r * 64 + (size_t)c) * sizeof(T);             \
+                        const unsigned char *v = vt + (size_t)at[c]++ * sizeof(T);                     \
+                        __VA_ARGS__;                                                                   \
+                    }                                                                                  \
+                vt += (size_t)k * sizeof(T);                                                           \
+                continue;                                                                              \
+            }                                                                                          \
             if (zero)                                                                                  \
                 memset(dt_, 0, (size_t)nt * sizeof(T));                                                \
-            const unsigned char *wt = words + 8 * t * TC_PICI_COL;                                     \
             for (int c = 0; c < cols; c++)                                                             \
                 for (uint64_t w = sp_load64(wt + 8 * (size_t)c); w; w &= w - 1) {                      \
                     unsigned char *p = dt_ + ((size_t)__builtin_ctzll(w) * (size_t)cols + (size_t)c) * sizeof(T); \
-                    __VA_ARGS__;                                                                           \
-                    v += sizeof(T);                                                                    \
+                    const unsigned char *v = vt;                                                       \
+                    __VA_ARGS__;                                                                       \
+                    vt += sizeof(T);                                                                   \
                 }                                                                                      \
         }                                                                                              \
     }
