@@ -19,16 +19,19 @@ int tc_fuzz_costs(const uint8_t *data, size_t size);
 int tc_fuzz_json(const uint8_t *data, size_t size);
 /** MSCCL XML: read, verify, lower into the schedule IR and check it. */
 int tc_fuzz_msccl(const uint8_t *data, size_t size);
+/** A sparse message ("N TYPE" line, then the bytes): decode, add, re-encode, decode back. */
+int tc_fuzz_sparse(const uint8_t *data, size_t size);
 
 typedef struct tc_fuzz_harness {
     const char *name;                       /**< corpus folder tests/fuzz/corpus/NAME, dictionary NAME.dict */
     int (*fn)(const uint8_t *data, size_t size);
 } tc_fuzz_harness;
 
-/** The four harnesses, in the order make fuzz runs them. */
+/** The harnesses, in the order make fuzz runs them. */
 static const tc_fuzz_harness tc_fuzz_harnesses[] = {
-    {"topo", tc_fuzz_topo}, {"costs", tc_fuzz_costs}, {"json", tc_fuzz_json}, {"msccl", tc_fuzz_msccl},
+    {"topo", tc_fuzz_topo},   {"costs", tc_fuzz_costs},   {"json", tc_fuzz_json},
+    {"msccl", tc_fuzz_msccl}, {"sparse", tc_fuzz_sparse},
 };
-#define TC_FUZZ_N_HARNESSES 4
+#define TC_FUZZ_N_HARNESSES 5
 
 #endif
