@@ -637,6 +637,16 @@ START_TEST(test_staged_and_prepost)
 }
 END_TEST
 
+/* A --device cuda run that failed: it must have been refused cleanly on every rank, with the reason
+ * (no CUDA build, no device), which skips the test with that message. */
+static int cuda_refused(const char *test, const char *cmd, int rc, const char *out)
+{
+    ck_assert_msg(rc != 124 && count_of(out, "tacos-run: error: --device cuda: ") == 1, "%s\n%s", cmd, tu_tail(out));
+    const char *why = strstr(out, "--device cuda: ");
+    fprintf(stderr, "%s: skipped: %.*s\n", test, (int)strcspn(why, "\n"), why);
+    return 1;
+}
+
 /* A plan compiled by tacosc with the given extra options, into the work directory. */
 static void compile_plan(const char *topo, const char *coll, const char *algo, const char *extra, char *plan, size_t n)
 {
@@ -732,9 +742,7 @@ START_TEST(test_cuda_sparse)
         snprintf(cmd, sizeof cmd, "%s -np 4 %s %s --check -b 1K -e 1M -f 32 -n 1 -w 0 --sparsity 0.9 --device cuda %s",
                  mpirun(), tacosrun(), plan, pick_args(90 + f, args, sizeof args));
         int rc = tu_run(cmd, &out);
-        if (rc != 0 && strstr(out, "tacos-run: error: --device cuda: ")) {
-            const char *why = strstr(out, "--device cuda: ");
-            fprintf(stderr, "test_cuda_sparse: skipped: %.*s\n", (int)strcspn(why, "\n"), why);
+        if (rc != 0 && cuda_refused("test_cuda_sparse", cmd, rc, out)) {
             free(out);
             return;
         }
@@ -762,11 +770,7 @@ START_TEST(test_cuda)
              plan);
     int rc = tu_run(cmd, &out);
     if (rc != 0) {
-        /* refused cleanly on every rank with the reason */
-        ck_assert_msg(rc != 124 && count_of(out, "tacos-run: error: --device cuda: ") == 1, "%s\n%s", cmd,
-                      tu_tail(out));
-        const char *why = strstr(out, "--device cuda: ");
-        fprintf(stderr, "test_cuda: skipped: %.*s\n", (int)strcspn(why, "\n"), why);
+        ck_assert(cuda_refused("test_cuda", cmd, rc, out));
     } else {
         ck_assert_msg(strstr(out, "# Out of bounds values : 0 OK") && rows_of(out) == 2, "%s\n%s", cmd, tu_tail(out));
     }

@@ -111,6 +111,22 @@ __device__ __forceinline__ void col_offsets(unsigned long long w0, unsigned long
     *o1 = __shfl_sync(FULL, ia, 31) + ib - b;
 }
 
+/* Tile t of a Pici payload as a lane sees it: the tile's first element, element and column counts, the
+ * lane's two column words and the offsets of their first values in the values array. */
+__device__ __forceinline__ void tile_lane(const unsigned long long *words, const unsigned *idx, unsigned long long n,
+                                          unsigned long long t, unsigned long long *base, int *nt, int *C,
+                                          unsigned long long w[2], unsigned long long off[2])
+{
+    const int lane = threadIdx.x & 31;
+    tile_geom(n, t, base, nt, C);
+    w[0] = lane < *C ? words[64 * t + lane] : 0;
+    w[1] = lane + 32 < *C ? words[64 * t + lane + 32] : 0;
+    unsigned o0, o1;
+    col_offsets(w[0], w[1], &o0, &o1);
+    off[0] = idx[t] + (unsigned long long)o0;
+    off[1] = idx[t] + (unsigned long long)o1;
+}
+
 /* ---- Pici -------------------------------------------------------------------------------------- */
 
 template <typename U>
@@ -175,14 +191,9 @@ __global__ void pici_compact(const U *x, unsigned long long n, const unsigned lo
     const unsigned long long T = (n + TILE - 1) / TILE;
     FOR_TILES(t, T)
     {
-        unsigned long long base;
+        unsigned long long base, w[2], off[2];
         int nt, C;
-        tile_geom(n, t, &base, &nt, &C);
-        unsigned long long w0 = lane < C ? words[64 * t + lane] : 0, w1 = lane + 32 < C ? words[64 * t + lane + 32] : 0;
-        unsigned o0, o1;
-        col_offsets(w0, w1, &o0, &o1);
-        unsigned long long off[2] = {idx[t] + (unsigned long long)o0, idx[t] + (unsigned long long)o1};
-        unsigned long long w[2] = {w0, w1};
+        tile_lane(words, idx, n, t, &base, &nt, &C, w, off);
         for (int h = 0; h < 2; h++)
             for (; w[h]; w[h] &= w[h] - 1) {
                 const int r = __ffsll((long long)w[h]) - 1;
@@ -235,14 +246,9 @@ __global__ void pici_expand(const unsigned long long *words, const unsigned *idx
     const unsigned long long T = (n + TILE - 1) / TILE;
     FOR_TILES(t, T)
     {
-        unsigned long long base;
+        unsigned long long base, w[2], off[2];
         int nt, C;
-        tile_geom(n, t, &base, &nt, &C);
-        unsigned long long w0 = lane < C ? words[64 * t + lane] : 0, w1 = lane + 32 < C ? words[64 * t + lane + 32] : 0;
-        unsigned o0, o1;
-        col_offsets(w0, w1, &o0, &o1);
-        unsigned long long off[2] = {idx[t] + (unsigned long long)o0, idx[t] + (unsigned long long)o1};
-        unsigned long long w[2] = {w0, w1};
+        tile_lane(words, idx, n, t, &base, &nt, &C, w, off);
         for (int r = 0; r < 64; r++) /* row by row across the warp: coalesced writes */
             for (int h = 0; h < 2; h++) {
                 const int c = lane + 32 * h, j = r * C + c;

@@ -226,27 +226,9 @@ tc_status tc_sparse_pici_check(tc_ctx *ctx, const void *buf, size_t bytes, uint6
 SCATTER_FN(put16, uint16_t, memcpy(p, v, 2))
 SCATTER_FN(put32, uint32_t, memcpy(p, v, 4))
 SCATTER_FN(put64, uint64_t, memcpy(p, v, 8))
-SCATTER_FN(add_f32, float, {
-    float a, b;
-    memcpy(&a, p, 4);
-    memcpy(&b, v, 4);
-    a += b;
-    memcpy(p, &a, 4);
-})
-SCATTER_FN(add_f64, double, {
-    double a, b;
-    memcpy(&a, p, 8);
-    memcpy(&b, v, 8);
-    a += b;
-    memcpy(p, &a, 8);
-})
-SCATTER_FN(add_u32, uint32_t, {
-    uint32_t a, b;
-    memcpy(&a, p, 4);
-    memcpy(&b, v, 4);
-    a += b;
-    memcpy(p, &a, 4);
-})
+SCATTER_FN(add_f32, float, SP_ADD_AS(float, p, v))
+SCATTER_FN(add_f64, double, SP_ADD_AS(double, p, v))
+SCATTER_FN(add_u32, uint32_t, SP_ADD_AS(uint32_t, p, v))
 SCATTER_FN(add_half, uint16_t, sp_add1(dt, p, v))
 
 tc_status tc_sparse_pici_decompress(tc_ctx *ctx, const void *buf, size_t bytes, uint64_t n, size_t elem, void *dst)

@@ -68,34 +68,23 @@ static inline int sp_nonzero(const unsigned char *p, size_t e)
     return v != 0;
 }
 
+/* *p += *v for elements of C type T at unaligned addresses (uint32_t for int32: it wraps). */
+#define SP_ADD_AS(T, p, v)                                                                            \
+    do {                                                                                              \
+        T a_, b_;                                                                                     \
+        memcpy(&a_, (p), sizeof a_);                                                                  \
+        memcpy(&b_, (v), sizeof b_);                                                                  \
+        a_ += b_;                                                                                     \
+        memcpy((p), &a_, sizeof a_);                                                                  \
+    } while (0)
+
 /* dst (type t) += the value at v (type t); floats add, int32 wraps, 16-bit floats in float32. */
 static inline void sp_add1(tc_sparse_dtype t, unsigned char *dst, const unsigned char *v)
 {
     switch (t) {
-    case TC_SP_F32: {
-        float a, b;
-        memcpy(&a, dst, 4);
-        memcpy(&b, v, 4);
-        a += b;
-        memcpy(dst, &a, 4);
-        break;
-    }
-    case TC_SP_F64: {
-        double a, b;
-        memcpy(&a, dst, 8);
-        memcpy(&b, v, 8);
-        a += b;
-        memcpy(dst, &a, 8);
-        break;
-    }
-    case TC_SP_I32: {
-        uint32_t a, b;
-        memcpy(&a, dst, 4);
-        memcpy(&b, v, 4);
-        a += b;
-        memcpy(dst, &a, 4);
-        break;
-    }
+    case TC_SP_F32: SP_ADD_AS(float, dst, v); break;
+    case TC_SP_F64: SP_ADD_AS(double, dst, v); break;
+    case TC_SP_I32: SP_ADD_AS(uint32_t, dst, v); break;
     default: {
         uint16_t a, b;
         memcpy(&a, dst, 2);
