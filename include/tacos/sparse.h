@@ -182,7 +182,8 @@ tc_status tc_sparse_contribs(tc_ctx *ctx, const tc_sched *s, int **out);
  * The pass: decide the format of every transfer of `s` for input density o->density.  A transfer carrying
  * k contributions is forecast at density tc_sparse_fill(d0, k); it is of the all-gather kind when the
  * collective does not reduce or k is the rank count, else intra- or inter-node by its ends' nodes (topo may
- * be NULL: one node).  With TC_SP_AUTO, of the formats whose threshold admits it, the one with the lower
+ * be NULL: one node).  The forecast is the paper's, for sums: a reduced element is nonzero where any input
+ * is (products and the like can only be sparser; the replay is correct whatever the forecast).  With TC_SP_AUTO, of the formats whose threshold admits it, the one with the lower
  * modelled time per dense byte on its link (tc_sparse_cost's terms).  Writes a new tc_sched_sparse.
  */
 tc_status tc_sparse_plan(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, const tc_sparse_opts *o,
