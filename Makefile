@@ -8,7 +8,7 @@
 #   make valgrind   the test suites under valgrind memcheck
 #   make fuzz       the libFuzzer harnesses (tests/fuzz/), FUZZ_S seconds each (default 60); needs clang
 #   make bench      every benchmark (bench-synth, bench-sim, bench-compare, bench-exec, bench-photonic, bench-msccl,
-#                   bench-tune)
+#                   bench-tune, bench-sparse)
 #   make photonic-paper  the photonic paper's setup (examples/photonic/): a table and SVG breakdowns
 #   make install    tacosc, tacos-run and the man pages under $(DESTDIR)$(PREFIX) (default /usr/local)
 #   make uninstall  remove what make install put there
@@ -48,11 +48,11 @@ MAN_PAGES := $(sort $(wildcard man/man[1-9]/*.[1-9]))
 
 FUZZ_CC  ?= clang
 FUZZ_S   ?= 60
-FUZZ_NAMES := topo costs json msccl tune
+FUZZ_NAMES := topo costs json msccl tune sparse
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 
 .PHONY: all deps demo check check-run asan valgrind fuzz fuzz-build bench bench-synth bench-sim bench-compare bench-exec \
-        bench-photonic bench-msccl bench-tune photonic-paper install uninstall clean
+        bench-photonic bench-msccl bench-tune bench-sparse photonic-paper install uninstall clean
 
 all: $(TACOSC) $(EXEC_BIN)
 
@@ -131,7 +131,7 @@ asan:
 valgrind: all $(TESTS)
 	@TACOSC=$(abspath $(TACOSC)) TACOSRUN=$(abspath $(TACOSRUN)) VALGRIND=1 sh scripts/run-tests.sh $(TESTS)
 
-bench: bench-synth bench-sim bench-compare bench-exec bench-photonic bench-msccl bench-tune
+bench: bench-synth bench-sim bench-compare bench-exec bench-photonic bench-msccl bench-tune bench-sparse
 
 bench-synth: all
 	sh tests/bench/bench-synth.sh
@@ -153,6 +153,9 @@ bench-photonic: all
 
 bench-tune: all
 	sh tests/bench/bench-tune.sh
+
+bench-sparse: all
+	sh tests/bench/bench-sparse.sh
 
 photonic-paper: all
 	sh examples/photonic/paper.sh

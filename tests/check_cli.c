@@ -308,6 +308,60 @@ END_TEST
 
 /* Issue 14: options that were silently ignored or contradicted each other are usage errors (exit 2) or
  * warnings naming the option; a usage error is one line pointing to --help. */
+/* --sparsity: the plan records a format per transfer, the summary and tacosc sim price the sparse
+ * messages (the same time), MSCCL XML drops them with a warning, compare shows dense against sparse. */
+START_TEST(test_sparse)
+{
+    char *d = tmpdir(), *out, path[512], xml[512];
+    snprintf(path, sizeof path, "%s/sp.json", d);
+    snprintf(xml, sizeof xml, "%s/sp.xml", d);
+    int rc = tu_tacosc_run(&out, "topologies/mesh2d-4x4.xml --collective allreduce --algo ring --size 64M "
+                                 "--sparsity 0.99 -o %s", path);
+    ck_assert_msg(rc == 0, "%s", out);
+    ck_assert_ptr_nonnull(strstr(out, "  sparse: input density 0.01 (sparsity 0.99), pici thresholds 0.6/0.5/0.1"));
+    ck_assert_ptr_nonnull(strstr(out, "    transfers: 480 pici, 0 coo, 0 dense; bytes on the wire "));
+    const char *pt = strstr(out, "predicted time ");
+    ck_assert_ptr_nonnull(pt);
+    char num[32], unit[8];
+    ck_assert_int_eq(sscanf(pt + 15, "%31s %7s", num, unit), 2);
+    free(out);
+    char *j = tu_slurp(path, NULL);
+    ck_assert_ptr_nonnull(strstr(j, "  \"sparse\": {\n    \"density\": 0.01,\n    \"format\": \"pici\",\n"));
+    free(j);
+    /* sim prints the same prediction, with the dense time beside */
+    ck_assert_int_eq(tu_tacosc_run(&out, "sim %s topologies/mesh2d-4x4.xml", path), 0);
+    char want[96];
+    snprintf(want, sizeof want, "  time %s %s, ", num, unit);
+    ck_assert_msg(strstr(out, want) != NULL, "want '%s' in:\n%s", want, out);
+    ck_assert_ptr_nonnull(strstr(out, "speedup "));
+    free(out);
+    /* codec throughputs from the cost file change the prediction */
+    snprintf(want, sizeof want, "%s/gpu.cost", d);
+    FILE *f = fopen(want, "w");
+    fputs("default 0.5us 50GB/s\ncodec pici 400GB/s 500GB/s\n", f);
+    fclose(f);
+    ck_assert_int_eq(tu_tacosc_run(&out, "sim %s topologies/mesh2d-4x4.xml --costs %s", path, want), 0);
+    const char *sp = strstr(out, ": speedup ");
+    ck_assert_ptr_nonnull(sp);
+    ck_assert_msg(atof(sp + 10) > 1.5, "%s", out);
+    free(out);
+    /* MSCCL XML has no sparse messages */
+    ck_assert_int_eq(tu_tacosc_run(&out, "topologies/mesh2d-4x4.xml --collective allreduce --algo ring --sparsity 0.99 "
+                                         "-q -o %s", xml), 0);
+    ck_assert_str_eq(out, "tacosc: warning: MSCCL XML has no sparse messages: the sparse formats of 480 of the 480 "
+                          "transfers are dropped (tacos-run replays them from the JSON plan)\n");
+    free(out);
+    /* compare: a sparse column per algorithm */
+    ck_assert_int_eq(tu_tacosc_run(&out, "compare topologies/mesh2d-4x4.xml -c allgather --size 16M --sparsity 0.9 "
+                                         "--costs %s", want), 0);
+    ck_assert_ptr_nonnull(strstr(out, "sparse: input density 0.1 (sparsity 0.9), pici; dense and sparse messages"));
+    ck_assert_ptr_nonnull(strstr(out, "  speedup   wire  note\n"));
+    ck_assert_ptr_nonnull(strstr(out, "\nring "));
+    free(out);
+    free(d);
+}
+END_TEST
+
 START_TEST(test_option_table)
 {
     static const struct { const char *args; int rc; const char *msg; } rows[] = {
@@ -403,6 +457,29 @@ START_TEST(test_option_table)
          "rank has 16 chunks)\n"},
         {"compare M -c allgather --model ab --model event", 2,
          "tacosc: error: option '--model' given twice (see 'tacosc compare --help')\n"},
+        /* the sparse options */
+        {"M --collective allreduce --sparsity 0.9 --density 0.1", 2,
+         "tacosc: error: --density and --sparsity say the same thing: give one\n"},
+        {"M --collective allreduce --sparse-format coo", 2, "tacosc: error: --sparse-format needs --sparsity or --density\n"},
+        {"M --collective allreduce --thresholds 0.6,0.5,0.1", 2,
+         "tacosc: error: --thresholds needs --sparsity or --density\n"},
+        {"M --collective allreduce --sparsity 1.5", 2, "tacosc: error: --sparsity: '1.5' is not a number from 0 to 1\n"},
+        {"M --collective allreduce --density x", 2, "tacosc: error: --density: 'x' is not a number from 0 to 1\n"},
+        {"M --collective allreduce --sparsity 0.9 --sparse-format bsr", 2,
+         "tacosc: error: --sparse-format: 'bsr' is not pici, coo or auto\n"},
+        {"M --collective allreduce --sparsity 0.9 --sparse-format auto --thresholds 0.5,0.5,0.5", 2,
+         "tacosc: error: --thresholds sets one format's thresholds: not with --sparse-format auto (which uses the "
+         "paper's for both)\n"},
+        {"M --collective allreduce --sparsity 0.9 --thresholds 0.5,0.5", 2,
+         "tacosc: error: --thresholds: '0.5,0.5' is not INTRA,INTER,ALLGATHER (three sparsities from 0 to 1)\n"},
+        {"M --collective allreduce --sparsity 0.9 --sparsity 0.8", 2,
+         "tacosc: error: option '--sparsity' given twice (see 'tacosc --help')\n"},
+        {"M --collective allreduce --sparsity 0.9 --stats-only", 2,
+         "tacosc: error: --sparsity needs the transfers: drop --stats-only\n"},
+        {"M --collective allreduce --density 0.1 --photonic", 2,
+         "tacosc: error: --photonic and --density do not combine: the photonic model prices dense messages only\n"},
+        {"compare M -c allgather --sparse-format pici", 2,
+         "tacosc: error: --sparse-format needs --sparsity or --density\n"},
     };
     char *d = tmpdir();
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
@@ -675,6 +752,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_bad_topology_line);
     tcase_add_test(tc, test_verify_usage);
     tcase_add_test(tc, test_option_table);
+    tcase_add_test(tc, test_sparse);
     tcase_add_test(tc, test_verbose);
     tcase_add_test(tc, test_memory_estimate);
     tcase_add_test(tc, test_output_files);

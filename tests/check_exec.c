@@ -4,7 +4,9 @@
  * JSON schedule and an out-of-place plan replay with 0 wrong; a wrong rank count, a deadlocking plan, a
  * truncated file and a legacy file without --accept-legacy are refused on every rank with the same
  * message, without hanging; --corrupt proves --check counts what is wrong; --device cuda works or is
- * refused cleanly (skipped without a GPU).
+ * refused cleanly (skipped without a GPU).  Sparse plans (tacosc --sparsity) replay with --check at 0, 50,
+ * 99 and 100% sparsity in both formats with 0 wrong and their speedup printed; a damaged sparse message
+ * fails the replay on every rank with one message.
  *
  * Inputs are fresh per run: the data type, reduction and --seed come from tu_seed() (printed; replay a
  * failure with TC_TEST_SEED).  Ranks are oversubscribed on small CI machines: sizes stay small, -n 1 -w 0.
@@ -635,6 +637,124 @@ START_TEST(test_staged_and_prepost)
 }
 END_TEST
 
+/* A --device cuda run that failed: it must have been refused cleanly on every rank, with the reason
+ * (no CUDA build, no device), which skips the test with that message. */
+static int cuda_refused(const char *test, const char *cmd, int rc, const char *out)
+{
+    ck_assert_msg(rc != 124 && count_of(out, "tacos-run: error: --device cuda: ") == 1, "%s\n%s", cmd, tu_tail(out));
+    const char *why = strstr(out, "--device cuda: ");
+    fprintf(stderr, "%s: skipped: %.*s\n", test, (int)strcspn(why, "\n"), why);
+    return 1;
+}
+
+/* A plan compiled by tacosc with the given extra options, into the work directory. */
+static void compile_plan(const char *topo, const char *coll, const char *algo, const char *extra, char *plan, size_t n)
+{
+    char cmd[2048], *out = NULL;
+    snprintf(plan, n, "%s/sp-%s-%s-%d.json", workdir(), algo, coll, (int)strlen(extra));
+    snprintf(cmd, sizeof cmd, "%s %s --collective %s --algo %s %s -q -o %s", tu_tacosc(), topo, coll, algo, extra, plan);
+    ck_assert_msg(tu_run(cmd, &out) == 0, "%s\n%s", cmd, tu_tail(out));
+    free(out);
+}
+
+/* Sparse plans: ring and tacos all-reduce, all-gather and reduce-scatter annotated at 99% (Pici or COO, from
+ * the seed) replay with --check at 99, 100, 50 and 0% sparsity (all zeros is a case, not the default):
+ * 0 wrong, the speedup and wire columns and the summary line; one run stages every message (host-staged). */
+START_TEST(test_sparse_replay)
+{
+    if (!have_exec("test_sparse_replay"))
+        return;
+    static const struct { const char *coll, *algo; const char *sparsity; int np; } runs[] = {
+        {"allreduce", "ring", "0.99", 4}, {"allreduce", "tacos", "1", 4},   {"allreduce", "ring", "0.5", 8},
+        {"allreduce", "tacos", "0", 4},   {"allgather", "ring", "0.99", 8}, {"allgather", "tacos", "0", 4},
+        {"reducescatter", "tacos", "0.99", 4}, {"reducescatter", "ring", "0.5", 4},
+    };
+    tc_rng r;
+    tc_rng_seed(&r, tu_seed() + 5);
+    for (size_t k = 0; k < sizeof runs / sizeof runs[0]; k++) {
+        char topo[256], plan[512], cmd[2048], extra[128], args[128], *out = NULL;
+        snprintf(topo, sizeof topo, "%s/spring%d.xml", workdir(), runs[k].np);
+        snprintf(cmd, sizeof cmd, "%s topo ring %d -o %s", tu_tacosc(), runs[k].np, topo);
+        ck_assert_int_eq(tu_run(cmd, NULL), 0);
+        snprintf(extra, sizeof extra, "--sparsity 0.99 --sparse-format %s", tc_rng_below(&r, 3) ? "pici" : "coo");
+        compile_plan(topo, runs[k].coll, runs[k].algo, extra, plan, sizeof plan);
+        snprintf(cmd, sizeof cmd, "%s -np %d %s %s --check -b 1K -e 16K -f 16 -n 1 -w 0 --sparsity %s %s %s", mpirun(),
+                 runs[k].np, tacosrun(), plan, runs[k].sparsity, pick_args(60 + (int)k, args, sizeof args),
+                 k == 2 ? "--device host-staged" : "");
+        int rc = tu_run(cmd, &out);
+        ck_assert_msg(rc == 0 && strstr(out, "# Out of bounds values : 0 OK") && rows_of(out) == 2, "rc %d: %s\n%s", rc,
+                      cmd, tu_tail(out));
+        ck_assert_msg(strstr(out, "speedup   wire") && strstr(out, "# Avg sparse speedup   : ") &&
+                          strstr(out, "sending steps send sparse messages"),
+                      "%s\n%s", cmd, tu_tail(out));
+        free(out);
+    }
+}
+END_TEST
+
+/* Rank 0 damages every sparse message it sends (--corrupt-sparse): the replay fails on every rank (exit 1,
+ * no hang), with one message naming the receiving rank, its step and the sender; a plan without sparse
+ * messages has nothing to damage. */
+START_TEST(test_sparse_corrupt)
+{
+    if (!have_exec("test_sparse_corrupt"))
+        return;
+    char topo[256], plan[512], cmd[2048], args[1024];
+    snprintf(topo, sizeof topo, "%s/spring4.xml", workdir());
+    snprintf(cmd, sizeof cmd, "%s topo ring 4 -o %s", tu_tacosc(), topo);
+    ck_assert_int_eq(tu_run(cmd, NULL), 0);
+    static const char *const fmts[] = {"pici", "coo"};
+    static const char *const colls[] = {"allgather", "allreduce"};
+    for (int f = 0; f < 2; f++) {
+        char extra[96];
+        snprintf(extra, sizeof extra, "--sparsity 0.9 --sparse-format %s", fmts[f]);
+        compile_plan(topo, colls[f], "ring", extra, plan, sizeof plan);
+        const char *want = f ? "the sparse message from rank 0 does not decode: coo: record 0: index 4294967295 out of range"
+                             : "the sparse message from rank 0 does not decode: pici: ";
+        snprintf(args, sizeof args, "%s --check -b 4K -n 1 -w 0 --sparsity 0.9 --corrupt-sparse", plan);
+        refused_same(4, args, want);
+        snprintf(args, sizeof args, "%s -b 4K -n 1 -w 0 --sparsity 0.9 --corrupt-sparse", plan); /* timing alone */
+        refused_same(4, args, want);
+    }
+    compile_plan(topo, "allgather", "ring", "", plan, sizeof plan);
+    snprintf(args, sizeof args, "%s -b 4K -n 1 -w 0 --corrupt-sparse", plan);
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s: error: --corrupt-sparse: the plan has no sparse messages to damage\n", plan);
+    refused(4, args, msg, 2);
+}
+END_TEST
+
+/* Sparse messages on the CUDA backend (kernels of src/exec/sparse.cu): a Pici and a COO plan replay with 0
+ * wrong and a damaged message is refused on every rank; skipped, with the reason, without a GPU. */
+START_TEST(test_cuda_sparse)
+{
+    if (!have_exec("test_cuda_sparse"))
+        return;
+    char topo[256], plan[512], cmd[2048], *out = NULL;
+    snprintf(topo, sizeof topo, "%s/spring4.xml", workdir());
+    snprintf(cmd, sizeof cmd, "%s topo ring 4 -o %s", tu_tacosc(), topo);
+    ck_assert_int_eq(tu_run(cmd, NULL), 0);
+    static const char *const fmts[] = {"pici", "coo"};
+    for (int f = 0; f < 2; f++) {
+        char extra[96], args[128];
+        snprintf(extra, sizeof extra, "--sparsity 0.9 --sparse-format %s", fmts[f]);
+        compile_plan(topo, f ? "allgather" : "allreduce", "ring", extra, plan, sizeof plan);
+        snprintf(cmd, sizeof cmd, "%s -np 4 %s %s --check -b 1K -e 1M -f 32 -n 1 -w 0 --sparsity 0.9 --device cuda %s",
+                 mpirun(), tacosrun(), plan, pick_args(90 + f, args, sizeof args));
+        int rc = tu_run(cmd, &out);
+        if (rc != 0 && cuda_refused("test_cuda_sparse", cmd, rc, out)) {
+            free(out);
+            return;
+        }
+        ck_assert_msg(rc == 0 && strstr(out, "# Out of bounds values : 0 OK") && rows_of(out) == 2, "%s\n%s", cmd,
+                      tu_tail(out));
+        free(out);
+        snprintf(cmd, sizeof cmd, "%s -b 64K -n 1 -w 0 --sparsity 0.9 --device cuda --corrupt-sparse", plan);
+        refused_same(4, cmd, "the sparse message from rank 0 does not decode: ");
+    }
+}
+END_TEST
+
 START_TEST(test_cuda)
 {
     if (!have_exec("test_cuda"))
@@ -650,11 +770,7 @@ START_TEST(test_cuda)
              plan);
     int rc = tu_run(cmd, &out);
     if (rc != 0) {
-        /* refused cleanly on every rank with the reason */
-        ck_assert_msg(rc != 124 && count_of(out, "tacos-run: error: --device cuda: ") == 1, "%s\n%s", cmd,
-                      tu_tail(out));
-        const char *why = strstr(out, "--device cuda: ");
-        fprintf(stderr, "test_cuda: skipped: %.*s\n", (int)strcspn(why, "\n"), why);
+        ck_assert(cuda_refused("test_cuda", cmd, rc, out));
     } else {
         ck_assert_msg(strstr(out, "# Out of bounds values : 0 OK") && rows_of(out) == 2, "%s\n%s", cmd, tu_tail(out));
     }
@@ -720,6 +836,10 @@ START_TEST(test_usage)
     ck_assert_int_eq(count_of(out, "tacos-run: error: -d: unknown data type 'complex' "
                                    "(float32, float64, int32, bfloat16, float16)\n"), 1);
     free(out);
+    snprintf(cmd, sizeof cmd, "%s -np 2 %s plan.xml --sparsity 1.5", mpirun(), tacosrun());
+    ck_assert_int_ne(tu_run(cmd, &out), 0);
+    ck_assert_int_eq(count_of(out, "tacos-run: error: --sparsity: '1.5' is not a number from 0 to 1\n"), 1);
+    free(out);
 }
 END_TEST
 
@@ -745,6 +865,9 @@ static Suite *exec_suite(void)
     tcase_add_test(tc, test_swap_in_place);
     tcase_add_test(tc, test_staged_and_prepost);
     tcase_add_test(tc, test_cuda);
+    tcase_add_test(tc, test_sparse_replay);
+    tcase_add_test(tc, test_sparse_corrupt);
+    tcase_add_test(tc, test_cuda_sparse);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -6,6 +6,7 @@
 
 #include "tacos/check.h"
 #include "tacos/emit.h"
+#include "tacos/sparse.h"
 
 static tc_rng rng;
 static void seed_rng(int salt) { tc_rng_seed(&rng, (uint64_t)tu_seed() * 1000003u + (uint64_t)salt); }
@@ -106,6 +107,20 @@ static tc_sched *random_sched(void)
                                       rnd(-1, 64), rnd(0, 30), t0, t1, route, rl),
                          TC_OK);
     }
+    if (rnd(0, 2) == 0) { /* a sparse annotation: one format per transfer */
+        tc_sched_sparse *sp = calloc(1, sizeof *sp);
+        sp->density = rnd(0, 1) ? tc_rng_unit(&rng) : rnd(0, 1);
+        sp->format = rnd(1, 3);
+        sp->dtype = rnd(0, TC_SP_DTYPE_COUNT - 1);
+        for (int f = 1; f < 3; f++)
+            for (int k = 0; k < 3; k++)
+                sp->th[f][k] = rnd(0, 1) ? tc_rng_unit(&rng) : 0.1 * rnd(0, 10);
+        sp->n = s->n_xfers;
+        sp->fmt = malloc((size_t)s->n_xfers + 1);
+        for (int i = 0; i < s->n_xfers; i++)
+            sp->fmt[i] = (unsigned char)rnd(0, 2);
+        s->sparse = sp;
+    }
     int room = s->n_xfers - s->n_steps; /* steps without transfers: no more steps than transfers */
     if (rnd(0, 3) == 0 && room > 0)
         s->n_steps += rnd(0, room < 5 ? room : 5);
@@ -141,6 +156,16 @@ static void assert_same(const tc_sched *a, const tc_sched *b)
         ck_assert_int_eq(x->route_len, y->route_len);
         for (int h = 0; h < x->route_len; h++)
             ck_assert_int_eq(a->route[x->route_off + h], b->route[y->route_off + h]);
+    }
+    ck_assert(!a->sparse == !b->sparse);
+    if (a->sparse) {
+        const tc_sched_sparse *p = a->sparse, *q = b->sparse;
+        ck_assert(memcmp(&p->density, &q->density, sizeof p->density) == 0);
+        ck_assert_int_eq(p->format, q->format);
+        ck_assert_int_eq(p->dtype, q->dtype);
+        ck_assert(memcmp(p->th, q->th, sizeof p->th) == 0);
+        ck_assert_int_eq(p->n, q->n);
+        ck_assert(p->n == 0 || memcmp(p->fmt, q->fmt, (size_t)p->n) == 0);
     }
 }
 
@@ -372,6 +397,69 @@ START_TEST(test_unwind)
                       "plan.json:25: error: field \"unwind\" is -1, out of range (0 to 2147483647)\n");
     expect_edit_error("  ]\n}\n", "  ],\n  \"unwind\": \"two\"\n}\n", TC_ERR_INVALID,
                       "plan.json:25: error: field \"unwind\" must be an integer, not a string\n");
+}
+END_TEST
+
+/* The "sparse" object: after the transfers (whose lines do not move), read back exactly, every error. */
+START_TEST(test_sparse)
+{
+    tc_sched *s = NULL;
+    const char *obj = "  ],\n  \"sparse\": {\n    \"density\": 0.01,\n    \"format\": \"pici\",\n"
+                      "    \"dtype\": \"float32\",\n    \"thresholds\": {\"pici\": [0.6, 0.5, 0.1], "
+                      "\"coo\": [0.7, 0.6, 0.5]},\n    \"formats\": \"ppdcpp\"\n  },\n  \"unwind\": 0\n}\n";
+    char *doc = edit("  ]\n}\n", obj);
+    ck_assert_msg(from_json(doc, &s) == TC_OK, "%s", tu_diags());
+    ck_assert_ptr_nonnull(s->sparse);
+    ck_assert(s->sparse->density == 0.01 && s->sparse->format == TC_SP_PICI && s->sparse->dtype == TC_SP_F32);
+    ck_assert(s->sparse->th[TC_SP_COO][1] == 0.6 && s->sparse->th[TC_SP_PICI][2] == 0.1);
+    ck_assert_int_eq(s->sparse->n, 6);
+    ck_assert_int_eq(s->sparse->fmt[2], TC_SP_DENSE);
+    ck_assert_int_eq(s->sparse->fmt[3], TC_SP_COO);
+    ck_assert_int_eq(tc_sched_line(s, 5), 23); /* transfer i on line 18 + i, as without the object */
+    char *j = to_json(s, NULL);
+    ck_assert_ptr_nonnull(strstr(j, "\n  ],\n  \"sparse\""));
+    ck_assert_str_eq(strstr(j, "\n  ],\n  \"sparse\""), strstr(doc, "\n  ],\n  \"sparse\"")); /* the writer's layout */
+    free(j);
+    /* the formats follow their transfers through a sort and a clone */
+    tc_xfer t0 = s->xfers[0];
+    s->xfers[0] = s->xfers[3];
+    s->xfers[3] = t0;
+    tc_sched *c = NULL;
+    ck_assert_int_eq(tc_sched_clone(s, &c), TC_OK);
+    tc_sched_sort(c); /* transfer 0 (now at 3, format c) and 3 (now at 0, format p) go back */
+    ck_assert_int_eq(c->sparse->fmt[0], TC_SP_COO);
+    ck_assert_int_eq(c->sparse->fmt[3], TC_SP_PICI);
+    ck_assert_int_eq(c->xfers[0].step, 0);
+    tc_sched_free(c);
+    tc_sched_free(s);
+    free(doc);
+    struct { const char *from, *to, *msg; } bad[] = {
+        {"\"ppdcpp\"", "\"ppdcp\"", "plan.json:25: error: field \"sparse\": \"formats\" has 5 letters for 6 transfers\n"},
+        {"\"ppdcpp\"", "\"ppdxpp\"",
+         "plan.json:25: error: field \"sparse\": \"formats\": transfer 3 has 'x', not d (dense), p (pici) or c (coo)\n"},
+        {"0.01", "1.5", "plan.json:25: error: field \"sparse\": \"density\" must be a number from 0 to 1\n"},
+        {"\"pici\",\n", "\"bsr\",\n", "plan.json:25: error: field \"sparse\": \"format\" must be \"pici\", \"coo\" or \"auto\"\n"},
+        {"float32", "float8", "plan.json:25: error: field \"sparse\": \"dtype\" must be float32, float64, int32, bfloat16 or float16\n"},
+        {"[0.7, 0.6, 0.5]", "[0.7, 0.6]",
+         "plan.json:25: error: field \"sparse\": \"thresholds\" must be {\"pici\": [INTRA, INTER, ALLGATHER], \"coo\": [...]}\n"},
+        {"[0.7, 0.6, 0.5]", "[0.7, 0.6, -1]", "plan.json:25: error: field \"sparse\": a threshold must be a number from 0 to 1\n"},
+        {"    \"dtype\"", "    \"extra\": 1,\n    \"dtype\"", "plan.json:25: error: field \"sparse\": unknown member \"extra\"\n"},
+        {"    \"dtype\": \"float32\",\n", "", "plan.json:25: error: field \"sparse\": missing member \"dtype\"\n"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        char *d = edit("  ]\n}\n", obj), *e = NULL;
+        const char *p = strstr(d, bad[k].from);
+        ck_assert_ptr_nonnull(p);
+        e = malloc(strlen(d) + strlen(bad[k].to) + 1);
+        memcpy(e, d, (size_t)(p - d));
+        strcpy(e + (p - d), bad[k].to);
+        strcat(e, p + strlen(bad[k].from));
+        expect_read_error(e, TC_ERR_INVALID, bad[k].msg);
+        free(d);
+        free(e);
+    }
+    expect_edit_error("  ]\n}\n", "  ],\n  \"sparse\": 3\n}\n", TC_ERR_INVALID,
+                      "plan.json:25: error: field \"sparse\": must be an object, not a number\n");
 }
 END_TEST
 
@@ -765,6 +853,7 @@ static Suite *suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_round_trip_random);
     tcase_add_test(tc, test_unwind);
+    tcase_add_test(tc, test_sparse);
     tcase_add_test(tc, test_other_layouts);
     tcase_add_test(tc, test_lines);
     tcase_add_test(tc, test_small_doc_reads);

@@ -494,14 +494,14 @@ static tc_msccl *synthetic(int n_steps, int n_tbs, int nch, int cnt, int depid)
         tc_msccl_tb *tb;
         ck_assert_int_eq(tc_msccl_tb_add(&m->gpus[g], g ? -1 : 1, g ? 0 : -1, 0, &tb), TC_OK);
         for (int k = 0; k < n_steps; k++) {
-            tc_msccl_step s = {0, g ? TC_MS_RECV : TC_MS_SEND, TC_MS_BUF_O, 0, TC_MS_BUF_O, 0, cnt, -1, -1, 0, 0};
+            tc_msccl_step s = {0, g ? TC_MS_RECV : TC_MS_SEND, TC_MS_BUF_O, 0, TC_MS_BUF_O, 0, cnt, -1, -1, 0, 0, 0, 0};
             ck_assert_int_eq(tc_msccl_step_add(tb, &s), TC_OK);
         }
         for (int t = 1; t < n_tbs; t++)
             ck_assert_int_eq(tc_msccl_tb_add(&m->gpus[g], -1, -1, 0, NULL), TC_OK);
     }
     if (depid > 0) {
-        tc_msccl_step s = {0, TC_MS_CPY, TC_MS_BUF_O, 0, TC_MS_BUF_O, 0, 1, -1, -1, 1, 0};
+        tc_msccl_step s = {0, TC_MS_CPY, TC_MS_BUF_O, 0, TC_MS_BUF_O, 0, 1, -1, -1, 1, 0, 0, 0};
         ck_assert_int_eq(tc_msccl_step_add(&m->gpus[0].tbs[depid], &s), TC_OK);
         m->gpus[0].tbs[0].steps[0].depid = depid;
         m->gpus[0].tbs[0].steps[0].deps = 0;
@@ -714,6 +714,88 @@ START_TEST(test_rule_files)
 }
 END_TEST
 
+/* Sparse formats: a lowering for tacos-run carries each transfer's format to the steps that send and
+ * receive it (cnt-weighted counts match; an aggregated step never mixes formats); any other lowering
+ * drops them with a warning. */
+START_TEST(test_sparse_formats)
+{
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_topo *t = NULL;
+    ck_assert_int_eq(tc_topo_generate(&ctx, "ring", "4", NULL, 0, &t), TC_OK);
+    tc_gen_opts go;
+    tc_gen_opts_init(&go);
+    go.chunks = 4; /* consecutive chunks of one connection aggregate */
+    tc_rng r;
+    tc_rng_seed(&r, tu_seed());
+    const tc_coll colls[] = {TC_COLL_ALLGATHER, TC_COLL_ALLREDUCE, TC_COLL_REDUCESCATTER};
+    for (size_t ci = 0; ci < 3; ci++) {
+        tc_sched *s = NULL;
+        ck_assert_int_eq(tc_algo_run(&ctx, "ring", t, colls[ci], &go, &s), TC_OK);
+        tc_sched_sparse *sp = calloc(1, sizeof *sp);
+        sp->n = s->n_xfers;
+        sp->format = 1;
+        sp->fmt = malloc((size_t)s->n_xfers);
+        int want[3] = {0, 0, 0};
+        for (int i = 0; i < s->n_xfers; i++) {
+            sp->fmt[i] = (unsigned char)(tc_rng_below(&r, 4) ? s->xfers[i].chunk % 3 : 0);
+            want[sp->fmt[i]]++;
+        }
+        s->sparse = sp;
+        for (int plain = 0; plain < 2; plain++) {
+            tc_msccl_lower_opts lo;
+            tc_msccl_lower_opts_init(&lo);
+            lo.target = TC_TARGET_EXEC;
+            lo.sparse = 1;
+            lo.plain = plain;
+            tc_msccl *m = NULL;
+            tu_ctx(&ctx);
+            ck_assert_msg(tc_msccl_lower(&ctx, s, &lo, &m) == TC_OK, "%s", tu_diags());
+            ck_assert_str_eq(tu_diags(), "");
+            int sent[3] = {0, 0, 0}, recvd[3] = {0, 0, 0};
+            for (int g = 0; g < m->ngpus; g++)
+                for (int b = 0; b < m->gpus[g].n_tbs; b++)
+                    for (int j = 0; j < m->gpus[g].tbs[b].n_steps; j++) {
+                        const tc_msccl_step *x = &m->gpus[g].tbs[b].steps[j];
+                        if (tc_msccl_type_sends(x->type))
+                            sent[x->fmt_send] += x->cnt;
+                        else
+                            ck_assert_int_eq(x->fmt_send, 0);
+                        if (tc_msccl_type_recvs(x->type))
+                            recvd[x->fmt_recv] += x->cnt;
+                        else
+                            ck_assert_int_eq(x->fmt_recv, 0);
+                    }
+            for (int f = 0; f < 3; f++) {
+                ck_assert_msg(sent[f] == want[f], "%s plain %d format %d: %d sent, %d transfers",
+                              tc_coll_name(colls[ci]), plain, f, sent[f], want[f]);
+                ck_assert_int_eq(recvd[f], want[f]);
+            }
+            tc_msccl_free(m);
+        }
+        /* MSCCL XML: dropped, with a warning */
+        tc_msccl_lower_opts lo;
+        tc_msccl_lower_opts_init(&lo);
+        tc_msccl *m = NULL;
+        tu_ctx(&ctx);
+        ck_assert_int_eq(tc_msccl_lower(&ctx, s, &lo, &m), TC_OK);
+        char msg[256];
+        snprintf(msg, sizeof msg,
+                 "tacosc: warning: MSCCL XML has no sparse messages: the sparse formats of %d of the %d transfers "
+                 "are dropped (tacos-run replays them from the JSON plan)\n",
+                 want[1] + want[2], s->n_xfers);
+        ck_assert_str_eq(tu_diags(), msg);
+        for (int g = 0; g < m->ngpus; g++)
+            for (int b = 0; b < m->gpus[g].n_tbs; b++)
+                for (int j = 0; j < m->gpus[g].tbs[b].n_steps; j++)
+                    ck_assert(!m->gpus[g].tbs[b].steps[j].fmt_send && !m->gpus[g].tbs[b].steps[j].fmt_recv);
+        tc_msccl_free(m);
+        tc_sched_free(s);
+    }
+    tc_topo_free(t);
+}
+END_TEST
+
 static Suite *msccl_suite(void)
 {
     Suite *s = suite_create("msccl");
@@ -724,6 +806,7 @@ static Suite *msccl_suite(void)
     tcase_add_test(tc, test_round_trips);
     tcase_add_test(tc, test_split_channels);
     tcase_add_test(tc, test_aggregation);
+    tcase_add_test(tc, test_sparse_formats);
     tcase_add_test(tc, test_text_rules);
     tcase_add_test(tc, test_structure_rules);
     tcase_add_test(tc, test_semantic_rules);

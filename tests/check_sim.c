@@ -88,6 +88,60 @@ START_TEST(test_ring_closed_form)
 }
 END_TEST
 
+/* Per-transfer costs (tc_sim_opts.xfer_*, the sparse pass's cost model): a ring all-reduce whose messages
+ * are a quarter of a chunk and pay compression and decompression takes 2(n-1)(alpha + beta S/n/4 + codec)
+ * in both models and on both paths of the event model; link bytes are the scaled ones. */
+START_TEST(test_xfer_costs)
+{
+    tc_rng g;
+    tc_rng_seed(&g, tu_seed() + 11);
+    const int n = 3 + (int)tc_rng_below(&g, 8);
+    const double alpha = 0.5e-6, bw = 50e9, pre = 1 / 8e9, post = 1 / 16e9;
+    const uint64_t S = (uint64_t)n * 4096 * (1 + tc_rng_below(&g, 256));
+    tc_topo *t = mk_biring(n, alpha, bw);
+    tc_sched *s = tu_gen("ring", t, TC_COLL_ALLREDUCE, S);
+    double *sc = malloc((size_t)s->n_xfers * sizeof *sc), *pr = malloc((size_t)s->n_xfers * sizeof *pr),
+           *po = malloc((size_t)s->n_xfers * sizeof *po);
+    for (int i = 0; i < s->n_xfers; i++) {
+        sc[i] = 0.25;
+        pr[i] = pre;
+        po[i] = post;
+    }
+    const double B = (double)s->chunk_bytes;
+    const double hop = on_grid(pre * B) + on_grid(alpha + B * 0.25 / bw) + on_grid(post * B);
+    for (int k = 0; k < 3; k++) {
+        tc_ctx ctx;
+        tu_ctx(&ctx);
+        tc_sim_opts o;
+        tc_sim_opts_init(&o);
+        o.model = k == 2 ? TC_SIM_AB : TC_SIM_EVENT;
+        o.general = k == 1;
+        o.explain = k == 1;
+        o.xfer_scale = sc;
+        o.xfer_pre = pr;
+        o.xfer_post = po;
+        tc_sim_result *r = NULL;
+        ck_assert_int_eq(tc_sim_run(&ctx, s, t, &o, &r), TC_OK);
+        const double want = 2.0 * (n - 1) * (k == 2 ? alpha + (pre + post) * B + 0.25 * B / bw : hop);
+        ck_assert_msg(close_to(r->time, want), "n=%d path %d: %.12g want %.12g", n, k, r->time, want);
+        double bytes = 0;
+        for (int l = 0; l < r->n_links; l++)
+            bytes += r->link_bytes[l];
+        ck_assert(close_to(bytes, 0.25 * B * s->n_xfers));
+        if (k == 1) /* the critical path still sums to the time, codec times in cp_transfer */
+            ck_assert_msg(fabs(r->cp_latency + r->cp_transfer + r->cp_forward + r->cp_queue - r->time) < 1e-6 * r->time,
+                          "critical path %g + %g + %g + %g against %g", r->cp_latency, r->cp_transfer, r->cp_forward,
+                          r->cp_queue, r->time);
+        tc_sim_result_free(r);
+    }
+    free(sc);
+    free(pr);
+    free(po);
+    tc_sched_free(s);
+    tc_topo_free(t);
+}
+END_TEST
+
 /* Recursive doubling on a ring (photonic paper Fig. 5): distance-4 peers on 8 NPUs are 4 hops away and
  * the transfers pile up on links; eq. 1 prices that. */
 START_TEST(test_rhd_ring_congestion)
@@ -1195,6 +1249,7 @@ static Suite *sim_suite(void)
     TCase *tc = tcase_create("sim");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_ring_closed_form);
+    tcase_add_test(tc, test_xfer_costs);
     tcase_add_test(tc, test_rhd_ring_congestion);
     tcase_add_test(tc, test_ring_vs_direct);
     tcase_add_test(tc, test_event_store_forward);

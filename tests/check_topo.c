@@ -336,7 +336,8 @@ START_TEST(test_costs_read)
                       "\n"
                       "nvlink    0.7 us  25 GiB/s   # comment\n"
                       "net 2us beta=0.04\n"
-                      "reconfig  5us\n";
+                      "reconfig  5us\n"
+                      "codec pici 12 GB/s 20GB/s\n";
     tc_ctx ctx;
     tu_ctx(&ctx);
     tc_costs *c = NULL;
@@ -349,6 +350,7 @@ START_TEST(test_costs_read)
     ck_assert_int_eq(c->classes[1].line, 4);
     ck_assert_double_eq_tol(c->classes[2].beta, 0.04 / 1e9, 1e-24);
     ck_assert_double_eq_tol(c->reconfig, 5e-6, 1e-18);
+    ck_assert(c->codec_bw[1][0] == 12e9 && c->codec_bw[1][1] == 20e9 && c->codec_bw[2][0] == 0);
     tc_costs_free(c);
     /* file reader and a missing file */
     char *path = tu_tmpfile(".cost", "x 1ns 1B/s\n");
@@ -390,6 +392,14 @@ START_TEST(test_costs_errors)
         {"a b b b b b b b b b b", "class 'a': bad alpha: expected a number, got 'b'"},
         {"a 1us 1GB/s 1 2 3 4 5 6 7 8 9 us us us", "class 'a': unexpected '1' after the bandwidth"},
         {"reconfig 1us 1 2 3 4 5 6 7 8 9 10 11 12", "reconfig: unexpected '1' after the delay"},
+        {"codec", "codec: missing codec name (expected 'codec pici|coo COMPRESS DECOMPRESS')"},
+        {"codec bsr 1GB/s 1GB/s", "codec: unknown codec name (expected 'codec pici|coo COMPRESS DECOMPRESS')"},
+        {"codec pici 1GB/s", "codec pici: missing decompression throughput"},
+        {"codec coo", "codec coo: missing compression throughput"},
+        {"codec pici 1GB 1GB/s", "codec pici: bad compression throughput: unknown bandwidth unit 'GB' (use B/s, KB/s, "
+                                 "MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s or TiB/s)"},
+        {"codec coo 1GB/s 0GB/s", "codec coo: decompression throughput must be positive, got '0GB/s'"},
+        {"codec pici 1GB/s 2GB/s 3GB/s", "codec pici: unexpected '3GB/s' after the throughputs"},
     };
     tc_rng rng;
     tc_rng_seed(&rng, tu_seed() + 1);
@@ -425,6 +435,10 @@ START_TEST(test_costs_errors)
     tu_ctx(&ctx);
     ck_assert_int_ne(tc_costs_read_mem(&ctx, "costs.txt", dup2, strlen(dup2), &c), TC_OK);
     ck_assert_str_eq(tu_diags(), "costs.txt:2: error: reconfig given twice (first on line 1)\n");
+    const char *dup3 = "codec coo 1GB/s 1GB/s\ncodec pici 1GB/s 1GB/s\ncodec coo 2GB/s 2GB/s\n";
+    tu_ctx(&ctx);
+    ck_assert_int_ne(tc_costs_read_mem(&ctx, "costs.txt", dup3, strlen(dup3), &c), TC_OK);
+    ck_assert_str_eq(tu_diags(), "costs.txt:3: error: codec coo given twice (first on line 1)\n");
 }
 END_TEST
 
@@ -456,6 +470,7 @@ START_TEST(test_apply_costs)
     ck_assert_double_eq_tol(t->links[4].alpha, 9e-6, 1e-18);
     ck_assert_double_eq_tol(t->links[4].beta, 1.0 / 9e9, 1e-24);
     ck_assert_double_eq_tol(t->photonic.reconfig_delay, 7e-6, 1e-18);
+    ck_assert(t->codec_bw[2][1] == 0); /* none given */
     int k;
     ck_assert_int_eq(tc_topo_class_get(t, "nv", &k), TC_OK);
     ck_assert_int_eq(t->classes[k].defined, 1);

@@ -223,6 +223,9 @@ typedef struct tc_topo {
     int *node_of;             /**< per NPU server id, NULL when no hierarchy is given */
     int n_nodes;              /**< number of distinct servers (0 when node_of is NULL) */
     tc_photonic photonic;
+    double codec_bw[3][2];    /**< sparse codec throughputs from the cost file's `codec` lines, bytes of dense
+                                   data per second: [1 pici, 2 coo][0 compress, 1 decompress]; 0 when not
+                                   given (sparse.h's measured defaults apply) */
     /* CSR adjacency built by tc_topo_index(); NULL until then */
     int *out_off, *out_link;  /**< links leaving npu v: out_link[out_off[v] .. out_off[v+1]) */
     int *in_off, *in_link;    /**< links entering npu v */
@@ -308,6 +311,8 @@ typedef struct tc_sched {
     int *xfer_line;         /**< per transfer, its line in `file` (0 unknown); NULL when none is known */
     struct tc_sched_photonic *photonic; /**< the photonic pass's rounds and circuits, NULL when none;
                                              owned (tc_sched_free frees it, tc_sched_clone copies it) */
+    struct tc_sched_sparse *sparse; /**< the sparse pass's per-transfer formats, NULL when none; owned, and
+                                         kept in step with the transfers by tc_sched_sort and tc_sched_clone */
 } tc_sched;
 
 /**
@@ -346,6 +351,26 @@ tc_status tc_sched_error(tc_ctx *ctx, tc_status st, const tc_sched *s, int i, co
     __attribute__((format(printf, 5, 6)));
 /** Source line of transfer i, 0 when unknown. */
 static inline int tc_sched_line(const tc_sched *s, int i) { return s->xfer_line ? s->xfer_line[i] : 0; }
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Sparse formats of a schedule (written by the sparse pass, include/tacos/sparse.h)                 */
+
+/**
+ * How each transfer travels when the input has density `density` (SpCCL paper §IV): fmt[i] is the format
+ * of transfer i (tc_sparse_fmt: 0 dense, 1 Pici, 2 COO).  n equals the schedule's n_xfers when attached.
+ */
+typedef struct tc_sched_sparse {
+    double density;             /**< delta0: the input density the plan was annotated for, [0, 1] */
+    int format;                 /**< the format asked for: 1 pici, 2 coo, 3 auto */
+    int dtype;                  /**< element type the sizes assume (tc_sparse_dtype) */
+    double th[3][3];            /**< sparsity thresholds used: [1 pici, 2 coo][intra, inter, allgather] */
+    int n;                      /**< transfers */
+    unsigned char *fmt;         /**< n formats */
+} tc_sched_sparse;
+
+void tc_sched_sparse_free(tc_sched_sparse *p);
+/** Deep copy. */
+tc_status tc_sched_sparse_clone(const tc_sched_sparse *p, tc_sched_sparse **out);
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Photonic rounds of a schedule (written by the photonic pass, include/tacos/photonic.h)            */

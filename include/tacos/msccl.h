@@ -28,6 +28,9 @@ typedef struct tc_msccl_step {
     int depid, deps;     /**< tb id and step it waits for, -1 for none */
     int hasdep;          /**< another step depends on this one */
     int line;            /**< source line when read from a file, else 0 */
+    int fmt_recv, fmt_send; /**< sparse format (tc_sparse_fmt, 0 dense) of the message the step receives and
+                                 of the one it sends: set only by a lowering with opts.sparse (tacos-run);
+                                 MSCCL XML has none */
 } tc_msccl_step;
 
 typedef struct tc_msccl_tb {
@@ -106,6 +109,8 @@ typedef struct tc_msccl_lower_opts {
     int inplace;             /**< 1: the in-place variant (default) */
     int outofplace;          /**< 1: the out-of-place variant; both 1: one program that serves both */
     int plain;               /**< only s, r, re, cpy, nop (set for RCCL whatever this says) */
+    int sparse;              /**< keep the schedule's sparse formats in the steps (fmt_recv, fmt_send; tacos-run
+                                  replaying a JSON plan); 0: a plan with sparse sends loses them, with a warning */
 } tc_msccl_lower_opts;
 void tc_msccl_lower_opts_init(tc_msccl_lower_opts *o);
 

@@ -11,6 +11,12 @@
  *
  * Bytes.  Every transfer moves one chunk of `chunk_bytes` bytes; with opts.size != 0 the chunk size is
  * rescaled as tc_sched_create would for that size (size / n_chunks, alltoall size * R / n_chunks).
+ * Per-transfer costs (opts.xfer_scale, xfer_pre, xfer_post; the sparse pass's cost model, sparse.h): when
+ * given, transfer x moves scale[x] x chunk bytes on each of its links, its first hop becomes ready
+ * pre[x] x chunk bytes seconds after its data (compression at the source) and it arrives post[x] x chunk
+ * bytes seconds after its last hop lets go (decompression at the destination); in the ab model the
+ * congestion term sums the scaled bytes and the codec times add to the route's alpha.  Local copies have
+ * none of these.  On the critical path (explain) the codec times count in cp_transfer.
  *
  * Model TC_SIM_AB (eq. 1).  Transfers are grouped by `step` (a round).  In round i, the dilation term is
  * the largest summed alpha along one route (uniform links: alpha * hops), the congestion term the largest
@@ -72,6 +78,9 @@ typedef struct tc_sim_opts {
     int explain;     /**< event model: trace the critical path (implies general) */
     int trace;       /**< event model: trace the critical path whenever the event-queue path runs anyway */
     int no_bound;    /**< skip the lower bounds (bound, efficiency and ideal stay 0) */
+    const double *xfer_scale; /**< per transfer: bytes moved over chunk bytes (NULL: 1) */
+    const double *xfer_pre;   /**< per transfer: seconds per chunk byte before the first hop (NULL: 0) */
+    const double *xfer_post;  /**< per transfer: seconds per chunk byte after the last hop (NULL: 0) */
 } tc_sim_opts;
 
 void tc_sim_opts_init(tc_sim_opts *o);

@@ -53,11 +53,14 @@ tc_status tc_topo_write(tc_ctx *ctx, const tc_topo *t, FILE *f);
  *  cols = ceil(sqrt(n)) and rows = ceil(n / cols) for n NPUs on the server (n >= 1). */
 void tc_topo_photonic_tiles(int n, int *rows, int *cols);
 
-/** Cost file: link classes with alpha/beta and an optional reconfiguration delay. */
+/** Cost file: link classes with alpha/beta, an optional reconfiguration delay and sparse codec
+ *  throughputs. */
 typedef struct tc_costs {
     int n_classes;
     tc_link_class *classes;
     double reconfig;     /**< seconds, <0 when absent */
+    double codec_bw[3][2]; /**< `codec NAME COMPRESS DECOMPRESS`: [1 pici, 2 coo][compress, decompress] in
+                                bytes of dense data per second, 0 when absent (tc_topo.codec_bw) */
 } tc_costs;
 tc_status tc_costs_read(tc_ctx *ctx, const char *path, tc_costs **out);
 tc_status tc_costs_read_mem(tc_ctx *ctx, const char *name, const char *buf, size_t len, tc_costs **out);

@@ -66,6 +66,21 @@ struct tc_tune_model;
  */
 tc_status tc_cli_model_for(tc_ctx *ctx, const char *topo_path, const char *model_dir, const tc_topo *topo,
                            tc_coll coll, int chunks, struct tc_tune_model **out, char *why, size_t why_n);
+struct tc_sparse_opts;
+struct tc_sim_opts;
+struct tc_sim_result;
+/** The sparse options (src/cli/sparse.c), each NULL when not given: --density D or --sparsity S (one of
+ *  them; S is 1 - D), --sparse-format pici|coo|auto and --thresholds I,I,A (these two need one of the
+ *  first; thresholds not with auto).  *o gets the paper's defaults with them applied; *on is 1 when a
+ *  density was given.  Usage errors name the option. */
+tc_status tc_cli_sparse_opts(tc_ctx *ctx, const char *density, const char *sparsity, const char *format,
+                             const char *thresholds, struct tc_sparse_opts *o, int *on);
+/** Simulate s (s->sparse set) with its sparse messages priced by the cost model (tc_sparse_cost) on top of
+ *  so; *wire (may be NULL) gets the bytes on the wire over dense. */
+tc_status tc_cli_sim_sparse(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, const struct tc_sim_opts *so,
+                            struct tc_sim_result **out, double *wire);
+/** The summary lines of an annotated plan: density, thresholds, formats, wire bytes, dense against sparse. */
+void tc_cli_print_sparse(const tc_sched *s, double wire, double dense, double sparse, const char *indent);
 
 /** Exit status for a tc_status: 0 for TC_OK, 2 for usage errors, 1 otherwise. */
 int tc_cli_exit(tc_status st);

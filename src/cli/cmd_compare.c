@@ -5,6 +5,7 @@
 #include "tacos/algo.h"
 #include "tacos/check.h"
 #include "tacos/sim.h"
+#include "tacos/sparse.h"
 #include "tacos/topo.h"
 #include "tacos/tune.h"
 
@@ -33,11 +34,50 @@ static void usage(FILE *f)
           "                      algorithm the topology coloured by link utilization, the heat map and the\n"
           "                      occupancy timeline on a common time axis\n"
           "      --unwind D      switch unwinding degree\n"
+          "      --sparsity S    inputs with this fraction of zeros (or --density D = 1 - S): each plan is\n"
+          "                      also annotated by the sparse pass and priced with its sparse messages (as\n"
+          "                      tacosc --sparsity); columns: sparse time, speedup over dense, bytes on the wire\n"
+          "                      over dense; best sparse time first\n"
+          "      --sparse-format F, --thresholds T  as for tacosc (see tacosc --help)\n"
           "  -h, --help          this text\n",
           f);
 }
 
-enum { O_COSTS = 256, O_MODEL, O_SVG, O_UNWIND };
+enum { O_COSTS = 256, O_MODEL, O_SVG, O_UNWIND, O_DENSITY, O_SPARSITY, O_SPFMT, O_THRESH };
+
+/* With --sparsity: each priced plan generated again, annotated by the sparse pass and priced with its
+ * sparse messages (tacosc --sparsity): *time and *wire (bytes on the wire over dense). */
+static tc_status price_sparse(const tc_topo *topo, tc_coll coll, const tc_gen_opts *go, const tc_sim_opts *so,
+                              const tc_sparse_opts *spo, uint64_t seed, int algo, double *time, double *wire,
+                              char *note, size_t n)
+{
+    tc_buf diag = {0};
+    tc_ctx sub;
+    tc_ctx_init(&sub);
+    sub.seed = seed;
+    sub.sink = tc_diag_buffer;
+    sub.sink_user = &diag;
+    tc_sched *s = NULL;
+    tc_sim_result *rs = NULL;
+    tc_sim_opts o = *so;
+    o.bins = 0;
+    o.no_bound = 1;
+    tc_status st = tc_algo_run(&sub, tc_algo_registry[algo].name, topo, coll, go, &s);
+    if (st == TC_OK)
+        st = tc_sparse_plan(&sub, topo, s, spo, &s->sparse);
+    if (st == TC_OK)
+        st = tc_cli_sim_sparse(&sub, topo, s, &o, &rs, wire);
+    if (st == TC_OK)
+        *time = rs->time;
+    else {
+        const char *e = diag.data ? strstr(diag.data, "error: ") : NULL;
+        snprintf(note, n, "sparse: %.*s", e ? (int)strcspn(e + 7, "\n") : 0, e ? e + 7 : "");
+    }
+    tc_sim_result_free(rs);
+    tc_sched_free(s);
+    tc_buf_free(&diag);
+    return st;
+}
 
 int tc_cli_compare(int argc, char **argv)
 {
@@ -46,8 +86,13 @@ int tc_cli_compare(int argc, char **argv)
         {"chunks", required_argument, 0, 'k'},     {"costs", required_argument, 0, O_COSTS},
         {"model", required_argument, 0, O_MODEL},  {"svg", required_argument, 0, O_SVG},
         {"unwind", required_argument, 0, O_UNWIND}, {"help", no_argument, 0, 'h'},
+        {"density", required_argument, 0, O_DENSITY}, {"sparsity", required_argument, 0, O_SPARSITY},
+        {"sparse-format", required_argument, 0, O_SPFMT}, {"thresholds", required_argument, 0, O_THRESH},
         {0, 0, 0, 0},
     };
+    const char *sp_density = NULL, *sp_sparsity = NULL, *sp_format = NULL, *sp_thresholds = NULL;
+    tc_sparse_opts spo;
+    int sparse = 0;
     tc_ctx ctx;
     tc_ctx_init(&ctx);
     const char *costs = NULL, *svg = NULL, *coll_s = NULL;
@@ -83,10 +128,16 @@ int tc_cli_compare(int argc, char **argv)
             if (tc_cli_parse_int(&ctx, "unwind", optarg, 1, INT_MAX, &unwind))
                 return 2;
             break;
+        case O_DENSITY: sp_density = optarg; break;
+        case O_SPARSITY: sp_sparsity = optarg; break;
+        case O_SPFMT: sp_format = optarg; break;
+        case O_THRESH: sp_thresholds = optarg; break;
         case 'h': usage(stdout); return tc_cli_exit(tc_cli_stdout_close(&ctx));
         default: return 2; /* tc_cli_getopt reported it */
         }
     }
+    if (tc_cli_sparse_opts(&ctx, sp_density, sp_sparsity, sp_format, sp_thresholds, &spo, &sparse))
+        return 2;
     if (optind >= argc)
         return tc_cli_usage(&ctx, "compare", "no topology file given");
     if (optind < argc - 1)
@@ -103,7 +154,8 @@ int tc_cli_compare(int argc, char **argv)
         so.bins = 50;
     tc_topo *topo = NULL;
     tc_tune_cand *rows = NULL;
-    int n = 0;
+    int n = 0, *ord = NULL;
+    double *sp_time = NULL, *sp_wire = NULL;
     const char *inputs[] = {argv[optind], costs}, *what[] = {"topology file", "cost file"};
     tc_status st = tc_cli_check_output(&ctx, "--svg", svg, inputs, what, 2);
     if (!st)
@@ -114,9 +166,37 @@ int tc_cli_compare(int argc, char **argv)
         st = tc_tune_eval(&ctx, topo, coll, &go, &so, 0, 1, &rows, &n);
     if (st)
         goto done;
-    for (int i = 0; i < n; i++)
+    ord = malloc(((size_t)n + 1) * sizeof *ord);
+    sp_time = calloc((size_t)n + 1, sizeof *sp_time);
+    sp_wire = calloc((size_t)n + 1, sizeof *sp_wire);
+    if (!ord || !sp_time || !sp_wire) {
+        st = TC_ERR_NOMEM;
+        goto done;
+    }
+    for (int i = 0; i < n; i++) {
+        ord[i] = i;
+        if (sparse && rows[i].res) {
+            tc_status ps = price_sparse(topo, coll, &go, &so, &spo, ctx.seed, rows[i].algo, &sp_time[i], &sp_wire[i],
+                                        rows[i].note, sizeof rows[i].note);
+            if (ps) { /* a plan the sparse pass cannot take is listed as failed */
+                rows[i].status = ps;
+                tc_sim_result_free(rows[i].res);
+                rows[i].res = NULL;
+            }
+        }
         if (rows[i].status != TC_OK && rows[i].status != TC_ERR_UNSUPPORTED)
             st = rows[i].status;
+    }
+    if (sparse) /* best sparse time first: insertion sort of the (few) rows, priced ones first */
+        for (int i = 1; i < n; i++)
+            for (int j = i; j > 0; j--) {
+                const int a = ord[j - 1], b = ord[j];
+                const int later = !rows[a].res ? rows[b].res != NULL : rows[b].res && sp_time[b] < sp_time[a];
+                if (!later)
+                    break;
+                ord[j - 1] = b;
+                ord[j] = a;
+            }
     char sb[32], tb[32], db[160];
     printf("compare %s %s on %s (%d npus, %d links), model %s\n", tc_coll_name(coll),
            tc_fmt_bytes((double)go.size, sb, sizeof sb), topo->name ? topo->name : "?", topo->n_npus,
@@ -131,18 +211,32 @@ int tc_cli_compare(int argc, char **argv)
             printf(", TACOS paper ideal (V-A) %s", tc_fmt_time(least->ideal, tb, sizeof tb));
         printf("\n");
     }
-    printf("%-10s %14s %12s %12s %10s %8s  %s\n", "algorithm", "time", "algbw GB/s", "busbw GB/s", "efficiency",
-           "V-A", "note");
-    for (int i = 0; i < n; i++) {
+    if (sparse)
+        printf("sparse: input density %g (sparsity %g), %s; dense and sparse messages of the same plans\n", spo.density,
+               1 - spo.density, tc_sparse_fmt_name(spo.format));
+    printf("%-10s %14s %12s %12s %10s %8s", "algorithm", "time", "algbw GB/s", "busbw GB/s", "efficiency", "V-A");
+    if (sparse)
+        printf(" %14s %8s %6s", "sparse", "speedup", "wire");
+    printf("  %s\n", "note");
+    for (int k = 0; k < n; k++) {
+        const int i = ord[k];
         const tc_tune_cand *w = &rows[i];
         const char *name = tc_algo_registry[w->algo].name;
         if (w->res)
-            printf("%-10s %14s %12.3f %12.3f %10.4f %8.4f  \n", name, tc_fmt_time(w->res->time, tb, sizeof tb),
+            printf("%-10s %14s %12.3f %12.3f %10.4f %8.4f", name, tc_fmt_time(w->res->time, tb, sizeof tb),
                    w->res->algbw / 1e9, w->res->busbw / 1e9, w->res->efficiency,
                    w->res->ideal > 0 ? w->res->time / w->res->ideal : 0.0);
         else
-            printf("%-10s %14s %12s %12s %10s %8s  %s: %s\n", name, "-", "-", "-", "-", "-",
-                   w->status == TC_ERR_UNSUPPORTED ? "unsupported" : "failed", w->note);
+            printf("%-10s %14s %12s %12s %10s %8s", name, "-", "-", "-", "-", "-");
+        if (sparse && w->res)
+            printf(" %14s %7.2fx %5.1f%%", tc_fmt_time(sp_time[i], db, sizeof db), w->res->time / sp_time[i],
+                   100 * sp_wire[i]);
+        else if (sparse)
+            printf(" %14s %8s %6s", "-", "-", "-");
+        if (w->res)
+            printf("  \n");
+        else
+            printf("  %s: %s\n", w->status == TC_ERR_UNSUPPORTED ? "unsupported" : "failed", w->note);
     }
     if (svg) {
         tc_sim_panel *panels = calloc((size_t)n + 1, sizeof *panels);
@@ -154,7 +248,8 @@ int tc_cli_compare(int argc, char **argv)
             st = TC_ERR_NOMEM;
             goto done;
         }
-        for (int i = 0; i < n; i++)
+        for (int k = 0; k < n; k++) {
+            const int i = ord[k];
             if (rows[i].res) {
                 const char *name = tc_algo_registry[rows[i].algo].name;
                 snprintf(titles[np], sizeof titles[np], "%s %s on %s", name, tc_coll_name(coll),
@@ -164,6 +259,7 @@ int tc_cli_compare(int argc, char **argv)
                 panels[np].name = name;
                 np++;
             }
+        }
         tc_cli_out o;
         tc_status os = tc_cli_open_output(&ctx, svg, &o);
         if (!os) {
@@ -181,6 +277,9 @@ int tc_cli_compare(int argc, char **argv)
     if (!st)
         st = os;
 done:
+    free(ord);
+    free(sp_time);
+    free(sp_wire);
     tc_tune_cands_free(rows, n);
     tc_topo_free(topo);
     return tc_cli_exit(st);

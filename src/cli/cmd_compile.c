@@ -7,6 +7,7 @@
 #include "tacos/msccl.h"
 #include "tacos/sim.h"
 #include "tacos/photonic.h"
+#include "tacos/sparse.h"
 #include "tacos/topo.h"
 #include "tacos/tune.h"
 
@@ -69,6 +70,13 @@ static void usage(FILE *f)
           "                       (default: each of the first six that fits the npu count and tx/rx)\n"
           "      --ilp-time S     seconds allowed to each ILP (default 10; the fiber ILP falls back to its\n"
           "                       LP relaxation, rounded, when the limit is reached)\n"
+          "Sparse inputs (SpCCL; the plan records one format per transfer, JSON output only):\n"
+          "      --sparsity S     the inputs' fraction of zeros, 0 to 1 (or --density D = 1 - S): decide per\n"
+          "                       send dense, Pici or COO from the density forecast after reductions, and\n"
+          "                       predict the time with compression, decompression and smaller messages\n"
+          "      --sparse-format F pici (default), coo, or auto (per send the one the cost model prices lower)\n"
+          "      --thresholds T   INTRA,INTER,ALLGATHER sparsities at or below which a send goes dense\n"
+          "                       (default: the paper's, pici 0.6,0.5,0.1, coo 0.7,0.6,0.5)\n"
           "Other:\n"
           "  -q, --quiet          no summary\n"
           "  -v, --verbose        each stage (read, generate, check, lower, write) with its time on stderr\n"
@@ -82,7 +90,7 @@ static void usage(FILE *f)
 enum {
     O_COSTS = 256, O_ROOT, O_SEED, O_UNWIND, O_MATCH, O_TRIALS, O_THREADS, O_STATS, O_TARGET, O_PROTO,
     O_CHANNELS, O_MINB, O_MAXB, O_INPLACE, O_OUTOFPLACE, O_LIST, O_PHOTONIC, O_FALLBACK, O_ILPTIME, O_MAXCH,
-    O_MODEL
+    O_MODEL, O_DENSITY, O_SPARSITY, O_SPFMT, O_THRESH
 };
 
 static tc_status parse_bytes(tc_ctx *ctx, const char *opt, const char *s, uint64_t *out)
@@ -116,6 +124,13 @@ static tc_status check_options(tc_ctx *ctx, const struct option *lo, const unsig
                             tc_cli_opt_name(lo, tacos_only[i], name, sizeof name), algo);
     if (seen[O_MODEL] && strcmp(algo, "auto"))
         return tc_error(ctx, TC_ERR_USAGE, NULL, 0, "--model applies to --algo auto only, not %s", algo);
+    if ((seen[O_DENSITY] || seen[O_SPARSITY]) && seen[O_STATS])
+        return tc_error(ctx, TC_ERR_USAGE, NULL, 0, "%s needs the transfers: drop --stats-only",
+                        seen[O_DENSITY] ? "--density" : "--sparsity");
+    if ((seen[O_DENSITY] || seen[O_SPARSITY]) && seen[O_PHOTONIC])
+        return tc_error(ctx, TC_ERR_USAGE, NULL, 0,
+                        "--photonic and %s do not combine: the photonic model prices dense messages only",
+                        seen[O_DENSITY] ? "--density" : "--sparsity");
     if (m->max_bytes && m->min_bytes > m->max_bytes)
         return tc_error(ctx, TC_ERR_USAGE, NULL, 0,
                         "--min-bytes %llu is above --max-bytes %llu (the plan would serve no size)",
@@ -123,9 +138,11 @@ static tc_status check_options(tc_ctx *ctx, const struct option *lo, const unsig
     return TC_OK;
 }
 
-/* Summary line(s) on stdout; `how` says where s->time comes from. */
+/* Summary line(s) on stdout; `how` says where s->time comes from; auto_line what --algo auto chose, with
+ * its runner-up's time; dense the time of an annotated plan with dense messages, wire its bytes on the wire
+ * over dense. */
 static void summary(const tc_topo *topo, const tc_sched *s, const tc_bound *b, const char *how, const char *out_path,
-                    const char *auto_line, double runner_up_time)
+                    const char *auto_line, double runner_up_time, double dense, double wire)
 {
     char tb[32], sb[32];
     printf("%s %s on %s: %d npus, %d links, %s\n", s->algo ? s->algo : "?", tc_coll_name(s->coll),
@@ -138,10 +155,12 @@ static void summary(const tc_topo *topo, const tc_sched *s, const tc_bound *b, c
     printf("  transfers %d, steps %d, chunks %d (%d per rank), chunk %llu B\n", s->n_xfers, s->n_steps,
            s->n_chunks, s->chunks_per_rank, (unsigned long long)s->chunk_bytes);
     printf("  predicted time %s (%s)\n", tc_fmt_time(s->time, tb, sizeof tb), how);
+    if (s->sparse)
+        tc_cli_print_sparse(s, wire, dense, s->time, "  ");
     if (s->photonic)
         tc_photonic_summary_write(s->photonic, stdout);
     else
-        tc_cli_print_bound(b, s->time, "  ");
+        tc_cli_print_bound(b, s->sparse ? dense : s->time, s->sparse ? "  dense messages: " : "  ");
     if (out_path)
         printf("  wrote %s\n", out_path);
 }
@@ -196,6 +215,8 @@ int tc_cli_compile(int argc, char **argv)
         {"help", no_argument, 0, 'h'},             {"version", no_argument, 0, 'V'},
         {"photonic", no_argument, 0, O_PHOTONIC},  {"fallback", required_argument, 0, O_FALLBACK},
         {"ilp-time", required_argument, 0, O_ILPTIME}, {"model", required_argument, 0, O_MODEL},
+        {"density", required_argument, 0, O_DENSITY}, {"sparsity", required_argument, 0, O_SPARSITY},
+        {"sparse-format", required_argument, 0, O_SPFMT}, {"thresholds", required_argument, 0, O_THRESH},
         {0, 0, 0, 0},
     };
     tc_ctx ctx;
@@ -208,7 +229,10 @@ int tc_cli_compile(int argc, char **argv)
     const char *model_dir = NULL;
     char auto_line[2200] = "";
     double runner_up_time = 0;
-    int quiet = 0, opt, photonic = 0;
+    const char *sp_density = NULL, *sp_sparsity = NULL, *sp_format = NULL, *sp_thresholds = NULL;
+    int quiet = 0, opt, photonic = 0, sparse = 0;
+    tc_sparse_opts spo;
+    double dense_time = 0, wire = 1;
     tc_photonic_opts po;
     tc_photonic_opts_init(&po);
     tc_status st = TC_OK;
@@ -259,6 +283,10 @@ int tc_cli_compile(int argc, char **argv)
         case O_PHOTONIC: photonic = 1; break;
         case O_FALLBACK: po.fallback = optarg; break;
         case O_ILPTIME: st = tc_cli_parse_seconds(&ctx, "ilp-time", optarg, 86400, &po.ilp_time); break;
+        case O_DENSITY: sp_density = optarg; break;
+        case O_SPARSITY: sp_sparsity = optarg; break;
+        case O_SPFMT: sp_format = optarg; break;
+        case O_THRESH: sp_thresholds = optarg; break;
         case O_MODEL: model_dir = optarg; break;
         case O_LIST:
             tc_algo_list(stdout);
@@ -305,7 +333,8 @@ int tc_cli_compile(int argc, char **argv)
         return tc_cli_exit(tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "SVG pictures come from 'tacosc sim --svg'"));
     if (g.stats_only && out_path)
         return tc_cli_exit(tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--stats-only keeps no transfers: drop -o"));
-    if ((st = check_options(&ctx, longopts, seen, coll, algo, fmt, out_path, &lo)))
+    if ((st = check_options(&ctx, longopts, seen, coll, algo, fmt, out_path, &lo)) ||
+        (st = tc_cli_sparse_opts(&ctx, sp_density, sp_sparsity, sp_format, sp_thresholds, &spo, &sparse)))
         return tc_cli_exit(st);
     if (!photonic && (po.fallback || po.ilp_time != TC_PHOTONIC_ILP_TIME))
         return tc_cli_exit(tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--fallback and --ilp-time need --photonic"));
@@ -352,6 +381,26 @@ int tc_cli_compile(int argc, char **argv)
             goto done;
         s->time = r->time;
         bound = r->bound;
+        if (sparse) { /* the sparse pass: a format per send; the prediction prices them (eq. 4-6) */
+            tc_sim_result *rs = NULL;
+            t0 = tc_now();
+            if ((st = tc_sparse_plan(&ctx, flat, s, &spo, &s->sparse)))
+                goto done;
+            so.no_bound = 1;
+            if ((st = tc_cli_sim_sparse(&ctx, flat, s, &so, &rs, &wire)))
+                goto done;
+            dense_time = s->time;
+            s->time = rs->time;
+            tc_sim_result_free(rs);
+            if (s->time > dense_time && !quiet)
+                tc_diag(&ctx, TC_DIAG_NOTE, NULL, 0, 0,
+                        "the sparse messages are predicted %.2fx slower than dense ones: compression and "
+                        "decompression cost more than the bytes they save on these links (codec throughputs: "
+                        "man 5 tacosc-costs; thresholds: --thresholds)",
+                        s->time / dense_time);
+            if (ctx.verbose)
+                tc_diag(&ctx, TC_DIAG_NOTE, NULL, 0, 0, "sparse pass and its simulation in %.3f s", tc_now() - t0);
+        }
     } else if (!quiet)
         tc_sim_bound(&ctx, flat, s, 0, &bound);
     if (photonic) { /* the plan's rounds on reconfigured circuits: the photonic model's time is the prediction */
@@ -399,8 +448,9 @@ int tc_cli_compile(int argc, char **argv)
         summary(flat, s, &bound,
                 photonic     ? "photonic: each round on its circuits, reconfigurations included; the breakdown below"
                 : g.stats_only ? "synthesizer's estimate: no transfers kept"
+                : sparse       ? "event simulation of the plan with its sparse messages, as tacosc sim"
                                : "event simulation of the plan, as tacosc sim",
-                out_path, auto_line[0] ? auto_line : NULL, runner_up_time);
+                out_path, auto_line[0] ? auto_line : NULL, runner_up_time, dense_time, wire);
     st = tc_cli_stdout_close(&ctx);
 done:
     tc_sim_result_free(r);

@@ -6,6 +6,7 @@
 #include "tacos/msccl.h"
 #include "tacos/photonic.h"
 #include "tacos/sim.h"
+#include "tacos/sparse.h"
 #include "tacos/topo.h"
 
 #include <getopt.h>
@@ -29,7 +30,9 @@ static void usage(FILE *f)
           "over the smallest injection plus the diameter's alpha) is printed beside it for comparison with\n"
           "the paper; it is no bound where a cut is slower than injection.  The other model is run too: when\n"
           "the two differ by more than 3%, a line names the effect (dilation, queueing, congestion, or the\n"
-          "round barriers of eq. 1).\n"
+          "round barriers of eq. 1).  A plan with sparse formats (tacosc --sparsity) is priced with its\n"
+          "sparse messages: each moves its forecast bytes and pays compression and decompression at the codec\n"
+          "throughputs of the cost file (SpCCL eq. 4-6; man 5 tacosc-costs); the dense time is printed beside.\n"
           "  --costs FILE      alpha-beta cost file (default 0.5us, 50GB/s)\n"
           "  --size BYTES      collective size (default: the plan's; an MSCCL XML plan has none: its maxBytes,\n"
           "                    else 1M, and the output says so); chunk bytes are rescaled\n"
@@ -125,7 +128,8 @@ int tc_cli_sim(int argc, char **argv)
         return tc_cli_exit(st);
     tc_topo *topo = NULL;
     tc_sched *s = NULL;
-    tc_sim_result *r = NULL, *other = NULL, *traced = NULL;
+    tc_sim_result *r = NULL, *other = NULL, *traced = NULL, *dense = NULL;
+    tc_sparse_cost *cost = NULL;
     tc_format fmt = TC_FMT_JSON;
     double t0 = tc_now(), t_gen = 0, t_sim = 0;
     if (plan) { /* the plan first: it knows the unwinding degree its link ids refer to */
@@ -158,6 +162,19 @@ int tc_cli_sim(int argc, char **argv)
     if (svg)
         so.bins = 100;
     so.trace = 1; /* the critical path for the models' comparison, free when the event queue runs anyway */
+    if (s->sparse) { /* its sparse messages priced (eq. 4-6) in every run below; one dense run beside */
+        if ((st = tc_sparse_cost_create(&ctx, topo, s, &cost)))
+            goto done;
+        tc_sim_opts d = so;
+        d.bins = 0;
+        d.no_bound = 1;
+        d.trace = 0;
+        if ((st = tc_sim_run(&ctx, s, topo, &d, &dense)))
+            goto done;
+        so.xfer_scale = cost->scale;
+        so.xfer_pre = cost->pre;
+        so.xfer_post = cost->post;
+    }
     t0 = tc_now();
     if ((st = tc_sim_run(&ctx, s, topo, &so, &r)))
         goto done;
@@ -173,7 +190,9 @@ int tc_cli_sim(int argc, char **argv)
     gbps(r->algbw, ab, sizeof ab);
     gbps(r->busbw, bb, sizeof bb);
     printf("  time %s, algbw %s, busbw %s\n", tc_fmt_time(r->time, tb, sizeof tb), ab, bb);
-    tc_cli_print_bound(&r->bound, r->time, "  ");
+    if (s->sparse)
+        tc_cli_print_sparse(s, cost->wire, dense->time, r->time, "  ");
+    tc_cli_print_bound(&r->bound, dense ? dense->time : r->time, dense ? "  dense messages: " : "  ");
     printf("  links %d, max utilization %.4f, mean utilization %.4f, max dilation %d hops\n", r->n_links,
            r->max_util, r->mean_util, r->max_dilation);
     if (r->model == TC_SIM_AB)
@@ -228,6 +247,8 @@ int tc_cli_sim(int argc, char **argv)
     if (!st)
         st = tc_cli_stdout_close(&ctx);
 done:
+    tc_sparse_cost_free(cost);
+    tc_sim_result_free(dense);
     tc_sim_result_free(traced);
     tc_sim_result_free(other);
     tc_sim_result_free(r);

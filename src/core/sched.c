@@ -110,6 +110,7 @@ void tc_sched_free(tc_sched *s)
     free(s->file);
     free(s->xfer_line);
     tc_sched_photonic_free(s->photonic);
+    tc_sched_sparse_free(s->sparse);
     free(s);
 }
 
@@ -247,26 +248,44 @@ void tc_sched_sort(tc_sched *s)
         i++;
     if (i >= s->n_xfers)
         return;
-    /* with source lines: sort (transfer, line) pairs; cmp_xfer reads the transfer at each pair's start */
+    tc_sched_sparse *sp = s->sparse && s->sparse->n == s->n_xfers ? s->sparse : NULL;
+    /* with source lines or sparse formats: sort (transfer, index) pairs, then permute them alike; cmp_xfer
+     * reads the transfer at each pair's start */
     typedef struct {
         tc_xfer x;
-        int line;
+        int at;
     } xfer_at;
-    xfer_at *p = s->xfer_line ? malloc((size_t)s->n_xfers * sizeof *p) : NULL;
-    if (!p) { /* no lines, or no memory for them: they would no longer match */
+    xfer_at *p = s->xfer_line || sp ? malloc((size_t)s->n_xfers * sizeof *p) : NULL;
+    int *lines = p && s->xfer_line ? malloc((size_t)s->n_xfers * sizeof *lines) : NULL;
+    unsigned char *fmt = p && sp ? malloc((size_t)s->n_xfers) : NULL;
+    if (!p || (s->xfer_line && !lines) || (sp && !fmt)) { /* no memory for them: they would no longer match */
+        free(p);
+        free(lines);
+        free(fmt);
         free(s->xfer_line);
         s->xfer_line = NULL;
+        tc_sched_sparse_free(s->sparse);
+        s->sparse = NULL;
         qsort(s->xfers, (size_t)s->n_xfers, sizeof *s->xfers, cmp_xfer);
         return;
     }
     for (i = 0; i < s->n_xfers; i++)
-        p[i] = (xfer_at){s->xfers[i], s->xfer_line[i]};
+        p[i] = (xfer_at){s->xfers[i], i};
     qsort(p, (size_t)s->n_xfers, sizeof *p, cmp_xfer);
     for (i = 0; i < s->n_xfers; i++) {
         s->xfers[i] = p[i].x;
-        s->xfer_line[i] = p[i].line;
+        if (lines)
+            lines[i] = s->xfer_line[p[i].at];
+        if (fmt)
+            fmt[i] = sp->fmt[p[i].at];
     }
+    if (lines)
+        memcpy(s->xfer_line, lines, (size_t)s->n_xfers * sizeof *lines);
+    if (fmt)
+        memcpy(sp->fmt, fmt, (size_t)s->n_xfers);
     free(p);
+    free(lines);
+    free(fmt);
 }
 
 double tc_sched_makespan(const tc_sched *s)
@@ -289,6 +308,7 @@ tc_status tc_sched_clone(const tc_sched *s, tc_sched **out)
     c->route = NULL;
     c->xfer_line = NULL;
     c->photonic = NULL;
+    c->sparse = NULL;
     c->cap_xfers = s->n_xfers;
     c->cap_route = s->n_route;
     if (s->n_xfers) {
@@ -312,6 +332,8 @@ tc_status tc_sched_clone(const tc_sched *s, tc_sched **out)
     if (tc_sched_set_names(c, s->algo, s->topo_name) || tc_sched_set_file(c, s->file))
         goto fail;
     if (s->photonic && tc_sched_photonic_clone(s->photonic, &c->photonic))
+        goto fail;
+    if (s->sparse && tc_sched_sparse_clone(s->sparse, &c->sparse))
         goto fail;
     *out = c;
     return TC_OK;
@@ -380,6 +402,30 @@ tc_status tc_sched_photonic_clone(const tc_sched_photonic *p, tc_sched_photonic 
             ok = 0;
     if (!ok) {
         tc_sched_photonic_free(c);
+        return TC_ERR_NOMEM;
+    }
+    *out = c;
+    return TC_OK;
+}
+
+void tc_sched_sparse_free(tc_sched_sparse *p)
+{
+    if (!p)
+        return;
+    free(p->fmt);
+    free(p);
+}
+
+tc_status tc_sched_sparse_clone(const tc_sched_sparse *p, tc_sched_sparse **out)
+{
+    tc_sched_sparse *c = calloc(1, sizeof *c);
+    if (!c)
+        return TC_ERR_NOMEM;
+    *c = *p;
+    int ok = 1;
+    c->fmt = dup_array(p->fmt, p->n, 1, &ok);
+    if (!ok) {
+        free(c);
         return TC_ERR_NOMEM;
     }
     *out = c;

@@ -5,7 +5,8 @@
  * The layout is fixed: one header field per line (lines 2-17), then one transfer per line as a compact array
  *     [src, dst, chunk, "copy"|"reduce", link, step, t_start, t_end, [route...]]
  * so transfer i sits on line 18 + i; fields added to format 1 later (optional on reading) follow the
- * transfers: "photonic" (photonic plans only), then "unwind".  Doubles use %.15g when that reads back to the same bits, else %.17g
+ * transfers: "photonic" (photonic plans only), "sparse" (annotated plans only: the input density, the
+ * thresholds and one format letter per transfer, in transfer order), then "unwind".  Doubles use %.15g when that reads back to the same bits, else %.17g
  * (integral values as integers), so write -> read -> write is byte-identical.  uint64 fields (seed,
  * size_bytes, chunk_bytes) are JSON integers up to 2^53 and decimal strings above.
  *
@@ -21,6 +22,7 @@
  * on a loaded 2-core machine; formatting and parsing doubles dominate, so both memoize repeated times.
  */
 #include "tacos/emit.h"
+#include "tacos/sparse.h"
 
 #include <cJSON.h>
 #include <errno.h>
@@ -251,6 +253,26 @@ static void put_photonic(FILE *f, const tc_sched_photonic *p)
     fputs(p->n_rounds ? "\n    ]\n  }" : "]\n  }", f);
 }
 
+/* ",\n  "sparse": {...}": density, format asked for, element type, thresholds, one letter per transfer. */
+static void put_sparse(FILE *f, const tc_sched_sparse *sp)
+{
+    char x[40];
+    fprintf(f, ",\n  \"sparse\": {\n    \"density\": %s,\n    \"format\": \"%s\",\n    \"dtype\": \"%s\",\n"
+               "    \"thresholds\": {",
+            fmt_double(sp->density, x, sizeof x), tc_sparse_fmt_name(sp->format),
+            tc_sparse_dtype_name((tc_sparse_dtype)sp->dtype));
+    for (int fm = TC_SP_PICI; fm < TC_SP_FMT_COUNT; fm++) {
+        fprintf(f, "%s\"%s\": [", fm > TC_SP_PICI ? ", " : "", tc_sparse_fmt_name(fm));
+        for (int k = 0; k < 3; k++)
+            fprintf(f, "%s%s", k ? ", " : "", fmt_double(sp->th[fm][k], x, sizeof x));
+        fputc(']', f);
+    }
+    fputs("},\n    \"formats\": \"", f);
+    for (int i = 0; i < sp->n; i++)
+        fputc(sp->fmt[i] < TC_SP_FMT_COUNT ? "dpc"[sp->fmt[i]] : '?', f);
+    fputs("\"\n  }", f);
+}
+
 tc_status tc_emit_circuits_write(tc_ctx *ctx, const char *topo_name, const tc_sched_photonic *p, FILE *f)
 {
     if (p->n_rounds != 1)
@@ -329,6 +351,8 @@ tc_status tc_emit_json_write(tc_ctx *ctx, const tc_sched *s, FILE *f)
         fputs(",\n", f);
         put_photonic(f, s->photonic);
     }
+    if (s->sparse)
+        put_sparse(f, s->sparse);
     fprintf(f, ",\n  \"unwind\": %d\n}\n", s->unwind);
     free(dc);
     if (fflush(f) || ferror(f))
@@ -511,7 +535,7 @@ static const char *const header_fields[] = {
 };
 #define N_HEADER_FIELDS ((int)(sizeof header_fields / sizeof header_fields[0]))
 /* Fields a plan may lack: written by later tacosc versions of format 1, or only for some plans. */
-static const char *const optional_fields[] = {"unwind", "photonic"};
+static const char *const optional_fields[] = {"unwind", "photonic", "sparse"};
 #define N_OPTIONAL_FIELDS ((int)(sizeof optional_fields / sizeof optional_fields[0]))
 
 static tc_status field_error(const rd *r, const char *field, const char *fmt, ...)
@@ -983,6 +1007,109 @@ fail:
     return st;
 }
 
+/* ------------------------------------------------------------------------------------------------ */
+/* Reader: sparse formats                                                                            */
+
+static tc_status sp_err(const rd *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static tc_status sp_err(const rd *r, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return err_at(r, TC_ERR_INVALID, find_key(r, "sparse"), "field \"sparse\": %s", msg);
+}
+
+/* A number in [0, 1]. */
+static tc_status sp_unit(const rd *r, const cJSON *v, const char *what, double *out)
+{
+    if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0 && v->valuedouble <= 1))
+        return sp_err(r, "%s must be a number from 0 to 1", what);
+    *out = v->valuedouble;
+    return TC_OK;
+}
+
+/* "sparse": {"density", "format", "dtype", "thresholds": {"pici": [3], "coo": [3]}, "formats": "dpc..."};
+ * the number of formats is checked against the transfers once they are read. */
+static tc_status read_sparse(const rd *r, const cJSON *o, tc_sched *s)
+{
+    static const char *const names[] = {"density", "format", "dtype", "thresholds", "formats"};
+    const int nn = (int)(sizeof names / sizeof names[0]);
+    if (!cJSON_IsObject(o))
+        return sp_err(r, "must be an object, not %s", type_name(o));
+    for (const cJSON *e = o->child; e; e = e->next) {
+        int k = 0;
+        while (k < nn && strcmp(e->string, names[k]))
+            k++;
+        if (k == nn)
+            return sp_err(r, "unknown member \"%s\"", e->string);
+        for (const cJSON *d = e->next; d; d = d->next)
+            if (!strcmp(d->string, e->string))
+                return sp_err(r, "member \"%s\" appears twice", e->string);
+    }
+    for (int k = 0; k < nn; k++)
+        if (!cJSON_GetObjectItemCaseSensitive(o, names[k]))
+            return sp_err(r, "missing member \"%s\"", names[k]);
+    tc_status st;
+    tc_sched_sparse *sp = calloc(1, sizeof *sp);
+    if (!sp)
+        return tc_error(r->ctx, TC_ERR_NOMEM, r->name, 0, "out of memory");
+    const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(o, "format"), *dt = cJSON_GetObjectItemCaseSensitive(o, "dtype");
+    const cJSON *th = cJSON_GetObjectItemCaseSensitive(o, "thresholds"), *fs = cJSON_GetObjectItemCaseSensitive(o, "formats");
+    tc_sparse_dtype dtype;
+    if ((st = sp_unit(r, cJSON_GetObjectItemCaseSensitive(o, "density"), "\"density\"", &sp->density)))
+        goto fail;
+    if (!cJSON_IsString(fmt) || tc_sparse_fmt_parse(fmt->valuestring, 0, &sp->format)) {
+        st = sp_err(r, "\"format\" must be \"pici\", \"coo\" or \"auto\"");
+        goto fail;
+    }
+    if (!cJSON_IsString(dt) || tc_sparse_dtype_parse(dt->valuestring, &dtype)) {
+        st = sp_err(r, "\"dtype\" must be float32, float64, int32, bfloat16 or float16");
+        goto fail;
+    }
+    sp->dtype = (int)dtype;
+    if (!cJSON_IsObject(th) || cJSON_GetArraySize(th) != 2) {
+        st = sp_err(r, "\"thresholds\" must be {\"pici\": [INTRA, INTER, ALLGATHER], \"coo\": [...]}");
+        goto fail;
+    }
+    for (int f = TC_SP_PICI; f < TC_SP_FMT_COUNT; f++) {
+        const cJSON *a = cJSON_GetObjectItemCaseSensitive(th, tc_sparse_fmt_name(f));
+        if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != 3) {
+            st = sp_err(r, "\"thresholds\" must be {\"pici\": [INTRA, INTER, ALLGATHER], \"coo\": [...]}");
+            goto fail;
+        }
+        int k = 0;
+        for (const cJSON *v = a->child; v; v = v->next, k++)
+            if ((st = sp_unit(r, v, "a threshold", &sp->th[f][k])))
+                goto fail;
+    }
+    if (!cJSON_IsString(fs)) {
+        st = sp_err(r, "\"formats\" must be a string of one letter per transfer (d, p, c)");
+        goto fail;
+    }
+    size_t n = strlen(fs->valuestring);
+    if (n > INT32_MAX || !(sp->fmt = malloc(n ? n : 1))) {
+        st = tc_error(r->ctx, TC_ERR_NOMEM, r->name, 0, "out of memory");
+        goto fail;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const char *c = strchr("dpc", fs->valuestring[i]);
+        if (!c || !*c) {
+            st = sp_err(r, "\"formats\": transfer %zu has '%c', not d (dense), p (pici) or c (coo)", i,
+                        fs->valuestring[i]);
+            goto fail;
+        }
+        sp->fmt[i] = (unsigned char)(c - "dpc");
+    }
+    sp->n = (int)n;
+    s->sparse = sp;
+    return TC_OK;
+fail:
+    tc_sched_sparse_free(sp);
+    return st;
+}
+
 /* Validate the header object and create the schedule (without transfers). */
 static tc_status read_header(const rd *r, const cJSON *root, tc_sched **out, int *steps_out)
 {
@@ -1076,6 +1203,11 @@ static tc_status read_header(const rd *r, const cJSON *root, tc_sched **out, int
     s->time = tv->valuedouble;
     const cJSON *ph = cJSON_GetObjectItemCaseSensitive(root, "photonic");
     if (ph && (st = read_photonic(r, ph, s, steps))) {
+        tc_sched_free(s);
+        return st;
+    }
+    const cJSON *sp = cJSON_GetObjectItemCaseSensitive(root, "sparse");
+    if (sp && (st = read_sparse(r, sp, s))) {
         tc_sched_free(s);
         return st;
     }
@@ -1411,6 +1543,10 @@ tc_status tc_emit_json_read_mem(tc_ctx *ctx, const char *name, const char *buf, 
         goto fail;
     }
     s->n_steps = steps;
+    if (s->sparse && s->sparse->n != s->n_xfers) {
+        st = sp_err(&r, "\"formats\" has %d letters for %d transfers", s->sparse->n, s->n_xfers);
+        goto fail;
+    }
     if (tc_sched_set_file(s, name)) {
         st = tc_error(ctx, TC_ERR_NOMEM, name, 0, "out of memory");
         goto fail;

@@ -63,6 +63,7 @@ typedef struct ev {
     int fused;           /* 1: send fused into the previous receive; k >= 2: copy-in merged into event k-2 */
     int step;            /* logical step index in its tb */
     int cnt;             /* chunks of the step it heads (copy-ins aggregate) */
+    int fsend;           /* a receive: the send event fused into its step, -1 none */
 } ev;
 
 typedef struct lw {
@@ -84,7 +85,14 @@ typedef struct lw {
     int *npairs, *pbase; /* pairs of rank r: pbase[r] .. pbase[r] + npairs[r] */
     int *psend, *precv, *pgrp;
     int groups;          /* channel groups: connections spread so that <= 32 peers share a channel */
+    const unsigned char *fmt; /* per transfer its sparse format (opts.sparse), NULL: every message dense */
 } lw;
+
+/* The sparse format of event e's own message (0 for copies and dense plans). */
+static int ev_fmt(const lw *L, const ev *e)
+{
+    return L->fmt && e->kind != 2 && e->xfer >= 0 ? L->fmt[e->xfer] : 0;
+}
 
 static int cmp_ev(const void *a, const void *b)
 {
@@ -534,6 +542,7 @@ static tc_status build(lw *L, int nch, tc_msccl **out, int *too_long, int *maxst
         ev *e = &L->e[i];
         e->fused = 0;
         e->cnt = 1;
+        e->fsend = -1;
         if (e->kind == 2)
             e->tb = 0;
         else
@@ -617,6 +626,7 @@ static tc_status build(lw *L, int nch, tc_msccl **out, int *too_long, int *maxst
             /* fuse when nothing wrote the slot in between: scan back to the receive */
             if (lastw_rc[e->rank * L->N + e->chunk] == p) {
                 L->e[p].type = L->e[p].type == TC_MS_RRC ? TC_MS_RRCS : TC_MS_RCS;
+                L->e[p].fsend = i;
                 e->fused = 1;
                 e->step = L->e[p].step;
                 pos[g] = i;
@@ -667,6 +677,8 @@ static tc_status build(lw *L, int nch, tc_msccl **out, int *too_long, int *maxst
                 L->woff[rbw] != L->woff[rw] + a->cnt)
                 break;
             if (prev_rc[b] > i || prev_rc[rb] > ra) /* someone touches the later chunk in between */
+                break;
+            if (ev_fmt(L, &L->e[b]) != ev_fmt(L, a)) /* one message, one sparse format */
                 break;
             L->e[b].fused = 2 + i;
             L->e[b].step = a->step;
@@ -851,11 +863,17 @@ static tc_status build(lw *L, int nch, tc_msccl **out, int *too_long, int *maxst
             if (pass == 0) {
                 first[i] = tb->n_steps;
                 stepmap[i] = tb->n_steps + (nu > 1 ? nu - 1 : 0) + expand; /* final index of the step */
-                tc_msccl_step nop = {0, TC_MS_NOP, TC_MS_BUF_I, -1, TC_MS_BUF_O, -1, 0, -1, -1, 0, 0};
+                tc_msccl_step nop = {0, TC_MS_NOP, TC_MS_BUF_I, -1, TC_MS_BUF_O, -1, 0, -1, -1, 0, 0, 0, 0};
                 for (int k = 0; k + 1 < nu && !st; k++)
                     st = tc_msccl_step_add(tb, &nop);
                 int w = e->rank * L->N + e->chunk;
-                tc_msccl_step x = {0, e->type, L->wbuf[w], L->woff[w], L->wbuf[w], L->woff[w], e->cnt, -1, -1, 0, 0};
+                tc_msccl_step x = {0, e->type, L->wbuf[w], L->woff[w], L->wbuf[w], L->woff[w], e->cnt, -1, -1, 0, 0, 0, 0};
+                if (e->kind == 0) {
+                    x.fmt_recv = ev_fmt(L, e);
+                    x.fmt_send = e->fsend >= 0 ? ev_fmt(L, &L->e[e->fsend]) : 0;
+                } else if (e->kind == 1) {
+                    x.fmt_send = ev_fmt(L, e);
+                }
                 if (e->kind == 2) {
                     cp_ends(L, e, &x.srcbuf, &x.srcoff, &x.dstbuf, &x.dstoff);
                 } else if (e->type == TC_MS_SEND) {
@@ -878,6 +896,7 @@ static tc_status build(lw *L, int nch, tc_msccl **out, int *too_long, int *maxst
                     rex.type = TC_MS_RE;
                     rex.srcbuf = TC_MS_BUF_S;
                     rex.srcoff = tscr[gtb];
+                    rex.fmt_recv = rex.fmt_send = 0;
                     if (!st)
                         st = tc_msccl_step_add(tb, &rx);
                     if (!st)
@@ -965,6 +984,18 @@ tc_status tc_msccl_lower(tc_ctx *ctx, const tc_sched *s, const tc_msccl_lower_op
     L.inplace = o->inplace && !o->outofplace;
     L.plain = o->plain || !L.lim.fused_ok;
     const char *tn = tc_msccl_target_name(o->target);
+    if (s->sparse && s->sparse->n == s->n_xfers) { /* sparse formats: tacos-run keeps them, MSCCL XML has none */
+        int nsp = 0;
+        for (int i = 0; i < s->n_xfers; i++)
+            nsp += s->sparse->fmt[i] != 0;
+        if (o->sparse)
+            L.fmt = s->sparse->fmt;
+        else if (nsp)
+            tc_warn(ctx, s->file, 0,
+                    "MSCCL XML has no sparse messages: the sparse formats of %d of the %d transfers are dropped "
+                    "(tacos-run replays them from the JSON plan)",
+                    nsp, s->n_xfers);
+    }
     if (o->proto && strcmp(o->proto, "Simple") && strcmp(o->proto, "LL") && strcmp(o->proto, "LL128"))
         return tc_error(ctx, TC_ERR_USAGE, NULL, 0, "unknown protocol '%s' (Simple, LL or LL128)", o->proto);
     if (o->max_channels > 0) {
@@ -1014,13 +1045,13 @@ tc_status tc_msccl_lower(tc_ctx *ctx, const tc_sched *s, const tc_msccl_lower_op
     for (int i = 0; i < s->n_xfers; i++) {
         const tc_xfer *x = &s->xfers[i];
         double ts = q > 0 ? round(x->t_start / q) : x->t_start;
-        L.e[L.ne++] = (ev){x->src, i, 1, x->chunk, x->dst, x->op, ts, i, 0, 0, 0, 0, 1};
+        L.e[L.ne++] = (ev){x->src, i, 1, x->chunk, x->dst, x->op, ts, i, 0, 0, 0, 0, 1, -1};
     }
     for (int i = 0; i < s->n_xfers; i++) {
         const tc_xfer *x = &s->xfers[i];
         double ts = q > 0 ? round(x->t_start / q) : x->t_start, te = q > 0 ? round(x->t_end / q) : x->t_end;
         te = te > ts ? te : ts;
-        L.e[L.ne++] = (ev){x->dst, i, 0, x->chunk, x->src, x->op, te, i, 0, 0, 0, 0, 1};
+        L.e[L.ne++] = (ev){x->dst, i, 0, x->chunk, x->src, x->op, te, i, 0, 0, 0, 0, 1, -1};
     }
     if ((st = sort_events(&L)))
         goto done;
@@ -1105,10 +1136,10 @@ tc_status tc_msccl_lower(tc_ctx *ctx, const tc_sched *s, const tc_msccl_lower_op
                 if (ob >= 0 && ib >= 0 && !(ob == ib && oo == io)) { /* out-of-place: output starts as a copy */
                     assign(&L, r, c);
                     if (L.inb[r * L.N + c] >= 0)
-                        cin[nin++] = (ev){r, -1, 2, c, -1, 0, -1.0, c, 0, 0, 0, 0, 1};
+                        cin[nin++] = (ev){r, -1, 2, c, -1, 0, -1.0, c, 0, 0, 0, 0, 1, -1};
                 }
                 if (L.outb[r * L.N + c] >= 0) /* copy-out after everything else */
-                    cout[nout++] = (ev){r, -1, 2, c, -2, 0, 1e300, c, 0, 0, 0, 0, 1};
+                    cout[nout++] = (ev){r, -1, 2, c, -2, 0, 1e300, c, 0, 0, 0, 0, 1, -1};
             }
         /* generated by (rank, chunk): a stable counting sort by chunk gives (chunk, rank) */
         int *cnt = calloc((size_t)L.N + 1, sizeof(int));

@@ -1,5 +1,6 @@
 /*
- * CUDA backend of tacos-run: device buffers (cudaMalloc), reductions by the kernels of kernels.cu, copies
+ * CUDA backend of tacos-run: device buffers (cudaMalloc), reductions by the kernels of kernels.cu, sparse
+ * messages by those of sparse.cu (headers built and checked on the host with the library), copies
  * on one stream.  MPI addresses device memory directly when the library says it is CUDA-aware
  * (MPIX_Query_cuda_support, Open MPI); otherwise the engine stages messages through pinned host memory
  * (cudaMallocHost).  Built only when nvcc was found (TC_HAVE_CUDA); otherwise every call explains that.
@@ -22,10 +23,18 @@
 
 /* kernels.cu */
 int tc_exec_cuda_reduce(int dtype, int op, void *dst, const void *a, const void *b, size_t n, void *stream);
+/* sparse.cu */
+int tc_exec_cuda_sp_encode(int fmt, int esize, void *payload, size_t cap, const void *src, size_t n, void *scratch,
+                           void *dword, size_t *nnz, void *stream);
+int tc_exec_cuda_sp_decode(int fmt, int dtype, int add, void *dst, const void *payload, size_t n, size_t nnz,
+                           void *dword, unsigned long long *bad, void *stream);
 
 typedef struct cuda_state {
     cudaStream_t stream;
     int device;
+    void *scratch;       /* device: per-tile counts of a COO encode */
+    size_t scratch_bytes;
+    void *dword;         /* device: one 64-bit word (a total, a first bad index) */
 } cuda_state;
 
 static void *cu_alloc(tc_exec_backend *be, size_t bytes)
@@ -86,10 +95,81 @@ static int cu_reduce(tc_exec_backend *be, tc_dtype t, tc_redop op, void *dst, co
     return cudaStreamSynchronize(s->stream) == cudaSuccess ? 0 : -1;
 }
 
+static tc_status cu_sp_encode(tc_exec_backend *be, tc_ctx *ctx, int fmt, tc_dtype t, void *msg, size_t cap,
+                              const void *src, size_t n, size_t *bytes)
+{
+    cuda_state *s = be->state;
+    const size_t e = tc_exec_dtype_size(t), need = ((n + TC_PICI_TILE - 1) / TC_PICI_TILE) * 4 + 16;
+    size_t nnz = n;
+    if (cap < TC_SPARSE_HDR_BYTES)
+        return tc_error(ctx, TC_ERR_LIMIT, NULL, 0, "sparse message: %zu bytes cannot hold the header", cap);
+    unsigned char *pay = (unsigned char *)msg + TC_SPARSE_HDR_BYTES;
+    if (fmt == TC_SP_DENSE) {
+        if (n * e > cap - TC_SPARSE_HDR_BYTES || cu_copy(be, pay, src, n * e))
+            return tc_error(ctx, TC_ERR_INTERNAL, NULL, 0, "sparse message: cannot copy %zu dense elements", n);
+    } else {
+        if (s->scratch_bytes < need) {
+            cudaFree(s->scratch);
+            s->scratch = NULL;
+            s->scratch_bytes = 0;
+            if (cudaMalloc(&s->scratch, need) != cudaSuccess)
+                return tc_error(ctx, TC_ERR_NOMEM, NULL, 0, "sparse message: no device memory for %zu bytes", need);
+            s->scratch_bytes = need;
+        }
+        if (tc_exec_cuda_sp_encode(fmt, (int)e, pay, cap - TC_SPARSE_HDR_BYTES, src, n, s->scratch, s->dword, &nnz,
+                                   (void *)s->stream))
+            return tc_error(ctx, TC_ERR_INTERNAL, NULL, 0, "%s: the CUDA compression kernels failed: %s",
+                            tc_sparse_fmt_name(fmt), cudaGetErrorString(cudaGetLastError()));
+    }
+    const uint64_t pb = tc_sparse_payload_size(fmt, n, nnz, e);
+    if (TC_SPARSE_HDR_BYTES + pb > cap)
+        return tc_error(ctx, TC_ERR_LIMIT, NULL, 0, "sparse message: %zu bytes cannot hold %llu", cap,
+                        (unsigned long long)(TC_SPARSE_HDR_BYTES + pb));
+    tc_sparse_hdr h = {TC_SPARSE_MAGIC, (uint16_t)fmt, (uint16_t)e, n, nnz, pb};
+    unsigned char hb[TC_SPARSE_HDR_BYTES];
+    tc_sparse_hdr_put(&h, hb);
+    if (cu_upload(be, msg, hb, sizeof hb))
+        return tc_error(ctx, TC_ERR_INTERNAL, NULL, 0, "sparse message: cannot write its header");
+    *bytes = TC_SPARSE_HDR_BYTES + (size_t)pb;
+    return TC_OK;
+}
+
+static tc_status cu_sp_decode(tc_exec_backend *be, tc_ctx *ctx, tc_dtype t, int add, void *dst, const void *msg,
+                              size_t bytes, size_t n)
+{
+    cuda_state *s = be->state;
+    unsigned char hb[TC_SPARSE_HDR_BYTES] = {0};
+    tc_sparse_hdr h;
+    tc_status st;
+    if (bytes >= sizeof hb && cu_download(be, hb, msg, sizeof hb))
+        return tc_error(ctx, TC_ERR_INTERNAL, NULL, 0, "sparse message: cannot read its header");
+    if ((st = tc_sparse_msg_header(ctx, hb, bytes, (tc_sparse_dtype)t, n, &h)))
+        return st; /* sizes and format checked on the host; the payload's metadata on the device */
+    const unsigned char *pay = (const unsigned char *)msg + TC_SPARSE_HDR_BYTES;
+    if (h.format == TC_SP_DENSE) {
+        if (add ? cu_reduce(be, t, TC_RED_SUM, dst, dst, pay, n) : cu_copy(be, dst, pay, n * tc_exec_dtype_size(t)))
+            return tc_error(ctx, TC_ERR_INTERNAL, NULL, 0, "sparse message: cannot copy its dense payload");
+        return TC_OK;
+    }
+    unsigned long long bad = 0;
+    int rc = tc_exec_cuda_sp_decode(h.format, (int)t, add, dst, pay, n, h.nnz, s->dword, &bad, (void *)s->stream);
+    if (rc < 0)
+        return tc_error(ctx, TC_ERR_INTERNAL, NULL, 0, "%s: the CUDA decompression kernels failed: %s",
+                        tc_sparse_fmt_name(h.format), cudaGetErrorString(cudaGetLastError()));
+    if (rc > 0)
+        return tc_error(ctx, TC_ERR_INVALID, NULL, 0,
+                        h.format == TC_SP_PICI ? "pici: tile %llu: its bit vector and its index disagree"
+                                               : "coo: record %llu: index out of range or not above the one before it",
+                        bad);
+    return TC_OK;
+}
+
 static void cu_fini(tc_exec_backend *be)
 {
     cuda_state *s = be->state;
     if (s) {
+        cudaFree(s->scratch);
+        cudaFree(s->dword);
         cudaStreamDestroy(s->stream);
         free(s);
     }
@@ -120,7 +200,8 @@ tc_status tc_exec_backend_cuda(tc_exec_backend *be, int local_rank, char *why, s
         return TC_ERR_NOMEM;
     }
     s->device = local_rank % ndev;
-    if ((e = cudaSetDevice(s->device)) != cudaSuccess || (e = cudaStreamCreate(&s->stream)) != cudaSuccess) {
+    if ((e = cudaSetDevice(s->device)) != cudaSuccess || (e = cudaStreamCreate(&s->stream)) != cudaSuccess ||
+        (e = cudaMalloc(&s->dword, 2 * sizeof(unsigned long long))) != cudaSuccess) {
         snprintf(why, why_len, "cannot use CUDA device %d: %s", s->device, cudaGetErrorString(e));
         free(s);
         return TC_ERR_UNSUPPORTED;
@@ -138,6 +219,8 @@ tc_status tc_exec_backend_cuda(tc_exec_backend *be, int local_rank, char *why, s
     be->reduce = cu_reduce;
     be->upload = cu_upload;
     be->download = cu_download;
+    be->sp_encode = cu_sp_encode;
+    be->sp_decode = cu_sp_decode;
     be->fini = cu_fini;
     return TC_OK;
 }

@@ -1,4 +1,5 @@
-/* Host-memory backend of tacos-run: malloc'd buffers that MPI reads and writes directly. */
+/* Host-memory backend of tacos-run: malloc'd buffers that MPI reads and writes directly; sparse messages
+ * through the library's CPU codecs (src/sparse/). */
 #include "exec.h"
 
 #include <stdlib.h>
@@ -35,6 +36,20 @@ static int host_reduce(tc_exec_backend *be, tc_dtype t, tc_redop op, void *dst, 
     return 0;
 }
 
+static tc_status host_sp_encode(tc_exec_backend *be, tc_ctx *ctx, int fmt, tc_dtype t, void *msg, size_t cap,
+                                const void *src, size_t n, size_t *bytes)
+{
+    (void)be;
+    return tc_sparse_msg_encode(ctx, fmt, (tc_sparse_dtype)t, src, n, msg, cap, bytes, NULL);
+}
+
+static tc_status host_sp_decode(tc_exec_backend *be, tc_ctx *ctx, tc_dtype t, int add, void *dst, const void *msg,
+                                size_t bytes, size_t n)
+{
+    (void)be;
+    return tc_sparse_msg_decode(ctx, msg, bytes, (tc_sparse_dtype)t, n, dst, add);
+}
+
 static void host_fini(tc_exec_backend *be) { (void)be; }
 
 void tc_exec_backend_host(tc_exec_backend *be)
@@ -47,5 +62,7 @@ void tc_exec_backend_host(tc_exec_backend *be)
     be->release = be->release_host = host_release;
     be->copy = be->upload = be->download = host_copy;
     be->reduce = host_reduce;
+    be->sp_encode = host_sp_encode;
+    be->sp_decode = host_sp_decode;
     be->fini = host_fini;
 }

@@ -58,65 +58,17 @@ double tc_exec_dtype_tolerance(tc_dtype t, int nranks)
     }
 }
 
-/* ---- 16-bit floats -------------------------------------------------------------------------------- */
+/* ---- 16-bit floats: the sparse library's conversions (the codecs add these types the same way) ------ */
 
-static float bits_to_float(uint32_t u)
-{
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
+_Static_assert((int)TC_DT_FLOAT32 == (int)TC_SP_F32 && (int)TC_DT_FLOAT64 == (int)TC_SP_F64 &&
+                   (int)TC_DT_INT32 == (int)TC_SP_I32 && (int)TC_DT_BFLOAT16 == (int)TC_SP_BF16 &&
+                   (int)TC_DT_FLOAT16 == (int)TC_SP_F16,
+               "tc_dtype and tc_sparse_dtype must agree");
 
-static uint32_t float_to_bits(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    return u;
-}
-
-static float bf16_to_float(uint16_t h) { return bits_to_float((uint32_t)h << 16); }
-
-static uint16_t float_to_bf16(float f)
-{
-    uint32_t u = float_to_bits(f);
-    if ((u & 0x7fffffffu) > 0x7f800000u)
-        return (uint16_t)((u >> 16) | 0x40); /* quiet NaN */
-    u += 0x7fffu + ((u >> 16) & 1u);         /* round to nearest even */
-    return (uint16_t)(u >> 16);
-}
-
-static float f16_to_float(uint16_t h)
-{
-    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, exp = (h >> 10) & 0x1fu, man = h & 0x3ffu;
-    if (exp == 0x1f)
-        return bits_to_float(sign | 0x7f800000u | (man << 13));
-    if (exp == 0) {
-        float v = ldexpf((float)man, -24);
-        return sign ? -v : v;
-    }
-    return bits_to_float(sign | ((exp + 112u) << 23) | (man << 13));
-}
-
-static uint16_t float_to_f16(float f)
-{
-    uint32_t u = float_to_bits(f);
-    uint16_t sign = (uint16_t)((u >> 16) & 0x8000u);
-    float a = fabsf(f);
-    if (a != a)
-        return sign | 0x7e00u;
-    if (a >= 65520.0f)
-        return sign | 0x7c00u;
-    if (a < 6.103515625e-05f) { /* subnormal: multiples of 2^-24, rint rounds to nearest even */
-        return sign | (uint16_t)rintf(a * 16777216.0f);
-    }
-    uint32_t b = float_to_bits(a);
-    uint32_t exp = (b >> 23) - 112u, man = b & 0x7fffffu;
-    uint32_t h = (exp << 10) | (man >> 13);
-    uint32_t rest = man & 0x1fffu;
-    if (rest > 0x1000u || (rest == 0x1000u && (h & 1u)))
-        h++;
-    return sign | (uint16_t)h;
-}
+static float bf16_to_float(uint16_t h) { return tc_sparse_half_to_float(TC_SP_BF16, h); }
+static uint16_t float_to_bf16(float f) { return tc_sparse_float_to_half(TC_SP_BF16, f); }
+static float f16_to_float(uint16_t h) { return tc_sparse_half_to_float(TC_SP_F16, h); }
+static uint16_t float_to_f16(float f) { return tc_sparse_float_to_half(TC_SP_F16, f); }
 
 void tc_exec_to_float(tc_dtype t, const void *src, float *dst, size_t n)
 {
@@ -310,6 +262,24 @@ void tc_exec_fill_random(tc_dtype t, tc_redop op, void *buf, size_t n, uint64_t 
         break;
     default: break;
     }
+}
+
+void tc_exec_sparsify(tc_dtype t, void *buf, size_t n, double sparsity, uint64_t seed)
+{
+    tc_rng r;
+    tc_rng_seed(&r, seed);
+    const size_t es = tc_exec_dtype_size(t);
+    if (sparsity <= 0)
+        return;
+    if (sparsity >= 1) {
+        memset(buf, 0, n * es);
+        return;
+    }
+    /* a threshold on 53 random bits: zero with probability `sparsity` */
+    const uint64_t cut = (uint64_t)(sparsity * 9007199254740992.0);
+    for (size_t i = 0; i < n; i++)
+        if ((tc_rng_next(&r) >> 11) < cut)
+            memset((char *)buf + i * es, 0, es);
 }
 
 /* ---- comparison ------------------------------------------------------------------------------------ */

@@ -16,6 +16,7 @@
 
 #include "tacos/ir.h"
 #include "tacos/msccl.h"
+#include "tacos/sparse.h"
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Data types and reduction operators                                                                */
@@ -39,6 +40,9 @@ void tc_exec_fill_random(tc_dtype t, tc_redop op, void *buf, size_t n, uint64_t 
 /** Convert n elements of t to float (for the bf16/fp16 reference path). */
 void tc_exec_to_float(tc_dtype t, const void *src, float *dst, size_t n);
 void tc_exec_from_float(tc_dtype t, const float *src, void *dst, size_t n);
+/** Zero each of n elements with probability `sparsity` (uniformly random positions, from seed); 1 zeros
+ *  all, 0 none. */
+void tc_exec_sparsify(tc_dtype t, void *buf, size_t n, double sparsity, uint64_t seed);
 /** Count elements of `got` (type t) that differ from `want` (type t, or float when want_float). */
 uint64_t tc_exec_count_wrong(tc_dtype t, const void *got, const void *want, int want_float, size_t n,
                              double tol);
@@ -65,6 +69,13 @@ typedef struct tc_exec_backend {
                   const void *b, size_t n);
     int (*upload)(struct tc_exec_backend *be, void *dst, const void *host_src, size_t bytes);
     int (*download)(struct tc_exec_backend *be, void *host_dst, const void *src, size_t bytes);
+    /* Sparse messages (include/tacos/sparse.h), both in backend memory: encode n elements of src as a
+     * message of format fmt into msg (cap bytes; *bytes its length); decode a received message of `bytes`
+     * bytes into dst (add = 0) or add it into dst (add = 1, sum).  Diagnostics through ctx. */
+    tc_status (*sp_encode)(struct tc_exec_backend *be, tc_ctx *ctx, int fmt, tc_dtype t, void *msg, size_t cap,
+                           const void *src, size_t n, size_t *bytes);
+    tc_status (*sp_decode)(struct tc_exec_backend *be, tc_ctx *ctx, tc_dtype t, int add, void *dst, const void *msg,
+                           size_t bytes, size_t n);
     void (*fini)(struct tc_exec_backend *be);
 } tc_exec_backend;
 
@@ -83,6 +94,7 @@ typedef struct tc_exec_step {
     int dstbuf, dstoff;
     int cnt;
     int dep_tb, dep_step;    /**< -1 for none */
+    int fmt_recv, fmt_send;  /**< sparse formats of its messages (tc_sparse_fmt; 0 dense) */
 } tc_exec_step;
 
 typedef struct tc_exec_tb {
@@ -98,6 +110,8 @@ typedef struct tc_exec_plan {
     tc_exec_step *steps;
     int buf_chunks[3];       /**< chunks the program addresses in i, o, s */
     int max_cnt;             /**< largest cnt of a receiving step (temp buffer size in chunks) */
+    int max_sparse_cnt;      /**< largest cnt of a step with a sparse message (0: none) */
+    int sparse_fmts;         /**< bit f set when some message travels in format f (f > 0) */
 } tc_exec_plan;
 
 /** Flatten rank `rank` of m (checked: offsets, peers, one tb per (channel, peer) and direction). */
@@ -114,13 +128,24 @@ typedef struct tc_exec_run_opts {
     double timeout;          /**< seconds without progress before giving up (0 = never) */
     int prepost;             /**< receives posted ahead per tb into temporaries (0 = none) */
     int idle_sleep_us;       /**< sleep this long when idle (after 64 idle polls); 0 = only yield */
+    int sparse;              /**< messages travel in the plan's sparse formats (0: every message dense) */
+    int corrupt_sparse;      /**< self-test: this rank damages the metadata of every sparse message it sends */
 } tc_exec_run_opts;
 
 tc_status tc_exec_engine_create(tc_ctx *ctx, const tc_exec_plan *p, tc_exec_backend *be, MPI_Comm comm,
                                 const tc_exec_run_opts *o, tc_exec_engine **out);
 void tc_exec_engine_free(tc_exec_engine *e);
 /** Replay once with buffers i, o, s (backend memory; NULL for a buffer the program does not use).
- *  TC_ERR_INTERNAL with a diagnostic when a step fails or nothing progresses for opts.timeout s. */
+ *  TC_ERR_INTERNAL with a diagnostic when a step fails or nothing progresses for opts.timeout s.  A sparse
+ *  message that does not decode is reported once (naming rank, step and sender) but does not stop the
+ *  replay: every rank still completes it (tc_exec_engine_soft tells). */
 tc_status tc_exec_engine_run(tc_exec_engine *e, void *bufs[3]);
+/** Use the plan's sparse formats (1) or send every message dense (0) from the next run on. */
+void tc_exec_engine_sparse(tc_exec_engine *e, int on);
+/** Bytes this rank sent in the last run, and what the same messages take dense. */
+void tc_exec_engine_bytes(const tc_exec_engine *e, uint64_t *sent, uint64_t *dense);
+/** The first sparse message that did not decode since the last call (TC_ERR_INVALID; its diagnostic was
+ *  reported then), TC_OK when none; clears it. */
+tc_status tc_exec_engine_soft(tc_exec_engine *e);
 
 #endif

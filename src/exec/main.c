@@ -20,6 +20,14 @@
  * whole, and sends every other rank only its own <gpu> section: no rank but 0 reads the file, and rank 0
  * keeps only its own section once the others have theirs.
  *
+ * Sparse (--sparsity S, or a JSON plan annotated by tacosc --sparsity): inputs have each element zeroed
+ * with probability S (fresh positions per replay, from the printed seed); the plan's sparse messages travel
+ * as header and payload (replay.c).  Every size is timed twice on the same inputs, the plan with all its
+ * messages dense and with its sparse formats, each iteration restoring the input (untimed) between a
+ * barrier before and a timed barrier after it, as SpCCL measures (paper §VI-A); the table adds the dense
+ * time, the speedup and the bytes on the wire over dense.  A sparse message that does not decode fails the
+ * replay on every rank with one message, after all of them finished it.
+ *
  * Only main() prints: tables on rank 0's stdout; an error once, on rank 0's stderr (an error of another
  * rank is sent to rank 0 to print); every rank exits with the same status.
  */
@@ -58,6 +66,8 @@ typedef struct opts {
     int modes;       /* bit 0 out-of-place, bit 1 in-place */
     int corrupt;     /* self-test of --check: damage this many output elements on rank 0 */
     int verbose;
+    double sparsity; /* --sparsity: fraction of input elements zeroed (-1: not given) */
+    int corrupt_sparse; /* self-test: rank 0 damages every sparse message it sends */
 } opts;
 
 enum { MODE_OOP = 1, MODE_IP = 2 };
@@ -94,6 +104,12 @@ static void usage(FILE *f)
             "                          cores of their node, else 0)\n"
             "      --corrupt N         self-test of --check: damage N output elements on rank 0 after each\n"
             "                          replay, so #wrong must read N\n"
+            "      --sparsity S        zero each input element with probability S (0 to 1; fresh positions per\n"
+            "                          replay, seed printed); a plan annotated by tacosc --sparsity sends its\n"
+            "                          sparse messages as such; each size is also timed with every message\n"
+            "                          dense: columns dense (us), speedup and wire (bytes sent over dense)\n"
+            "      --corrupt-sparse    self-test: rank 0 damages every sparse message it sends, so the replay\n"
+            "                          must fail on every rank\n"
             "  -v, --verbose           print the plan summary of every rank\n"
             "  -h, --help              this text\n"
             "  -V, --version           version\n"
@@ -122,6 +138,7 @@ static int parse_args(int argc, char **argv, opts *o, int print)
         {"idle-sleep", required_argument, 0, 9},
         {"verbose", no_argument, 0, 'v'},         {"help", no_argument, 0, 'h'},
         {"version", no_argument, 0, 'V'},         {"corrupt", required_argument, 0, 8},
+        {"sparsity", required_argument, 0, 11},   {"corrupt-sparse", no_argument, 0, 12},
         {0, 0, 0, 0},
     };
     memset(o, 0, sizeof *o);
@@ -134,6 +151,7 @@ static int parse_args(int argc, char **argv, opts *o, int print)
     o->idle_sleep = -1; /* automatic */
     o->modes = MODE_OOP | MODE_IP;
     o->root = -1;
+    o->sparsity = -1;
     int have_max = 0, c;
     char *end;
     opterr = 0;
@@ -257,6 +275,12 @@ static int parse_args(int argc, char **argv, opts *o, int print)
             o->idle_sleep = (int)v;
             break;
         }
+        case 11:
+            o->sparsity = strtod(optarg, &end);
+            if (*end || end == optarg || !(o->sparsity >= 0 && o->sparsity <= 1))
+                BAD("--sparsity: '%s' is not a number from 0 to 1", optarg);
+            break;
+        case 12: o->corrupt_sparse = 1; break;
         case 'v': o->verbose = 1; break;
         case 'h':
             if (print)
@@ -382,6 +406,7 @@ static tc_status load_plan(tc_ctx *ctx, const opts *o, int n, tc_msccl **out, in
             tc_msccl_lower_opts_init(&lo);
             lo.target = TC_TARGET_EXEC;
             lo.inplace = lo.outofplace = 1;
+            lo.sparse = 1; /* the plan's sparse formats, step by step */
             st = tc_msccl_lower(ctx, s, &lo, &m);
         }
         tc_sched_free(s);
@@ -455,12 +480,12 @@ typedef struct plan_head {
 } plan_head;
 
 /* One gpu's section as ints: id, i, o, s chunks, line, tbs; per tb id, send, recv, chan, line, steps;
- * per step the 11 fields of tc_msccl_step. */
+ * per step the 13 fields of tc_msccl_step. */
 static int *pack_gpu(const tc_msccl_gpu *g, int *len)
 {
     size_t n = 6;
     for (int t = 0; t < g->n_tbs; t++)
-        n += 6 + 11 * (size_t)g->tbs[t].n_steps;
+        n += 6 + 13 * (size_t)g->tbs[t].n_steps;
     int *b = malloc(n * sizeof *b), k = 0;
     if (!b || n > INT_MAX) {
         free(b);
@@ -476,10 +501,10 @@ static int *pack_gpu(const tc_msccl_gpu *g, int *len)
         k += 6;
         for (int j = 0; j < tb->n_steps; j++) {
             const tc_msccl_step *x = &tb->steps[j];
-            int sv[11] = {x->s, x->type, x->srcbuf, x->srcoff, x->dstbuf, x->dstoff, x->cnt, x->depid, x->deps,
-                          x->hasdep, x->line};
+            int sv[13] = {x->s,     x->type,   x->srcbuf, x->srcoff,   x->dstbuf,   x->dstoff, x->cnt,
+                          x->depid, x->deps,   x->hasdep, x->line, x->fmt_recv, x->fmt_send};
             memcpy(b + k, sv, sizeof sv);
-            k += 11;
+            k += 13;
         }
     }
     *len = k;
@@ -507,11 +532,11 @@ static tc_status unpack_gpu(const int *b, int len, tc_msccl_gpu *g)
         tb->line = b[k + 4];
         int ns = b[k + 5];
         k += 6;
-        if (k + 11L * ns > len)
+        if (k + 13L * ns > len)
             return TC_ERR_INTERNAL;
-        for (int j = 0; j < ns; j++, k += 11) {
-            tc_msccl_step x = {b[k], b[k + 1], b[k + 2], b[k + 3], b[k + 4], b[k + 5], b[k + 6], b[k + 7], b[k + 8],
-                               b[k + 9], b[k + 10]};
+        for (int j = 0; j < ns; j++, k += 13) {
+            tc_msccl_step x = {b[k],     b[k + 1], b[k + 2],  b[k + 3],  b[k + 4],  b[k + 5], b[k + 6],
+                               b[k + 7], b[k + 8], b[k + 9], b[k + 10], b[k + 11], b[k + 12]};
             if ((st = tc_msccl_step_add(&g->tbs[g->n_tbs - 1], &x)))
                 return st;
             g->tbs[g->n_tbs - 1].steps[j].s = x.s;
@@ -718,13 +743,72 @@ typedef struct runner {
     uint64_t seed;
     sink_state *ss;
     int agreed;      /* the failure returned is known to every rank (else the replay aborts) */
+    int sparse;      /* sparse mode: --sparsity given or the plan has sparse messages */
+    int sparse_plan; /* the plan has sparse messages */
 } runner;
 
 typedef struct result {
     int ran;
     double time;       /* seconds, slowest rank */
     int64_t wrong;     /* -1 not checked */
+    double dense;      /* sparse mode: the time with every message dense */
+    double wire;       /* sparse mode: bytes sent over the dense bytes of the same messages, all ranks */
 } result;
+
+/* The input of a timed replay: ones (no denormals, products stay 1), in sparse mode zeroed at the
+ * sparsity (positions from seed).  Returns a malloc'd buffer of n elements or NULL. */
+static void *timing_input(const opts *o, size_t n, double sparsity, uint64_t seed)
+{
+    const size_t es = tc_exec_dtype_size(o->dtype);
+    void *ones = malloc((n ? n : 1) * es);
+    if (!ones)
+        return NULL;
+    float one = 1.0f;
+    for (size_t k = 0; k < n; k++) {
+        switch (o->dtype) {
+        case TC_DT_FLOAT32: ((float *)ones)[k] = 1.0f; break;
+        case TC_DT_FLOAT64: ((double *)ones)[k] = 1.0; break;
+        case TC_DT_INT32: ((int32_t *)ones)[k] = 1; break;
+        default: tc_exec_from_float(o->dtype, &one, (uint16_t *)ones + k, 1); break;
+        }
+    }
+    if (sparsity > 0)
+        tc_exec_sparsify(o->dtype, ones, n, sparsity, seed);
+    return ones;
+}
+
+/* Sparse mode: `iters` replays (after `warmup` untimed), each on a fresh copy of the input `in` (ie
+ * elements, uploaded untimed), between a barrier and a timed barrier; *time the mean of the slowest rank. */
+static tc_status time_each(runner *r, tc_exec_engine *eng, void *bufs[3], const void *in, size_t ie, double *time)
+{
+    const opts *o = r->o;
+    const size_t es = tc_exec_dtype_size(o->dtype);
+    tc_status st;
+    double total = 0;
+    for (int k = 0; k < o->warmup + o->iters; k++) {
+        r->be->upload(r->be, bufs[0], in, ie * es);
+        MPI_Barrier(r->comm);
+        double t0 = tc_now();
+        if ((st = tc_exec_engine_run(eng, bufs)))
+            return st;
+        MPI_Barrier(r->comm);
+        if (k >= o->warmup)
+            total += tc_now() - t0;
+    }
+    total /= o->iters;
+    MPI_Allreduce(&total, time, 1, MPI_DOUBLE, MPI_MAX, r->comm);
+    return TC_OK;
+}
+
+/* Sparse mode: every rank learns whether a sparse message failed to decode on any rank (the replays all
+ * completed); the lowest failing rank's message is printed once. */
+static tc_status sparse_agree(runner *r, tc_exec_engine *eng)
+{
+    tc_status st = report(r->ss, r->comm, tc_exec_engine_soft(eng));
+    if (st)
+        r->agreed = 1;
+    return st;
+}
 
 static uint64_t mix_seed(uint64_t base, int rank, int iter, int salt)
 {
@@ -827,8 +911,12 @@ static tc_status run_mode(runner *r, tc_exec_engine *eng, int mode, size_t T, si
             r->be->upload(r->be, alloc[1], h_tmp, L.b_elems * es);
         }
         tc_exec_fill_random(o->dtype, o->op, h_in, ie, mix_seed(r->seed, r->rank, it, 0));
+        if (o->sparsity > 0)
+            tc_exec_sparsify(o->dtype, h_in, ie, o->sparsity, mix_seed(r->seed, r->rank, it, 3));
         r->be->upload(r->be, bufs[0], h_in, ie * es);
         if ((st = tc_exec_engine_run(eng, bufs)))
+            goto done;
+        if (r->sparse_plan && (st = sparse_agree(r, eng)))
             goto done;
         r->be->download(r->be, h_out, bufs[1], oe * es);
         if (o->corrupt && r->rank == (is_root_only(c) ? r->m->root : 0)) /* a rank whose output is checked */
@@ -853,36 +941,49 @@ static tc_status run_mode(runner *r, tc_exec_engine *eng, int mode, size_t T, si
         MPI_Allreduce(&wrong, &total, 1, MPI_UINT64_T, MPI_SUM, r->comm);
         res->wrong += (int64_t)total;
     }
-    /* timing: inputs of ones (no denormals, products stay 1) */
-    {
+    /* timing: inputs of ones (no denormals, products stay 1), sparse at the sparsity in sparse mode */
+    double t0, dt;
+    if (!r->sparse) {
         size_t n1 = L.a_elems > L.b_elems ? L.a_elems : L.b_elems;
-        void *ones = malloc(n1 * es);
+        void *ones = timing_input(o, n1, 0, 0);
         if (ones) {
-            float one = 1.0f;
-            for (size_t k = 0; k < n1; k++) {
-                switch (o->dtype) {
-                case TC_DT_FLOAT32: ((float *)ones)[k] = 1.0f; break;
-                case TC_DT_FLOAT64: ((double *)ones)[k] = 1.0; break;
-                case TC_DT_INT32: ((int32_t *)ones)[k] = 1; break;
-                default: tc_exec_from_float(o->dtype, &one, (uint16_t *)ones + k, 1); break;
-                }
-            }
             r->be->upload(r->be, alloc[0], ones, L.a_elems * es);
             if (L.b_elems)
                 r->be->upload(r->be, alloc[1], ones, L.b_elems * es);
             free(ones);
         }
+        for (int k = 0; k < o->warmup; k++)
+            if ((st = tc_exec_engine_run(eng, bufs)))
+                goto done;
+        MPI_Barrier(r->comm);
+        t0 = tc_now();
+        for (int k = 0; k < o->iters; k++)
+            if ((st = tc_exec_engine_run(eng, bufs)))
+                goto done;
+        dt = (tc_now() - t0) / o->iters;
+        MPI_Allreduce(&dt, &res->time, 1, MPI_DOUBLE, MPI_MAX, r->comm);
+    } else { /* the same inputs, every message dense, then the plan's sparse messages */
+        void *in = timing_input(o, ie, o->sparsity, mix_seed(r->seed, r->rank, iter * 1024 + 1023, 4));
+        if ((st = report(r->ss, r->comm,
+                         in ? TC_OK : tc_error(r->ctx, TC_ERR_NOMEM, NULL, 0, "rank %d: no memory for the input", r->rank)))) {
+            r->agreed = 1;
+            goto done;
+        }
+        uint64_t mine[2], all[2];
+        tc_exec_engine_sparse(eng, 0);
+        st = time_each(r, eng, bufs, in, ie, &res->dense);
+        tc_exec_engine_sparse(eng, 1);
+        if (!st && r->sparse_plan)
+            st = time_each(r, eng, bufs, in, ie, &res->time);
+        else
+            res->time = res->dense;
+        free(in);
+        if (st || (st = sparse_agree(r, eng)))
+            goto done;
+        tc_exec_engine_bytes(eng, &mine[0], &mine[1]);
+        MPI_Allreduce(mine, all, 2, MPI_UINT64_T, MPI_SUM, r->comm);
+        res->wire = all[1] ? (double)all[0] / (double)all[1] : 1;
     }
-    for (int k = 0; k < o->warmup; k++)
-        if ((st = tc_exec_engine_run(eng, bufs)))
-            goto done;
-    MPI_Barrier(r->comm);
-    double t0 = tc_now();
-    for (int k = 0; k < o->iters; k++)
-        if ((st = tc_exec_engine_run(eng, bufs)))
-            goto done;
-    double dt = (tc_now() - t0) / o->iters;
-    MPI_Allreduce(&dt, &res->time, 1, MPI_DOUBLE, MPI_MAX, r->comm);
     /* the MPI library's own collective on the same buffers, same mode */
     if (mpi_res && (r->be->mpi_direct || r->be->alloc == r->be->alloc_host) && !(small && tc_coll_reduces(c))) {
         MPI_Datatype dt_ = mpi_type(o->dtype);
@@ -909,10 +1010,12 @@ done:
     return st;
 }
 
-static void print_cols(const result *res, double bytes, double factor, int check)
+static void print_cols(const result *res, double bytes, double factor, int check, int sparse)
 {
     if (!res->ran) {
         printf("  %9s %7s %7s %7s", "N/A", "N/A", "N/A", "N/A");
+        if (sparse)
+            printf(" %9s %7s %6s", "N/A", "N/A", "N/A");
         return;
     }
     double algbw = bytes / res->time / 1e9;
@@ -921,6 +1024,8 @@ static void print_cols(const result *res, double bytes, double factor, int check
         printf(" %7" PRId64, res->wrong);
     else
         printf(" %7s", "N/A");
+    if (sparse)
+        printf(" %9.2f %6.2fx %5.1f%%", res->dense * 1e6, res->dense / res->time, 100 * res->wire);
 }
 
 /* ---- main ------------------------------------------------------------------------------------------ */
@@ -1061,8 +1166,32 @@ int main(int argc, char **argv)
             snprintf(idle_note, sizeof idle_note, "idle ranks yield");
     }
 
+    /* 3a. sparse mode: --sparsity, or a plan with sparse messages (known to every rank) */
+    int sparse_plan = 0, n_sparse_steps = 0, n_send_steps = 0;
+    for (int k = 0; k < plan->n_steps; k++) {
+        const tc_exec_step *x = &plan->steps[k];
+        if (x->type == TC_MS_SEND || x->type == TC_MS_RCS || x->type == TC_MS_RRS || x->type == TC_MS_RRCS) {
+            n_send_steps++;
+            n_sparse_steps += x->fmt_send != 0;
+        }
+    }
+    {
+        int mine[2] = {n_sparse_steps, n_send_steps}, all[2];
+        MPI_Allreduce(mine, all, 2, MPI_INT, MPI_SUM, comm);
+        n_sparse_steps = all[0];
+        n_send_steps = all[1];
+        sparse_plan = n_sparse_steps > 0;
+    }
+    const int sparse_mode = sparse_plan || o.sparsity >= 0;
+    if (o.sparsity < 0)
+        o.sparsity = 0;
+    if (o.corrupt_sparse && !sparse_plan) { /* known on every rank: rank 0 prints */
+        st = tc_error(&ctx, TC_ERR_USAGE, o.plan, 0, "--corrupt-sparse: the plan has no sparse messages to damage");
+        goto out;
+    }
+
     /* 3b. seed */
-    if (o.check) {
+    if (o.check || sparse_mode) {
         seed = o.have_seed ? o.seed : ((uint64_t)time(NULL) * 2654435761u) ^ (uint64_t)clock();
         MPI_Bcast(&seed, 1, MPI_UINT64_T, 0, comm);
     }
@@ -1095,13 +1224,36 @@ int main(int argc, char **argv)
             else
                 printf("exact\n");
         }
-        printf("# %40s  %-35s%-35s%s\n", "", "         --- out-of-place ---", "           --- in-place ---",
+        if (sparse_mode) {
+            printf("# sparse: each input element zero with probability %g (fresh positions per replay, seed %" PRIu64
+                   "); ",
+                   o.sparsity, seed);
+            if (sparse_plan)
+                printf("%d of the plan's %d sending steps send sparse messages\n", n_sparse_steps, n_send_steps);
+            else
+                printf("the plan has no sparse formats: every message is dense\n");
+            printf("# sparse: time = with the plan's sparse messages, dense = with every message dense (same inputs, "
+                   "each iteration on a fresh copy between barriers), speedup = dense / time, wire = bytes sent over "
+                   "dense%s\n",
+                   o.corrupt_sparse ? "; --corrupt-sparse: rank 0 damages every sparse message it sends" : "");
+        }
+        const char *sp_hdr[2][3] = {{"    dense", "speedup", "  wire"}, {"     (us)", "", ""}};
+        const int blk = sparse_mode ? 60 : 35;
+        printf("# %40s  %-*s%-*s%s\n", "", blk, sparse_mode ? "         --- out-of-place ---" : "         --- out-of-place ---",
+               blk, "           --- in-place ---",
                o.mpi_ref ? (ratio_mode == MODE_OOP ? "  MPI library, out-of-place" : "  MPI library, in-place") : "");
-        printf("# %10s %12s %9s %6s  %9s %7s %7s %7s  %9s %7s %7s %7s%s\n", "size", "count", "type", "redop",
-               "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong",
-               o.mpi_ref ? "   mpi-time mpi-busbw  ratio" : "");
-        printf("# %10s %12s %9s %6s  %9s %7s %7s %7s  %9s %7s %7s %7s%s\n", "(B)", "(elements)", "", "", "(us)",
-               "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "", o.mpi_ref ? "       (us)    (GB/s)" : "");
+        for (int l = 0; l < 2; l++) {
+            const char *const *h = l ? (const char *const[]){"(B)", "(elements)", "", "", "(us)", "(GB/s)", "(GB/s)", ""}
+                                     : (const char *const[]){"size", "count", "type", "redop", "time", "algbw", "busbw",
+                                                             "#wrong"};
+            printf("# %10s %12s %9s %6s", h[0], h[1], h[2], h[3]);
+            for (int k = 0; k < 2; k++) {
+                printf("  %9s %7s %7s %7s", h[4], h[5], h[6], h[7]);
+                if (sparse_mode)
+                    printf(" %9s %7s %6s", sp_hdr[l][0], sp_hdr[l][1], sp_hdr[l][2]);
+            }
+            printf("%s\n", o.mpi_ref ? (l ? "       (us)    (GB/s)" : "   mpi-time mpi-busbw  ratio") : "");
+        }
         fflush(stdout);
     }
 
@@ -1117,7 +1269,8 @@ int main(int argc, char **argv)
     }
 
     /* 5. the sweep */
-    runner r = {&ctx, &o, m, plan, &be, comm, rank, n, seed, &ss, 0};
+    runner r = {&ctx, &o, m, plan, &be, comm, rank, n, seed, &ss, 0, sparse_mode, sparse_plan};
+    double speedup_sum = 0, wire_sum = 0;
     int64_t wrong_total = 0;
     double busbw_sum = 0;
     int rows = 0;
@@ -1131,7 +1284,8 @@ int main(int argc, char **argv)
             continue;
         lastT = T;
         size_t chunk = T / (size_t)C;
-        tc_exec_run_opts ro = {o.dtype, o.op, chunk, o.timeout, o.prepost, o.idle_sleep};
+        tc_exec_run_opts ro = {o.dtype, o.op, chunk, o.timeout, o.prepost, o.idle_sleep, sparse_plan,
+                               o.corrupt_sparse && rank == 0};
         tc_exec_engine_free(eng);
         eng = NULL;
         tc_status est = tc_exec_engine_create(&ctx, plan, &be, comm, &ro, &eng);
@@ -1150,12 +1304,14 @@ int main(int argc, char **argv)
                 if (res[k].wrong > 0)
                     wrong_total += res[k].wrong;
                 busbw_sum += bytes / res[k].time / 1e9 * factor;
+                speedup_sum += res[k].time > 0 ? res[k].dense / res[k].time : 0;
+                wire_sum += res[k].wire;
             }
         if (rank == 0) {
             printf("  %10zu %12zu %9s %6s", (size_t)bytes, call_count(coll, T, n), tc_exec_dtype_name(o.dtype),
                    tc_coll_reduces(coll) ? tc_exec_redop_name(o.op) : "none");
-            print_cols(&res[0], bytes, factor, o.check);
-            print_cols(&res[1], bytes, factor, o.check);
+            print_cols(&res[0], bytes, factor, o.check, r.sparse);
+            print_cols(&res[1], bytes, factor, o.check, r.sparse);
             if (o.mpi_ref) {
                 if (mres.ran) {
                     double mbw = bytes / mres.time / 1e9 * factor;
@@ -1185,6 +1341,9 @@ int main(int argc, char **argv)
             printf("# Out of bounds values : %" PRId64 " %s\n", wrong_total, wrong_total ? "FAILED" : "OK");
         int cols = __builtin_popcount((unsigned)modes);
         printf("# Avg bus bandwidth    : %.4f GB/s\n", rows ? busbw_sum / (rows * cols) : 0.0);
+        if (sparse_mode)
+            printf("# Avg sparse speedup   : %.2fx over dense messages, %.1f%% of the dense bytes on the wire\n",
+                   rows ? speedup_sum / (rows * cols) : 0.0, rows ? 100 * wire_sum / (rows * cols) : 0.0);
     }
     exit_code = wrong_total ? 1 : 0;
     st = TC_OK;

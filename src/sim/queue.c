@@ -139,6 +139,9 @@ typedef struct qsim {
     tc_ctx *ctx;
     const tc_sched *s;
     const tc_topo *t;
+    const sim_router *ro;
+    double bytes;         /* chunk bytes */
+    const double *pre;    /* per-transfer compression (tc_sim_opts.xfer_pre), NULL when none */
     sim_binner *bn;
     int M;
     int *pos;             /* issue position of each transfer */
@@ -202,6 +205,14 @@ static tc_status released(qsim *q, int x)
     q->known[x] = 1;
     if (q->hop_off[x + 1] == q->hop_off[x]) /* a local copy */
         return push_ready(q, x, 0, q->rdy[x]);
+    if (q->pre) { /* compression at the source before the first hop (per-transfer costs) */
+        simt pre, post;
+        tc_status st = tc_sim_xfer_codec(q->ctx, q->ro, x, q->bytes, &pre, &post);
+        if (st)
+            return st;
+        if (__builtin_add_overflow(q->rdy[x], pre, &q->rdy[x]) || q->rdy[x] > SIM_T_MAX)
+            return tc_sim_too_long(q->ctx, q->s, x);
+    }
     if (q->ch_list[q->ch_hol[q->ch_of[x]]] != x)
         return TC_OK;
     return enqueue(q, q->hop_link[q->hop_off[x]], x, 0, q->rdy[x]);
@@ -252,14 +263,16 @@ static tc_status start(qsim *q, int x, int h, int l, simt T, simt ready)
 {
     qlink *L = &q->ln[l];
     const int64_t sv = q->hop_off[x] + h;
-    simt end;
+    simt end, occ = L->occ;
     tc_status st;
-    if (__builtin_add_overflow(T, L->occ, &end) || end > SIM_T_MAX)
+    if (q->ro->scale && (st = tc_sim_xfer_occ(q->ctx, q->ro, x, l, q->bytes, &occ)))
+        return st;
+    if (__builtin_add_overflow(T, occ, &end) || end > SIM_T_MAX)
         return tc_sim_too_long(q->ctx, q->s, x);
     L->busy = 1;
     L->busy_until = end;
     L->wake = SIM_NEVER;
-    L->busy_total += L->occ;
+    L->busy_total += occ;
     tc_sim_bin_add(q->bn, l, sim_sec(T), sim_sec(end));
     if (q->explain) { /* it waited behind the chunk before it on the link, or started when its data came */
         const int kind = ready < T ? SVC_QUEUE : SVC_DATA;
@@ -279,6 +292,13 @@ static tc_status start(qsim *q, int x, int h, int l, simt T, simt ready)
         return enqueue(q, q->hop_link[sv + 1], x, h + 1, end);
     if (q->explain)
         q->crit_of[x] = sv;
+    if (q->ro->post) { /* decompression at the destination after the last hop (per-transfer costs) */
+        simt pre, post;
+        if ((st = tc_sim_xfer_codec(q->ctx, q->ro, x, q->bytes, &pre, &post)))
+            return st;
+        if (__builtin_add_overflow(end, post, &end) || end > SIM_T_MAX)
+            return tc_sim_too_long(q->ctx, q->s, x);
+    }
     return arrive(q, x, end);
 }
 
@@ -505,15 +525,22 @@ static void critical_path(const qsim *q, double bytes, tc_sim_result *r)
     for (int64_t sv = last >= 0 ? q->crit_of[last] : -1; sv >= 0; sv = q->svc_pred[sv]) {
         const int x = q->svc_x[sv], l = q->hop_link[sv];
         const tc_link *k = &q->t->links[l];
+        const double b = q->ro->scale ? bytes * q->ro->scale[x] : bytes;
+        /* codec times (per-transfer costs): compression before a first hop that started on its data,
+         * decompression after a last hop whose arrival the path waited for */
+        if (sv == q->hop_off[x] && q->svc_kind[sv] == SVC_DATA && q->ro->pre)
+            r->cp_transfer += sim_sec(tc_time_ps(q->ro->pre[x] * bytes)) * (q->ro->pre[x] > 0);
+        if (!via_queue && sv + 1 == q->hop_off[x + 1] && q->ro->post)
+            r->cp_transfer += sim_sec(tc_time_ps(q->ro->post[x] * bytes)) * (q->ro->post[x] > 0);
         if (via_queue) {
-            r->cp_queue += k->alpha + k->beta * bytes;
+            r->cp_queue += k->alpha + k->beta * b;
             r->cp_queue_hops++;
         } else {
             r->cp_latency += k->alpha;
             if (sv == q->hop_off[x])
-                r->cp_transfer += k->beta * bytes;
+                r->cp_transfer += k->beta * b;
             else
-                r->cp_forward += k->beta * bytes;
+                r->cp_forward += k->beta * b;
         }
         r->cp_hops++;
         via_queue = q->svc_kind[sv] == SVC_QUEUE;
@@ -567,6 +594,9 @@ tc_status tc_sim_queue_run(tc_ctx *ctx, sim_router *ro, double bytes, tc_sim_res
     q.ctx = ctx;
     q.s = ro->s;
     q.t = ro->t;
+    q.ro = ro;
+    q.bytes = bytes;
+    q.pre = ro->pre;
     q.bn = bn;
     q.explain = explain;
     const int M = q.M = ro->s->n_xfers;

@@ -243,7 +243,8 @@ static tc_status run_ab(tc_ctx *ctx, sim_router *ro, double bytes, tc_sim_result
     int *start = calloc((size_t)S + 1, sizeof *start), *order = malloc((size_t)(M ? M : 1) * sizeof *order);
     int *cnt = calloc((size_t)t->n_links + 1, sizeof *cnt);
     int *tlist = malloc(((size_t)t->n_links + 1) * sizeof *tlist);
-    if (!start || !order || !cnt || !tlist) {
+    double *wb = ro->scale ? calloc((size_t)t->n_links + 1, sizeof *wb) : NULL; /* scaled bytes per link */
+    if (!start || !order || !cnt || !tlist || (ro->scale && !wb)) {
         st = TC_ERR_NOMEM;
         goto done;
     }
@@ -272,7 +273,11 @@ static tc_status run_ab(tc_ctx *ctx, sim_router *ro, double bytes, tc_sim_result
                 a += t->links[l].alpha;
                 if (cnt[l]++ == 0)
                     tlist[nt++] = l;
+                if (wb)
+                    wb[l] += bytes * ro->scale[order[j]];
             }
+            if (n) /* codec times on the route (per-transfer costs) */
+                a += ((ro->pre ? ro->pre[order[j]] : 0) + (ro->post ? ro->post[order[j]] : 0)) * bytes;
             if (n > r->max_dilation)
                 r->max_dilation = n;
             if (a > dil)
@@ -284,15 +289,18 @@ static tc_status run_ab(tc_ctx *ctx, sim_router *ro, double bytes, tc_sim_result
         double cong = 0;
         for (int i = 0; i < nt; i++) {
             int l = tlist[i];
-            double busy = t->links[l].beta * bytes * cnt[l];
+            const double lb = wb ? wb[l] : bytes * cnt[l];
+            double busy = t->links[l].beta * lb;
             if (busy > cong)
                 cong = busy;
             if (cnt[l] > r->max_congestion)
                 r->max_congestion = cnt[l];
             r->link_busy[l] += busy;
-            r->link_bytes[l] += bytes * cnt[l];
+            r->link_bytes[l] += lb;
             tc_sim_bin_add(bn, l, now, now + busy);
             cnt[l] = 0;
+            if (wb)
+                wb[l] = 0;
         }
         r->ab_dilation += dil;
         r->ab_congestion += cong;
@@ -306,6 +314,7 @@ done:
     free(order);
     free(cnt);
     free(tlist);
+    free(wb);
     return st;
 }
 
@@ -321,6 +330,22 @@ tc_status tc_sim_link_occ(tc_ctx *ctx, const tc_topo *t, int l, double bytes, si
                         "bandwidth and the collective size",
                         t->links[l].src, t->links[l].dst, bytes, occ, TC_TIME_MAX);
     *out = tc_time_ps(occ);
+    return TC_OK;
+}
+
+tc_status tc_sim_xfer_occ(tc_ctx *ctx, const sim_router *ro, int x, int l, double bytes, simt *out)
+{
+    return tc_sim_link_occ(ctx, ro->t, l, ro->scale ? bytes * ro->scale[x] : bytes, out);
+}
+
+tc_status tc_sim_xfer_codec(tc_ctx *ctx, const sim_router *ro, int x, double bytes, simt *pre, simt *post)
+{
+    const double a = ro->pre ? ro->pre[x] * bytes : 0, b = ro->post ? ro->post[x] * bytes : 0;
+    if (!(a >= 0 && a <= TC_TIME_MAX && b >= 0 && b <= TC_TIME_MAX))
+        return tc_sched_error(ctx, TC_ERR_INVALID, ro->s, x,
+                              "sim: transfer %d: compression %g s or decompression %g s is out of range", x, a, b);
+    *pre = a > 0 ? tc_time_ps(a) : 0;
+    *post = b > 0 ? tc_time_ps(b) : 0;
     return TC_OK;
 }
 
@@ -674,8 +699,18 @@ static tc_status event_pass(tc_ctx *ctx, sim_router *ro, order *o, double bytes,
             n = 1;
         } else if ((st = tc_sim_route_of(ctx, ro, i, &links, &n)))
             goto done;
+        simt pre = 0, post = 0, occ;
+        if (n && (ro->pre || ro->post) && (st = tc_sim_xfer_codec(ctx, ro, i, bytes, &pre, &post)))
+            goto done;
+        if (__builtin_add_overflow(ready, pre, &ready) || ready > SIM_T_MAX) {
+            st = tc_sim_too_long(ctx, s, i);
+            goto done;
+        }
         for (int h = 0; h < n; h++) {
             lane *L = &ln[links[h]];
+            occ = L->occ;
+            if (ro->scale && (st = tc_sim_xfer_occ(ctx, ro, i, links[h], bytes, &occ)))
+                goto done;
             /* a chunk ready before one served ahead of it would have gone first, unless both are sends of
              * one channel, which keep the plan's order */
             const int64_t chan = h ? -1 : (int64_t)links[0] * s->n_ranks + x->dst;
@@ -685,14 +720,18 @@ static tc_status event_pass(tc_ctx *ctx, sim_router *ro, order *o, double bytes,
             }
             lane_note(L, ready, chan);
             const simt st0 = ready > L->free ? ready : L->free;
-            if (__builtin_add_overflow(st0, L->occ, &L->free) || L->free > SIM_T_MAX) {
+            if (__builtin_add_overflow(st0, occ, &L->free) || L->free > SIM_T_MAX) {
                 st = tc_sim_too_long(ctx, s, i);
                 goto done;
             }
-            L->busy += L->occ;
+            L->busy += occ;
             if (bn->tl)
                 tc_sim_bin_add(bn, links[h], sim_sec(st0), sim_sec(L->free));
             ready = L->free;
+        }
+        if (__builtin_add_overflow(ready, post, &ready) || ready > SIM_T_MAX) {
+            st = tc_sim_too_long(ctx, s, i);
+            goto done;
         }
         if (n > dilation)
             dilation = n;
@@ -775,11 +814,18 @@ static tc_status run_model(tc_ctx *ctx, sim_router *ro, double bytes, tc_sim_res
     r->cp_hops = r->cp_queue_hops = 0;
     r->cp_latency = r->cp_transfer = r->cp_forward = r->cp_queue = 0;
     tc_status st = r->model == TC_SIM_AB ? run_ab(ctx, ro, bytes, r, bn) : run_event(ctx, ro, bytes, r, bn, opts);
-    if (st == TC_OK && r->model == TC_SIM_EVENT) /* bytes carried: busy time over the time one byte takes */
+    if (st == TC_OK && r->model == TC_SIM_EVENT && !ro->scale) /* bytes carried: busy time over one chunk's */
         for (int l = 0; l < r->n_links; l++) {
             const double occ = ro->t->links[l].alpha + ro->t->links[l].beta * bytes;
             r->link_bytes[l] = occ > 0 ? r->link_busy[l] / occ * bytes : 0;
         }
+    for (int x = 0; st == TC_OK && r->model == TC_SIM_EVENT && ro->scale && x < ro->s->n_xfers; x++) {
+        const int *links; /* per-transfer sizes: the bytes each transfer moved over its links */
+        int n;
+        if ((st = tc_sim_route_of(ctx, ro, x, &links, &n)) == TC_OK)
+            for (int h = 0; h < n; h++)
+                r->link_bytes[links[h]] += bytes * ro->scale[x];
+    }
     return st;
 }
 
@@ -826,6 +872,9 @@ tc_status tc_sim_run(tc_ctx *ctx, const tc_sched *s, const tc_topo *topo, const 
     memset(&ro, 0, sizeof ro);
     ro.s = s;
     ro.t = topo;
+    ro.scale = opts->xfer_scale;
+    ro.pre = opts->xfer_pre;
+    ro.post = opts->xfer_post;
     sim_binner bn = {0};
     tc_sim_result *r = calloc(1, sizeof *r);
     if (!r)

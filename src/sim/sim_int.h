@@ -23,6 +23,7 @@ typedef struct sim_router {
     int have_graph;
     int **pred;     /* per source: inbound link of each vertex on its BFS tree (NULL until needed) */
     int *buf;       /* route scratch for igraph paths */
+    const double *scale, *pre, *post; /* per-transfer costs (tc_sim_opts.xfer_*), NULL when none */
 } sim_router;
 
 void tc_sim_router_free(sim_router *ro);
@@ -49,6 +50,12 @@ tc_status tc_sim_too_long(tc_ctx *ctx, const tc_sched *s, int i);
 /* Time one chunk of `bytes` holds link l (alpha + beta bytes) in simt; TC_ERR_INVALID with a
  * diagnostic when it is not finite or beyond TC_TIME_MAX. */
 tc_status tc_sim_link_occ(tc_ctx *ctx, const tc_topo *t, int l, double bytes, simt *out);
+
+/* Per-transfer costs (sim.h, tc_sim_opts.xfer_*): the time transfer x holds link l when chunks are `bytes`
+ * (alpha + beta bytes scale[x]), and its codec times before the first hop and after the last in simt (0
+ * without them).  TC_ERR_INVALID with a diagnostic beyond TC_TIME_MAX. */
+tc_status tc_sim_xfer_occ(tc_ctx *ctx, const sim_router *ro, int x, int l, double bytes, simt *out);
+tc_status tc_sim_xfer_codec(tc_ctx *ctx, const sim_router *ro, int x, double bytes, simt *pre, simt *post);
 
 /*
  * The event model's general path: a discrete-event simulation with a time-ordered queue of events and a

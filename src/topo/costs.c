@@ -1,8 +1,9 @@
 /*
  * Cost files (man 5 tacosc-costs) and unit parsing.
  *
- * Accepts: lines `CLASS ALPHA BANDWIDTH`, `CLASS ALPHA beta=X` (X in s/GB, GB = 1e9 bytes) and
- * `reconfig TIME`; `#` starts a comment; blank lines are ignored.  A number and its unit may be separated
+ * Accepts: lines `CLASS ALPHA BANDWIDTH`, `CLASS ALPHA beta=X` (X in s/GB, GB = 1e9 bytes),
+ * `reconfig TIME` and `codec pici|coo COMPRESS DECOMPRESS` (throughputs of the sparse codecs in bytes of
+ * dense data per second, include/tacos/sparse.h); `#` starts a comment; blank lines are ignored.  A number and its unit may be separated
  * by blanks ("0.5 us").  Times: ns, us (or µs with the micro sign U+00B5, or μs with the Greek mu U+03BC),
  * ms, s.  Bandwidths: B/s; decimal KB/s MB/s GB/s TB/s (1e3 .. 1e12); binary KiB/s MiB/s GiB/s TiB/s
  * (2^10 .. 2^40).  Limits: a time is at most TC_TIME_MAX; a bandwidth is finite and at least
@@ -253,7 +254,7 @@ tc_status tc_costs_read_mem(tc_ctx *ctx, const char *name, const char *buf, size
     tc_status st = TC_OK;
     tc_costs *c = calloc(1, sizeof *c);
     char *copy = malloc(len + 1);
-    int reconfig_line = 0;
+    int reconfig_line = 0, codec_line[3] = {0, 0, 0};
     if (!c || !copy) {
         st = tc_error(ctx, TC_ERR_NOMEM, name, 0, "out of memory reading cost file");
         goto fail;
@@ -309,6 +310,46 @@ tc_status tc_costs_read_mem(tc_ctx *ctx, const char *name, const char *buf, size
             }
             reconfig_line = lineno;
             c->reconfig = v;
+            continue;
+        }
+        if (strcmp(cls, "codec") == 0) {
+            /* codec NAME COMPRESS DECOMPRESS: the sparse pass's cost model (SpCCL eq. 5) */
+            int f = nt > 1 && !strcmp(tok[1], "pici") ? 1 : nt > 1 && !strcmp(tok[1], "coo") ? 2 : 0;
+            if (nt < 2 || !f) {
+                st = tc_error(ctx, TC_ERR_PARSE, name, lineno, "codec: %s (expected 'codec pici|coo COMPRESS DECOMPRESS')",
+                              nt < 2 ? "missing codec name" : "unknown codec name");
+                goto fail;
+            }
+            if (nt < 4) {
+                st = tc_error(ctx, TC_ERR_PARSE, name, lineno, "codec %s: missing %s throughput", tok[1],
+                              nt < 3 ? "compression" : "decompression");
+                goto fail;
+            }
+            for (int k = 0; k < 2; k++) {
+                double bw;
+                if (tc_topo_parse_bw_why(tok[2 + k], &bw, why, sizeof why) != TC_OK) {
+                    st = tc_error(ctx, TC_ERR_PARSE, name, lineno, "codec %s: bad %s throughput: %s", tok[1],
+                                  k ? "decompression" : "compression", why);
+                    goto fail;
+                }
+                if (!(bw > 0)) {
+                    st = tc_error(ctx, TC_ERR_INVALID, name, lineno, "codec %s: %s throughput must be positive, got '%s'",
+                                  tok[1], k ? "decompression" : "compression", tok[2 + k]);
+                    goto fail;
+                }
+                c->codec_bw[f][k] = bw;
+            }
+            if (nt > 4) {
+                st = tc_error(ctx, TC_ERR_PARSE, name, lineno, "codec %s: unexpected '%s' after the throughputs", tok[1],
+                              tok[4]);
+                goto fail;
+            }
+            if (codec_line[f]) {
+                st = tc_error(ctx, TC_ERR_INVALID, name, lineno, "codec %s given twice (first on line %d)", tok[1],
+                              codec_line[f]);
+                goto fail;
+            }
+            codec_line[f] = lineno;
             continue;
         }
         if (!valid_name(cls)) {
@@ -418,6 +459,10 @@ tc_status tc_topo_apply_costs(tc_ctx *ctx, tc_topo *t, const tc_costs *c)
             t->photonic.reconfig_delay = c->reconfig;
             t->photonic.reconfig_set = 1;
         }
+        for (int f = 1; f < 3; f++)
+            for (int k = 0; k < 2; k++)
+                if (c->codec_bw[f][k] > 0)
+                    t->codec_bw[f][k] = c->codec_bw[f][k];
     }
     for (int i = 0; i < t->n_links; i++) {
         const tc_link *l = &t->links[i];

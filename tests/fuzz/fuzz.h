@@ -21,6 +21,8 @@ int tc_fuzz_json(const uint8_t *data, size_t size);
 int tc_fuzz_msccl(const uint8_t *data, size_t size);
 /** Tuning data (CSV): read, train the model of each collective (small data), ask it for picks. */
 int tc_fuzz_tune(const uint8_t *data, size_t size);
+/** A sparse message ("N TYPE" line, then the bytes): decode, add, re-encode, decode back. */
+int tc_fuzz_sparse(const uint8_t *data, size_t size);
 
 typedef struct tc_fuzz_harness {
     const char *name;                       /**< corpus folder tests/fuzz/corpus/NAME, dictionary NAME.dict */
@@ -29,8 +31,8 @@ typedef struct tc_fuzz_harness {
 
 /** The harnesses, in the order make fuzz runs them. */
 static const tc_fuzz_harness tc_fuzz_harnesses[] = {
-    {"topo", tc_fuzz_topo}, {"costs", tc_fuzz_costs}, {"json", tc_fuzz_json}, {"msccl", tc_fuzz_msccl},
-    {"tune", tc_fuzz_tune},
+    {"topo", tc_fuzz_topo},   {"costs", tc_fuzz_costs}, {"json", tc_fuzz_json}, {"msccl", tc_fuzz_msccl},
+    {"tune", tc_fuzz_tune},   {"sparse", tc_fuzz_sparse},
 };
 #define TC_FUZZ_N_HARNESSES 5
 

@@ -1,0 +1,657 @@
+/*
+ * sparse: the Pici and COO codecs (round trips of every type and awkward lengths on fresh random data
+ * with -0.0, NaN payloads and denormals; the exact size formula; the hand-worked layout; adds and the
+ * sparse + sparse merge; truncated and corrupted buffers refused with their message, never read past
+ * their end), the wire header, the fill-in forecast against nnz measured on real sums after each
+ * reduction step, the pass's decisions on hand-computed cases and the cost model's terms.
+ */
+#include "testutil.h"
+
+#include <math.h>
+
+#include "tacos/sparse.h"
+#include "tacos/topo.h"
+
+static const tc_sparse_dtype all_types[] = {TC_SP_F32, TC_SP_F64, TC_SP_I32, TC_SP_BF16, TC_SP_F16};
+
+/* n elements of width e at density d: random bit patterns, with the special values each width has
+ * (negative zero, NaNs with payloads, denormals, infinities) among the nonzeros. */
+static unsigned char *gen(tc_rng *r, uint64_t n, size_t e, double d)
+{
+    unsigned char *x = malloc(n * e + 1);
+    static const uint64_t special[3][6] = {
+        {0x8000, 0x7e01, 0xfd55, 0x0001, 0x83ff, 0x7c00},                                   /* 16 bits */
+        {0x80000000u, 0x7fc12345u, 0xffa00001u, 0x00000001u, 0x807fffffu, 0x7f800000u},      /* 32 bits */
+        {0x8000000000000000ull, 0x7ff8000000abcdefull, 0xfff0000000000001ull, 1, 0x800fffffffffffffull,
+         0x7ff0000000000000ull}};
+    const int w = e == 2 ? 0 : e == 4 ? 1 : 2;
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t v = 0;
+        if (tc_rng_unit(r) < d) {
+            if (tc_rng_below(r, 8) == 0)
+                v = special[w][tc_rng_below(r, 6)];
+            else
+                while (!v)
+                    v = tc_rng_next(r) & (e == 8 ? ~0ull : (1ull << (8 * e)) - 1);
+        }
+        memcpy(x + i * e, &v, e);
+    }
+    return x;
+}
+
+static uint64_t count_nz(const unsigned char *x, uint64_t n, size_t e)
+{
+    uint64_t k = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t v = 0;
+        memcpy(&v, x + i * e, e);
+        k += v != 0;
+    }
+    return k;
+}
+
+/* Exactly `bytes` bytes on the heap (AddressSanitizer catches any read past them). */
+static void *exact(const void *src, size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (bytes)
+        memcpy(p, src, bytes);
+    return p;
+}
+
+START_TEST(test_layout_trace)
+{
+    /* the trace of src/sparse/pici.c: n = 70, nonzeros at 1, 64, 69 */
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    float x[70] = {0};
+    x[1] = 1.5f;
+    x[64] = -0.0f;
+    x[69] = 3.0f;
+    unsigned char buf[64];
+    uint64_t nnz;
+    size_t bytes;
+    ck_assert_int_eq(tc_sparse_pici_compress(&ctx, x, 70, 4, buf, sizeof buf, &nnz, &bytes), TC_OK);
+    ck_assert_uint_eq(nnz, 3);
+    ck_assert_uint_eq(bytes, 32);
+    ck_assert_uint_eq(tc_sparse_pici_size(70, 3, 4), 32);
+    uint64_t w0, w1;
+    uint32_t ix;
+    float v[3];
+    memcpy(&w0, buf, 8);
+    memcpy(&w1, buf + 8, 8);
+    memcpy(&ix, buf + 16, 4);
+    memcpy(v, buf + 20, 12);
+    ck_assert_uint_eq(w0, 1ull << 32);
+    ck_assert_uint_eq(w1, 1ull | 1ull << 34);
+    ck_assert_uint_eq(ix, 0);
+    ck_assert(signbit(v[0]) && v[0] == 0); /* x[64] = -0.0 first: column 0 */
+    ck_assert(v[1] == 1.5f && v[2] == 3.0f);
+    /* a full tile: element r*64 + c at bit r of word c; the index of tile 1 counts tile 0 */
+    float *y = calloc(8192, sizeof *y);
+    y[5 * 64 + 7] = 1;
+    y[63 * 64 + 63] = 2;
+    y[4096 + 3] = 4;
+    unsigned char *b2 = malloc(tc_sparse_pici_size(8192, 8192, 4));
+    ck_assert_int_eq(tc_sparse_pici_compress(&ctx, y, 8192, 4, b2, tc_sparse_pici_size(8192, 8192, 4), &nnz, &bytes),
+                     TC_OK);
+    ck_assert_uint_eq(bytes, tc_sparse_pici_size(8192, 3, 4));
+    memcpy(&w0, b2 + 8 * 7, 8);
+    memcpy(&w1, b2 + 8 * 63, 8);
+    ck_assert_uint_eq(w0, 1ull << 5);
+    ck_assert_uint_eq(w1, 1ull << 63);
+    memcpy(&w0, b2 + 8 * (64 + 3), 8);
+    ck_assert_uint_eq(w0, 1);
+    memcpy(&ix, b2 + 8 * 128 + 4, 4);
+    ck_assert_uint_eq(ix, 2);
+    free(y);
+    free(b2);
+}
+END_TEST
+
+START_TEST(test_size_formula)
+{
+    /* nnz*e + 8 ceil(n/64) + 4 ceil(n/4096), and 3.15% over dense float32 at zero sparsity */
+    ck_assert_uint_eq(tc_sparse_pici_size(0, 0, 4), 0);
+    ck_assert_uint_eq(tc_sparse_pici_size(1, 1, 4), 4 + 8 + 4);
+    ck_assert_uint_eq(tc_sparse_pici_size(4096, 0, 4), 512 + 4);
+    ck_assert_uint_eq(tc_sparse_pici_size(4097, 10, 2), 20 + 8 * 65 + 8);
+    for (uint64_t n = 4096; n <= (64u << 20) / 4; n *= 8) {
+        double over = (double)tc_sparse_pici_size(n, n, 4) / (4.0 * n) - 1;
+        ck_assert_msg(fabs(over - (1.0 / 32 + 1.0 / 4096)) < 1e-12, "n %llu: %g", (unsigned long long)n, over);
+        ck_assert(over < 0.0315);
+    }
+    for (uint64_t n = 1; n < 20000; n += 997) /* never more than 3.15% + 12 bytes */
+        ck_assert(tc_sparse_pici_size(n, n, 4) <= 4 * n * (1 + 1.0 / 32 + 1.0 / 4096) + 12);
+    ck_assert_uint_eq(tc_sparse_coo_size(100, 7, 4), 56);
+    ck_assert_uint_eq(tc_sparse_coo_size(100, 7, 2), 42);
+    ck_assert_uint_eq(tc_sparse_msg_bound(TC_SP_PICI, 4096, 4), 32 + 16384 + 516);
+    ck_assert_uint_eq(tc_sparse_msg_bound(TC_SP_COO, 10, 8), 32 + 120);
+}
+END_TEST
+
+START_TEST(test_round_trip)
+{
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_rng r;
+    tc_rng_seed(&r, tu_seed());
+    const uint64_t lens[] = {0, 1, 2, 63, 64, 65, 127, 4095, 4096, 4097, 8191, 12288, 12289, 20000};
+    const double dens[] = {0, 0.01, 0.5, 0.99, 1};
+    for (size_t ti = 0; ti < sizeof all_types / sizeof all_types[0]; ti++) {
+        const size_t e = tc_sparse_dtype_size(all_types[ti]);
+        for (size_t li = 0; li < sizeof lens / sizeof lens[0] + 1; li++) {
+            const uint64_t n = li < sizeof lens / sizeof lens[0] ? lens[li] : 1 + tc_rng_below(&r, 100000);
+            for (size_t di = 0; di < sizeof dens / sizeof dens[0]; di++) {
+                unsigned char *x = gen(&r, n, e, dens[di]);
+                const uint64_t want = count_nz(x, n, e);
+                for (int f = TC_SP_PICI; f <= TC_SP_COO; f++) {
+                    size_t cap = (size_t)tc_sparse_payload_size(f, n, n, e), bytes = 0;
+                    unsigned char *c = malloc(cap + 1), *back = malloc(n * e + 1);
+                    uint64_t nnz = 0;
+                    tc_status st = f == TC_SP_PICI ? tc_sparse_pici_compress(&ctx, x, n, e, c, cap, &nnz, &bytes)
+                                                   : tc_sparse_coo_compress(&ctx, x, n, e, c, cap, &nnz, &bytes);
+                    ck_assert_msg(st == TC_OK, "%s n %llu: %s", tc_sparse_fmt_name(f), (unsigned long long)n, tu_diags());
+                    ck_assert_uint_eq(nnz, want);
+                    ck_assert_uint_eq(bytes, tc_sparse_payload_size(f, n, want, e)); /* the exact size */
+                    void *c2 = exact(c, bytes);
+                    memset(back, 0xa5, n * e);
+                    st = f == TC_SP_PICI ? tc_sparse_pici_decompress(&ctx, c2, bytes, n, e, back)
+                                         : tc_sparse_coo_decompress(&ctx, c2, bytes, n, e, back);
+                    ck_assert_msg(st == TC_OK, "%s: %s", tc_sparse_fmt_name(f), tu_diags());
+                    ck_assert_msg(n == 0 || !memcmp(back, x, n * e), "%s %s n %llu d %g: not bit-exact", tc_sparse_fmt_name(f),
+                                  tc_sparse_dtype_name(all_types[ti]), (unsigned long long)n, dens[di]);
+                    /* the same through a message */
+                    size_t mcap = (size_t)tc_sparse_msg_bound(f, n, e), mb = 0;
+                    unsigned char *m = malloc(mcap);
+                    ck_assert_int_eq(tc_sparse_msg_encode(&ctx, f, all_types[ti], x, n, m, mcap, &mb, &nnz), TC_OK);
+                    ck_assert_uint_eq(mb, TC_SPARSE_HDR_BYTES + bytes);
+                    void *m2 = exact(m, mb);
+                    memset(back, 0x5a, n * e);
+                    ck_assert_int_eq(tc_sparse_msg_decode(&ctx, m2, mb, all_types[ti], n, back, 0), TC_OK);
+                    ck_assert(n == 0 || !memcmp(back, x, n * e));
+                    free(m);
+                    free(m2);
+                    free(c2);
+                    free(c);
+                    free(back);
+                }
+                free(x);
+            }
+        }
+    }
+}
+END_TEST
+
+/* dst[i] += src[i] where src[i] has a nonzero bit, in type t (the reference the adds must match). */
+static void ref_add(tc_sparse_dtype t, unsigned char *dst, const unsigned char *src, uint64_t n)
+{
+    const size_t e = tc_sparse_dtype_size(t);
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t v = 0;
+        memcpy(&v, src + i * e, e);
+        if (!v)
+            continue;
+        switch (t) {
+        case TC_SP_F32: {
+            float a, b;
+            memcpy(&a, dst + i * e, 4);
+            memcpy(&b, src + i * e, 4);
+            a += b;
+            memcpy(dst + i * e, &a, 4);
+            break;
+        }
+        case TC_SP_F64: {
+            double a, b;
+            memcpy(&a, dst + i * e, 8);
+            memcpy(&b, src + i * e, 8);
+            a += b;
+            memcpy(dst + i * e, &a, 8);
+            break;
+        }
+        case TC_SP_I32: {
+            uint32_t a, b;
+            memcpy(&a, dst + i * e, 4);
+            memcpy(&b, src + i * e, 4);
+            a += b;
+            memcpy(dst + i * e, &a, 4);
+            break;
+        }
+        default: {
+            uint16_t a, b;
+            memcpy(&a, dst + i * e, 2);
+            memcpy(&b, src + i * e, 2);
+            a = tc_sparse_float_to_half(t, tc_sparse_half_to_float(t, a) + tc_sparse_half_to_float(t, b));
+            memcpy(dst + i * e, &a, 2);
+            break;
+        }
+        }
+    }
+}
+
+/* n elements of type t equal bit for bit, except that two NaNs are equal: which operand's payload a sum of
+ * two NaNs keeps is the hardware's (x86 keeps the first operand's) and the compiler's (it may swap them). */
+static int same_sums(tc_sparse_dtype t, const unsigned char *a, const unsigned char *b, uint64_t n)
+{
+    const size_t e = tc_sparse_dtype_size(t);
+    for (uint64_t i = 0; i < n; i++) {
+        if (!memcmp(a + i * e, b + i * e, e))
+            continue;
+        double x, y;
+        if (t == TC_SP_F32) {
+            float f, g;
+            memcpy(&f, a + i * e, 4);
+            memcpy(&g, b + i * e, 4);
+            x = f, y = g;
+        } else if (t == TC_SP_F64) {
+            memcpy(&x, a + i * e, 8);
+            memcpy(&y, b + i * e, 8);
+        } else if (t == TC_SP_I32) {
+            return 0;
+        } else {
+            uint16_t f, g;
+            memcpy(&f, a + i * e, 2);
+            memcpy(&g, b + i * e, 2);
+            x = tc_sparse_half_to_float(t, f), y = tc_sparse_half_to_float(t, g);
+        }
+        if (!(isnan(x) && isnan(y)))
+            return 0;
+    }
+    return 1;
+}
+
+START_TEST(test_add_and_merge)
+{
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_rng r;
+    tc_rng_seed(&r, tu_seed() + 1);
+    const uint64_t lens[] = {1, 65, 4096, 4100, 9000};
+    for (size_t ti = 0; ti < sizeof all_types / sizeof all_types[0]; ti++) {
+        const tc_sparse_dtype t = all_types[ti];
+        const size_t e = tc_sparse_dtype_size(t);
+        for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
+            const uint64_t n = lens[li];
+            unsigned char *a = gen(&r, n, e, 0.3), *b = gen(&r, n, e, 0.2), *d = gen(&r, n, e, 1);
+            if (n > 3) { /* b cancels a at 3: v + -v is +0.0 (0 for int32), which the merge drops */
+                uint64_t v = 0x3f;
+                memcpy(a + 3 * e, &v, e);
+                if (t == TC_SP_I32)
+                    v = 0xffffffc1u;
+                else
+                    v |= 1ull << (8 * e - 1);
+                memcpy(b + 3 * e, &v, e);
+            }
+            /* add into a dense buffer, for both formats */
+            for (int f = TC_SP_PICI; f <= TC_SP_COO; f++) {
+                size_t cap = (size_t)tc_sparse_payload_size(f, n, n, e), bytes;
+                unsigned char *c = malloc(cap), *got = exact(d, n * e), *want = exact(d, n * e);
+                uint64_t nnz;
+                ck_assert_int_eq(f == TC_SP_PICI ? tc_sparse_pici_compress(&ctx, a, n, e, c, cap, &nnz, &bytes)
+                                                 : tc_sparse_coo_compress(&ctx, a, n, e, c, cap, &nnz, &bytes),
+                                 TC_OK);
+                ck_assert_int_eq(f == TC_SP_PICI ? tc_sparse_pici_add(&ctx, c, bytes, n, t, got)
+                                                 : tc_sparse_coo_add(&ctx, c, bytes, n, t, got),
+                                 TC_OK);
+                ref_add(t, want, a, n);
+                ck_assert_msg(same_sums(t, got, want, n), "%s add %s n %llu", tc_sparse_fmt_name(f), tc_sparse_dtype_name(t),
+                              (unsigned long long)n);
+                free(c);
+                free(got);
+                free(want);
+            }
+            /* merge: pici(a) + pici(b) decompresses to a + b summed where both hold a value */
+            size_t cap = (size_t)tc_sparse_pici_size(n, n, e), ab, bb, mb;
+            unsigned char *pa = malloc(cap), *pb = malloc(cap), *pm = malloc(cap), *got = malloc(n * e + 1),
+                          *want = exact(a, n * e);
+            uint64_t na, nb, nm;
+            ck_assert_int_eq(tc_sparse_pici_compress(&ctx, a, n, e, pa, cap, &na, &ab), TC_OK);
+            ck_assert_int_eq(tc_sparse_pici_compress(&ctx, b, n, e, pb, cap, &nb, &bb), TC_OK);
+            ck_assert_int_eq(tc_sparse_pici_merge_add(&ctx, pa, ab, pb, bb, n, t, pm, cap, &nm, &mb), TC_OK);
+            ck_assert_uint_eq(mb, tc_sparse_pici_size(n, nm, e));
+            ck_assert_int_eq(tc_sparse_pici_decompress(&ctx, pm, mb, n, e, got), TC_OK);
+            /* the reference: the sum where both hold a value, the one value where one does */
+            for (uint64_t i = 0; i < n; i++)
+                if (!count_nz(a + i * e, 1, e))
+                    memcpy(want + i * e, b + i * e, e);
+                else if (count_nz(b + i * e, 1, e))
+                    ref_add(t, want + i * e, b + i * e, 1);
+            ck_assert_msg(same_sums(t, got, want, n), "merge %s n %llu", tc_sparse_dtype_name(t), (unsigned long long)n);
+            ck_assert_uint_eq(nm, count_nz(want, n, e)); /* zero sums dropped, nothing else */
+            ck_assert(n <= 3 || !count_nz(want + 3 * e, 1, e));
+            free(pa);
+            free(pb);
+            free(pm);
+            free(got);
+            free(want);
+            free(a);
+            free(b);
+            free(d);
+        }
+    }
+}
+END_TEST
+
+START_TEST(test_truncated_and_corrupt)
+{
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_rng r;
+    tc_rng_seed(&r, tu_seed() + 2);
+    const uint64_t n = 4096 + 200;
+    unsigned char *x = gen(&r, n, 4, 0.2);
+    size_t cap = (size_t)tc_sparse_msg_bound(TC_SP_PICI, n, 4), mb;
+    unsigned char *m = malloc(cap), *out = malloc(n * 4);
+    ck_assert_int_eq(tc_sparse_msg_encode(&ctx, TC_SP_PICI, TC_SP_F32, x, n, m, cap, &mb, NULL), TC_OK);
+    /* every truncation is refused, reading only what is there */
+    for (size_t len = 0; len < mb; len += (len < 600 ? 1 : 97)) {
+        void *t = exact(m, len);
+        tu_ctx(&ctx);
+        ck_assert_int_eq(tc_sparse_msg_decode(&ctx, t, len, TC_SP_F32, n, out, 0), TC_ERR_INVALID);
+        ck_assert_ptr_nonnull(strstr(tu_diags(), "error: sparse message: truncated"));
+        free(t);
+    }
+    /* every bit flipped in the metadata (bit vector, tile index) is caught by the payload checks */
+    const size_t meta = 8 * ((n + 63) / 64) + 4 * 2;
+    unsigned char *pay = m + TC_SPARSE_HDR_BYTES;
+    for (size_t bit = 0; bit < meta * 8; bit += 1 + tc_rng_below(&r, 7)) {
+        pay[bit / 8] ^= (unsigned char)(1u << (bit % 8));
+        tu_ctx(&ctx);
+        ck_assert_msg(tc_sparse_pici_check(&ctx, pay, mb - TC_SPARSE_HDR_BYTES, n, 4, NULL) == TC_ERR_INVALID,
+                      "bit %zu not caught", bit);
+        pay[bit / 8] ^= (unsigned char)(1u << (bit % 8));
+    }
+    ck_assert_int_eq(tc_sparse_pici_check(&ctx, pay, mb - TC_SPARSE_HDR_BYTES, n, 4, NULL), TC_OK);
+    /* exact messages */
+    uint64_t w;
+    memcpy(&w, pay, 8);
+    w ^= 1;
+    memcpy(pay, &w, 8);
+    tu_ctx(&ctx);
+    ck_assert_int_eq(tc_sparse_msg_decode(&ctx, m, mb, TC_SP_F32, n, out, 0), TC_ERR_INVALID);
+    ck_assert_ptr_nonnull(strstr(tu_diags(), "tacosc: error: pici: tile 1: index "));
+    w ^= 1;
+    memcpy(pay, &w, 8);
+    uint64_t last; /* a bit past the end of the partial tile (200 elements: 4 columns of 50 rows) */
+    memcpy(&last, pay + 8 * 64, 8);
+    last |= 1ull << 60;
+    memcpy(pay + 8 * 64, &last, 8);
+    tu_ctx(&ctx);
+    ck_assert_int_eq(tc_sparse_msg_decode(&ctx, m, mb, TC_SP_F32, n, out, 1), TC_ERR_INVALID);
+    ck_assert_str_eq(tu_diags(), "tacosc: error: pici: tile 1 column 0: bits set past the last element\n");
+    last &= ~(1ull << 60);
+    memcpy(pay + 8 * 64, &last, 8);
+    ck_assert_int_eq(tc_sparse_msg_decode(&ctx, m, mb, TC_SP_F32, n, out, 0), TC_OK);
+    ck_assert(!memcmp(out, x, n * 4));
+    /* header rules */
+    struct { size_t off; uint64_t val; size_t w; const char *msg; } hc[] = {
+        {0, 0x12345678, 4, "tacosc: error: sparse message: bad magic 0x12345678 (not a sparse message)\n"},
+        {4, 7, 2, "tacosc: error: sparse message: unknown format 7\n"},
+        {6, 2, 2, "tacosc: error: sparse message: 2-byte elements, expected 4 (float32)\n"},
+        {8, n + 1, 8, "tacosc: error: sparse message: 4297 elements, expected 4296\n"},
+        {16, n + 1, 8, "tacosc: error: sparse message: 4297 nonzeros in 4296 elements\n"},
+    };
+    for (size_t k = 0; k < sizeof hc / sizeof hc[0]; k++) {
+        unsigned char save[8];
+        memcpy(save, m + hc[k].off, hc[k].w);
+        memcpy(m + hc[k].off, &hc[k].val, hc[k].w);
+        tu_ctx(&ctx);
+        ck_assert_int_eq(tc_sparse_msg_decode(&ctx, m, mb, TC_SP_F32, n, out, 0), TC_ERR_INVALID);
+        ck_assert_str_eq(tu_diags(), hc[k].msg);
+        memcpy(m + hc[k].off, save, hc[k].w);
+    }
+    uint64_t nnz;
+    memcpy(&nnz, m + 16, 8);
+    nnz--;
+    memcpy(m + 16, &nnz, 8);
+    tu_ctx(&ctx);
+    ck_assert_int_eq(tc_sparse_msg_decode(&ctx, m, mb, TC_SP_F32, n, out, 0), TC_ERR_INVALID);
+    ck_assert_ptr_nonnull(strstr(tu_diags(), "tacosc: error: sparse message: pici payload of "));
+    free(m);
+    /* COO: an index out of range, one out of order, a cut record */
+    uint32_t rec[6] = {3, 0x3f800000u, 9, 0x40000000u, 5, 0x40400000u};
+    tu_ctx(&ctx);
+    ck_assert_int_eq(tc_sparse_coo_check(&ctx, rec, 16, 8, 4, NULL), TC_ERR_INVALID);
+    ck_assert_str_eq(tu_diags(), "tacosc: error: coo: record 1: index 9 out of range (8 elements)\n");
+    tu_ctx(&ctx);
+    ck_assert_int_eq(tc_sparse_coo_add(&ctx, rec, 24, 12, TC_SP_F32, out), TC_ERR_INVALID);
+    ck_assert_str_eq(tu_diags(), "tacosc: error: coo: record 2: index 5 does not follow index 9\n");
+    tu_ctx(&ctx);
+    ck_assert_int_eq(tc_sparse_coo_decompress(&ctx, rec, 15, 12, 4, out), TC_ERR_INVALID);
+    ck_assert_str_eq(tu_diags(), "tacosc: error: coo: truncated: 15 bytes are not a whole number of 8-byte records\n");
+    /* too small an output buffer is a limit, not a crash */
+    unsigned char small[40];
+    size_t bytes;
+    tu_ctx(&ctx);
+    ck_assert_int_eq(tc_sparse_pici_compress(&ctx, x, n, 4, small, sizeof small, &nnz, &bytes), TC_ERR_LIMIT);
+    ck_assert_int_eq(tc_sparse_coo_compress(&ctx, x, n, 4, small, sizeof small, &nnz, &bytes), TC_ERR_LIMIT);
+    free(out);
+    free(x);
+}
+END_TEST
+
+START_TEST(test_fill_forecast)
+{
+    /* eq. 7 step by step is the closed form */
+    double d = 0.03;
+    for (int k = 2; k <= 64; k++) {
+        d = tc_sparse_fill_next(d, 0.03);
+        ck_assert(fabs(d - tc_sparse_fill(0.03, k)) < 1e-12);
+    }
+    ck_assert(tc_sparse_fill(0.5, 0) == 0 && tc_sparse_fill(0.5, 1) == 0.5 && tc_sparse_fill(1, 3) == 1);
+    /* a ring reduce-scatter on 8 ranks, run on real sparse data: after each reduction step the messages'
+     * measured density is the forecast of the contributions they carry, within 5 standard deviations */
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_topo *t = NULL;
+    ck_assert_int_eq(tc_topo_generate(&ctx, "ring", "8", NULL, 0, &t), TC_OK);
+    const int R = 8;
+    const uint64_t n = 1 << 15; /* elements per chunk */
+    tc_sched *s = tu_gen("ring", t, TC_COLL_REDUCESCATTER, (uint64_t)R * n * 4);
+    int *k = NULL;
+    ck_assert_int_eq(tc_sparse_contribs(&ctx, s, &k), TC_OK);
+    tc_rng r;
+    tc_rng_seed(&r, tu_seed() + 3);
+    const double d0 = 0.05 + 0.1 * tc_rng_unit(&r);
+    float *buf = calloc((size_t)R * R * n, sizeof *buf); /* [rank][chunk][n] */
+    for (size_t i = 0; i < (size_t)R * R * n; i++)
+        buf[i] = tc_rng_unit(&r) < d0 ? (float)(1 + tc_rng_below(&r, 100)) : 0.0f; /* positive: no cancellation */
+    float *msg = malloc(n * sizeof *msg);
+    int checked = 0;
+    for (int step = 0; step < s->n_steps; step++)
+        for (int i = 0; i < s->n_xfers; i++) { /* ring: one transfer per rank per step, no overlap */
+            const tc_xfer *x = &s->xfers[i];
+            if (x->step != step)
+                continue;
+            float *src = buf + ((size_t)x->src * R + (size_t)x->chunk) * n;
+            float *dst = buf + ((size_t)x->dst * R + (size_t)x->chunk) * n;
+            memcpy(msg, src, n * sizeof *msg);
+            uint64_t nz = count_nz((unsigned char *)msg, n, 4);
+            double p = tc_sparse_fill(d0, k[i]), sd = sqrt(p * (1 - p) / (double)n);
+            ck_assert_int_eq(k[i], step + 1);
+            ck_assert_msg(fabs((double)nz / (double)n - p) < 5 * sd + 1e-9, "step %d: measured %g, forecast %g", step,
+                          (double)nz / (double)n, p);
+            checked++;
+            for (uint64_t j = 0; j < n; j++)
+                dst[j] += msg[j];
+        }
+    ck_assert_int_eq(checked, R * (R - 1));
+    free(msg);
+    free(buf);
+    free(k);
+    tc_sched_free(s);
+    tc_topo_free(t);
+}
+END_TEST
+
+/* The formats of transfers with k contributions (first seen), as letters. */
+static void fmt_by_k(const tc_sched *s, const tc_sched_sparse *sp, const int *k, char *out, int kmax)
+{
+    for (int j = 0; j <= kmax; j++)
+        out[j] = '-';
+    out[kmax + 1] = 0;
+    for (int i = 0; i < s->n_xfers; i++)
+        if (k[i] <= kmax)
+            out[k[i]] = "dpc"[sp->fmt[i]];
+}
+
+START_TEST(test_decisions)
+{
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_topo *t = NULL;
+    ck_assert_int_eq(tc_topo_generate(&ctx, "ring", "4", NULL, 0, &t), TC_OK);
+    tc_sched *s = tu_gen("ring", t, TC_COLL_ALLREDUCE, 1 << 20);
+    int *k = NULL;
+    ck_assert_int_eq(tc_sparse_contribs(&ctx, s, &k), TC_OK);
+    tc_sparse_opts o;
+    tc_sparse_opts_init(&o);
+    tc_sched_sparse *sp = NULL;
+    char got[8];
+    int cnt[TC_SP_FMT_COUNT];
+    /* 99% sparse: everything Pici */
+    o.density = 0.01;
+    ck_assert_int_eq(tc_sparse_plan(&ctx, t, s, &o, &sp), TC_OK);
+    tc_sparse_counts(sp, cnt);
+    ck_assert_int_eq(cnt[TC_SP_PICI], s->n_xfers);
+    tc_sched_sparse_free(sp);
+    /* d0 = 0.3 (the file comment's trace): k = 1 sparsity 0.7 > 0.6 Pici; k = 2, 3 (0.49, 0.343) dense;
+     * the all-gather phase, k = 4, sparsity 0.2401 > 0.1: Pici again */
+    o.density = 0.3;
+    ck_assert_int_eq(tc_sparse_plan(&ctx, t, s, &o, &sp), TC_OK);
+    fmt_by_k(s, sp, k, got, 4);
+    ck_assert_str_eq(got, "-pddp");
+    tc_sched_sparse_free(sp);
+    /* COO at the same density: 0.7 is not above COO's 0.7: dense; all-gather 0.2401 <= 0.5: dense */
+    o.format = TC_SP_COO;
+    ck_assert_int_eq(tc_sparse_plan(&ctx, t, s, &o, &sp), TC_OK);
+    fmt_by_k(s, sp, k, got, 4);
+    ck_assert_str_eq(got, "-dddd");
+    tc_sched_sparse_free(sp);
+    /* --thresholds 0,0,0 with COO: every send sparse */
+    o.th[TC_SP_COO] = (tc_sparse_thresholds){0, 0, 0};
+    ck_assert_int_eq(tc_sparse_plan(&ctx, t, s, &o, &sp), TC_OK);
+    fmt_by_k(s, sp, k, got, 4);
+    ck_assert_str_eq(got, "-cccc");
+    tc_sched_sparse_free(sp);
+    /* auto at 99.9%: both admitted, at equal codec throughputs COO's messages are smaller (0.002 against
+     * 0.0325 of dense) */
+    for (int f = TC_SP_PICI; f <= TC_SP_COO; f++)
+        t->codec_bw[f][0] = t->codec_bw[f][1] = 10e9;
+    tc_sparse_opts_init(&o);
+    o.format = TC_SP_AUTO;
+    o.density = 0.001;
+    ck_assert_int_eq(tc_sparse_plan(&ctx, t, s, &o, &sp), TC_OK);
+    tc_sparse_counts(sp, cnt);
+    ck_assert_int_eq(cnt[TC_SP_COO], s->n_xfers);
+    tc_sched_sparse_free(sp);
+    /* auto at 90%: COO 0.2 against Pici 0.13: Pici */
+    o.density = 0.1;
+    ck_assert_int_eq(tc_sparse_plan(&ctx, t, s, &o, &sp), TC_OK);
+    fmt_by_k(s, sp, k, got, 4);
+    ck_assert_str_eq(got, "-pppp");
+    tc_sched_sparse_free(sp);
+    /* at the measured defaults, Pici's faster codec outweighs COO's smaller messages on 50 GB/s links */
+    memset(t->codec_bw, 0, sizeof t->codec_bw);
+    o.density = 0.001;
+    ck_assert_int_eq(tc_sparse_plan(&ctx, t, s, &o, &sp), TC_OK);
+    tc_sparse_counts(sp, cnt);
+    ck_assert_int_eq(cnt[TC_SP_PICI], s->n_xfers);
+    tc_sched_sparse_free(sp);
+    /* topology-aware: nodes {0,1} {2,3}; d0 = 0.45, k = 1: sparsity 0.55, inter (0.5) Pici, intra (0.6) dense */
+    t->node_of = malloc(4 * sizeof *t->node_of);
+    for (int v = 0; v < 4; v++)
+        t->node_of[v] = v / 2;
+    t->n_nodes = 2;
+    tc_sparse_opts_init(&o);
+    o.density = 0.45;
+    ck_assert_int_eq(tc_sparse_plan(&ctx, t, s, &o, &sp), TC_OK);
+    for (int i = 0; i < s->n_xfers; i++)
+        if (k[i] == 1) {
+            const int inter = t->node_of[s->xfers[i].src] != t->node_of[s->xfers[i].dst];
+            ck_assert_msg(sp->fmt[i] == (inter ? TC_SP_PICI : TC_SP_DENSE), "transfer %d %d->%d", i, s->xfers[i].src,
+                          s->xfers[i].dst);
+        }
+    tc_sched_sparse_free(sp);
+    /* a collective that does not reduce is judged by the all-gather threshold alone */
+    tc_sched *ag = tu_gen("ring", t, TC_COLL_ALLGATHER, 1 << 20);
+    o.density = 0.85; /* sparsity 0.15 > 0.1 */
+    ck_assert_int_eq(tc_sparse_plan(&ctx, t, ag, &o, &sp), TC_OK);
+    tc_sparse_counts(sp, cnt);
+    ck_assert_int_eq(cnt[TC_SP_PICI], ag->n_xfers);
+    tc_sched_sparse_free(sp);
+    o.density = 0.95;
+    ck_assert_int_eq(tc_sparse_plan(&ctx, t, ag, &o, &sp), TC_OK);
+    tc_sparse_counts(sp, cnt);
+    ck_assert_int_eq(cnt[TC_SP_DENSE], ag->n_xfers);
+    tc_sched_sparse_free(sp);
+    /* bad options */
+    o.density = 1.5;
+    tu_ctx(&ctx);
+    ck_assert_int_eq(tc_sparse_plan(&ctx, t, ag, &o, &sp), TC_ERR_INVALID);
+    ck_assert_str_eq(tu_diags(), "tacosc: error: sparse: density 1.5 is not in [0, 1]\n");
+    tc_sparse_thresholds th;
+    ck_assert_int_eq(tc_sparse_thresholds_parse(&ctx, "0.6,0.5,0.1", &th), TC_OK);
+    ck_assert(th.intra == 0.6 && th.inter == 0.5 && th.allgather == 0.1);
+    tu_ctx(&ctx);
+    ck_assert_int_eq(tc_sparse_thresholds_parse(&ctx, "0.6,0.5", &th), TC_ERR_USAGE);
+    ck_assert_str_eq(tu_diags(),
+                     "tacosc: error: --thresholds: '0.6,0.5' is not INTRA,INTER,ALLGATHER (three sparsities from 0 to 1)\n");
+    ck_assert_int_eq(tc_sparse_thresholds_parse(&ctx, "0.6,0.5,1.1", &th), TC_ERR_USAGE);
+    tc_sched_free(ag);
+    free(k);
+    tc_sched_free(s);
+    tc_topo_free(t);
+}
+END_TEST
+
+START_TEST(test_cost_terms)
+{
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_topo *t = NULL;
+    ck_assert_int_eq(tc_topo_generate(&ctx, "ring", "4", NULL, 0, &t), TC_OK);
+    t->codec_bw[TC_SP_PICI][0] = 10e9;
+    t->codec_bw[TC_SP_PICI][1] = 20e9;
+    tc_sched *s = tu_gen("ring", t, TC_COLL_ALLGATHER, 1 << 20);
+    tc_sparse_opts o;
+    tc_sparse_opts_init(&o);
+    o.density = 0.01;
+    ck_assert_int_eq(tc_sparse_plan(&ctx, t, s, &o, &s->sparse), TC_OK);
+    tc_sparse_cost *c = NULL;
+    ck_assert_int_eq(tc_sparse_cost_create(&ctx, t, s, &c), TC_OK);
+    int compressed = 0;
+    for (int i = 0; i < s->n_xfers; i++) {
+        ck_assert(fabs(c->scale[i] - (0.01 + 1.0 / 32 + 1.0 / 4096)) < 1e-12);
+        ck_assert(c->post[i] == 1 / 20e9);
+        /* a rank compresses its own chunk once; forwards go as they came */
+        const int own = s->xfers[i].chunk / s->chunks_per_rank == s->xfers[i].src;
+        ck_assert_msg(c->pre[i] == (own ? 1 / 10e9 : 0), "transfer %d", i);
+        compressed += own;
+    }
+    ck_assert_int_eq(compressed, 4);
+    ck_assert(fabs(c->wire - (0.01 + 1.0 / 32 + 1.0 / 4096)) < 1e-12);
+    tc_sparse_cost_free(c);
+    tc_sched_free(s);
+    tc_topo_free(t);
+}
+END_TEST
+
+static Suite *make_suite(void)
+{
+    Suite *s = suite_create("sparse");
+    TCase *tc = tcase_create("sparse");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_layout_trace);
+    tcase_add_test(tc, test_size_formula);
+    tcase_add_test(tc, test_round_trip);
+    tcase_add_test(tc, test_add_and_merge);
+    tcase_add_test(tc, test_truncated_and_corrupt);
+    tcase_add_test(tc, test_fill_forecast);
+    tcase_add_test(tc, test_decisions);
+    tcase_add_test(tc, test_cost_terms);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+TU_MAIN(make_suite)
