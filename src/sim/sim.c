@@ -653,6 +653,7 @@ static tc_status event_pass(tc_ctx *ctx, sim_router *ro, order *o, double bytes,
     *how = PASS_DONE;
     simt makespan = 0;
     int e = 0, dilation = 0;
+    const int codec = ro->pre || ro->post, scaled = ro->scale != NULL; /* sparse plans' per-transfer costs */
     for (int k = 0; k < M; k++) {
         const int i = ident ? k : o->issue[k];
         const tc_xfer *x = &xs[i];
@@ -700,16 +701,18 @@ static tc_status event_pass(tc_ctx *ctx, sim_router *ro, order *o, double bytes,
         } else if ((st = tc_sim_route_of(ctx, ro, i, &links, &n)))
             goto done;
         simt pre = 0, post = 0, occ;
-        if (n && (ro->pre || ro->post) && (st = tc_sim_xfer_codec(ctx, ro, i, bytes, &pre, &post)))
-            goto done;
-        if (__builtin_add_overflow(ready, pre, &ready) || ready > SIM_T_MAX) {
-            st = tc_sim_too_long(ctx, s, i);
-            goto done;
+        if (codec && n) {
+            if ((st = tc_sim_xfer_codec(ctx, ro, i, bytes, &pre, &post)))
+                goto done;
+            if (__builtin_add_overflow(ready, pre, &ready) || ready > SIM_T_MAX) {
+                st = tc_sim_too_long(ctx, s, i);
+                goto done;
+            }
         }
         for (int h = 0; h < n; h++) {
             lane *L = &ln[links[h]];
             occ = L->occ;
-            if (ro->scale && (st = tc_sim_xfer_occ(ctx, ro, i, links[h], bytes, &occ)))
+            if (scaled && (st = tc_sim_xfer_occ(ctx, ro, i, links[h], bytes, &occ)))
                 goto done;
             /* a chunk ready before one served ahead of it would have gone first, unless both are sends of
              * one channel, which keep the plan's order */
@@ -729,7 +732,7 @@ static tc_status event_pass(tc_ctx *ctx, sim_router *ro, order *o, double bytes,
                 tc_sim_bin_add(bn, links[h], sim_sec(st0), sim_sec(L->free));
             ready = L->free;
         }
-        if (__builtin_add_overflow(ready, post, &ready) || ready > SIM_T_MAX) {
+        if (post && (__builtin_add_overflow(ready, post, &ready) || ready > SIM_T_MAX)) {
             st = tc_sim_too_long(ctx, s, i);
             goto done;
         }
