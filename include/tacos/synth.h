@@ -35,21 +35,4 @@
 tc_status tc_synth_tacos(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_gen_opts *opts,
                          tc_sched **out);
 
-/** Lower bounds on the collective time of `coll` on a topology (switches unwound as tc_synth_tacos does). */
-typedef struct tc_synth_bounds {
-    double ideal;       /**< TACOS paper §V-A: size x f(n) / min per-NPU injection bandwidth + diameter
-                             alpha, with f = 2(n-1)/n all-reduce, (n-1)/n all-gather, reduce-scatter,
-                             gather, scatter, 1 broadcast and reduce (seconds) */
-    double degree;      /**< per-NPU link bound: the least T such that the in-links (out-links for reduce
-                             and scatter) of the busiest NPU, each moving one chunk per alpha + beta x
-                             chunk, carry the chunks that NPU must receive (send); at least the
-                             store-and-forward latency of the farthest pair when all links cost the same */
-    double diameter_alpha; /**< the alpha part of `ideal` (exact up to 1024 NPUs, else a two-sweep lower
-                                bound) */
-    double min_bw;      /**< the bandwidth part of `ideal`, B/s */
-} tc_synth_bounds;
-
-tc_status tc_synth_bounds_get(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_gen_opts *opts,
-                              tc_synth_bounds *out);
-
 #endif

@@ -3,7 +3,7 @@
 #
 # Per case: synthesis wall time and CPU time of tc_synth_tacos alone (median of 3; the 200x200 case runs
 # once; CPU time is the figure to trust on a shared machine), peak RSS of the process, collective time, and its ratio to the TACOS §V-A ideal bound and to the
-# per-NPU link (degree) bound of tc_synth_bounds_get.  1 GiB collective, 1 chunk per NPU, the shipped
+# lower bound of tc_sim_bound (the event model's: link, aggregate, cut, latency).  1 GiB collective, 1 chunk per NPU, the shipped
 # topologies (alpha 0.5 us, 50 GB/s unless the paper's setup says otherwise); the 64x64 and 200x200 meshes
 # are built in memory by the driver (same links as `tacosc topo mesh AxB`).
 #
@@ -27,7 +27,7 @@ $CC -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Wno-unused-parameter -Iinclude -pt
 
 T=topologies
 fails=0
-printf '%-26s %-10s %6s %9s %9s %8s %12s %8s %8s\n' case coll npus wall_s cpu_s rss_MiB time_s /ideal /degree
+printf '%-26s %-10s %6s %9s %9s %8s %12s %8s %8s\n' case coll npus wall_s cpu_s rss_MiB time_s /ideal /bound
 run() { # name coll reps topo [extra driver options]
     name=$1 coll=$2 reps=$3 topo=$4
     shift 4
