@@ -95,6 +95,12 @@ static simt link_bound(const simt *occ, const int *lk, int deg, int64_t need)
     return lo;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 /* The shape of the collective the bounds are for. */
 typedef struct shape {
     tc_coll coll;
@@ -412,6 +418,61 @@ done:
     return st;
 }
 
+/*
+ * Gather and scatter: the balls around the root.  For S = the NPUs within time-distance r of the root
+ * (toward it for gather, from it for scatter), the K(R - s) chunks from outside must enter S (gather) or
+ * leave it (scatter) over its in- (out-) links, and each still has to reach the root from where it entered
+ * (or first reach the link it leaves by): the cut's link bound plus the least such distance.  Every distinct
+ * radius up to EXACT_NPUS NPUs, 64 spread radii above.
+ */
+static void ball_cuts(bctx *b, tc_bound *out)
+{
+    const tc_topo *t = b->t;
+    const int n = t->n_npus, gather = b->h.coll == TC_COLL_GATHER;
+    if ((!gather && b->h.coll != TC_COLL_SCATTER) || n < 3)
+        return;
+    dijkstra(b, b->h.root, gather, NULL); /* b->dist: to the root (gather), from it (scatter) */
+    double *r = malloc((size_t)n * sizeof *r);
+    if (!r)
+        return;
+    int nr = 0;
+    for (int v = 0; v < n; v++)
+        if (isfinite(b->dist[v]))
+            r[nr++] = b->dist[v];
+    qsort(r, (size_t)nr, sizeof *r, cmp_double);
+    int u = 0;
+    for (int i = 0; i < nr; i++)
+        if (u == 0 || r[i] != r[u - 1])
+            r[u++] = r[i];
+    const int step = u > EXACT_NPUS ? u / 64 : 1;
+    for (int i = 0; i + 1 < u; i += step) {
+        int64_t s = 0;
+        for (int v = 0; v < n; v++)
+            s += b->dist[v] <= r[i];
+        int nl = 0;
+        double near = INFINITY; /* the least distance of an entry (exit) vertex of S */
+        for (int l = 0; l < t->n_links; l++) {
+            const int a = t->links[l].src, c = t->links[l].dst;
+            const int ain = b->dist[a] <= r[i], cin = b->dist[c] <= r[i];
+            if (gather ? (!ain && cin) : (ain && !cin)) {
+                b->lk[nl++] = l;
+                const double d = b->dist[gather ? c : a];
+                if (d < near)
+                    near = d;
+            }
+        }
+        if (!nl)
+            continue;
+        const double tm = link_bound(b->occ, b->lk, nl, (int64_t)b->h.K * (b->h.R - s)) / SIM_FS + near;
+        if (tm > out->cut) {
+            out->cut = tm;
+            snprintf(out->cut_desc, sizeof out->cut_desc, "the %lld npus nearest the root, %s", (long long)s,
+                     gather ? "in, then to the root" : "from the root, then out");
+        }
+    }
+    free(r);
+}
+
 static tc_status cut_bounds(bctx *b, tc_bound *out)
 {
     const tc_topo *t = b->t;
@@ -540,6 +601,7 @@ tc_status tc_sim_bound(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, uint
     b.aggregate = link_bound(c.occ, c.lk, topo->n_links, aggregate_need(&c)) / SIM_FS;
     if ((st = cut_bounds(&c, &b)))
         goto done;
+    ball_cuts(&c, &b);
     b.latency = latency_bound(&c);
     /* the largest; on a tie the more specific one (link, cut) names it */
     b.time = b.link;
