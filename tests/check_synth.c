@@ -10,7 +10,7 @@
 
 static const tc_coll all_colls[] = {TC_COLL_ALLGATHER, TC_COLL_REDUCESCATTER, TC_COLL_ALLREDUCE,
                                     TC_COLL_BROADCAST, TC_COLL_REDUCE,        TC_COLL_GATHER,
-                                    TC_COLL_SCATTER};
+                                    TC_COLL_SCATTER,   TC_COLL_ALLTOALL};
 #define N_COLLS ((int)(sizeof all_colls / sizeof all_colls[0]))
 
 /* A random strongly connected topology: a random Hamiltonian cycle (one or both directions) plus random
@@ -294,19 +294,73 @@ START_TEST(test_unreachable_pair_named)
 }
 END_TEST
 
-START_TEST(test_alltoall_unsupported)
+/* The simulated time of a plan on its topology (the one prediction). */
+static double sim_time(tc_ctx *ctx, const tc_sched *s, const tc_topo *t, tc_bound *b)
+{
+    tc_sim_opts so;
+    tc_sim_opts_init(&so);
+    tc_sim_result *r = NULL;
+    ck_assert_int_eq(tc_sim_run(ctx, s, t, &so, &r), TC_OK);
+    double tm = r->time;
+    if (b)
+        *b = r->bound;
+    tc_sim_result_free(r);
+    return tm;
+}
+
+/* All-to-all: one path per chunk; on tori and meshes within 10% of the bisection (cut) bound with two
+ * chunks per pair, and the simulator reproduces the plan's own time. */
+START_TEST(test_alltoall_near_cut_bound)
 {
     tc_ctx ctx;
     tu_ctx(&ctx);
-    tc_topo *t = biring(4);
-    tc_gen_opts o;
-    tc_gen_opts_init(&o);
-    tc_sched *s = NULL;
-    ck_assert_int_eq(tc_synth_tacos(&ctx, t, TC_COLL_ALLTOALL, &o, &s), TC_ERR_UNSUPPORTED);
-    ck_assert_ptr_null(s);
-    ck_assert_str_eq(tu_diags(), "tacosc: error: tacos does not synthesize alltoall (every chunk has its own "
-                                 "destination; use --algo direct or another generator)\n");
-    tc_topo_free(t);
+    ctx.seed = tu_seed();
+    tc_topo *topos[] = {grid(4, 4, 1), grid(4, 4, 0), grid(6, 3, 1), biring(8)};
+    for (size_t i = 0; i < sizeof topos / sizeof topos[0]; i++) {
+        tc_gen_opts o;
+        tc_gen_opts_init(&o);
+        o.size = 1ull << 30;
+        o.chunks = 2;
+        tc_sched *s = synth_checked(&ctx, topos[i], topos[i], TC_COLL_ALLTOALL, &o);
+        tc_bound b;
+        const double sim = sim_time(&ctx, s, topos[i], &b);
+        ck_assert_msg(sim <= s->time * (1 + 1e-9), "%s: simulated %.9g, plan %.9g", topos[i]->name, sim, s->time);
+        ck_assert(s->time >= b.time * (1 - 1e-9));
+        ck_assert_msg(s->time <= 1.10 * b.time, "%s %d npus: all-to-all %.9g vs bound %.9g (%s)", topos[i]->name,
+                      topos[i]->n_npus, s->time, b.time, b.cut_desc);
+        tc_sched_free(s);
+        tc_topo_free(topos[i]);
+    }
+}
+END_TEST
+
+/* Gather and scatter: one path per chunk reaches the bound on rings and tori with one chunk per rank, wherever
+ * the root is, and on meshes rooted at a corner (an edge or inner root of a small mesh can take one slot
+ * more: its in-links' feeders are too few near the border). */
+START_TEST(test_gather_scatter_at_bound)
+{
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    ctx.seed = tu_seed();
+    tc_rng r;
+    tc_rng_seed(&r, tu_seed() + 9);
+    tc_topo *topos[] = {grid(5, 5, 1), grid(4, 6, 0), biring(11)};
+    for (size_t i = 0; i < sizeof topos / sizeof topos[0]; i++) {
+        for (int c = 0; c < 2; c++) {
+            tc_gen_opts o;
+            tc_gen_opts_init(&o);
+            o.size = 1ull << 30;
+            o.root = strcmp(topos[i]->name, "mesh") ? (int)tc_rng_below(&r, (uint64_t)topos[i]->n_npus) : 0;
+            tc_sched *s = synth_checked(&ctx, topos[i], topos[i], c ? TC_COLL_SCATTER : TC_COLL_GATHER, &o);
+            tc_bound b;
+            const double sim = sim_time(&ctx, s, topos[i], &b);
+            ck_assert(sim <= s->time * (1 + 1e-9));
+            ck_assert_msg(sim <= b.time * (1 + 1e-7), "%s %s root %d: %.9g vs bound %.9g", topos[i]->name,
+                          c ? "scatter" : "gather", o.root, sim, b.time);
+            tc_sched_free(s);
+        }
+        tc_topo_free(topos[i]);
+    }
 }
 END_TEST
 
@@ -518,7 +572,8 @@ static Suite *synth_suite(void)
     tcase_add_test(tc, test_same_seed_identical);
     tcase_add_test(tc, test_trials_deterministic_and_not_worse);
     tcase_add_test(tc, test_unreachable_pair_named);
-    tcase_add_test(tc, test_alltoall_unsupported);
+    tcase_add_test(tc, test_alltoall_near_cut_bound);
+    tcase_add_test(tc, test_gather_scatter_at_bound);
     tcase_add_test(tc, test_switch_every_degree);
     tcase_add_test(tc, test_best_not_worse_than_random_on_torus);
     tcase_add_test(tc, test_allgather_reaches_ideal);

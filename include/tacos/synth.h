@@ -16,7 +16,9 @@
  * the chunk); TC_MATCH_BEST (default) ranks candidates by earliest arrival, fewest alternative in-links,
  * rarity, and takes a maximum matching per destination; above 2^20 (npu, chunk) pairs it forwards in
  * arrival order (FIFO).  See src/synth/ten.c.  Memory: n_npus x n_chunks bits (claims) plus per-NPU
- * arrival lists (2 bytes per entry up to 65536 chunks, compacted) plus the transfer list.
+ * arrival lists (2 bytes per entry up to 65536 chunks, compacted) plus the transfer list.  Gather, scatter
+ * and all-to-all take one earliest-arrival path per chunk over link timetables instead (src/synth/paths.c;
+ * memory: R x vertices time-distances for all-to-all and scatter, the timetables' busy blocks).
  */
 #ifndef TACOS_SYNTH_H
 #define TACOS_SYNTH_H
@@ -24,13 +26,13 @@
 #include "tacos/algo.h"
 
 /**
- * The `tacos` generator (registry entry).  Serves allgather, reducescatter, allreduce, broadcast, reduce,
- * gather and scatter (alltoall: TC_ERR_UNSUPPORTED).  Uses opts->size, chunks, root, unwind, match,
- * trials, threads, stats_only and ctx->seed.  Every transfer is on one physical link (`link` set, no
- * route); times in seconds; `step` is the index of the event round in which the transfer starts (counted
- * backwards in the reduce phases, which are synthesized reversed).  With stats_only the schedule has no
- * transfers, only `time` and `n_steps`.  Errors: TC_ERR_INVALID when an NPU cannot reach another that it
- * must (the message names the pair), TC_ERR_UNSUPPORTED for alltoall.
+ * The `tacos` generator (registry entry).  Serves every collective.  Uses opts->size, chunks, root, unwind,
+ * match, trials, threads, stats_only and ctx->seed.  Every transfer is on one physical link (`link` set, no
+ * route); times in seconds; `step` is the index of the event round (or, for gather, scatter and all-to-all,
+ * of the distinct start time) in which the transfer starts (counted backwards in the reduce phases, which
+ * are synthesized reversed).  With stats_only the schedule has no transfers, only `time` and `n_steps`.
+ * Errors: TC_ERR_INVALID when an NPU cannot reach another that it must (the message names the pair),
+ * TC_ERR_LIMIT for an all-to-all of more than 2^24 chunks.
  */
 tc_status tc_synth_tacos(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_gen_opts *opts,
                          tc_sched **out);

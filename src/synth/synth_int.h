@@ -30,14 +30,18 @@ tc_status tc_synth_net_build(const tc_topo *t, int reversed, uint64_t chunk_byte
 void tc_synth_net_free(syn_net *net);
 
 typedef enum {
-    SYN_SPREAD, /* every node wants every chunk (all-gather, broadcast) */
-    SYN_RELAY   /* every chunk goes to `root`, relayed downhill (gather) */
+    SYN_SPREAD,  /* every node wants every chunk (all-gather, broadcast) */
+    SYN_RELAY,   /* every chunk goes to `root`, relayed downhill (gather on the largest topologies) */
+    SYN_GATHER,  /* every chunk goes to `root` on its own earliest-arrival path (paths.c) */
+    SYN_SCATTER, /* chunk c goes from `root` to rank c / K on its own earliest-arrival path (paths.c) */
+    SYN_ALLTOALL /* chunk c goes from rank c / (R K) to rank (c / K) mod R on its own path (paths.c) */
 } syn_mode;
 
 typedef struct syn_job {
     syn_mode mode;
     int n_chunks;
-    int K;              /* chunks per rank */
+    int n_ranks;        /* R: NPU vertices 0 .. R-1 of the net (the rest are switch vertices) */
+    int K;              /* chunks per rank (all-to-all: per rank pair) */
     int root;           /* SPREAD: -1 = chunk c starts at rank c / K, else all chunks start at root;
                            RELAY: the gather root (chunk c starts at rank c / K) */
     tc_match_mode match;
@@ -56,6 +60,10 @@ typedef struct syn_result {
     int rounds;         /* event rounds with at least one transfer started */
     int64_t n_xfers;
 } syn_result;
+
+/** SYN_GATHER, SYN_SCATTER and SYN_ALLTOALL (paths.c): one earliest-arrival path per chunk; the same results and errors
+ *  as tc_synth_ten_run. */
+tc_status tc_synth_paths_run(const syn_net *net, const syn_job *job, syn_result *res);
 
 /** Run one synthesis.  Returns TC_ERR_NOMEM, TC_ERR_INTERNAL (stall: some postcondition unreachable),
  *  TC_ERR_LIMIT (the clock would pass SYN_TIME_MAX_PS), or the status of tc_sched_add. */

@@ -12,8 +12,12 @@
  *   reducescatter  allgather on the reversed topology, then reversed in time, copies become reduces
  *   reduce         broadcast on the reversed topology, reversed
  *   allreduce      reducescatter, then allgather shifted by its time
- *   gather         RELAY: every chunk moves one hop closer to the root on each transfer
- *   scatter        gather on the reversed topology, reversed (copies stay copies)
+ *   gather         GATHER (paths.c): every chunk on its own earliest-arrival path to the root; or the
+ *                  mirror, SCATTER from the root on the reversed topology, reversed: the faster of the two;
+ *                  RELAY (every chunk one hop closer to the root per transfer) above 2^28 vertex visits
+ *   scatter        gather on the reversed topology, reversed (copies stay copies), or SCATTER on the
+ *                  topology itself, the faster
+ *   alltoall       ALLTOALL (paths.c): every chunk on its own earliest-arrival path to its destination
  *   Reversal maps a transfer s->d on link l over [t0, t1] of a phase of length T to d->s on the same
  *   physical link l over [T - t1, T - t0], step R - 1 - step.
  * Cost (alpha-beta, chunk b = size / (R K) bytes, size / K for broadcast and reduce): every transfer
@@ -23,7 +27,7 @@
  *   to opts->threads threads (0: one per core); the fastest (lowest i on ties, so the result does not depend
  *   on the thread count) is synthesized again with its transfers and a note names its seed.  s->seed stays
  *   ctx->seed: the same command line gives the same bytes.  stats_only keeps no transfers (time, n_steps).
- * Limits: alltoall is not synthesized (TC_ERR_UNSUPPORTED).  The allreduce phases do not overlap.  Times
+ * Limits: all-to-all up to 2^24 chunks (R^2 K).  The allreduce phases do not overlap.  Times
  *   are kept in integer picoseconds (each link cost rounded to 1 ps) so equal times compare equal; a link
  *   cost or a clock beyond TC_TIME_MAX is refused (TC_ERR_LIMIT), as is a transfer list estimated to need
  *   more memory than is available.
@@ -48,9 +52,16 @@ typedef struct phase {
     tc_op op;      /* op of the transfers after reversal */
 } phase;
 
-/* The phases of a collective (at most 2). */
-static int plan(tc_coll coll, int root, phase ph[2])
+/* Gather and scatter take one path per chunk up to this many vertex visits (vertices^2 x K), the relay above. */
+/* All-to-all: at most this many chunks (R^2 K): a path search each, and R^2 distances. */
+#define ALLTOALL_MAX ((int64_t)1 << 24)
+
+#define PATHS_GATHER_MAX ((int64_t)1 << 28)
+
+/* The phases of a collective (at most 2) on n vertices with K chunks per rank. */
+static int plan(tc_coll coll, int root, int n, int K, phase ph[2])
 {
+    const syn_mode gm = (int64_t)n * n * K <= PATHS_GATHER_MAX ? SYN_GATHER : SYN_RELAY;
     switch (coll) {
     case TC_COLL_ALLGATHER: ph[0] = (phase){SYN_SPREAD, 0, -1, TC_OP_COPY}; return 1;
     case TC_COLL_BROADCAST: ph[0] = (phase){SYN_SPREAD, 0, root, TC_OP_COPY}; return 1;
@@ -60,8 +71,9 @@ static int plan(tc_coll coll, int root, phase ph[2])
         ph[0] = (phase){SYN_SPREAD, 1, -1, TC_OP_REDUCE};
         ph[1] = (phase){SYN_SPREAD, 0, -1, TC_OP_COPY};
         return 2;
-    case TC_COLL_GATHER: ph[0] = (phase){SYN_RELAY, 0, root, TC_OP_COPY}; return 1;
-    case TC_COLL_SCATTER: ph[0] = (phase){SYN_RELAY, 1, root, TC_OP_COPY}; return 1;
+    case TC_COLL_GATHER: ph[0] = (phase){gm, 0, root, TC_OP_COPY}; return 1;
+    case TC_COLL_SCATTER: ph[0] = (phase){gm, 1, root, TC_OP_COPY}; return 1;
+    case TC_COLL_ALLTOALL: ph[0] = (phase){SYN_ALLTOALL, 0, -1, TC_OP_COPY}; return 1;
     default: return 0;
     }
 }
@@ -177,6 +189,7 @@ static void *phase_worker(void *arg)
     syn_job job = {
         .mode = ph->mode,
         .n_chunks = cfg->C,
+        .n_ranks = cfg->topo->n_npus,
         .K = cfg->K,
         .root = ph->root,
         .match = cfg->match,
@@ -188,7 +201,8 @@ static void *phase_worker(void *arg)
         .progress = R->progress,
         .what = cfg->n_ph > 1 ? (R->p ? "all-gather phase" : "reduce-scatter phase") : "",
     };
-    R->st = tc_synth_ten_run(cfg->net[ph->reversed], &job, &R->r);
+    R->st = ph->mode == SYN_GATHER || ph->mode == SYN_ALLTOALL ? tc_synth_paths_run(cfg->net[ph->reversed], &job, &R->r)
+                                                               : tc_synth_ten_run(cfg->net[ph->reversed], &job, &R->r);
     return NULL;
 }
 
@@ -357,10 +371,6 @@ static tc_status flat_topo(tc_ctx *ctx, const tc_topo *t, const tc_gen_opts *opt
 
 static tc_status check_args(tc_ctx *ctx, const tc_topo *t, tc_coll coll, const tc_gen_opts *opts)
 {
-    if (coll == TC_COLL_ALLTOALL)
-        return tc_error(ctx, TC_ERR_UNSUPPORTED, NULL, 0,
-                        "tacos does not synthesize alltoall (every chunk has its own destination; "
-                        "use --algo direct or another generator)");
     if ((unsigned)coll >= TC_COLL_COUNT)
         return tc_error(ctx, TC_ERR_INVALID, NULL, 0, "tacos: unknown collective %d", (int)coll);
     if (t->n_npus < 1)
@@ -371,6 +381,10 @@ static tc_status check_args(tc_ctx *ctx, const tc_topo *t, tc_coll coll, const t
     if ((int64_t)t->n_npus * opts->chunks > INT32_MAX / 2)
         return tc_error(ctx, TC_ERR_LIMIT, NULL, 0, "tacos: %d npus x %d chunks is too many chunks",
                         t->n_npus, opts->chunks);
+    if (coll == TC_COLL_ALLTOALL && (int64_t)t->n_npus * t->n_npus * opts->chunks > ALLTOALL_MAX)
+        return tc_error(ctx, TC_ERR_LIMIT, NULL, 0,
+                        "tacos: all-to-all of %d npus x %d chunks per pair is too large (more than %lld chunks)",
+                        t->n_npus, opts->chunks, (long long)ALLTOALL_MAX);
     if (tc_coll_rooted(coll) && (opts->root < 0 || opts->root >= t->n_npus))
         return tc_error(ctx, TC_ERR_INVALID, NULL, 0, "tacos: root %d out of range (topology has %d npus)",
                         opts->root, t->n_npus);
@@ -415,9 +429,11 @@ tc_status tc_synth_tacos(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const t
     s->seed = ctx->seed;
 
     run_cfg cfg = {.topo = t, .C = s->n_chunks, .K = K, .match = opts->match, .ctx = ctx};
-    cfg.n_ph = plan(coll, opts->root, cfg.ph);
-    for (int p = 0; p < cfg.n_ph; p++) {
-        int rv = cfg.ph[p].reversed;
+    cfg.n_ph = plan(coll, opts->root, t->n_npus, K, cfg.ph);
+    /* gather and scatter: also the mirror (the chunks scattered from the root on the other view, reversed) */
+    const int mirror = cfg.n_ph == 1 && cfg.ph[0].mode == SYN_GATHER;
+    for (int p = 0; p < cfg.n_ph + mirror; p++) {
+        int rv = p < cfg.n_ph ? cfg.ph[p].reversed : !cfg.ph[0].reversed;
         if (!cfg.net[rv]) {
             if ((st = tc_synth_net_build(t, rv, s->chunk_bytes, &net[rv]))) {
                 if (st == TC_ERR_LIMIT)
@@ -429,6 +445,20 @@ tc_status tc_synth_tacos(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const t
             }
             cfg.net[rv] = &net[rv];
         }
+    }
+    if (mirror) { /* keep the faster of the two (the first on a tie) */
+        run_cfg alt = cfg;
+        alt.ph[0].mode = SYN_SCATTER;
+        alt.ph[0].reversed = !cfg.ph[0].reversed;
+        int64_t t0 = 0, t1 = 0;
+        int st0 = 0, st1 = 0;
+        if ((st = run_all(&cfg, ctx->seed, NULL, 0, 0, &t0, &st0)) || (st = run_all(&alt, ctx->seed, NULL, 0, 0, &t1, &st1))) {
+            if (st == TC_ERR_LIMIT)
+                too_long(ctx);
+            goto fail;
+        }
+        if (t1 < t0)
+            cfg = alt;
     }
     uint64_t seed = ctx->seed;
     if (opts->trials > 1) {
@@ -450,8 +480,9 @@ tc_status tc_synth_tacos(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const t
         /* every node receives every chunk once per SPREAD phase; each chunk hops <= R-1 times in RELAY */
         int64_t want = 0;
         for (int p = 0; p < cfg.n_ph; p++)
-            want += cfg.ph[p].mode == SYN_SPREAD ? (int64_t)R * s->n_chunks - s->n_chunks
-                                                 : (int64_t)(R - 1) * K;
+            want += cfg.ph[p].mode == SYN_SPREAD     ? (int64_t)R * s->n_chunks - s->n_chunks
+                    : cfg.ph[p].mode == SYN_ALLTOALL ? (int64_t)R * (R - 1) * K
+                                                     : (int64_t)(R - 1) * K;
         if (want > INT32_MAX) {
             st = tc_error(ctx, TC_ERR_LIMIT, NULL, 0,
                           "tacos: %lld transfers do not fit in a schedule; use --stats-only",
