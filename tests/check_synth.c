@@ -489,6 +489,32 @@ START_TEST(test_bound_is_lower_bound)
 }
 END_TEST
 
+/* All-reduce overlap: on random heterogeneous topologies the plan (with overlap where it is faster) passes the
+ * checker and is never slower than the all-gather after the whole reduce-scatter. */
+START_TEST(test_allreduce_overlap_never_slower)
+{
+    tc_rng r;
+    tc_rng_seed(&r, tu_seed() + 11);
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    for (int trial = 0; trial < 16; trial++) {
+        tc_topo *t = random_topo(&r, 3 + (int)tc_rng_below(&r, 8));
+        tc_gen_opts o;
+        tc_gen_opts_init(&o);
+        o.size = 1ull << 26;
+        o.chunks = 1 + (int)tc_rng_below(&r, 6);
+        ctx.seed = tc_rng_next(&r);
+        tc_sched *a = synth_checked(&ctx, t, t, TC_COLL_ALLREDUCE, &o);
+        o.no_overlap = 1;
+        tc_sched *b = synth_checked(&ctx, t, t, TC_COLL_ALLREDUCE, &o);
+        ck_assert_msg(a->time <= b->time, "overlap %.9g, none %.9g", a->time, b->time);
+        tc_sched_free(a);
+        tc_sched_free(b);
+        tc_topo_free(t);
+    }
+}
+END_TEST
+
 START_TEST(test_stats_only_and_cheapest_link)
 {
     tc_ctx ctx;
@@ -578,6 +604,7 @@ static Suite *synth_suite(void)
     tcase_add_test(tc, test_best_not_worse_than_random_on_torus);
     tcase_add_test(tc, test_allgather_reaches_ideal);
     tcase_add_test(tc, test_bound_is_lower_bound);
+    tcase_add_test(tc, test_allreduce_overlap_never_slower);
     tcase_add_test(tc, test_stats_only_and_cheapest_link);
     tcase_add_test(tc, test_large_fifo_mode);
     suite_add_tcase(s, tc);

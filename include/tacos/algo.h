@@ -20,6 +20,8 @@ typedef struct tc_gen_opts {
     int trials;           /**< TACOS: best of T seeds (default 1) */
     tc_match_mode match;  /**< TACOS matching */
     int stats_only;       /**< TACOS: do not keep the transfer list */
+    int no_overlap;       /**< TACOS all-reduce: all-gather after the whole reduce-scatter (default: each
+                               chunk's all-gather starts when its reduce-scatter ends) */
     int threads;          /**< worker threads (0 = automatic) */
 } tc_gen_opts;
 

@@ -18,9 +18,9 @@
  *   on an idle stretch).  Store and forward: a hop starts once the chunk has fully arrived.  Ties go to the
  *   cheaper link, then to the lower link id, so the result depends on the seed only through the order of
  *   chunks at equal distance.
- * Calendars: per link its busy blocks in time order with every gap between two blocks at least one chunk
- *   long (a shorter gap can never be used, so it is merged into the blocks around it): the first usable
- *   start at or after t is found by one binary search.
+ * Calendars (syn_cal, also the all-reduce overlap's): per link its busy blocks in time order with every gap
+ *   between two blocks at least one chunk long (a shorter gap can never be used, so it is merged into the
+ *   blocks around it): the first usable start at or after t is found by one binary search.
  * Cost: O(V log V + m) per chunk at most (V vertices), usually the few vertices between a chunk's source and
  *   its destination; O(V (m + V log V)) for the distances; memory V^2 distances for all-to-all, V for gather.
  * Limits: a chunk whose destination it cannot reach returns TC_ERR_INTERNAL (callers check reachability).
@@ -32,14 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Busy blocks of one link: [bs[i], be[i]), sorted, gaps between blocks at least `cost`. */
-typedef struct cal {
-    int64_t *bs, *be;
-    int n, cap;
-} cal;
-
 /* First start >= t at which one chunk (cost) fits. */
-static int64_t cal_earliest(const cal *c, int64_t t, int64_t cost)
+int64_t tc_synth_cal_earliest(const syn_cal *c, int64_t t, int64_t cost)
 {
     int lo = 0, hi = c->n;
     while (lo < hi) { /* the first block ending after t */
@@ -54,8 +48,9 @@ static int64_t cal_earliest(const cal *c, int64_t t, int64_t cost)
     return t;
 }
 
-/* Reserve [a, a + cost), which cal_earliest returned, merging gaps shorter than cost into the blocks. */
-static tc_status cal_insert(cal *c, int64_t a, int64_t cost)
+/* Reserve [a, a + cost), which tc_synth_cal_earliest returned, merging gaps shorter than cost into the
+ * blocks around them. */
+tc_status tc_synth_cal_insert(syn_cal *c, int64_t a, int64_t cost)
 {
     const int64_t b = a + cost;
     int i = 0, lo = 0, hi = c->n;
@@ -104,6 +99,17 @@ static tc_status cal_insert(cal *c, int64_t a, int64_t cost)
     return TC_OK;
 }
 
+void tc_synth_cals_free(syn_cal *c, int m)
+{
+    if (!c)
+        return;
+    for (int l = 0; l < m; l++) {
+        free(c[l].bs);
+        free(c[l].be);
+    }
+    free(c);
+}
+
 /* One hop of a chunk's path. */
 typedef struct hop {
     int64_t t0;
@@ -116,7 +122,7 @@ typedef struct pe {
     int n, R, C;
     int n_dst;            /* destinations with a distance row: 1 (gather) or R (all-to-all) */
     int64_t *D;           /* n_dst x n: time-distance of every vertex to the destination */
-    cal *cal;             /* per link */
+    syn_cal *cal;         /* per link */
     /* search scratch */
     int64_t *arr;         /* per vertex: earliest arrival this search */
     int *pred;            /* per vertex: link it is reached by */
@@ -247,7 +253,7 @@ static tc_status route_chunk(pe *e, int c, int s, int d, const int64_t *row)
             const int l = net->out_lk[k], v = net->dst[l];
             if (v < 0 || row[v] >= row[u])
                 continue; /* not strictly closer to d */
-            const int64_t a = cal_earliest(&e->cal[l], t, net->cost[l]) + net->cost[l];
+            const int64_t a = tc_synth_cal_earliest(&e->cal[l], t, net->cost[l]) + net->cost[l];
             if (e->stamp[v] != e->cur) {
                 e->stamp[v] = e->cur;
                 e->arr[v] = a;
@@ -278,8 +284,8 @@ static tc_status route_chunk(pe *e, int c, int s, int d, const int64_t *row)
     tc_status st;
     for (int i = len - 1; i >= 0; i--) { /* the search's times, hop by hop from the source */
         const int l = e->path[i];
-        const int64_t t0 = cal_earliest(&e->cal[l], t, net->cost[l]);
-        if ((st = cal_insert(&e->cal[l], t0, net->cost[l])))
+        const int64_t t0 = tc_synth_cal_earliest(&e->cal[l], t, net->cost[l]);
+        if ((st = tc_synth_cal_insert(&e->cal[l], t0, net->cost[l])))
             return st;
         e->hops[e->n_hops++] = (hop){t0, l, c};
         t = t0 + net->cost[l];
@@ -455,12 +461,7 @@ tc_status tc_synth_paths_run(const syn_net *net, const syn_job *job, syn_result 
     res->n_xfers = nb;
     st = TC_OK;
 done:
-    if (e->cal)
-        for (int l = 0; l < net->m; l++) {
-            free(e->cal[l].bs);
-            free(e->cal[l].be);
-        }
-    free(e->cal);
+    tc_synth_cals_free(e->cal, net->m);
     free(e->D);
     free(e->arr);
     free(e->pred);

@@ -23,6 +23,20 @@ typedef struct syn_net {
  *  a clock plus a cost, and the sum of three phases, stay far inside int64_t. */
 #define SYN_TIME_MAX_PS ((int64_t)(TC_TIME_MAX * 1e12))
 
+/** A link's timetable: busy blocks [bs[i], be[i]) in time order (ps), every gap between two blocks at least
+ *  one chunk long (shorter gaps are merged into the blocks: no chunk could use them). */
+typedef struct syn_cal {
+    int64_t *bs, *be;
+    int n, cap;
+} syn_cal;
+
+/** The first start >= t at which one chunk of `cost` ps fits between the blocks. */
+int64_t tc_synth_cal_earliest(const syn_cal *c, int64_t t, int64_t cost);
+/** Reserve [a, a + cost) (a start tc_synth_cal_earliest gave), keeping the gap rule. */
+tc_status tc_synth_cal_insert(syn_cal *c, int64_t a, int64_t cost);
+/** Free an array of m timetables (NULL allowed). */
+void tc_synth_cals_free(syn_cal *c, int m);
+
 /** Build the view of topology `t` (no switches) for chunks of `chunk_bytes`; reversed != 0 swaps every
  *  link's direction (the link keeps its id).  TC_ERR_LIMIT when one chunk takes longer than TC_TIME_MAX
  *  on some link. */
@@ -50,6 +64,12 @@ typedef struct syn_job {
                            step = round index, src/dst as in the net */
     tc_xfer *out;       /* instead of rec: write transfers to out[0 .. out_cap) (same fields) */
     int64_t out_cap;
+    /* all-reduce overlap (SPREAD only; each may be NULL) */
+    const int64_t *release; /* per chunk: time (ps) its owner has it, instead of 0 */
+    const syn_cal *block;   /* per link: times it is taken (by the other phase): no transfer overlaps them */
+    int64_t *first_out;     /* out: per chunk, the first start of a transfer of it from its owner (INT64_MAX
+                               none); the caller fills it with INT64_MAX */
+    syn_cal *busy_out;      /* out: per link, the times it carries chunks (zeroed by the caller) */
     tc_ctx *ctx;        /* progress line (may be NULL) */
     int progress;       /* nonzero: this run may print the progress line */
     const char *what;   /* phase name for the progress line */

@@ -11,7 +11,10 @@
  *   broadcast      SPREAD, all K chunks starting at the root
  *   reducescatter  allgather on the reversed topology, then reversed in time, copies become reduces
  *   reduce         broadcast on the reversed topology, reversed
- *   allreduce      reducescatter, then allgather shifted by its time
+ *   allreduce      reducescatter, then allgather shifted by its time; or, when some chunk is fully reduced
+ *                  before the reduce-scatter ends and it is faster, the all-gather on the reduce-scatter's
+ *                  clock, each chunk from the end of its own reduction, in the gaps the reduce-scatter
+ *                  leaves on each link (overlap; opts->no_overlap turns it off)
  *   gather         GATHER (paths.c): every chunk on its own earliest-arrival path to the root; or the
  *                  mirror, SCATTER from the root on the reversed topology, reversed: the faster of the two;
  *                  RELAY (every chunk one hop closer to the root per transfer) above 2^28 vertex visits
@@ -27,7 +30,8 @@
  *   to opts->threads threads (0: one per core); the fastest (lowest i on ties, so the result does not depend
  *   on the thread count) is synthesized again with its transfers and a note names its seed.  s->seed stays
  *   ctx->seed: the same command line gives the same bytes.  stats_only keeps no transfers (time, n_steps).
- * Limits: all-to-all up to 2^24 chunks (R^2 K).  The allreduce phases do not overlap.  Times
+ * Limits: all-to-all up to 2^24 chunks (R^2 K).  Overlap rarely shortens an all-reduce: the reduce-scatter,
+ *   a reversed all-gather, completes most chunks in its last round and holds most links until then.  Times
  *   are kept in integer picoseconds (each link cost rounded to 1 ps) so equal times compare equal; a link
  *   cost or a clock beyond TC_TIME_MAX is refused (TC_ERR_LIMIT), as is a transfer list estimated to need
  *   more memory than is available.
@@ -161,6 +165,7 @@ typedef struct run_cfg {
     int n_ph;
     int C, K;
     tc_match_mode match;
+    int overlap;            /* all-reduce: each chunk's all-gather starts when its reduce-scatter ends */
     tc_ctx *ctx;
 } run_cfg;
 
@@ -177,6 +182,10 @@ typedef struct phase_run {
     tc_xfer *out;
     int64_t out_cap;
     int progress;
+    const int64_t *release; /* overlap: see syn_job */
+    const syn_cal *block;
+    int64_t *first_out;
+    syn_cal *busy_out;
     syn_result r;
     tc_status st;
 } phase_run;
@@ -197,6 +206,10 @@ static void *phase_worker(void *arg)
         .rec = R->out ? NULL : R->rec,
         .out = R->out,
         .out_cap = R->out_cap,
+        .release = R->release,
+        .block = R->block,
+        .first_out = R->first_out,
+        .busy_out = R->busy_out,
         .ctx = cfg->ctx,
         .progress = R->progress,
         .what = cfg->n_ph > 1 ? (R->p ? "all-gather phase" : "reduce-scatter phase") : "",
@@ -204,6 +217,58 @@ static void *phase_worker(void *arg)
     R->st = ph->mode == SYN_GATHER || ph->mode == SYN_ALLTOALL ? tc_synth_paths_run(cfg->net[ph->reversed], &job, &R->r)
                                                                : tc_synth_ten_run(cfg->net[ph->reversed], &job, &R->r);
     return NULL;
+}
+
+/*
+ * All-reduce overlap.  The reduce-scatter phase (synthesized reversed) records, per chunk, when its owner
+ * first sends it in the reversed view and, per link, when it is busy; reversed, those give the time each
+ * chunk is fully reduced at its owner (T - first send) and the stretches each link is taken.  When some
+ * chunk is done before the end of the phase, the all-gather is synthesized again on the reduce-scatter's
+ * clock: chunk c appears at its owner at its release and no transfer overlaps a stretch of the
+ * reduce-scatter; the plan keeps it when it ends sooner than the all-gather after the whole phase.
+ */
+typedef struct overlap {
+    int64_t *release;   /* per chunk (first sends, then release times) */
+    syn_cal *busy;      /* per link, the reduce-scatter's view */
+    syn_cal *block;     /* per link, mirrored */
+    int m;
+} overlap;
+
+static void overlap_free(overlap *o)
+{
+    free(o->release);
+    tc_synth_cals_free(o->busy, o->m);
+    tc_synth_cals_free(o->block, o->m);
+}
+
+/* After the reduce-scatter of makespan T: release times and mirrored timetables.  *early: some chunk is
+ * done before T. */
+static tc_status overlap_prepare(overlap *o, int C, int64_t T, int *early)
+{
+    *early = 0;
+    for (int c = 0; c < C; c++) { /* reused in place as the release times */
+        o->release[c] = o->release[c] == INT64_MAX ? 0 : T - o->release[c];
+        if (o->release[c] < T)
+            *early = 1;
+    }
+    if (!*early)
+        return TC_OK;
+    if (!(o->block = calloc((size_t)o->m + 1, sizeof *o->block)))
+        return TC_ERR_NOMEM;
+    for (int l = 0; l < o->m; l++) { /* [a, b) -> [T - b, T - a) */
+        const syn_cal *b = &o->busy[l];
+        syn_cal *k = &o->block[l];
+        if (!b->n)
+            continue;
+        if (!(k->bs = malloc((size_t)b->n * sizeof *k->bs)) || !(k->be = malloc((size_t)b->n * sizeof *k->be)))
+            return TC_ERR_NOMEM;
+        for (int i = 0; i < b->n; i++) {
+            k->bs[b->n - 1 - i] = T - b->be[i];
+            k->be[b->n - 1 - i] = T - b->bs[i];
+        }
+        k->n = k->cap = b->n;
+    }
+    return TC_OK;
 }
 
 /* Run every phase with `seed`; append transfers to rec when set.  *time_ps is the collective time.  With
@@ -217,10 +282,28 @@ static tc_status run_all(const run_cfg *cfg, uint64_t seed, tc_sched *rec, int p
     memset(R, 0, sizeof R);
     first[0] = rec ? rec->n_xfers : 0;
     const int64_t spread = (int64_t)cfg->topo->n_npus * cfg->C - cfg->C; /* transfers of a SPREAD phase */
+    const int can_ovl = cfg->overlap && cfg->n_ph == 2 && cfg->ph[0].mode == SYN_SPREAD &&
+                        cfg->ph[1].mode == SYN_SPREAD && cfg->ph[0].reversed && !cfg->ph[1].reversed;
     int par = rec && parallel && cfg->n_ph == 2 && cfg->ph[0].mode == SYN_SPREAD &&
               cfg->ph[1].mode == SYN_SPREAD && (int64_t)rec->cap_xfers - rec->n_xfers >= 2 * spread;
+    int ovl = 0;
+    overlap O = {0};
+    tc_status st = TC_OK;
     for (int p = 0; p < cfg->n_ph; p++)
         R[p] = (phase_run){.cfg = cfg, .p = p, .seed = seed, .rec = rec, .progress = progress && p == 0};
+    if (can_ovl) {
+        O.m = cfg->net[0] ? cfg->net[0]->m : cfg->net[1]->m;
+        O.release = malloc(((size_t)cfg->C + 1) * sizeof *O.release);
+        O.busy = calloc((size_t)O.m + 1, sizeof *O.busy);
+        if (!O.release || !O.busy) {
+            overlap_free(&O);
+            return TC_ERR_NOMEM;
+        }
+        for (int c = 0; c < cfg->C; c++)
+            O.release[c] = INT64_MAX;
+        R[0].first_out = O.release;
+        R[0].busy_out = O.busy;
+    }
     if (par) {
         pthread_t th;
         for (int p = 0; p < 2; p++) {
@@ -234,10 +317,10 @@ static tc_status run_all(const run_cfg *cfg, uint64_t seed, tc_sched *rec, int p
         else
             phase_worker(&R[1]);
         for (int p = 0; p < 2; p++) {
-            if (R[p].st)
-                return R[p].st;
-            if (R[p].r.n_xfers != spread)
-                return TC_ERR_INTERNAL;
+            if ((st = R[p].st) || (R[p].r.n_xfers != spread && (st = TC_ERR_INTERNAL))) {
+                overlap_free(&O);
+                return st;
+            }
         }
         first[1] = first[0] + (int)spread;
         first[2] = first[1] + (int)spread;
@@ -246,14 +329,48 @@ static tc_status run_all(const run_cfg *cfg, uint64_t seed, tc_sched *rec, int p
         for (int p = 0; p < cfg->n_ph; p++) {
             R[p].progress = progress;
             phase_worker(&R[p]);
-            if (R[p].st)
-                return R[p].st;
+            if ((st = R[p].st)) {
+                overlap_free(&O);
+                return st;
+            }
             first[p + 1] = rec ? rec->n_xfers : 0;
         }
     }
-    int64_t offset = 0;
+    if (can_ovl) { /* the all-gather again on the reduce-scatter's clock, kept when it ends sooner */
+        int early;
+        if (!(st = overlap_prepare(&O, cfg->C, R[0].r.makespan, &early)) && early) {
+            phase_run A = R[1];
+            A.rec = NULL;
+            A.out = NULL;
+            A.progress = 0;
+            A.release = O.release;
+            A.block = O.block;
+            phase_worker(&A);
+            if (!(st = A.st) && A.r.makespan < R[0].r.makespan + R[1].r.makespan) {
+                ovl = 1;
+                if (rec) { /* with its transfers, in place of the plain one's */
+                    A.rec = rec;
+                    A.out = R[1].out;
+                    if (!A.out)
+                        rec->n_xfers = first[1];
+                    phase_worker(&A);
+                    if (!(st = A.st) && A.out && A.r.n_xfers != spread)
+                        st = TC_ERR_INTERNAL;
+                    if (!A.out)
+                        first[2] = rec->n_xfers;
+                }
+                R[1] = A;
+            }
+        }
+        overlap_free(&O);
+        if (st)
+            return st;
+    }
+    int64_t offset = 0, span = 0;
     int step_off = 0;
     for (int p = 0; p < cfg->n_ph; p++) {
+        if (ovl && p == 1)
+            offset = 0; /* the overlapped all-gather ran on the reduce-scatter's clock */
         const phase *ph = &cfg->ph[p];
         const syn_result *r = &R[p].r;
         if (rec) {
@@ -281,9 +398,11 @@ static tc_status run_all(const run_cfg *cfg, uint64_t seed, tc_sched *rec, int p
                 }
         }
         offset += r->makespan;
+        if (offset > span)
+            span = offset;
         step_off += r->rounds;
     }
-    *time_ps = offset;
+    *time_ps = span;
     *steps = step_off;
     return TC_OK;
 }
@@ -428,7 +547,8 @@ tc_status tc_synth_tacos(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const t
     s->root = tc_coll_rooted(coll) ? opts->root : 0;
     s->seed = ctx->seed;
 
-    run_cfg cfg = {.topo = t, .C = s->n_chunks, .K = K, .match = opts->match, .ctx = ctx};
+    run_cfg cfg = {.topo = t, .C = s->n_chunks, .K = K, .match = opts->match, .overlap = !opts->no_overlap,
+                   .ctx = ctx};
     cfg.n_ph = plan(coll, opts->root, t->n_npus, K, cfg.ph);
     /* gather and scatter: also the mirror (the chunks scattered from the root on the other view, reversed) */
     const int mirror = cfg.n_ph == 1 && cfg.ph[0].mode == SYN_GATHER;

@@ -178,7 +178,15 @@ fail:
 /* ------------------------------------------------------------------------------------------------ */
 /* Engine                                                                                            */
 
-enum { L_READY = 0, L_BUSY = 1, L_SLEEP = 2, L_DEAD = 3 };
+enum { L_READY = 0, L_BUSY = 1, L_SLEEP = 2, L_DEAD = 3, L_BLOCKED = 4 };
+
+/* Timed events besides link completions (the all-reduce overlap): a chunk released at its owner, a link
+ * free again after a stretch the other phase holds it. */
+enum { TEV_RELEASE = 0, TEV_UNBLOCK = 1 };
+typedef struct tev {
+    int64_t t;
+    int kind, id;
+} tev;
 
 #define BEST_FIFO_ABOVE ((int64_t)1 << 20) /* node x chunk pairs from which best mode is FIFO */
 #define BEST_WINDOW 8  /* candidates examined per free link in best mode */
@@ -220,7 +228,11 @@ typedef struct eng {
     size_t cap_pairs;
     unsigned char *used;
     tc_rng rng;
+    tev *tq;               /* min-heap of timed events by (t, kind, id) */
+    int tq_n, tq_cap;
+    int *bcur;             /* per link: first block of job->block that may still matter */
     int64_t remaining, inflight, now, n_xfers;
+    int64_t last_end;      /* the last arrival */
     int round, round_started;
     double t0_wall, last_print;
 } eng;
@@ -317,6 +329,14 @@ static tc_status start(eng *e, int l, int c)
     e->inflight++;
     e->n_xfers++;
     e->round_started = 1;
+    if (e->job->first_out && net->src[l] == (e->job->root >= 0 ? e->job->root : c / e->job->K) &&
+        e->job->first_out[c] == INT64_MAX)
+        e->job->first_out[c] = e->now;
+    if (e->job->busy_out) {
+        tc_status st = tc_synth_cal_insert(&e->job->busy_out[l], e->now, net->cost[l]);
+        if (st)
+            return st;
+    }
     if (e->job->out) {
         if (e->n_xfers > e->job->out_cap)
             return TC_ERR_INTERNAL;
@@ -665,24 +685,60 @@ static tc_status match_relay(eng *e, int s)
     return TC_OK;
 }
 
-static tc_status arrive(eng *e, int l)
+static int tev_less(const tev *a, const tev *b)
+{
+    if (a->t != b->t)
+        return a->t < b->t;
+    if (a->kind != b->kind)
+        return a->kind < b->kind;
+    return a->id < b->id;
+}
+
+static tc_status tev_push(eng *e, int64_t t, int kind, int id)
+{
+    if (e->tq_n == e->tq_cap) {
+        int cap = e->tq_cap ? 2 * e->tq_cap : 64;
+        tev *q = realloc(e->tq, (size_t)cap * sizeof *q);
+        if (!q)
+            return TC_ERR_NOMEM;
+        e->tq = q;
+        e->tq_cap = cap;
+    }
+    const tev x = {t, kind, id};
+    int i = e->tq_n++;
+    while (i > 0 && tev_less(&x, &e->tq[(i - 1) / 2])) {
+        e->tq[i] = e->tq[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    e->tq[i] = x;
+    return TC_OK;
+}
+
+static tev tev_pop(eng *e)
+{
+    const tev top = e->tq[0], last = e->tq[--e->tq_n];
+    int i = 0;
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= e->tq_n)
+            break;
+        if (c + 1 < e->tq_n && tev_less(&e->tq[c + 1], &e->tq[c]))
+            c++;
+        if (!tev_less(&e->tq[c], &last))
+            break;
+        e->tq[i] = e->tq[c];
+        i = c;
+    }
+    if (e->tq_n)
+        e->tq[i] = last;
+    return top;
+}
+
+/* Chunk c is now at node d (an arrival or a release): d forwards it, out-links asleep for want of it wake. */
+static tc_status now_holds(eng *e, int d, int c)
 {
     const syn_net *net = e->net;
-    int d = net->dst[l], s = net->src[l], c = e->fl_chunk[l];
     tc_status st;
-    e->state[l] = L_READY;
-    e->inflight--;
-    if (e->job->mode == SYN_RELAY) {
-        mark_dirty(e, s);
-        if (d == e->job->root) {
-            e->remaining--;
-            return TC_OK;
-        }
-        if ((st = log_append(e, d, c)))
-            return st;
-        mark_dirty(e, d);
-        return TC_OK;
-    }
     mark_dirty(e, d);
     if ((st = log_append(e, d, c)))
         return st;
@@ -694,6 +750,53 @@ static tc_status arrive(eng *e, int l)
         }
     }
     return TC_OK;
+}
+
+/* Overlap: the free in-links of d that the other phase holds now, or before one chunk could pass, wait for
+ * the end of that stretch (the gap after it is at least one chunk long). */
+static tc_status block_in_links(eng *e, int d)
+{
+    const syn_net *net = e->net;
+    tc_status st;
+    for (int k = net->in_off[d]; k < net->in_off[d + 1]; k++) {
+        const int l = net->in_lk[k];
+        if (e->state[l] != L_READY)
+            continue;
+        const syn_cal *c = &e->job->block[l];
+        int i = e->bcur[l];
+        while (i < c->n && c->be[i] <= e->now)
+            i++;
+        e->bcur[l] = i;
+        if (i < c->n && e->now + net->cost[l] > c->bs[i]) {
+            e->state[l] = L_BLOCKED;
+            e->busy[l] = c->be[i];
+            if ((st = tev_push(e, c->be[i], TEV_UNBLOCK, l)))
+                return st;
+        }
+    }
+    return TC_OK;
+}
+
+static tc_status arrive(eng *e, int l)
+{
+    const syn_net *net = e->net;
+    int d = net->dst[l], s = net->src[l], c = e->fl_chunk[l];
+    tc_status st;
+    e->state[l] = L_READY;
+    e->inflight--;
+    e->last_end = e->now;
+    if (e->job->mode == SYN_RELAY) {
+        mark_dirty(e, s);
+        if (d == e->job->root) {
+            e->remaining--;
+            return TC_OK;
+        }
+        if ((st = log_append(e, d, c)))
+            return st;
+        mark_dirty(e, d);
+        return TC_OK;
+    }
+    return now_holds(e, d, c);
 }
 
 static void progress(eng *e)
@@ -742,6 +845,8 @@ static void eng_free(eng *e)
     free(e->order);
     free(e->used);
     free(e->pairs);
+    free(e->tq);
+    free(e->bcur);
 }
 
 /* RELAY: time-distance of every node to the root (Dijkstra over link costs, toward the root); a link is
@@ -897,9 +1002,14 @@ tc_status tc_synth_ten_run(const syn_net *net, const syn_job *job, syn_result *r
             set_claim(e, owner, c);
             e->cnt[c] = 1;
             e->remaining--;
-            if (log_append(e, owner, c))
+            if (job->release && job->release[c] > 0) { /* there from its release on */
+                if (tev_push(e, job->release[c], TEV_RELEASE, c))
+                    goto fail;
+            } else if (log_append(e, owner, c))
                 goto fail;
         }
+        if (job->block && !(e->bcur = calloc((size_t)m + 1, sizeof *e->bcur)))
+            goto fail;
     }
     for (int v = 0; v < n; v++)
         mark_dirty(e, v);
@@ -914,6 +1024,8 @@ tc_status tc_synth_ten_run(const syn_net *net, const syn_job *job, syn_result *r
             for (int i = 0; i < e->n_dirty; i++) {
                 int v = e->dirty[i];
                 e->is_dirty[v] = 0;
+                if (job->block && (st = block_in_links(e, v)))
+                    goto fail;
                 if (job->mode == SYN_RELAY)
                     st = match_relay(e, v);
                 else if (job->match == TC_MATCH_RANDOM)
@@ -934,10 +1046,11 @@ tc_status tc_synth_ten_run(const syn_net *net, const syn_job *job, syn_result *r
                 e->is_dirty[e->dirty[i]] = 0;
         }
         e->n_dirty = 0;
-        if (!e->inflight)
+        const int pend = e->tq_n > 0 && e->remaining > 0; /* releases and unblockings still matter */
+        if (!e->inflight && !pend)
             break;
-        /* next event time: the earliest FIFO head */
-        int64_t t = INT64_MAX;
+        /* next event time: the earliest FIFO head or timed event */
+        int64_t t = pend ? e->tq[0].t : INT64_MAX;
         for (int g = 0; g < G; g++)
             if (e->q_len[g] && e->q_time[e->q_off[g] + e->q_head[g]] < t)
                 t = e->q_time[e->q_off[g] + e->q_head[g]];
@@ -955,6 +1068,17 @@ tc_status tc_synth_ten_run(const syn_net *net, const syn_job *job, syn_result *r
                     goto fail;
             }
         }
+        while (pend && e->tq_n && e->tq[0].t == t) {
+            const tev x = tev_pop(e);
+            if (x.kind == TEV_RELEASE)
+                st = now_holds(e, job->root >= 0 ? job->root : x.id / job->K, x.id);
+            else if (e->state[x.id] == L_BLOCKED) {
+                e->state[x.id] = L_READY;
+                mark_dirty(e, net->dst[x.id]);
+            }
+            if (st)
+                goto fail;
+        }
         if ((++iter & 1023) == 0)
             progress(e);
     }
@@ -964,7 +1088,7 @@ tc_status tc_synth_ten_run(const syn_net *net, const syn_job *job, syn_result *r
         st = TC_ERR_INTERNAL;
         goto fail;
     }
-    res->makespan = e->now;
+    res->makespan = e->last_end;
     res->rounds = last_round + 1;
     res->n_xfers = e->n_xfers;
     eng_free(e);

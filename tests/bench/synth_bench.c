@@ -9,6 +9,7 @@
  *     -m MODE     best | random
  *     -t T        trials;   -j N threads;   -S  stats only;   -C  run tc_sched_check;   -x SEED
  *     -u D        unwinding degree
+ *     -O          all-reduce without overlap (all-gather after the whole reduce-scatter)
  * Prints one line: name coll npus wall_s(median) cpu_s(median) peak_rss_MiB time_s ideal_s ratio bound_s
  * ratio xfers  (wall and cpu time of tc_synth_tacos alone; the peak RSS is the process's; ideal: the TACOS
  * paper's V-A figure; bound: tc_sim_bound, the lower bound of the event model)
@@ -123,7 +124,7 @@ int main(int argc, char **argv)
     o.size = 1ull << 30;
     tc_coll coll = TC_COLL_ALLGATHER;
     int reps = 1, check = 0, opt;
-    while ((opt = getopt(argc, argv, "c:s:k:r:m:t:j:SCx:u:")) != -1) {
+    while ((opt = getopt(argc, argv, "c:s:k:r:m:t:j:SCx:u:O")) != -1) {
         switch (opt) {
         case 'c':
             if (tc_coll_parse(optarg, &coll)) {
@@ -141,6 +142,7 @@ int main(int argc, char **argv)
         case 'C': check = 1; break;
         case 'x': ctx.seed = strtoull(optarg, NULL, 10); break;
         case 'u': o.unwind = atoi(optarg); break;
+        case 'O': o.no_overlap = 1; break;
         default: return 2;
         }
     }
