@@ -191,6 +191,7 @@ typedef struct tev {
 #define BEST_FIFO_ABOVE ((int64_t)1 << 20) /* node x chunk pairs from which best mode is FIFO */
 #define BEST_WINDOW 8  /* candidates examined per free link in best mode */
 #define BEST_SCAN 64   /* entries scanned per free link to find them */
+#define SKIP_PREFETCH 6 /* claim bits fetched ahead of a cursor's scan */
 
 typedef struct syn_log {
     void *buf;       /* entries [base, len) live in buf[0 .. len - base): uint16_t when chunk ids fit,
@@ -363,8 +364,15 @@ static int skip_claimed(eng *e, int l)
 {
     int s = e->net->src[l], d = e->net->dst[l];
     int cur = e->cursor[l], len = e->log[s].len;
-    while (cur < len && claimed(e, d, log_at(e, s, cur)))
+    const uint64_t *row = e->claim + (size_t)d * e->W;
+    /* the claim bits of the next entries are scattered over d's row: ask for them ahead */
+    for (int p = cur, end = cur + SKIP_PREFETCH < len ? cur + SKIP_PREFETCH : len; p < end; p++)
+        __builtin_prefetch(row + ((unsigned)log_at(e, s, p) >> 6));
+    while (cur < len && claimed(e, d, log_at(e, s, cur))) {
+        if (cur + SKIP_PREFETCH < len)
+            __builtin_prefetch(row + ((unsigned)log_at(e, s, cur + SKIP_PREFETCH) >> 6));
         cur++;
+    }
     e->cursor[l] = cur;
     return cur < len;
 }
