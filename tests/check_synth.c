@@ -515,6 +515,82 @@ START_TEST(test_allreduce_overlap_never_slower)
 }
 END_TEST
 
+/* --chunks auto / --unwind auto: the choice is a real candidate's own time, never slower than one chunk per
+ * rank or degree 1, and the same with one thread or two. */
+START_TEST(test_search_chunks_and_unwind)
+{
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    ctx.seed = tu_seed();
+    tc_rng r;
+    tc_rng_seed(&r, tu_seed() + 12);
+    for (int trial = 0; trial < 6; trial++) {
+        tc_topo *t = random_topo(&r, 4 + (int)tc_rng_below(&r, 8));
+        const tc_coll c = all_colls[tc_rng_below(&r, N_COLLS)];
+        tc_gen_opts o;
+        tc_gen_opts_init(&o);
+        o.size = (1 + tc_rng_below(&r, 256)) << 20;
+        o.root = (int)tc_rng_below(&r, (uint64_t)t->n_npus);
+        tc_synth_search a, b;
+        o.threads = 2;
+        ck_assert_int_eq(tc_synth_tacos_search(&ctx, t, c, &o, 1, 0, &a), TC_OK);
+        o.threads = 1;
+        ck_assert_int_eq(tc_synth_tacos_search(&ctx, t, c, &o, 1, 0, &b), TC_OK);
+        ck_assert_int_eq(a.best.chunks, b.best.chunks);
+        ck_assert(a.best.time == b.best.time);
+        ck_assert_int_eq(a.runner_up.chunks, b.runner_up.chunks);
+        ck_assert(a.runner_up.time == b.runner_up.time);
+        ck_assert(a.best.time <= a.runner_up.time || !a.runner_up.chunks);
+        o.stats_only = 1;
+        o.chunks = a.best.chunks;
+        tc_sched *s = NULL;
+        ck_assert_int_eq(tc_synth_tacos(&ctx, t, c, &o, &s), TC_OK);
+        ck_assert(s->time == a.best.time);
+        tc_sched_free(s);
+        o.chunks = 1;
+        ck_assert_int_eq(tc_synth_tacos(&ctx, t, c, &o, &s), TC_OK);
+        ck_assert_msg(a.best.time <= s->time, "%s: auto %.9g, one chunk %.9g", tc_coll_name(c), a.best.time, s->time);
+        tc_sched_free(s);
+        tc_topo_free(t);
+    }
+    /* two servers joined by one slow link each way: all-gather wants more than one chunk per rank */
+    tc_topo *t;
+    ck_assert_int_eq(tc_topo_create("two-servers", 8, &t), TC_OK);
+    for (int a = 0; a < 8; a++)
+        for (int b = 0; b < 8; b++)
+            if (a != b && a / 4 == b / 4)
+                tc_topo_add_link(t, a, b, 0, 0.7e-6, 1 / 50e9, 0);
+    tc_topo_add_link(t, 0, 5, 0, 1.3e-6, 1 / 12.5e9, 0);
+    tc_topo_add_link(t, 4, 1, 0, 1.3e-6, 1 / 12.5e9, 0);
+    ck_assert_int_eq(tc_topo_index(t), TC_OK);
+    tc_gen_opts o;
+    tc_gen_opts_init(&o);
+    o.size = 1ull << 30;
+    tc_synth_search a;
+    ck_assert_int_eq(tc_synth_tacos_search(&ctx, t, TC_COLL_ALLGATHER, &o, 1, 0, &a), TC_OK);
+    ck_assert_int_gt(a.best.chunks, 1);
+    ck_assert_int_gt(a.runner_up.chunks, 0);
+    ck_assert_int_gt(a.synthesized, 2);
+    tc_topo_free(t);
+    /* one 8-port switch: the degree search is never slower than degree 1 and names a valid degree */
+    ck_assert_int_eq(tc_topo_create("switch8", 8, &t), TC_OK);
+    int npus[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+    ck_assert_int_eq(tc_topo_add_switch(t, "sw", npus, 8, 0, 0, 0), TC_OK);
+    ck_assert_int_eq(tc_topo_index(t), TC_OK);
+    ck_assert_int_eq(tc_synth_tacos_search(&ctx, t, TC_COLL_ALLGATHER, &o, 1, 1, &a), TC_OK);
+    ck_assert(a.best.unwind >= 1 && a.best.unwind <= 7);
+    tc_topo *u = NULL;
+    ck_assert_int_eq(tc_topo_unwind(&ctx, t, 1, &u), TC_OK);
+    o.stats_only = 1;
+    tc_sched *s = NULL;
+    ck_assert_int_eq(tc_synth_tacos(&ctx, u, TC_COLL_ALLGATHER, &o, &s), TC_OK);
+    ck_assert(a.best.time <= s->time);
+    tc_sched_free(s);
+    tc_topo_free(u);
+    tc_topo_free(t);
+}
+END_TEST
+
 START_TEST(test_stats_only_and_cheapest_link)
 {
     tc_ctx ctx;
@@ -605,6 +681,7 @@ static Suite *synth_suite(void)
     tcase_add_test(tc, test_allgather_reaches_ideal);
     tcase_add_test(tc, test_bound_is_lower_bound);
     tcase_add_test(tc, test_allreduce_overlap_never_slower);
+    tcase_add_test(tc, test_search_chunks_and_unwind);
     tcase_add_test(tc, test_stats_only_and_cheapest_link);
     tcase_add_test(tc, test_large_fifo_mode);
     suite_add_tcase(s, tc);

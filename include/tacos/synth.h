@@ -37,4 +37,33 @@
 tc_status tc_synth_tacos(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_gen_opts *opts,
                          tc_sched **out);
 
+/** One candidate of the search: chunks per rank, unwinding degree (0: each switch's own), synthesizer's time
+ *  in seconds (0 when the search had one candidate and synthesized nothing). */
+typedef struct tc_synth_pick {
+    int chunks, unwind;
+    double time;
+} tc_synth_pick;
+
+typedef struct tc_synth_search {
+    tc_synth_pick best;
+    tc_synth_pick runner_up;  /**< chunks == 0 when there is none */
+    int candidates;           /**< candidates considered */
+    int synthesized;          /**< of which synthesized (the others: hopeless by their bound, or rounds
+                                   not reached) */
+    double seconds;           /**< wall time of the search */
+} tc_synth_search;
+
+/**
+ * `--chunks auto` / `--unwind auto` (src/synth/auto.c): synthesize candidates (chunks per rank 1, 2, 3, 4,
+ * 6, 8 when search_chunks, else opts->chunks; unwinding degrees 1, 2, 4, ... up to the smallest switch's
+ * ports - 1 when search_unwind and `topo` has switches, else opts->unwind) without transfer lists, in up to
+ * opts->threads threads, by rounds of chunk counts while they improve, and return the fastest by the
+ * synthesizer's time and the runner-up among those synthesized (ties: fewer chunks, lower degree;
+ * independent of the thread count).  `topo` keeps its switches; the caller unwinds it
+ * with the chosen degree and synthesizes the choice with tc_synth_tacos.  Candidates whose transfer count
+ * would pass 2^27 are skipped (chunks 1 always stays).
+ */
+tc_status tc_synth_tacos_search(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_gen_opts *opts,
+                                int search_chunks, int search_unwind, tc_synth_search *out);
+
 #endif

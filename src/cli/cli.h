@@ -15,6 +15,8 @@ int tc_cli_compare(int argc, char **argv); /* tacosc compare TOPO ... */
  *  own): the topology every plan's link ids refer to.  Shared by every subcommand.  A degree given for a
  *  topology without switches has no effect and draws a warning. */
 tc_status tc_cli_load_topo(tc_ctx *ctx, const char *topo, const char *costs, int unwind, tc_topo **out);
+/** The same without unwinding: the topology as declared (switches kept), with its costs applied. */
+tc_status tc_cli_load_raw(tc_ctx *ctx, const char *topo, const char *costs, tc_topo **out);
 
 /** Parse the decimal integer value of option --opt within [lo, hi] (TC_ERR_USAGE with a message if not). */
 tc_status tc_cli_parse_int(tc_ctx *ctx, const char *opt, const char *s, long lo, long hi, int *out);

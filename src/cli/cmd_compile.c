@@ -6,6 +6,7 @@
 #include "tacos/emit.h"
 #include "tacos/msccl.h"
 #include "tacos/sim.h"
+#include "tacos/synth.h"
 #include "tacos/topo.h"
 
 #include <errno.h>
@@ -31,10 +32,12 @@ static void usage(FILE *f)
           "      --costs FILE     alpha-beta cost file (man 5 tacosc-costs); default 0.5us, 50GB/s\n"
           "  -a, --algo A         generator (default tacos); see --list-algos\n"
           "  -s, --size BYTES     collective size, K/M/G suffixes (powers of 1024; default 1M)\n"
-          "  -k, --chunks K       chunks per rank (default 1)\n"
+          "  -k, --chunks K|auto  chunks per rank (default: auto with tacos, which synthesizes 1, 2, 3, 4, 6\n"
+          "                       and 8 in parallel threads and keeps the fastest; else 1)\n"
           "      --root R         root rank of broadcast, reduce, gather, scatter (default 0)\n"
           "      --seed S         seed of every random choice (default 1); same seed, same bytes\n"
-          "      --unwind D       switch unwinding degree 1..N-1 (default: each switch's own, else 1);\n"
+          "      --unwind D|auto  switch unwinding degree 1..N-1 (default: each switch's own, else 1; auto:\n"
+          "                       tacos tries 1, 2, 4, ... with the chunk counts and keeps the fastest);\n"
           "                       the plan's link ids are those of the unwound topology\n"
           "      --match M        tacos matching: best (default: earliest arrival, fewest alternative links,\n"
           "                       rarest chunk, maximum matching per NPU) or random (the paper's)\n"
@@ -75,6 +78,15 @@ static tc_status parse_bytes(tc_ctx *ctx, const char *opt, const char *s, uint64
     return TC_OK;
 }
 
+/* tc_cli_parse_int without its message (the caller words it): nonzero when s is not in [lo, hi]. */
+static int parse_int_quiet(const char *s, long lo, long hi, int *out)
+{
+    tc_ctx quiet;
+    tc_ctx_init(&quiet);
+    quiet.sink = NULL;
+    return tc_cli_parse_int(&quiet, "", s, lo, hi, out) != TC_OK;
+}
+
 /* Options that would be silently ignored, or that contradict each other: usage errors naming them. */
 static tc_status check_options(tc_ctx *ctx, const struct option *lo, const unsigned char *seen, tc_coll coll,
                                const char *algo, tc_format fmt, const char *out_path, const tc_msccl_lower_opts *m)
@@ -107,7 +119,17 @@ static tc_status check_options(tc_ctx *ctx, const struct option *lo, const unsig
 
 /* Summary line(s) on stdout.  `simulated`: s->time is the event simulation of the plan (else the
  * synthesizer's own time, with --stats-only). */
-static void summary(const tc_topo *topo, const tc_sched *s, const tc_bound *b, int simulated, const char *out_path)
+/* "4 chunks per rank" or "4 chunks per rank, unwind 2" for a search's pick. */
+static const char *pick_str(const tc_synth_pick *p, int with_unwind, char *buf, size_t n)
+{
+    int k = snprintf(buf, n, "%d chunk%s per rank", p->chunks, p->chunks == 1 ? "" : "s");
+    if (with_unwind && k > 0 && (size_t)k < n)
+        snprintf(buf + k, n - (size_t)k, ", unwind %d", p->unwind);
+    return buf;
+}
+
+static void summary(const tc_topo *topo, const tc_sched *s, const tc_bound *b, int simulated, const char *out_path,
+                    const tc_synth_search *search, int search_unwind)
 {
     char tb[32], sb[32];
     printf("%s %s on %s: %d npus, %d links, %s\n", s->algo ? s->algo : "?", tc_coll_name(s->coll),
@@ -115,6 +137,16 @@ static void summary(const tc_topo *topo, const tc_sched *s, const tc_bound *b, i
            tc_fmt_bytes((double)s->size_bytes, sb, sizeof sb));
     printf("  transfers %d, steps %d, chunks %d (%d per rank), chunk %llu B\n", s->n_xfers, s->n_steps,
            s->n_chunks, s->chunks_per_rank, (unsigned long long)s->chunk_bytes);
+    if (search && search->candidates > 1) {
+        char pb[64], rb[64], t2[32];
+        printf("  auto: %s (synthesized %s", pick_str(&search->best, search_unwind, pb, sizeof pb),
+               tc_fmt_time(search->best.time, tb, sizeof tb));
+        if (search->runner_up.chunks)
+            printf("; runner-up %s, %s", pick_str(&search->runner_up, search_unwind, rb, sizeof rb),
+                   tc_fmt_time(search->runner_up.time, t2, sizeof t2));
+        printf("; %d of %d candidates synthesized in %.3f s)\n", search->synthesized, search->candidates,
+               search->seconds);
+    }
     printf("  predicted time %s (%s)\n", tc_fmt_time(s->time, tb, sizeof tb),
            simulated ? "event simulation of the plan, as tacosc sim" : "synthesizer's estimate: no transfers kept");
     tc_cli_print_bound(b, s->time, "  ");
@@ -147,9 +179,11 @@ int tc_cli_compile(int argc, char **argv)
     tc_msccl_lower_opts lo;
     tc_msccl_lower_opts_init(&lo);
     const char *coll_name = NULL, *costs_path = NULL, *algo = "tacos", *out_path = NULL, *fmt_name = NULL;
-    int quiet = 0, opt;
+    int quiet = 0, opt, chunks_auto = 0, unwind_auto = 0;
     tc_status st = TC_OK;
-    tc_topo *flat = NULL;
+    tc_topo *flat = NULL, *raw = NULL;
+    tc_synth_search search;
+    memset(&search, 0, sizeof search);
     tc_sched *s = NULL;
     tc_msccl *m = NULL;
     tc_sim_result *r = NULL;
@@ -166,7 +200,13 @@ int tc_cli_compile(int argc, char **argv)
             if (!(st = parse_bytes(&ctx, "size", optarg, &g.size)) && g.size == 0)
                 st = tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--size: must be at least 1 byte, got '%s'", optarg);
             break;
-        case 'k': st = tc_cli_parse_int(&ctx, "chunks", optarg, 1, 1 << 20, &g.chunks); break;
+        case 'k':
+            if (!strcmp(optarg, "auto"))
+                chunks_auto = 1;
+            else if (parse_int_quiet(optarg, 1, 1 << 20, &g.chunks))
+                st = tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--chunks: '%s' is not auto or an integer in [1, %d]",
+                              optarg, 1 << 20);
+            break;
         case O_ROOT: st = tc_cli_parse_int(&ctx, "root", optarg, 0, INT_MAX, &g.root); break;
         case O_SEED: {
             char *end;
@@ -177,7 +217,13 @@ int tc_cli_compile(int argc, char **argv)
             ctx.seed = v;
             break;
         }
-        case O_UNWIND: st = tc_cli_parse_int(&ctx, "unwind", optarg, 1, INT_MAX, &g.unwind); break;
+        case O_UNWIND:
+            if (!strcmp(optarg, "auto"))
+                unwind_auto = 1;
+            else if (parse_int_quiet(optarg, 1, INT_MAX, &g.unwind))
+                st = tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--unwind: '%s' is not auto or an integer in [1, %d]",
+                              optarg, INT_MAX);
+            break;
         case O_MATCH:
             if (!strcmp(optarg, "best"))
                 g.match = TC_MATCH_BEST;
@@ -252,19 +298,47 @@ int tc_cli_compile(int argc, char **argv)
         return tc_cli_exit(tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--stats-only keeps no transfers: drop -o"));
     if ((st = check_options(&ctx, longopts, seen, coll, algo, fmt, out_path, &lo)))
         return tc_cli_exit(st);
+    if ((chunks_auto || unwind_auto) && strcmp(algo, "tacos"))
+        return tc_cli_exit(tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--%s auto applies to --algo tacos only, not %s",
+                                    chunks_auto ? "chunks" : "unwind", algo));
+    if (!seen['k'] && !strcmp(algo, "tacos"))
+        chunks_auto = 1; /* the default for tacos */
     ctx.progress = isatty(2);
 
     const char *inputs[] = {topo_path, costs_path}, *what[] = {"topology file", "cost file"};
     if ((st = tc_cli_check_output(&ctx, "-o", out_path, inputs, what, 2)))
         goto done;
     double t0 = tc_now();
-    if ((st = tc_cli_load_topo(&ctx, topo_path, costs_path, g.unwind, &flat)))
+    if (unwind_auto) { /* the search unwinds the switches itself */
+        if ((st = tc_cli_load_raw(&ctx, topo_path, costs_path, &raw)))
+            goto done;
+        if (raw->n_switches == 0)
+            tc_warn(&ctx, topo_path, 0, "--unwind auto has no effect: the topology has no switches");
+        if ((st = tc_topo_unwind(&ctx, raw, 0, &flat)))
+            goto done;
+    } else if ((st = tc_cli_load_topo(&ctx, topo_path, costs_path, g.unwind, &flat)))
         goto done;
     if (ctx.verbose)
         tc_diag(&ctx, TC_DIAG_NOTE, topo_path, 0, 0, "read %s: %d npus, %d links in %.3f s",
                 flat->name ? flat->name : "topology", flat->n_npus, flat->n_links, tc_now() - t0);
     if ((st = tc_cli_check_size(&ctx, g.size, coll, flat->n_npus, g.chunks)))
         goto done;
+    if (chunks_auto || unwind_auto) {
+        t0 = tc_now();
+        if ((st = tc_synth_tacos_search(&ctx, unwind_auto ? raw : flat, coll, &g, chunks_auto, unwind_auto, &search)))
+            goto done;
+        g.chunks = search.best.chunks;
+        if (unwind_auto && raw->n_switches > 0) {
+            g.unwind = search.best.unwind;
+            tc_topo_free(flat);
+            flat = NULL;
+            if ((st = tc_topo_unwind(&ctx, raw, g.unwind, &flat)))
+                goto done;
+        }
+        if (ctx.verbose)
+            tc_diag(&ctx, TC_DIAG_NOTE, NULL, 0, 0, "auto: %d candidates in %.3f s: %d chunks per rank, unwind %d",
+                    search.candidates, tc_now() - t0, g.chunks, g.unwind);
+    }
     t0 = tc_now();
     if ((st = tc_algo_run(&ctx, algo, flat, coll, &g, &s)))
         goto done;
@@ -321,12 +395,13 @@ int tc_cli_compile(int argc, char **argv)
             tc_diag(&ctx, TC_DIAG_NOTE, NULL, 0, 0, "wrote %s in %.3f s", out_path, tc_now() - t0);
     }
     if (!quiet && !(out_path && !strcmp(out_path, "-"))) /* the plan itself went to stdout */
-        summary(flat, s, &bound, !g.stats_only, out_path);
+        summary(flat, s, &bound, !g.stats_only, out_path, chunks_auto || unwind_auto ? &search : NULL, unwind_auto);
     st = tc_cli_stdout_close(&ctx);
 done:
     tc_sim_result_free(r);
     tc_msccl_free(m);
     tc_sched_free(s);
     tc_topo_free(flat);
+    tc_topo_free(raw);
     return tc_cli_exit(st);
 }

@@ -415,6 +415,14 @@ tc_status tc_synth_paths_run(const syn_net *net, const syn_job *job, syn_result 
             order[i].key = h->t0 + net->cost[h->link]; /* its arrival */
             if (order[i].key > span)
                 span = order[i].key;
+            if (job->stop && (i & 63) == 63 && job->stop->fn(job->stop->u, job->stop_offset + span)) {
+                if (best == INT64_MAX) { /* no pass finished: nothing to keep */
+                    res->stopped = 1;
+                    st = TC_OK;
+                    goto done;
+                }
+                goto passes_done; /* this pass cannot win: keep the best so far */
+            }
         }
         if (span < best) {
             best = span;
@@ -440,6 +448,7 @@ tc_status tc_synth_paths_run(const syn_net *net, const syn_job *job, syn_result 
             memcpy(order, scratch, (size_t)no * sizeof *order);
         }
     }
+passes_done:;
     hop *bh = e->best_hops;
     const int64_t nb = e->n_best;
     qsort(bh, (size_t)nb, sizeof *bh, cmp_hop);
@@ -456,6 +465,7 @@ tc_status tc_synth_paths_run(const syn_net *net, const syn_job *job, syn_result 
                                            h->link, rounds - 1, (double)h->t0, (double)t1, NULL, 0)))
             goto done;
     }
+    res->stopped = 0;
     res->makespan = makespan;
     res->rounds = rounds;
     res->n_xfers = nb;

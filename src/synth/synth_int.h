@@ -51,6 +51,12 @@ typedef enum {
     SYN_ALLTOALL /* chunk c goes from rank c / (R K) to rank (c / K) mod R on its own path (paths.c) */
 } syn_mode;
 
+/** A search's early stop: fn(u, t) != 0 once a candidate's clock t (ps, whole collective) shows it cannot win. */
+typedef struct syn_stop {
+    int (*fn)(void *u, int64_t t);
+    void *u;
+} syn_stop;
+
 typedef struct syn_job {
     syn_mode mode;
     int n_chunks;
@@ -70,12 +76,15 @@ typedef struct syn_job {
     int64_t *first_out;     /* out: per chunk, the first start of a transfer of it from its owner (INT64_MAX
                                none); the caller fills it with INT64_MAX */
     syn_cal *busy_out;      /* out: per link, the times it carries chunks (zeroed by the caller) */
+    const syn_stop *stop;   /* may be NULL */
+    int64_t stop_offset;    /* added to the clock before asking stop (the phases before this one) */
     tc_ctx *ctx;        /* progress line (may be NULL) */
     int progress;       /* nonzero: this run may print the progress line */
     const char *what;   /* phase name for the progress line */
 } syn_job;
 
 typedef struct syn_result {
+    int stopped;        /* job->stop said so: the rest is meaningless */
     int64_t makespan;   /* ps */
     int rounds;         /* event rounds with at least one transfer started */
     int64_t n_xfers;
@@ -88,5 +97,10 @@ tc_status tc_synth_paths_run(const syn_net *net, const syn_job *job, syn_result 
 /** Run one synthesis.  Returns TC_ERR_NOMEM, TC_ERR_INTERNAL (stall: some postcondition unreachable),
  *  TC_ERR_LIMIT (the clock would pass SYN_TIME_MAX_PS), or the status of tc_sched_add. */
 tc_status tc_synth_ten_run(const syn_net *net, const syn_job *job, syn_result *res);
+
+/** tc_synth_tacos with an early stop (NULL: none): a stopped run returns TC_OK and a schedule whose time is
+ *  INFINITY (for the candidate search, src/synth/auto.c). */
+tc_status tc_synth_tacos_run(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_gen_opts *opts,
+                             const syn_stop *stop, tc_sched **out);
 
 #endif

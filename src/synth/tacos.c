@@ -43,6 +43,7 @@
 
 #include "tacos/topo.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,6 +167,7 @@ typedef struct run_cfg {
     int C, K;
     tc_match_mode match;
     int overlap;            /* all-reduce: each chunk's all-gather starts when its reduce-scatter ends */
+    const syn_stop *stop;   /* candidate search: early stop (NULL: none) */
     tc_ctx *ctx;
 } run_cfg;
 
@@ -186,6 +188,8 @@ typedef struct phase_run {
     const syn_cal *block;
     int64_t *first_out;
     syn_cal *busy_out;
+    int64_t stop_offset;
+    int no_stop;
     syn_result r;
     tc_status st;
 } phase_run;
@@ -210,12 +214,15 @@ static void *phase_worker(void *arg)
         .block = R->block,
         .first_out = R->first_out,
         .busy_out = R->busy_out,
+        .stop = R->no_stop ? NULL : cfg->stop,
+        .stop_offset = R->stop_offset,
         .ctx = cfg->ctx,
         .progress = R->progress,
         .what = cfg->n_ph > 1 ? (R->p ? "all-gather phase" : "reduce-scatter phase") : "",
     };
-    R->st = ph->mode == SYN_GATHER || ph->mode == SYN_ALLTOALL ? tc_synth_paths_run(cfg->net[ph->reversed], &job, &R->r)
-                                                               : tc_synth_ten_run(cfg->net[ph->reversed], &job, &R->r);
+    const int paths = ph->mode == SYN_GATHER || ph->mode == SYN_SCATTER || ph->mode == SYN_ALLTOALL;
+    R->st = paths ? tc_synth_paths_run(cfg->net[ph->reversed], &job, &R->r)
+                  : tc_synth_ten_run(cfg->net[ph->reversed], &job, &R->r);
     return NULL;
 }
 
@@ -328,9 +335,12 @@ static tc_status run_all(const run_cfg *cfg, uint64_t seed, tc_sched *rec, int p
     } else {
         for (int p = 0; p < cfg->n_ph; p++) {
             R[p].progress = progress;
+            R[p].stop_offset = p ? R[0].r.makespan : 0;
+            R[p].no_stop = p == 1 && can_ovl; /* the overlapped all-gather may still end sooner */
             phase_worker(&R[p]);
-            if ((st = R[p].st)) {
+            if ((st = R[p].st) || R[p].r.stopped) {
                 overlap_free(&O);
+                *time_ps = INT64_MAX;
                 return st;
             }
             first[p + 1] = rec ? rec->n_xfers : 0;
@@ -345,8 +355,9 @@ static tc_status run_all(const run_cfg *cfg, uint64_t seed, tc_sched *rec, int p
             A.progress = 0;
             A.release = O.release;
             A.block = O.block;
+            A.stop_offset = 0;
             phase_worker(&A);
-            if (!(st = A.st) && A.r.makespan < R[0].r.makespan + R[1].r.makespan) {
+            if (!(st = A.st) && !A.r.stopped && A.r.makespan < R[0].r.makespan + R[1].r.makespan) {
                 ovl = 1;
                 if (rec) { /* with its transfers, in place of the plain one's */
                     A.rec = rec;
@@ -522,6 +533,12 @@ static void too_long(tc_ctx *ctx)
 tc_status tc_synth_tacos(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_gen_opts *opts,
                          tc_sched **out)
 {
+    return tc_synth_tacos_run(ctx, topo, coll, opts, NULL, out);
+}
+
+tc_status tc_synth_tacos_run(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_gen_opts *opts,
+                             const syn_stop *stop, tc_sched **out)
+{
     tc_gen_opts defaults;
     if (!opts) {
         tc_gen_opts_init(&defaults);
@@ -548,7 +565,7 @@ tc_status tc_synth_tacos(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const t
     s->seed = ctx->seed;
 
     run_cfg cfg = {.topo = t, .C = s->n_chunks, .K = K, .match = opts->match, .overlap = !opts->no_overlap,
-                   .ctx = ctx};
+                   .stop = stop, .ctx = ctx};
     cfg.n_ph = plan(coll, opts->root, t->n_npus, K, cfg.ph);
     /* gather and scatter: also the mirror (the chunks scattered from the root on the other view, reversed) */
     const int mirror = cfg.n_ph == 1 && cfg.ph[0].mode == SYN_GATHER;
@@ -638,6 +655,11 @@ tc_status tc_synth_tacos(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const t
     st = run_all(&cfg, seed, opts->stats_only ? NULL : s, 1, threads > 1, &time_ps, &steps);
     if (st == TC_ERR_INTERNAL)
         st = tc_error(ctx, st, NULL, 0, "tacos: synthesis stalled with postconditions left (internal error)");
+    if (!st && stop && time_ps == INT64_MAX) { /* stopped: this candidate cannot win */
+        s->time = INFINITY;
+        s->n_xfers = 0;
+        goto stopped;
+    }
     if (!st && time_ps > SYN_TIME_MAX_PS)
         st = TC_ERR_LIMIT;
     if (st == TC_ERR_LIMIT)
@@ -646,6 +668,7 @@ tc_status tc_synth_tacos(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const t
         goto fail;
     s->time = (double)time_ps * 1e-12;
     s->n_steps = steps;
+stopped:
     tc_synth_net_free(&net[0]);
     tc_synth_net_free(&net[1]);
     tc_topo_free(owned);

@@ -1087,8 +1087,15 @@ tc_status tc_synth_ten_run(const syn_net *net, const syn_job *job, syn_result *r
             if (st)
                 goto fail;
         }
-        if ((++iter & 1023) == 0)
-            progress(e);
+        if ((++iter & 255) == 0) {
+            if (job->stop && job->stop->fn(job->stop->u, job->stop_offset + e->now)) {
+                res->stopped = 1;
+                eng_free(e);
+                return TC_OK;
+            }
+            if ((iter & 1023) == 0)
+                progress(e);
+        }
     }
     if (job->progress && job->ctx && job->ctx->progress && e->last_print > 0)
         fprintf(stderr, "\r%60s\r", "");
@@ -1096,6 +1103,7 @@ tc_status tc_synth_ten_run(const syn_net *net, const syn_job *job, syn_result *r
         st = TC_ERR_INTERNAL;
         goto fail;
     }
+    res->stopped = 0;
     res->makespan = e->last_end;
     res->rounds = last_round + 1;
     res->n_xfers = e->n_xfers;
