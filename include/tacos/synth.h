@@ -50,6 +50,8 @@ typedef struct tc_synth_search {
     int candidates;           /**< candidates considered */
     int synthesized;          /**< of which synthesized (the others: hopeless by their bound, or rounds
                                    not reached) */
+    int simulated;            /**< the times are the simulator's (small problems: every candidate a full
+                                   plan), else the synthesizer's */
     double seconds;           /**< wall time of the search */
 } tc_synth_search;
 
@@ -57,8 +59,9 @@ typedef struct tc_synth_search {
  * `--chunks auto` / `--unwind auto` (src/synth/auto.c): synthesize candidates (chunks per rank 1, 2, 3, 4,
  * 6, 8 when search_chunks, else opts->chunks; unwinding degrees 1, 2, 4, ... up to the smallest switch's
  * ports - 1 when search_unwind and `topo` has switches, else opts->unwind) without transfer lists, in up to
- * opts->threads threads, by rounds of chunk counts while they improve, and return the fastest by the
- * synthesizer's time and the runner-up among those synthesized (ties: fewer chunks, lower degree;
+ * opts->threads threads, by rounds of chunk counts while they improve, and return the fastest and the
+ * runner-up among those synthesized, by the simulated time of their plans when every candidate has at most
+ * 2^17 transfers (then every round runs), else by the synthesizer's time (ties: fewer chunks, lower degree;
  * independent of the thread count).  `topo` keeps its switches; the caller unwinds it
  * with the chosen degree and synthesizes the choice with tc_synth_tacos.  Candidates whose transfer count
  * would pass 2^27 are skipped (chunks 1 always stays).

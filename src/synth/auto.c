@@ -3,17 +3,20 @@
  *
  * Accepts: a topology (with its switches still declared when the unwinding degree is searched), a
  *   collective, the generator options (size, root, match, seed, threads) and which of the two to search.
- * Returns: the fastest candidate and the runner-up, each with the synthesizer's own time (stats-only runs:
- *   no transfer list is kept, so no candidate is simulated; the simulator's time of the plan made from the
- *   choice may differ for the collectives synthesized in reverse, which it may run faster).
+ * Returns: the fastest candidate and the runner-up by the simulator's time of their plans when every
+ *   candidate is small (at most SIM_WORK transfers: plans synthesized in full and simulated), else by the
+ *   synthesizer's own time (stats-only runs: no transfer list is kept, so no candidate is simulated; the
+ *   simulator's time of the plan made from the choice may differ for the collectives synthesized in
+ *   reverse, which it may run faster, and for routes through switches, whose first hops it may reorder).
  * Candidates: chunks per rank 1, 2, 3, 4, 6, 8 (those that give every chunk a byte and keep the transfer
  *   count within SEARCH_WORK; 1 always); unwinding degrees 1, 2, 4, ... up to the smallest switch's
  *   ports - 1, and that largest degree itself (only when the topology has switches to unwind).  A search
  *   with one candidate left synthesizes nothing.
  * Method: rounds of candidates, chunks 1 and 2 first, then 3 and 4, then 6 and 8 (each with every degree),
- *   the next round only while the fastest so far has the most chunks tried.  In a round the candidates are synthesized,
+ *   the next round only while the fastest so far has the most chunks tried (small problems: every round).  In a round the candidates are synthesized,
  *   least work first, in up to opts->threads threads (0: one per core).  A candidate whose lower bound
- *   (tc_sim_bound of its shape) is above the second-best time finished so far is skipped, and one whose clock passes it stops: either can no longer be among the first
+ *   (tc_sim_bound of its shape) is above the second-best time finished so far is skipped, and (stats-only)
+ *   one whose clock passes it stops: either can no longer be among the first
  *   two, so the result does not depend on the number of threads or on their timing.  Ties go to fewer
  *   chunks, then to the lower degree.
  * Cost: chunks 1 and 2 (about three times the work of one chunk per rank over two threads) when one chunk
@@ -34,6 +37,7 @@
 #include <unistd.h>
 
 #define SEARCH_WORK ((double)(1 << 27)) /* largest transfer count of a candidate (estimated) */
+#define SIM_WORK ((double)(1 << 17))    /* up to this, candidates are full plans ranked by the simulator */
 
 static const int chunk_set[] = {1, 2, 3, 4, 6, 8};
 
@@ -55,6 +59,7 @@ typedef struct search {
     const int *degree;
     cand *c;
     int n, next, end;     /* candidates; the next to take and the end of the current round */
+    int by_sim;           /* rank by the simulated time of full plans (small problems) */
     double t1, t2;        /* the two best finished times so far */
     pthread_mutex_t lock, igraph_lock;
 } search;
@@ -102,12 +107,22 @@ static void *worker(void *arg)
         c->ran = 1;
         tc_gen_opts o = *S->opts;
         o.chunks = c->chunks;
-        o.stats_only = 1;
+        o.stats_only = !S->by_sim;
         o.trials = 1;
         o.threads = 1;
         tc_sched *s = NULL;
-        c->st = tc_synth_tacos_run(&quiet, S->flat[c->unwind], S->coll, &o, &stop, &s);
+        /* the simulator may run a plan faster than its synthesizer's clock: no early stop then */
+        c->st = tc_synth_tacos_run(&quiet, S->flat[c->unwind], S->coll, &o, S->by_sim ? NULL : &stop, &s);
         c->time = c->st ? INFINITY : s->time;
+        if (!c->st && S->by_sim) { /* small problems: ranked by the simulated time of their plans */
+            tc_sim_opts so;
+            tc_sim_opts_init(&so);
+            so.no_bound = 1;
+            tc_sim_result *r = NULL;
+            c->st = tc_sim_run(&quiet, s, S->flat[c->unwind], &so, &r);
+            c->time = c->st ? INFINITY : r->time;
+            tc_sim_result_free(r);
+        }
         tc_sched_free(s);
         pthread_mutex_lock(&S->lock);
         if (c->time < S->t1) {
@@ -186,6 +201,11 @@ tc_status tc_synth_tacos_search(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, 
             S.c[S.n++] = (cand){K, k, K <= 2 ? 0 : K <= 4 ? 1 : 2, 0, work, 0, INFINITY, TC_OK};
         }
     qsort(S.c, (size_t)S.n, sizeof *S.c, cmp_work);
+    double most = 0;
+    for (int i = 0; i < S.n; i++)
+        if (S.c[i].work > most)
+            most = S.c[i].work;
+    S.by_sim = most <= SIM_WORK;
     if (S.n > 1) { /* with one candidate there is nothing to compare */
         int threads = opts->threads > 0 ? opts->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
         if (threads < 1)
@@ -218,8 +238,8 @@ tc_status tc_synth_tacos_search(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, 
                 if (S.c[i].ran && !S.c[i].st && isfinite(S.c[i].time) && (b < 0 || better(&S.c[i], degree, &S.c[b])))
                     b = i;
             }
-            if (b < 0 || S.c[b].chunks < most)
-                break;
+            if (!S.by_sim && (b < 0 || S.c[b].chunks < most))
+                break; /* small problems try every round: their times need not be monotone */
             S.next = S.end;
         }
         pthread_mutex_destroy(&S.lock);
@@ -245,6 +265,7 @@ tc_status tc_synth_tacos_search(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, 
     if (r >= 0 && isfinite(S.c[r].time))
         out->runner_up = (tc_synth_pick){S.c[r].chunks, degree[S.c[r].unwind], S.c[r].time};
     out->candidates = S.n;
+    out->simulated = S.by_sim && S.n > 1;
     out->synthesized = ran;
     out->seconds = tc_now() - t0;
     st = TC_OK;

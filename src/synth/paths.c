@@ -127,7 +127,8 @@ typedef struct pe {
     int64_t *arr;         /* per vertex: earliest arrival this search */
     int *pred;            /* per vertex: link it is reached by */
     int *stamp, cur;      /* per vertex: search that touched it */
-    int *heap, hn;
+    int *heap, hn, hcap;  /* open vertices (lazy: an entry per improvement) */
+    int64_t *hkey;
     int *path;
     hop *hops;
     int64_t n_hops, cap_hops;
@@ -135,9 +136,9 @@ typedef struct pe {
     int64_t n_best, cap_best;
 } pe;
 
-#define REPAIR_WORK ((int64_t)1 << 22) /* chunks x vertices up to which the repair passes run */
-#define REPAIR_PASSES 12                /* at most this many passes */
-#define REPAIR_RESTARTS 4              /* orders tried, each with its repair passes */
+#define REPAIR_WORK ((int64_t)1 << 19) /* chunks x vertices up to which the repair passes run */
+#define REPAIR_PASSES 4                 /* at most this many passes */
+#define REPAIR_RESTARTS 1               /* orders tried, each with its repair passes */
 #define REPAIR_STALE 4                  /* stop after this many passes without a shorter makespan */
 
 /* Dijkstra toward d over in-links: D[row][v] = cheapest time from v to d (INT64_MAX unreachable). */
@@ -203,38 +204,50 @@ static tc_status dist_to(pe *e, int d, int64_t *row)
     return TC_OK;
 }
 
-/* Max-heap of vertices by their distance to the destination (row). */
-static void heap_push(pe *e, const int64_t *row, int v)
+/* Min-heap of (key, vertex) with lazy deletion: the search's open vertices by arrival + distance left. */
+static void heap_push(pe *e, int64_t key, int v)
 {
     int p = e->hn++;
-    while (p > 0 && row[e->heap[(p - 1) / 2]] < row[v]) {
+    while (p > 0 && e->hkey[(p - 1) / 2] > key) {
         e->heap[p] = e->heap[(p - 1) / 2];
+        e->hkey[p] = e->hkey[(p - 1) / 2];
         p = (p - 1) / 2;
     }
     e->heap[p] = v;
+    e->hkey[p] = key;
 }
 
-static int heap_pop(pe *e, const int64_t *row)
+static int heap_pop(pe *e, int64_t *key)
 {
     const int top = e->heap[0], x = e->heap[--e->hn];
+    const int64_t kx = e->hkey[e->hn];
+    *key = e->hkey[0];
     int j = 0;
     for (;;) {
         int c = 2 * j + 1;
         if (c >= e->hn)
             break;
-        if (c + 1 < e->hn && row[e->heap[c + 1]] > row[e->heap[c]])
+        if (c + 1 < e->hn && e->hkey[c + 1] < e->hkey[c])
             c++;
-        if (row[e->heap[c]] <= row[x])
+        if (e->hkey[c] >= kx)
             break;
         e->heap[j] = e->heap[c];
+        e->hkey[j] = e->hkey[c];
         j = c;
     }
-    if (e->hn)
+    if (e->hn) {
         e->heap[j] = x;
+        e->hkey[j] = kx;
+    }
     return top;
 }
 
-/* Route chunk c from s to d (distance row `row`) on its earliest-arrival path and reserve it. */
+/*
+ * Route chunk c from s to d (distance row `row`) on its earliest-arrival path and reserve it: A* over the
+ * timetables, vertices by arrival + static distance to d (a lower bound on the rest, so the first time d
+ * is taken off the heap its arrival is the earliest: waiting is allowed, so arrival times are monotone
+ * along a path).  Uncongested, it opens little more than the shortest paths; congested, it may go around.
+ */
 static tc_status route_chunk(pe *e, int c, int s, int d, const int64_t *row)
 {
     const syn_net *net = e->net;
@@ -243,25 +256,27 @@ static tc_status route_chunk(pe *e, int c, int s, int d, const int64_t *row)
     e->stamp[s] = e->cur;
     e->arr[s] = 0;
     e->pred[s] = -1;
-    heap_push(e, row, s);
+    heap_push(e, row[s], s);
     while (e->hn) {
-        const int u = heap_pop(e, row);
+        int64_t key;
+        const int u = heap_pop(e, &key);
+        if (key != e->arr[u] + row[u])
+            continue; /* a stale entry */
         if (u == d)
             break;
         const int64_t t = e->arr[u];
         for (int k = net->out_off[u]; k < net->out_off[u + 1]; k++) {
             const int l = net->out_lk[k], v = net->dst[l];
-            if (v < 0 || row[v] >= row[u])
-                continue; /* not strictly closer to d */
+            if (v < 0 || row[v] == INT64_MAX)
+                continue;
             const int64_t a = tc_synth_cal_earliest(&e->cal[l], t, net->cost[l]) + net->cost[l];
-            if (e->stamp[v] != e->cur) {
+            if (e->stamp[v] != e->cur || a < e->arr[v]) {
                 e->stamp[v] = e->cur;
                 e->arr[v] = a;
                 e->pred[v] = l;
-                heap_push(e, row, v);
-            } else if (a < e->arr[v]) {
-                e->arr[v] = a;
-                e->pred[v] = l;
+                if (e->hn >= e->hcap)
+                    return TC_ERR_INTERNAL;
+                heap_push(e, a + row[v], v);
             }
         }
     }
@@ -364,11 +379,14 @@ tc_status tc_synth_paths_run(const syn_net *net, const syn_job *job, syn_result 
     e->arr = malloc(((size_t)n + 1) * sizeof *e->arr);
     e->pred = malloc(((size_t)n + 1) * sizeof *e->pred);
     e->stamp = calloc((size_t)n + 1, sizeof *e->stamp);
-    e->heap = malloc(((size_t)n + 1) * sizeof *e->heap);
+    e->hcap = net->m + n + 1; /* at most one entry per link relaxed, plus the source */
+    e->heap = malloc((size_t)e->hcap * sizeof *e->heap);
+    e->hkey = malloc((size_t)e->hcap * sizeof *e->hkey);
     e->path = malloc(((size_t)n + 1) * sizeof *e->path);
     order = malloc(((size_t)e->C + 1) * sizeof *order);
     scratch = malloc(((size_t)e->C + 1) * sizeof *scratch);
-    if (!e->D || !e->cal || !e->arr || !e->pred || !e->stamp || !e->heap || !e->path || !order || !scratch)
+    if (!e->D || !e->cal || !e->arr || !e->pred || !e->stamp || !e->heap || !e->hkey || !e->path || !order ||
+        !scratch)
         goto done;
     for (int k = 0; k < e->n_dst; k++)
         if ((st = dist_to(e, e->n_dst > 1 ? k : job->root, e->D + (size_t)k * n)))
@@ -477,6 +495,7 @@ done:
     free(e->pred);
     free(e->stamp);
     free(e->heap);
+    free(e->hkey);
     free(e->path);
     free(e->hops);
     free(e->best_hops);

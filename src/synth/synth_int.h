@@ -8,7 +8,9 @@
 /** A directed network as the engine sees it: links possibly reversed, cost per chunk in picoseconds,
  *  CSR adjacency sorted by (cost, link id) so the cheapest link comes first. */
 typedef struct syn_net {
-    int n, m;
+    int n, m;             /* vertices (NPUs 0 .. n_npus-1, then switch vertices) and links */
+    int n_npus;
+    unsigned char *kind;  /* per vertex: SYN_V_NPU, SYN_V_NODE (store-and-forward switch), SYN_V_MCAST */
     int *src, *dst;       /* per link (after reversal) */
     int64_t *cost;        /* ps to move one chunk: alpha + beta * chunk_bytes, at least 1 */
     int *in_off, *in_lk;  /* in-links of node v: in_lk[in_off[v] .. in_off[v+1]) */
@@ -18,6 +20,8 @@ typedef struct syn_net {
     int *group_size;      /* links per group */
     int64_t *group_cost;
 } syn_net;
+
+enum { SYN_V_NPU = 0, SYN_V_NODE = 1, SYN_V_MCAST = 2 };
 
 /** TC_TIME_MAX in picoseconds: no link cost, distance or engine clock goes beyond it (TC_ERR_LIMIT), so
  *  a clock plus a cost, and the sum of three phases, stay far inside int64_t. */
@@ -37,8 +41,8 @@ tc_status tc_synth_cal_insert(syn_cal *c, int64_t a, int64_t cost);
 /** Free an array of m timetables (NULL allowed). */
 void tc_synth_cals_free(syn_cal *c, int m);
 
-/** Build the view of topology `t` (no switches) for chunks of `chunk_bytes`; reversed != 0 swaps every
- *  link's direction (the link keeps its id).  TC_ERR_LIMIT when one chunk takes longer than TC_TIME_MAX
+/** Build the view of topology `t` (no switches left; switch vertices allowed) for chunks of `chunk_bytes`;
+ *  reversed != 0 swaps every link's direction (the link keeps its id).  TC_ERR_LIMIT when one chunk takes longer than TC_TIME_MAX
  *  on some link. */
 tc_status tc_synth_net_build(const tc_topo *t, int reversed, uint64_t chunk_bytes, syn_net *net);
 void tc_synth_net_free(syn_net *net);
@@ -51,6 +55,18 @@ typedef enum {
     SYN_ALLTOALL /* chunk c goes from rank c / (R K) to rank (c / K) mod R on its own path (paths.c) */
 } syn_mode;
 
+/*
+ * Switch vertices (models node and multicast).  They hold no chunk at the start and need none at the end.
+ * SPREAD: a switch takes a chunk over an in-link (from an NPU) only while some NPU behind it lacks it (a
+ * multicast switch once, then any port may send it; a node switch once per port that will send it: a
+ * token per copy), each in-link taking the first useful chunk of its source's list; a port sends the first
+ * chunk of the switch's list its NPU lacks (a node switch consumes that copy).  First in, first out at
+ * the switch is what the simulator does with the routes the hops become (tacos.c folds every pair of hops
+ * through a switch into one transfer from NPU to NPU whose route crosses it).  A multicast switch acts
+ * as a node switch when job->mcast is 0 (the phases synthesized in reverse: no reduction in the switch).
+ * RELAY and the paths: a switch vertex is a vertex like any other, each chunk crossing it once.
+ */
+
 /** A search's early stop: fn(u, t) != 0 once a candidate's clock t (ps, whole collective) shows it cannot win. */
 typedef struct syn_stop {
     int (*fn)(void *u, int64_t t);
@@ -61,6 +77,7 @@ typedef struct syn_job {
     syn_mode mode;
     int n_chunks;
     int n_ranks;        /* R: NPU vertices 0 .. R-1 of the net (the rest are switch vertices) */
+    int mcast;          /* SPREAD: multicast switches may send one chunk out of several ports */
     int K;              /* chunks per rank (all-to-all: per rank pair) */
     int root;           /* SPREAD: -1 = chunk c starts at rank c / K, else all chunks start at root;
                            RELAY: the gather root (chunk c starts at rank c / K) */

@@ -86,7 +86,7 @@ static int plan(tc_coll coll, int root, int n, int K, phase ph[2])
 /* BFS over the topology's links from x, forward (dir 0) or backward (dir 1); seen[] is filled. */
 static tc_status reach(const tc_topo *t, int x, int dir, unsigned char *seen)
 {
-    const int n = t->n_npus, m = t->n_links;
+    const int n = tc_topo_n_vertices(t), m = t->n_links;
     int *off = calloc((size_t)n + 2, sizeof *off), *fill = malloc(((size_t)n + 1) * sizeof *fill),
         *adj = malloc(((size_t)m + 1) * sizeof *adj), *queue = malloc(((size_t)n + 1) * sizeof *queue);
     if (!off || !fill || !adj || !queue) {
@@ -132,7 +132,7 @@ static tc_status reach(const tc_topo *t, int x, int dir, unsigned char *seen)
 static tc_status check_reach(tc_ctx *ctx, const tc_topo *t, tc_coll coll, int root)
 {
     const int n = t->n_npus;
-    unsigned char *seen = malloc((size_t)n + 1);
+    unsigned char *seen = malloc((size_t)tc_topo_n_vertices(t) + 1);
     if (!seen)
         return TC_ERR_NOMEM;
     int x = tc_coll_rooted(coll) ? root : 0;
@@ -203,6 +203,7 @@ static void *phase_worker(void *arg)
         .mode = ph->mode,
         .n_chunks = cfg->C,
         .n_ranks = cfg->topo->n_npus,
+        .mcast = !ph->reversed, /* no reduction inside a switch: the reversed phases use it as a node */
         .K = cfg->K,
         .root = ph->root,
         .match = cfg->match,
@@ -278,6 +279,134 @@ static tc_status overlap_prepare(overlap *o, int C, int64_t T, int *early)
     return TC_OK;
 }
 
+/* ------------------------------------------------------------------------------------------------ */
+/* Switch vertices: hops through a switch become one transfer with a route                          */
+
+typedef struct hopref { int sw, chunk, i; double t; } hopref;
+
+static int cmp_hopref(const void *a, const void *b)
+{
+    const hopref *x = a, *y = b;
+    if (x->sw != y->sw)
+        return x->sw < y->sw ? -1 : 1;
+    if (x->chunk != y->chunk)
+        return x->chunk < y->chunk ? -1 : 1;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    return (x->i > y->i) - (x->i < y->i);
+}
+
+/* Transfers by (t_start, t_end, link, chunk), through an index array. */
+static int cmp_by_time(const void *a, const void *b, void *arg)
+{
+    const tc_xfer *v = arg, *x = &v[*(const int *)a], *y = &v[*(const int *)b];
+    if (x->t_start != y->t_start)
+        return x->t_start < y->t_start ? -1 : 1;
+    if (x->t_end != y->t_end)
+        return x->t_end < y->t_end ? -1 : 1;
+    if (x->link != y->link)
+        return x->link < y->link ? -1 : 1;
+    if (x->chunk != y->chunk)
+        return x->chunk < y->chunk ? -1 : 1;
+    return (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b);
+}
+
+/*
+ * Fold the hops of one phase (rec->xfers[from, *to), the engine's view, vertex ids) through switch vertices
+ * (ids >= R) into transfers from NPU to NPU whose route is the link into the switch and the link out: per
+ * (switch, chunk), the k-th departure by start time takes the k-th arrival by end time (first in, first out,
+ * as the engine sends them), or the one arrival when there is one (a multicast switch; every chunk on a
+ * path).  Arrivals no port sent on (copies a node switch took in for an NPU that got the chunk elsewhere)
+ * are dropped.  The folded transfer starts when its first hop starts and ends when its last hop ends; its
+ * step is its first hop's.  The phase's transfers are rewritten in start order and *to moved; the
+ * transfers after them (later phases, not folded yet) follow them.
+ */
+static tc_status fold_switch_hops(tc_sched *rec, int from, int *to, int R)
+{
+    const int cnt = *to - from;
+    tc_xfer *out = malloc(((size_t)cnt + 1) * sizeof *out);
+    hopref *in = malloc(((size_t)cnt + 1) * sizeof *in), *dep = malloc(((size_t)cnt + 1) * sizeof *dep);
+    int *l1 = malloc(((size_t)cnt + 1) * sizeof *l1), *l2 = malloc(((size_t)cnt + 1) * sizeof *l2);
+    int *ord = malloc(((size_t)cnt + 1) * sizeof *ord);
+    tc_xfer *tail = NULL;
+    tc_status st = TC_ERR_NOMEM;
+    if (!out || !in || !dep || !l1 || !l2 || !ord)
+        goto done;
+    const tc_xfer *x = rec->xfers + from;
+    int na = 0, nd = 0, no = 0;
+    st = TC_ERR_INTERNAL;
+    for (int i = 0; i < cnt; i++) {
+        if (x[i].src >= R && x[i].dst >= R) /* switch to switch: tc_topo_unwind makes no such link */
+            goto done;
+        if (x[i].dst >= R)
+            in[na++] = (hopref){x[i].dst, x[i].chunk, i, x[i].t_end};
+        else if (x[i].src >= R)
+            dep[nd++] = (hopref){x[i].src, x[i].chunk, i, x[i].t_start};
+        else {
+            l1[no] = -1;
+            out[no++] = x[i];
+        }
+    }
+    qsort(in, (size_t)na, sizeof *in, cmp_hopref);
+    qsort(dep, (size_t)nd, sizeof *dep, cmp_hopref);
+    for (int a = 0, d = 0; d < nd;) {
+        while (a < na && (in[a].sw < dep[d].sw || (in[a].sw == dep[d].sw && in[a].chunk < dep[d].chunk)))
+            a++;
+        int a1 = a, d1 = d;
+        while (a1 < na && in[a1].sw == dep[d].sw && in[a1].chunk == dep[d].chunk)
+            a1++;
+        while (d1 < nd && dep[d1].sw == dep[d].sw && dep[d1].chunk == dep[d].chunk)
+            d1++;
+        if (a1 == a || (a1 - a > 1 && a1 - a < d1 - d))
+            goto done; /* a departure without its arrival */
+        for (int k = d; k < d1; k++) {
+            const tc_xfer *u = &x[in[a1 - a == 1 ? a : a + (k - d)].i], *v = &x[dep[k].i];
+            out[no] = *u;
+            out[no].dst = v->dst;
+            out[no].t_end = v->t_end;
+            l1[no] = u->link;
+            l2[no] = v->link;
+            no++;
+        }
+        a = a1;
+        d = d1;
+    }
+    for (int i = 0; i < no; i++)
+        ord[i] = i;
+    qsort_r(ord, (size_t)no, sizeof *ord, cmp_by_time, out);
+    /* the transfers after the phase (later phases, not folded yet: no routes) wait aside */
+    const int nt = rec->n_xfers - *to;
+    st = TC_ERR_NOMEM;
+    if (nt > 0 && !(tail = malloc((size_t)nt * sizeof *tail)))
+        goto done;
+    if (nt > 0)
+        memcpy(tail, rec->xfers + *to, (size_t)nt * sizeof *tail);
+    rec->n_xfers = from;
+    st = TC_OK;
+    for (int k = 0; k < no && !st; k++) {
+        const int i = ord[k];
+        const tc_xfer *y = &out[i];
+        const int links[2] = {l1[i], l2[i]};
+        st = l1[i] >= 0 ? tc_sched_add(rec, y->src, y->dst, y->chunk, (tc_op)y->op, -1, y->step, y->t_start,
+                                       y->t_end, links, 2)
+                        : tc_sched_add(rec, y->src, y->dst, y->chunk, (tc_op)y->op, y->link, y->step, y->t_start,
+                                       y->t_end, NULL, 0);
+    }
+    *to = rec->n_xfers;
+    for (int i = 0; i < nt && !st; i++)
+        st = tc_sched_add(rec, tail[i].src, tail[i].dst, tail[i].chunk, (tc_op)tail[i].op, tail[i].link, tail[i].step,
+                          tail[i].t_start, tail[i].t_end, NULL, 0);
+done:
+    free(tail);
+    free(out);
+    free(in);
+    free(dep);
+    free(l1);
+    free(l2);
+    free(ord);
+    return st;
+}
+
 /* Run every phase with `seed`; append transfers to rec when set.  *time_ps is the collective time.  With
  * two SPREAD phases, a transfer list and parallel != 0, the phases run in two threads, each writing its
  * own (exactly sized) part of the list: the same result as one after the other. */
@@ -291,7 +420,7 @@ static tc_status run_all(const run_cfg *cfg, uint64_t seed, tc_sched *rec, int p
     const int64_t spread = (int64_t)cfg->topo->n_npus * cfg->C - cfg->C; /* transfers of a SPREAD phase */
     const int can_ovl = cfg->overlap && cfg->n_ph == 2 && cfg->ph[0].mode == SYN_SPREAD &&
                         cfg->ph[1].mode == SYN_SPREAD && cfg->ph[0].reversed && !cfg->ph[1].reversed;
-    int par = rec && parallel && cfg->n_ph == 2 && cfg->ph[0].mode == SYN_SPREAD &&
+    int par = rec && parallel && !cfg->topo->n_swnodes && cfg->n_ph == 2 && cfg->ph[0].mode == SYN_SPREAD &&
               cfg->ph[1].mode == SYN_SPREAD && (int64_t)rec->cap_xfers - rec->n_xfers >= 2 * spread;
     int ovl = 0;
     overlap O = {0};
@@ -377,6 +506,14 @@ static tc_status run_all(const run_cfg *cfg, uint64_t seed, tc_sched *rec, int p
         if (st)
             return st;
     }
+    if (rec && cfg->topo->n_swnodes) /* hops through switch vertices become routed transfers */
+        for (int p = 0; p < cfg->n_ph; p++) {
+            const int end = first[p + 1];
+            if ((st = fold_switch_hops(rec, first[p], &first[p + 1], cfg->topo->n_npus)))
+                return st;
+            for (int q = p + 2; q <= cfg->n_ph; q++)
+                first[q] += first[p + 1] - end;
+        }
     int64_t offset = 0, span = 0;
     int step_off = 0;
     for (int p = 0; p < cfg->n_ph; p++) {
@@ -392,6 +529,11 @@ static tc_status run_all(const run_cfg *cfg, uint64_t seed, tc_sched *rec, int p
                     double t0 = x[i].t_start;
                     x[i].src = x[i].dst;
                     x[i].dst = s;
+                    for (int a = x[i].route_off, b = x[i].route_off + x[i].route_len - 1; a < b; a++, b--) {
+                        const int l = rec->route[a]; /* the route runs the other way */
+                        rec->route[a] = rec->route[b];
+                        rec->route[b] = l;
+                    }
                     x[i].t_start = (double)r->makespan - x[i].t_end;
                     x[i].t_end = (double)r->makespan - t0;
                     x[i].step = r->rounds - 1 - x[i].step;
