@@ -146,7 +146,7 @@ START_TEST(test_chunks_auto)
     char *out;
     ck_assert_int_eq(tacosc(&out, "topologies/ndv2-2x8.xml --collective allgather --size 1000000000"), 0);
     ck_assert_msg(strstr(out, "chunks 128 (8 per rank)") &&
-                      strstr(out, "  auto: 8 chunks per rank (synthesized 40.553 ms; runner-up 6 chunks per rank, "
+                      strstr(out, "  auto: 8 chunks per rank (simulated 40.553 ms; runner-up 6 chunks per rank, "
                                   "40.689 ms; 6 of 6 candidates synthesized in "),
                   "%s", out);
     ck_assert_ptr_nonnull(strstr(out, "predicted time 40.553 ms"));

@@ -139,6 +139,7 @@ tc_status tc_algo_run(tc_ctx *ctx, const char *name, const tc_topo *topo, tc_col
     }
     s->seed = ctx->seed;
     s->unwind = opts->unwind; /* the degree the caller unwound the topology with, recorded in the plan */
+    s->switch_model = opts->switch_model; /* and the switch model */
     *out = s;
     return TC_OK;
 }

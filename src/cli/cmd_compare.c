@@ -32,6 +32,7 @@ static void usage(FILE *f)
           "      --model M       event (default) or ab (see tacosc sim --help)\n"
           "      --svg FILE      one heat map and timeline per algorithm\n"
           "      --unwind D      switch unwinding degree\n"
+          "      --switch-model M  unwind, node or multicast for every switch (default: each switch's own)\n"
           "  -h, --help          this text\n",
           f);
 }
@@ -65,7 +66,7 @@ static void first_message(const tc_buf *b, char *out, size_t n)
     out[len] = 0;
 }
 
-enum { O_COSTS = 256, O_MODEL, O_SVG, O_UNWIND };
+enum { O_COSTS = 256, O_MODEL, O_SVG, O_UNWIND, O_SWMODEL };
 
 int tc_cli_compare(int argc, char **argv)
 {
@@ -74,12 +75,12 @@ int tc_cli_compare(int argc, char **argv)
         {"chunks", required_argument, 0, 'k'},     {"costs", required_argument, 0, O_COSTS},
         {"model", required_argument, 0, O_MODEL},  {"svg", required_argument, 0, O_SVG},
         {"unwind", required_argument, 0, O_UNWIND}, {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0},
+        {"switch-model", required_argument, 0, O_SWMODEL}, {0, 0, 0, 0},
     };
     tc_ctx ctx;
     tc_ctx_init(&ctx);
     const char *costs = NULL, *svg = NULL, *coll_s = NULL;
-    int unwind = 0, opt;
+    int unwind = 0, swmodel = 0, opt;
     tc_gen_opts go;
     tc_gen_opts_init(&go);
     tc_sim_opts so;
@@ -111,6 +112,10 @@ int tc_cli_compare(int argc, char **argv)
             if (tc_cli_parse_int(&ctx, "unwind", optarg, 1, INT_MAX, &unwind))
                 return 2;
             break;
+        case O_SWMODEL:
+            if (tc_cli_parse_switch_model(&ctx, optarg, &swmodel))
+                return 2;
+            break;
         case 'h': usage(stdout); return tc_cli_exit(tc_cli_stdout_close(&ctx));
         default: return 2; /* tc_cli_getopt reported it */
         }
@@ -135,9 +140,11 @@ int tc_cli_compare(int argc, char **argv)
     const char *inputs[] = {argv[optind], costs}, *what[] = {"topology file", "cost file"};
     tc_status st = tc_cli_check_output(&ctx, "--svg", svg, inputs, what, 2);
     if (!st)
-        st = tc_cli_load_topo(&ctx, argv[optind], costs, unwind, &topo);
+        st = tc_cli_load_topo(&ctx, argv[optind], costs, unwind, swmodel, &topo);
     if (!st)
         st = tc_cli_check_size(&ctx, go.size, coll, topo->n_npus, go.chunks);
+    go.unwind = unwind;
+    go.switch_model = swmodel;
     if (st)
         goto done;
     int cap = 0;

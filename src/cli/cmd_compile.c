@@ -39,6 +39,9 @@ static void usage(FILE *f)
           "      --unwind D|auto  switch unwinding degree 1..N-1 (default: each switch's own, else 1; auto:\n"
           "                       tacos tries 1, 2, 4, ... with the chunk counts and keeps the fastest);\n"
           "                       the plan's link ids are those of the unwound topology\n"
+          "      --switch-model M unwind, node or multicast for every switch (default: each switch's own\n"
+          "                       model attribute, else unwind); node and multicast keep the switch as a\n"
+          "                       store-and-forward vertex, the plan's transfers through it carry a route\n"
           "      --match M        tacos matching: best (default: earliest arrival, fewest alternative links,\n"
           "                       rarest chunk, maximum matching per NPU) or random (the paper's)\n"
           "      --trials T       tacos: best of T seeds, run in parallel threads (default 1); a note names\n"
@@ -67,7 +70,7 @@ static void usage(FILE *f)
 
 enum {
     O_COSTS = 256, O_ROOT, O_SEED, O_UNWIND, O_MATCH, O_TRIALS, O_THREADS, O_STATS, O_TARGET, O_PROTO,
-    O_CHANNELS, O_MINB, O_MAXB, O_INPLACE, O_OUTOFPLACE, O_LIST
+    O_CHANNELS, O_MINB, O_MAXB, O_INPLACE, O_OUTOFPLACE, O_LIST, O_SWMODEL
 };
 
 static tc_status parse_bytes(tc_ctx *ctx, const char *opt, const char *s, uint64_t *out)
@@ -139,7 +142,8 @@ static void summary(const tc_topo *topo, const tc_sched *s, const tc_bound *b, i
            s->n_chunks, s->chunks_per_rank, (unsigned long long)s->chunk_bytes);
     if (search && search->candidates > 1) {
         char pb[64], rb[64], t2[32];
-        printf("  auto: %s (synthesized %s", pick_str(&search->best, search_unwind, pb, sizeof pb),
+        printf("  auto: %s (%s %s", pick_str(&search->best, search_unwind, pb, sizeof pb),
+               search->simulated ? "simulated" : "synthesized",
                tc_fmt_time(search->best.time, tb, sizeof tb));
         if (search->runner_up.chunks)
             printf("; runner-up %s, %s", pick_str(&search->runner_up, search_unwind, rb, sizeof rb),
@@ -170,7 +174,7 @@ int tc_cli_compile(int argc, char **argv)
         {"outofplace", no_argument, 0, O_OUTOFPLACE}, {"quiet", no_argument, 0, 'q'},
         {"verbose", no_argument, 0, 'v'},          {"list-algos", no_argument, 0, O_LIST},
         {"help", no_argument, 0, 'h'},             {"version", no_argument, 0, 'V'},
-        {0, 0, 0, 0},
+        {"switch-model", required_argument, 0, O_SWMODEL}, {0, 0, 0, 0},
     };
     tc_ctx ctx;
     tc_ctx_init(&ctx);
@@ -224,6 +228,7 @@ int tc_cli_compile(int argc, char **argv)
                 st = tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--unwind: '%s' is not auto or an integer in [1, %d]",
                               optarg, INT_MAX);
             break;
+        case O_SWMODEL: st = tc_cli_parse_switch_model(&ctx, optarg, &g.switch_model); break;
         case O_MATCH:
             if (!strcmp(optarg, "best"))
                 g.match = TC_MATCH_BEST;
@@ -310,13 +315,13 @@ int tc_cli_compile(int argc, char **argv)
         goto done;
     double t0 = tc_now();
     if (unwind_auto) { /* the search unwinds the switches itself */
-        if ((st = tc_cli_load_raw(&ctx, topo_path, costs_path, &raw)))
+        if ((st = tc_cli_load_raw(&ctx, topo_path, costs_path, g.switch_model, &raw)))
             goto done;
         if (raw->n_switches == 0)
             tc_warn(&ctx, topo_path, 0, "--unwind auto has no effect: the topology has no switches");
         if ((st = tc_topo_unwind(&ctx, raw, 0, &flat)))
             goto done;
-    } else if ((st = tc_cli_load_topo(&ctx, topo_path, costs_path, g.unwind, &flat)))
+    } else if ((st = tc_cli_load_topo(&ctx, topo_path, costs_path, g.unwind, g.switch_model, &flat)))
         goto done;
     if (ctx.verbose)
         tc_diag(&ctx, TC_DIAG_NOTE, topo_path, 0, 0, "read %s: %d npus, %d links in %.3f s",

@@ -13,12 +13,14 @@
 
 static void usage(FILE *f)
 {
-    fputs("usage: tacosc verify PLAN [--topo TOPO.xml [--costs FILE] [--unwind D]] [--target nccl|rccl]\n"
+    fputs("usage: tacosc verify PLAN [--topo TOPO.xml [--costs FILE] [--unwind D] [--switch-model M]]\n"
+          "                     [--target nccl|rccl]\n"
           "\n"
           "Verify a schedule.  A JSON plan is checked by symbolic execution (causality, double counting,\n"
           "one chunk per link at a time, the collective's postcondition); with --topo its links and routes\n"
           "must exist in that topology (switches unwound with degree D, default the degree the plan records,\n"
-          "else each switch's own).\n"
+          "else each switch's own; switches modelled as M, unwind, node or multicast, default the model the\n"
+          "plan records, else each switch's own).\n"
           "An MSCCL XML plan is checked for the runtime's structural rules, matched send/receive sequences,\n"
           "deadlock freedom and the collective's result; --target also applies that runtime's limits.\n"
           "The format is told by content (JSON starts with '{').\n"
@@ -31,12 +33,13 @@ int tc_cli_verify(int argc, char **argv)
     static const struct option longopts[] = {
         {"topo", required_argument, 0, 't'}, {"costs", required_argument, 0, 'c'},
         {"unwind", required_argument, 0, 'u'}, {"target", required_argument, 0, 'T'},
+        {"switch-model", required_argument, 0, 'm'},
         {"help", no_argument, 0, 'h'},         {0, 0, 0, 0},
     };
     tc_ctx ctx;
     tc_ctx_init(&ctx);
     const char *topo_path = NULL, *costs_path = NULL, *target = NULL;
-    int unwind = 0, opt;
+    int unwind = 0, swmodel = 0, opt;
     unsigned char seen[TC_CLI_MAX_OPT] = {0};
     optind = 1;
     while ((opt = tc_cli_getopt(&ctx, "verify", argc, argv, "h", longopts, seen, NULL)) != -1) {
@@ -48,6 +51,10 @@ int tc_cli_verify(int argc, char **argv)
                 return 2;
             break;
         case 'T': target = optarg; break;
+        case 'm':
+            if (tc_cli_parse_switch_model(&ctx, optarg, &swmodel))
+                return 2;
+            break;
         case 'h': usage(stdout); return tc_cli_exit(tc_cli_stdout_close(&ctx));
         default: return 2; /* tc_cli_getopt reported it */
         }
@@ -61,6 +68,8 @@ int tc_cli_verify(int argc, char **argv)
         return tc_cli_exit(tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--costs needs --topo"));
     if (seen['u'] && !topo_path)
         return tc_cli_exit(tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--unwind needs --topo"));
+    if (seen['m'] && !topo_path)
+        return tc_cli_exit(tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--switch-model needs --topo"));
     tc_status st = TC_OK;
     tc_topo *flat = NULL;
     tc_msccl *m = NULL;
@@ -82,7 +91,7 @@ int tc_cli_verify(int argc, char **argv)
         goto done;
     }
     if (fmt == TC_FMT_MSCCL) {
-        if (topo_path && (st = tc_cli_load_topo(&ctx, topo_path, costs_path, unwind, &flat)))
+        if (topo_path && (st = tc_cli_load_topo(&ctx, topo_path, costs_path, unwind, swmodel, &flat)))
             goto done;
         if ((st = tc_msccl_read(&ctx, path, &m)) || (st = tc_msccl_verify(&ctx, m, lim, path)))
             goto done;
@@ -92,8 +101,9 @@ int tc_cli_verify(int argc, char **argv)
     } else {
         if ((st = tc_sched_load(&ctx, path, &s)))
             goto done;
-        /* the plan records the unwinding degree its link ids refer to */
-        if (topo_path && (st = tc_cli_load_topo(&ctx, topo_path, costs_path, unwind ? unwind : s->unwind, &flat)))
+        /* the plan records the unwinding degree and switch model its link ids refer to */
+        if (topo_path && (st = tc_cli_load_topo(&ctx, topo_path, costs_path, unwind ? unwind : s->unwind,
+                                                swmodel ? swmodel : s->switch_model, &flat)))
             goto done;
         tc_check_opts co = {.topo = flat};
         if ((st = tc_sched_check(&ctx, s, &co, path)))
