@@ -161,6 +161,44 @@ START_TEST(test_chunks_auto)
 }
 END_TEST
 
+/* Switches as nodes from the command line: --switch-model, recorded in the plan and used by verify and sim;
+ * the MSCCL lowering of a multicast plan verifies. */
+START_TEST(test_switch_model)
+{
+    char *d = tmpdir(), *out;
+    ck_assert_int_eq(tacosc(&out, "topologies/dgx2-2x16.xml --collective allgather --size 1000000000 --switch-model "
+                                  "multicast -o %s/p.json",
+                            d),
+                     0);
+    ck_assert_msg(strstr(out, "predicted time 7.856 ms"), "%s", out);
+    free(out);
+    ck_assert_int_eq(tacosc(&out, "verify %s/p.json --topo topologies/dgx2-2x16.xml", d), 0);
+    free(out);
+    ck_assert_int_eq(tacosc(&out, "sim %s/p.json topologies/dgx2-2x16.xml", d), 0);
+    ck_assert_msg(strstr(out, "time 7.856 ms"), "%s", out);
+    free(out);
+    /* the same plan on the switches unwound: its routes cross links that do not exist there */
+    ck_assert_int_eq(tacosc(&out, "verify %s/p.json --topo topologies/dgx2-2x16.xml --switch-model unwind", d), 1);
+    ck_assert_msg(strstr(out, "does not start at rank"), "%s", out);
+    free(out);
+    ck_assert_int_eq(tacosc(&out, "topologies/dgx2-2x16.xml --collective allgather --size 1000000000 --switch-model "
+                                  "multicast -q -o %s/p.xml",
+                            d),
+                     0);
+    free(out);
+    ck_assert_int_eq(tacosc(&out, "verify %s/p.xml", d), 0);
+    free(out);
+    ck_assert_int_eq(tacosc(&out, "topologies/mesh2d-4x4.xml --collective allgather --switch-model star"), 2);
+    ck_assert_str_eq(out, "tacosc: error: --switch-model: 'star' is not unwind, node or multicast\n");
+    free(out);
+    ck_assert_int_eq(tacosc(&out, "topologies/mesh2d-4x4.xml --collective allgather --switch-model node -q"), 0);
+    ck_assert_str_eq(out, "topologies/mesh2d-4x4.xml: warning: --switch-model node has no effect: the topology has no "
+                          "switches\n");
+    free(out);
+    free(d);
+}
+END_TEST
+
 /* Same input and seed give byte-identical plans, for every registry algorithm: each must serve one of
  * these topologies (hier-* need node ids, bucket a torus named with its dimensions, dex is all-to-all). */
 START_TEST(test_deterministic)
@@ -724,6 +762,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_shipped_plans);
     tcase_add_test(tc, test_shipped_topologies);
     tcase_add_test(tc, test_chunks_auto);
+    tcase_add_test(tc, test_switch_model);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -308,8 +308,8 @@ static double sim_time(tc_ctx *ctx, const tc_sched *s, const tc_topo *t, tc_boun
     return tm;
 }
 
-/* All-to-all: one path per chunk; on tori and meshes within 10% of the bisection (cut) bound with two
- * chunks per pair, and the simulator reproduces the plan's own time. */
+/* All-to-all: one path per chunk; on tori and meshes within 10% of the bisection (cut) bound with the chunks
+ * per pair --chunks auto picks, and the simulator reproduces the plan's own time. */
 START_TEST(test_alltoall_near_cut_bound)
 {
     tc_ctx ctx;
@@ -320,7 +320,9 @@ START_TEST(test_alltoall_near_cut_bound)
         tc_gen_opts o;
         tc_gen_opts_init(&o);
         o.size = 1ull << 30;
-        o.chunks = 2;
+        tc_synth_search a;
+        ck_assert_int_eq(tc_synth_tacos_search(&ctx, topos[i], TC_COLL_ALLTOALL, &o, 1, 0, &a), TC_OK);
+        o.chunks = a.best.chunks;
         tc_sched *s = synth_checked(&ctx, topos[i], topos[i], TC_COLL_ALLTOALL, &o);
         tc_bound b;
         const double sim = sim_time(&ctx, s, topos[i], &b);
@@ -515,6 +517,95 @@ START_TEST(test_allreduce_overlap_never_slower)
 }
 END_TEST
 
+/* Switches as nodes (models node and multicast) on random topologies, every collective: the plans pass
+ * the checker on the unwound topology (routes through the switch vertices), every transfer is one direct
+ * link or two links through one switch, and the simulator runs them; a multicast all-gather on one switch
+ * reaches its ingress bound. */
+START_TEST(test_switch_vertices)
+{
+    tc_rng r;
+    tc_rng_seed(&r, tu_seed() + 17);
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    for (int trial = 0; trial < 8; trial++) {
+        const int n = 3 + (int)tc_rng_below(&r, 7);
+        tc_topo *t = random_topo(&r, n), *u = NULL;
+        const int nsw = 1 + (int)tc_rng_below(&r, 2);
+        for (int k = 0; k < nsw; k++) {
+            int ports[16], np = 0;
+            for (int v = 0; v < n; v++)
+                if (tc_rng_below(&r, 3) || np < 2)
+                    ports[np++] = v;
+            char name[16];
+            snprintf(name, sizeof name, "s%d", k);
+            ck_assert_int_eq(tc_topo_add_switch(t, name, ports, np, 0, 0, 0), TC_OK);
+            t->switches[k].model = tc_rng_below(&r, 2) ? TC_SWITCH_NODE : TC_SWITCH_MULTICAST;
+        }
+        ck_assert_int_eq(tc_topo_unwind(&ctx, t, 0, &u), TC_OK);
+        ck_assert_int_eq(u->n_swnodes, nsw);
+        for (int ci = 0; ci < N_COLLS; ci++) {
+            tc_gen_opts o;
+            tc_gen_opts_init(&o);
+            o.chunks = 1 + (int)tc_rng_below(&r, 3);
+            o.size = (1 + tc_rng_below(&r, 64)) << 20;
+            o.root = (int)tc_rng_below(&r, (uint64_t)n);
+            ctx.seed = tc_rng_next(&r);
+            tc_sched *s = NULL;
+            tc_status st = tc_synth_tacos(&ctx, u, all_colls[ci], &o, &s);
+            ck_assert_msg(st == TC_OK, "%s: %s\n%s", tc_coll_name(all_colls[ci]), tc_status_str(st), tu_diags());
+            tc_check_opts co = {.topo = u};
+            ck_assert_msg(tc_sched_check(&ctx, s, &co, "switch") == TC_OK, "%s on %d npus, %d switches, K=%d:\n%s",
+                          tc_coll_name(all_colls[ci]), n, nsw, o.chunks, tu_diags());
+            for (int i = 0; i < s->n_xfers; i++) {
+                const tc_xfer *x = &s->xfers[i];
+                if (x->link >= 0) {
+                    ck_assert_int_lt(u->links[x->link].src, n);
+                    ck_assert_int_lt(u->links[x->link].dst, n);
+                } else {
+                    ck_assert_int_eq(x->route_len, 2);
+                    ck_assert_int_ge(u->links[s->route[x->route_off]].dst, n);
+                }
+            }
+            ck_assert(sim_time(&ctx, s, u, NULL) > 0 || s->n_xfers == 0);
+            tc_sched_free(s);
+        }
+        tc_topo_free(u);
+        tc_topo_free(t);
+    }
+    /* one 8-port multicast switch: 7 chunks into each port, after the first reached the switch */
+    tc_topo *t, *u = NULL;
+    ck_assert_int_eq(tc_topo_create("mcast8", 8, &t), TC_OK);
+    int ports[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+    ck_assert_int_eq(tc_topo_add_switch(t, "sw", ports, 8, 0, 0, 0), TC_OK);
+    t->switches[0].model = TC_SWITCH_MULTICAST;
+    ck_assert_int_eq(tc_topo_unwind(&ctx, t, 0, &u), TC_OK);
+    tc_gen_opts o;
+    tc_gen_opts_init(&o);
+    o.size = 1ull << 30;
+    tc_sched *s = NULL;
+    ck_assert_int_eq(tc_synth_tacos(&ctx, u, TC_COLL_ALLGATHER, &o, &s), TC_OK);
+    tc_bound b;
+    const double tm = sim_time(&ctx, s, u, &b);
+    const double c = 0.5e-6 + (double)(1u << 27) / 50e9;
+    ck_assert_double_eq_tol(tm, 8 * c, 1e-9);
+    ck_assert_double_eq_tol(b.time, 8 * c, 1e-9);
+    /* every chunk enters the switch once: 8 first hops shared by 7 transfers each */
+    int shared = 0;
+    for (int i = 0; i < s->n_xfers; i++)
+        for (int j = 0; j < i; j++)
+            if (s->xfers[i].route_len && s->xfers[j].route_len && s->route[s->xfers[i].route_off] == s->route[s->xfers[j].route_off] &&
+                s->xfers[i].chunk == s->xfers[j].chunk && s->xfers[i].t_start == s->xfers[j].t_start) {
+                shared++;
+                break;
+            }
+    ck_assert_int_eq(s->n_xfers, 56);
+    ck_assert_int_eq(shared, 48);
+    tc_sched_free(s);
+    tc_topo_free(u);
+    tc_topo_free(t);
+}
+END_TEST
+
 /* --chunks auto / --unwind auto: the choice is a real candidate's own time, never slower than one chunk per
  * rank or degree 1, and the same with one thread or two. */
 START_TEST(test_search_chunks_and_unwind)
@@ -684,6 +775,7 @@ static Suite *synth_suite(void)
     tcase_add_test(tc, test_bound_is_lower_bound);
     tcase_add_test(tc, test_allreduce_overlap_never_slower);
     tcase_add_test(tc, test_search_chunks_and_unwind);
+    tcase_add_test(tc, test_switch_vertices);
     tcase_add_test(tc, test_stats_only_and_cheapest_link);
     tcase_add_test(tc, test_large_fifo_mode);
     suite_add_tcase(s, tc);

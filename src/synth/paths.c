@@ -138,7 +138,7 @@ typedef struct pe {
 
 #define REPAIR_WORK ((int64_t)1 << 19) /* chunks x vertices up to which the repair passes run */
 #define REPAIR_PASSES 4                 /* at most this many passes */
-#define REPAIR_RESTARTS 1               /* orders tried, each with its repair passes */
+#define REPAIR_RESTARTS 4               /* orders tried, each with its repair passes (up to REPAIR_WORK / 8) */
 #define REPAIR_STALE 4                  /* stop after this many passes without a shorter makespan */
 
 /* Dijkstra toward d over in-links: D[row][v] = cheapest time from v to d (INT64_MAX unreachable). */
@@ -408,7 +408,7 @@ tc_status tc_synth_paths_run(const syn_net *net, const syn_job *job, syn_result 
     /* on small problems, restarts with other orders among chunks at equal distance, each followed by repair
      * passes (the chunks that arrived last go first next time) while they shorten the makespan */
     const int small = (int64_t)no * n <= REPAIR_WORK;
-    const int restarts = small ? REPAIR_RESTARTS : 1, passes = small ? REPAIR_PASSES : 1;
+    const int restarts = (int64_t)no * n <= REPAIR_WORK / 8 ? REPAIR_RESTARTS : 1, passes = small ? REPAIR_PASSES : 1;
     int64_t best = INT64_MAX;
     for (int rs = 0; rs < restarts; rs++)
     for (int pass = 0, stale = 0; pass < passes && stale < REPAIR_STALE; pass++) {
