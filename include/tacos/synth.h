@@ -3,9 +3,9 @@
  * TACOS synthesis (src/synth/): time-expanded network and link-chunk matching.
  *
  * Link ids: a topology with switches is first unwound with tc_topo_unwind(ctx, topo, opts->unwind) and the
- * schedule is synthesized on the unwound topology; every transfer's `link` is then a link id of that
- * unwound topology (check such a schedule against tc_topo_unwind's result, not the original).  Without
- * switches, link ids are the topology's own.
+ * schedule is synthesized on the unwound topology (switches of model node and multicast stay as vertices);
+ * every transfer's `link` and route are then link ids of that topology (check such a schedule against
+ * tc_topo_unwind's result, not the original).  Without switches, link ids are the topology's own.
  *
  * Output: diagnostics go through ctx (errors; with trials > 1 a TC_DIAG_NOTE naming the winning seed).
  * The only direct output is a transient progress line on stderr ("\rtacos: round R, P% of
@@ -27,8 +27,9 @@
 
 /**
  * The `tacos` generator (registry entry).  Serves every collective.  Uses opts->size, chunks, root, unwind,
- * match, trials, threads, stats_only and ctx->seed.  Every transfer is on one physical link (`link` set, no
- * route); times in seconds; `step` is the index of the event round (or, for gather, scatter and all-to-all,
+ * match, trials, threads, stats_only, no_overlap and ctx->seed.  Every transfer is on one physical link
+ * (`link` set, no route), or crosses one switch vertex (link -1, a route of the link into the switch and the
+ * link out, from NPU to NPU); times in seconds; `step` is the index of the event round (or, for gather, scatter and all-to-all,
  * of the distinct start time) in which the transfer starts (counted backwards in the reduce phases, which
  * are synthesized reversed).  With stats_only the schedule has no transfers, only `time` and `n_steps`.
  * Errors: TC_ERR_INVALID when an NPU cannot reach another that it must (the message names the pair),

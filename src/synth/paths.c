@@ -8,24 +8,26 @@
  *   set, one transfer per hop appended to that schedule in start order (times in ps, step = index of its
  *   start time among the distinct ones, src/dst vertices of the net).
  * Method: the static time-distance D(v, d) of every vertex to every destination (Dijkstra over link costs
- *   alpha + beta * chunk) makes the links that bring a chunk strictly closer to its destination a DAG.  The
- *   chunks are taken one by one (gather: nearest source first, so the root's in-links fill from time 0;
- *   all-to-all: farthest pair first, so the long paths claim the cut links first and the short ones fill in
- *   around them, and a pair whose destination sits at the far end of a cut link crosses it last); each
- *   takes the earliest-arrival path from its source at time 0 through that DAG, vertices in decreasing
- *   distance order (a topological order), where a link is entered at the first gap of its calendar after
- *   the chunk is there that is long enough for one chunk (gap filling: a later chunk may pass an earlier one
- *   on an idle stretch).  Store and forward: a hop starts once the chunk has fully arrived.  Ties go to the
- *   cheaper link, then to the lower link id, so the result depends on the seed only through the order of
- *   chunks at equal distance.
+ *   alpha + beta * chunk).  The chunks are taken one by one (gather: nearest source first, so the root's
+ *   in-links fill from time 0; scatter and all-to-all: farthest first, so the long paths claim the cut links
+ *   first and the short ones fill in around them, and a pair whose destination sits at the far end of a cut
+ *   link crosses it last); each takes its earliest-arrival path from its source at time 0, found by A*
+ *   over the timetables (vertices by arrival + D, a lower bound on the rest), where a link is entered at the
+ *   first gap of its timetable after the chunk is there that is long enough for one chunk (gap filling: a
+ *   later chunk may pass an earlier one on an idle stretch), so congested links are gone around.  Store and
+ *   forward: a hop starts once the chunk has fully arrived; switch vertices are hops like any other.  On
+ *   small problems the order is restarted with other ties and repaired (the chunks that arrived last go
+ *   first next time), keeping the shortest makespan.  Ties go to the cheaper link, then to the lower link
+ *   id, so the result depends on the seed only through the order of chunks at equal distance.
  * Calendars (syn_cal, also the all-reduce overlap's): per link its busy blocks in time order with every gap
  *   between two blocks at least one chunk long (a shorter gap can never be used, so it is merged into the
  *   blocks around it): the first usable start at or after t is found by one binary search.
- * Cost: O(V log V + m) per chunk at most (V vertices), usually the few vertices between a chunk's source and
- *   its destination; O(V (m + V log V)) for the distances; memory V^2 distances for all-to-all, V for gather.
+ * Cost: O((V + m) log m) per chunk at most (V vertices), usually little more than the vertices on its
+ *   shortest paths; O(R (m + V log V)) for the distances; memory R x V distances for all-to-all and
+ *   scatter, V for gather.
  * Limits: a chunk whose destination it cannot reach returns TC_ERR_INTERNAL (callers check reachability).
  * Trace, gather to 0 on the path 0 <- 1 <- 2, K = 1, cost c: chunk 1 (nearest) takes 1->0 at [0, c];
- *   chunk 2 takes 2->1 at [0, c] and 1->0 at [c, 2c]; done at 2c.
+ *   chunk 2 takes 2->1 at [0, c] and 1->0 at [c, 2c] (the first gap after its arrival); done at 2c.
  */
 #include "synth_int.h"
 

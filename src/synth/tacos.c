@@ -5,7 +5,9 @@
  *   with tc_topo_unwind, degree opts->unwind, §IV-G); allgather, reducescatter, allreduce, broadcast,
  *   reduce, gather, scatter; K = opts->chunks chunks per rank; opts->match best|random; opts->trials seeds.
  * Returns: a schedule on physical links (link ids of the unwound topology when there are switches), every
- *   transfer one chunk over one link, times in seconds, s->time the collective time.
+ *   transfer one chunk over one link, or, through a switch vertex (switch models node and multicast), over
+ *   the link into the switch and the link out (a route of two links, fold_switch_hops), times in seconds,
+ *   s->time the collective time.
  * Phases (ten.c does the synthesis of one phase):
  *   allgather      SPREAD on the topology, chunk c starting at rank c / K
  *   broadcast      SPREAD, all K chunks starting at the root

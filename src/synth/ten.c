@@ -27,9 +27,18 @@
  *     lacks.  Problems of 2^20 (node, chunk) pairs or more use that FIFO rule alone (first unclaimed chunk
  *     in arrival order, cheapest link first): O(1) amortized per transfer, and as good on meshes.
  *     d claims a chunk when it is matched, so a chunk is never sent twice to the same node.
+ *   - switch vertices (synth_int.h): a port into a switch takes, of the first SWITCH_WINDOW chunks of its
+ *     NPU's list that some NPU behind the switch still lacks (and that a node switch has fewer copies of
+ *     than NPUs lack it), the one the fewest other ports could send; a port out of a switch sends the first
+ *     chunk of the switch's list its NPU lacks (a node switch's copy is then spent), before the NPU's other
+ *     in-links are matched.  An NPU's slower in-link defers a chunk that its switch would bring sooner (it
+ *     waits until then, TEV_UNBLOCK) rather than carry it again over a scarce link (a cut).
+ * All-reduce overlap (job->release, job->block): a chunk appears at its owner at its release time; a link
+ *   the other phase holds is blocked until the end of that stretch (timed events in a heap).
  * Data layout (no per-chunk allocation): claim bitset n x chunks; per node the list of chunks in arrival
- *   order (a growable array, compacted once every out-link's cursor has passed the front); per link a
- *   cursor into its source's list and a state (ready, busy, asleep); in-flight links in one FIFO per
+ *   order (a growable array, compacted once every out-link's cursor has passed the front; a node switch's
+ *   list holds a copy per entry, -1 once sent); per link a cursor into its source's list and a state
+ *   (ready, busy, asleep, blocked); in-flight links in one FIFO per
  *   distinct cost (completion times are monotone within a cost, so no heap is needed).
  *   Work: O(links x chunks) cursor steps plus O(transfers x out-degree) wake-up tests.
  * Limits: a stall (nothing in flight, postconditions left) returns TC_ERR_INTERNAL; callers check
