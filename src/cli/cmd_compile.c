@@ -127,7 +127,7 @@ static tc_status check_options(tc_ctx *ctx, const struct option *lo, const unsig
 static const char *pick_str(const tc_synth_pick *p, int with_unwind, char *buf, size_t n)
 {
     int k = snprintf(buf, n, "%d chunk%s per rank", p->chunks, p->chunks == 1 ? "" : "s");
-    if (with_unwind && k > 0 && (size_t)k < n)
+    if (with_unwind && p->unwind > 0 && k > 0 && (size_t)k < n)
         snprintf(buf + k, n - (size_t)k, ", unwind %d", p->unwind);
     return buf;
 }

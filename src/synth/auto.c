@@ -161,13 +161,15 @@ tc_status tc_synth_tacos_search(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, 
 {
     memset(out, 0, sizeof *out);
     int degree[32], nd = 0;
-    int max_d = 0;
+    int max_d = 0, unwound = 0; /* switches kept as vertices (models node, multicast) have no degree */
     for (int s = 0; s < topo->n_switches; s++) {
         const int d = topo->switches[s].n_ports - 1;
-        if (s == 0 || d < max_d)
+        if (topo->switches[s].model != TC_SWITCH_UNWIND)
+            continue;
+        if (!unwound++ || d < max_d)
             max_d = d;
     }
-    if (search_unwind && topo->n_switches > 0 && max_d >= 1) {
+    if (search_unwind && unwound && max_d >= 1) {
         for (int d = 1; d <= max_d && nd < 31; d *= 2)
             degree[nd++] = d;
         if (degree[nd - 1] != max_d)
