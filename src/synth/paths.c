@@ -143,11 +143,11 @@ typedef struct pe {
 #define REPAIR_RESTARTS 4               /* orders tried, each with its repair passes (up to REPAIR_WORK / 8) */
 #define REPAIR_STALE 4                  /* stop after this many passes without a shorter makespan */
 
-/* Dijkstra toward d over in-links: D[row][v] = cheapest time from v to d (INT64_MAX unreachable). */
-static tc_status dist_to(pe *e, int d, int64_t *row)
+/* Dijkstra toward d over in-links: row[v] = cheapest time (ps) from v to d, INT64_MAX when v cannot reach
+ * d (see synth_int.h). */
+tc_status tc_synth_dist_to(const syn_net *net, int d, int64_t *row)
 {
-    const syn_net *net = e->net;
-    const int n = e->n;
+    const int n = net->n;
     for (int v = 0; v < n; v++)
         row[v] = INT64_MAX;
     int hn = 0;
@@ -187,7 +187,9 @@ static tc_status dist_to(pe *e, int d, int64_t *row)
             continue;
         for (int k = net->in_off[v]; k < net->in_off[v + 1]; k++) {
             const int l = net->in_lk[k], u = net->src[l];
-            const int64_t nd = kv + net->cost[l];
+            int64_t nd = kv + net->cost[l]; /* both at most SYN_TIME_MAX_PS + 1: no overflow */
+            if (nd > SYN_TIME_MAX_PS)
+                nd = SYN_TIME_MAX_PS + 1; /* beyond the clock: saturated, the callers refuse it */
             if (u >= 0 && nd < row[u]) {
                 row[u] = nd;
                 int p = hn++;
@@ -391,7 +393,7 @@ tc_status tc_synth_paths_run(const syn_net *net, const syn_job *job, syn_result 
         !scratch)
         goto done;
     for (int k = 0; k < e->n_dst; k++)
-        if ((st = dist_to(e, e->n_dst > 1 ? k : job->root, e->D + (size_t)k * n)))
+        if ((st = tc_synth_dist_to(net, e->n_dst > 1 ? k : job->root, e->D + (size_t)k * n)))
             goto done;
     int no = 0;
     for (int c = 0; c < e->C; c++) {

@@ -107,6 +107,10 @@ typedef struct syn_result {
     int64_t n_xfers;
 } syn_result;
 
+/** Dijkstra toward vertex d over the net's in-links: row[v] = the cheapest time (ps) from v to d, INT64_MAX
+ *  when v cannot reach d.  row holds net->n entries.  TC_ERR_NOMEM only. */
+tc_status tc_synth_dist_to(const syn_net *net, int d, int64_t *row);
+
 /** SYN_GATHER, SYN_SCATTER and SYN_ALLTOALL (paths.c): one earliest-arrival path per chunk; the same results and errors
  *  as tc_synth_ten_run. */
 tc_status tc_synth_paths_run(const syn_net *net, const syn_job *job, syn_result *res);

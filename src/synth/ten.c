@@ -1061,66 +1061,15 @@ static void eng_free(eng *e)
 static tc_status relay_setup(eng *e)
 {
     const syn_net *net = e->net;
-    const int n = e->n;
-    int *heap = malloc(((size_t)e->m + (size_t)n + 1) * sizeof *heap);
-    int64_t *key = malloc(((size_t)e->m + (size_t)n + 1) * sizeof *key);
-    if (!heap || !key) {
-        free(heap);
-        free(key);
-        return TC_ERR_NOMEM;
+    tc_status st = tc_synth_dist_to(net, e->job->root, e->dist);
+    if (st)
+        return st;
+    for (int v = 0; v < e->n; v++) {
+        if (e->dist[v] == INT64_MAX)
+            e->dist[v] = -1;
+        else if (e->dist[v] > SYN_TIME_MAX_PS)
+            return TC_ERR_LIMIT; /* that chunk alone would take longer than the clock can count */
     }
-    for (int v = 0; v < n; v++)
-        e->dist[v] = -1;
-    int hn = 0;
-    heap[hn] = e->job->root;
-    key[hn++] = 0;
-    e->dist[e->job->root] = 0;
-    while (hn) {
-        int v = heap[0];
-        int64_t kv = key[0];
-        int x = heap[--hn], j = 0;
-        int64_t kx = key[hn];
-        for (;;) { /* sift the last element down from the root */
-            int c = 2 * j + 1;
-            if (c >= hn)
-                break;
-            if (c + 1 < hn && key[c + 1] < key[c])
-                c++;
-            if (key[c] >= kx)
-                break;
-            heap[j] = heap[c];
-            key[j] = key[c];
-            j = c;
-        }
-        if (hn) {
-            heap[j] = x;
-            key[j] = kx;
-        }
-        if (kv > e->dist[v])
-            continue;
-        for (int k = net->in_off[v]; k < net->in_off[v + 1]; k++) {
-            int l = net->in_lk[k], u = net->src[l];
-            int64_t nd = kv + net->cost[l];
-            if (nd > SYN_TIME_MAX_PS) { /* that chunk alone would take longer than the clock can count */
-                free(heap);
-                free(key);
-                return TC_ERR_LIMIT;
-            }
-            if (e->dist[u] < 0 || nd < e->dist[u]) {
-                e->dist[u] = nd;
-                int p = hn++;
-                while (p > 0 && key[(p - 1) / 2] > nd) {
-                    heap[p] = heap[(p - 1) / 2];
-                    key[p] = key[(p - 1) / 2];
-                    p = (p - 1) / 2;
-                }
-                heap[p] = u;
-                key[p] = nd;
-            }
-        }
-    }
-    free(heap);
-    free(key);
     for (int l = 0; l < e->m; l++) {
         int s = net->src[l], d = net->dst[l];
         if (s < 0 || e->dist[s] < 0 || !(e->dist[d] < e->dist[s]))
