@@ -62,7 +62,7 @@ typedef struct tc_synth_search {
  * ports - 1 when search_unwind and `topo` has switches, else opts->unwind) without transfer lists, in up to
  * opts->threads threads, by rounds of chunk counts while they improve, and return the fastest and the
  * runner-up among those synthesized, by the simulated time of their plans when every candidate has at most
- * 2^17 transfers (then every round runs), else by the synthesizer's time (ties: fewer chunks, lower degree;
+ * 2^14 transfers (then every round runs), else by the synthesizer's time (ties: fewer chunks, lower degree;
  * independent of the thread count).  `topo` keeps its switches; the caller unwinds it
  * with the chosen degree and synthesizes the choice with tc_synth_tacos.  Candidates whose transfer count
  * would pass 2^27 are skipped (chunks 1 always stays).

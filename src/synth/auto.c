@@ -37,7 +37,7 @@
 #include <unistd.h>
 
 #define SEARCH_WORK ((double)(1 << 27)) /* largest transfer count of a candidate (estimated) */
-#define SIM_WORK ((double)(1 << 17))    /* up to this, candidates are full plans ranked by the simulator */
+#define SIM_WORK ((double)(1 << 14))    /* up to this, candidates are full plans ranked by the simulator */
 
 static const int chunk_set[] = {1, 2, 3, 4, 6, 8};
 

@@ -179,7 +179,7 @@ if [ -x "$TACOSC" ]; then
         k=$("$TACOSC" $T/$1.xml --collective $2 --size $3 | sed -n 's/.*chunks [0-9]* (\([0-9]*\) per rank).*/\1/p')
         a=$(med "$TACOSC" $T/$1.xml --collective $2 --size $3 -q -o "$tmp")
         b=$(med "$TACOSC" $T/$1.xml --collective $2 --size $3 --chunks "$k" -q -o "$tmp")
-        r=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", b > 0 ? a / b : 0 }')
+        r=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')
         echo "$1 $2: auto $a s, --chunks $k $b s, ratio $r"
         target "$1 $2 auto search within 3x one synthesis" "$r" "<=" 3
     done
