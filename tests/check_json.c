@@ -463,6 +463,37 @@ START_TEST(test_sparse)
 }
 END_TEST
 
+/* The switch model a plan was made with (--switch-model): written after "unwind" only when set, read back,
+ * optional, and checked. */
+START_TEST(test_switch_model)
+{
+    tc_sched *s = NULL;
+    ck_assert_int_eq(from_json(small_doc, &s), TC_OK);
+    ck_assert_int_eq(s->switch_model, 0);
+    char *j = to_json(s, NULL);
+    ck_assert_ptr_null(strstr(j, "switch_model"));
+    free(j);
+    tc_sched_free(s);
+    seed_rng(3);
+    static const char *const names[] = {"unwind", "node", "multicast"};
+    const int m = rnd(0, 2);
+    char field[96];
+    snprintf(field, sizeof field, "  ],\n  \"unwind\": 0,\n  \"switch_model\": \"%s\"\n}\n", names[m]);
+    char *doc = edit("  ]\n}\n", field);
+    ck_assert_int_eq(from_json(doc, &s), TC_OK);
+    ck_assert_int_eq(s->switch_model, 1 + m);
+    j = to_json(s, NULL);
+    ck_assert_ptr_nonnull(strstr(j, field));
+    free(j);
+    free(doc);
+    tc_sched_free(s);
+    expect_edit_error("  ]\n}\n", "  ],\n  \"switch_model\": \"star\"\n}\n", TC_ERR_INVALID,
+                      "plan.json:25: error: field \"switch_model\" must be \"unwind\", \"node\" or \"multicast\"\n");
+    expect_edit_error("  ]\n}\n", "  ],\n  \"switch_model\": 2\n}\n", TC_ERR_INVALID,
+                      "plan.json:25: error: field \"switch_model\" must be \"unwind\", \"node\" or \"multicast\"\n");
+}
+END_TEST
+
 START_TEST(test_layout)
 {
     tc_sched *s = NULL;
@@ -854,6 +885,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_round_trip_random);
     tcase_add_test(tc, test_unwind);
     tcase_add_test(tc, test_sparse);
+    tcase_add_test(tc, test_switch_model);
     tcase_add_test(tc, test_other_layouts);
     tcase_add_test(tc, test_lines);
     tcase_add_test(tc, test_small_doc_reads);

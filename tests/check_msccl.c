@@ -521,6 +521,57 @@ static void limit_case(tc_msccl *m, tc_msccl_target tg, tc_status want, const ch
         ck_assert_msg(strstr(tu_diags(), msg), "want '%s' got '%s'", msg, tu_diags());
 }
 
+/* Switches as nodes: tacos plans whose transfers cross a node or multicast switch (routes of two links)
+ * lower to GPU-to-GPU sends and verify, for every collective but all-to-all, with one and two chunks per
+ * rank; a multicast becomes one send per destination. */
+START_TEST(test_switch_plans)
+{
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_msccl_limits lim;
+    tc_msccl_limits_get(TC_TARGET_NCCL, &lim);
+    for (int mc = 0; mc < 2; mc++) {
+        tc_topo *t = NULL, *u = NULL;
+        ck_assert_int_eq(tc_topo_create("two-switches", 8, &t), TC_OK);
+        const int a[4] = {0, 1, 2, 3}, b[4] = {4, 5, 6, 7};
+        ck_assert_int_eq(tc_topo_add_switch(t, "a", a, 4, 0, 0, 0), TC_OK);
+        ck_assert_int_eq(tc_topo_add_switch(t, "b", b, 4, 0, 0, 0), TC_OK);
+        t->switches[0].model = t->switches[1].model = mc ? TC_SWITCH_MULTICAST : TC_SWITCH_NODE;
+        ck_assert_int_eq(tc_topo_add_link(t, 1, 4, 0, 2e-6, 1 / 12.5e9, 0), TC_OK);
+        ck_assert_int_eq(tc_topo_add_link(t, 5, 0, 0, 2e-6, 1 / 12.5e9, 0), TC_OK);
+        ck_assert_int_eq(tc_topo_unwind(&ctx, t, 0, &u), TC_OK);
+        for (int c = 0; c < TC_COLL_COUNT; c++) {
+            if (c == TC_COLL_ALLTOALL)
+                continue;
+            for (int k = 1; k <= 2; k++) {
+                tc_gen_opts go;
+                tc_gen_opts_init(&go);
+                go.chunks = k;
+                go.size = 8u << 20;
+                tc_sched *s = NULL;
+                tc_msccl *m = NULL;
+                ck_assert_int_eq(tc_algo_run(&ctx, "tacos", u, (tc_coll)c, &go, &s), TC_OK);
+                int routed = 0;
+                for (int i = 0; i < s->n_xfers; i++)
+                    routed += s->xfers[i].route_len == 2;
+                ck_assert_int_gt(routed, 0);
+                tc_msccl_lower_opts lo;
+                tc_msccl_lower_opts_init(&lo);
+                tc_status st = tc_msccl_lower(&ctx, s, &lo, &m);
+                ck_assert_msg(st == TC_OK, "%s %s K=%d: %s", mc ? "multicast" : "node", tc_coll_name((tc_coll)c), k,
+                              tu_diags());
+                ck_assert_msg(tc_msccl_verify(&ctx, m, &lim, "switch plan") == TC_OK, "%s %s K=%d: %s",
+                              mc ? "multicast" : "node", tc_coll_name((tc_coll)c), k, tu_diags());
+                tc_msccl_free(m);
+                tc_sched_free(s);
+            }
+        }
+        tc_topo_free(u);
+        tc_topo_free(t);
+    }
+}
+END_TEST
+
 START_TEST(test_limits)
 {
     tc_msccl_limits l;
@@ -813,6 +864,7 @@ static Suite *msccl_suite(void)
     tcase_add_test(tc, test_limits);
     tcase_add_test(tc, test_rule_files);
     tcase_add_test(tc, test_writer_property);
+    tcase_add_test(tc, test_switch_plans);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -712,6 +712,7 @@ static void assert_same_ir(const tc_topo *a, const tc_topo *b)
         ck_assert_int_eq(a->switches[s].n_ports, b->switches[s].n_ports);
         ck_assert_int_eq(memcmp(a->switches[s].npus, b->switches[s].npus, sizeof(int) * a->switches[s].n_ports), 0);
         ck_assert(a->switches[s].beta == b->switches[s].beta);
+        ck_assert_int_eq(a->switches[s].model, b->switches[s].model);
     }
     ck_assert_int_eq(!a->node_of, !b->node_of);
     if (a->node_of)
@@ -730,6 +731,82 @@ static void round_trip(const tc_topo *t)
     free(w2);
     tc_topo_free(r);
 }
+
+/* Switches as nodes: model="node" and "multicast" read, written and kept as vertices by tc_topo_unwind (a link
+ * each way per port, of the switch's class); model="unwind" and no model keep the TACOS unwinding. */
+START_TEST(test_switch_models)
+{
+    tc_rng rng;
+    tc_rng_seed(&rng, tu_seed() + 21);
+    const int n = 3 + (int)tc_rng_below(&rng, 8);
+    char xml[2048], list[512] = "";
+    for (int i = 0; i < n; i++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), i ? " %d" : "%d", i);
+    snprintf(xml, sizeof xml,
+             "<topology name=\"sw\" npus=\"%d\">\n"
+             "  <class name=\"port\" alpha=\"0.35us\" bandwidth=\"125GB/s\"/>\n"
+             "  <switch name=\"a\" class=\"port\" model=\"node\" npus=\"%s\"/>\n"
+             "  <switch name=\"b\" model=\"multicast\" npus=\"0 1\"/>\n"
+             "  <switch name=\"c\" model=\"unwind\" unwind=\"1\" npus=\"1 2\"/>\n"
+             "</topology>\n",
+             n, list);
+    tc_topo *t = read_ok("sw.xml", xml);
+    ck_assert_int_eq(t->switches[0].model, TC_SWITCH_NODE);
+    ck_assert_int_eq(t->switches[1].model, TC_SWITCH_MULTICAST);
+    ck_assert_int_eq(t->switches[2].model, TC_SWITCH_UNWIND);
+    round_trip(t);
+    char *w = write_str(t);
+    ck_assert_ptr_nonnull(strstr(w, "<switch name=\"a\" class=\"port\" model=\"node\" npus="));
+    ck_assert_ptr_nonnull(strstr(w, "<switch name=\"b\" model=\"multicast\" npus=\"0 1\"/>"));
+    ck_assert_ptr_nonnull(strstr(w, "<switch name=\"c\" unwind=\"1\" npus=\"1 2\"/>"));
+    free(w);
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_topo *u = NULL, *c = NULL;
+    ck_assert_int_eq(tc_topo_unwind(&ctx, t, 0, &u), TC_OK);
+    ck_assert_int_eq(u->n_switches, 0);
+    ck_assert_int_eq(u->n_swnodes, 2);
+    ck_assert_int_eq(tc_topo_n_vertices(u), n + 2);
+    ck_assert_str_eq(u->swnodes[0].name, "a");
+    ck_assert_int_eq(u->swnodes[0].multicast, 0);
+    ck_assert_int_eq(u->swnodes[1].multicast, 1);
+    ck_assert_int_eq(u->n_links, 2 * n + 4 + 2); /* ports both ways, then the unwound pair */
+    for (int i = 0; i < n; i++) {
+        const tc_link *up = &u->links[2 * i], *down = &u->links[2 * i + 1];
+        ck_assert(up->src == i && up->dst == n && down->src == n && down->dst == i);
+        ck_assert_double_eq_tol(up->beta, 1 / 125e9, 1e-24);
+        ck_assert_double_eq_tol(up->alpha, 0.35e-6, 1e-18);
+    }
+    /* NPU to NPU through the switch: two hops; the diameter counts them */
+    int path[8];
+    ck_assert_int_eq(tc_topo_shortest_path(u, n - 1, 0, path, 8), 2);
+    ck_assert_int_eq(u->links[path[0]].dst, u->links[path[1]].src);
+    ck_assert_int_ge(u->links[path[0]].dst, n);
+    ck_assert_int_eq(info_of(u).diameter, n > 3 ? 2 : 1 + (n > 2));
+    ck_assert_int_eq(tc_topo_clone(u, &c), TC_OK);
+    ck_assert_int_eq(c->n_swnodes, 2);
+    ck_assert_str_eq(c->swnodes[1].name, "b");
+    ck_assert_int_eq(c->out_off[n + 1] - c->out_off[n], n);
+    tc_topo_free(c);
+    tc_topo_free(u);
+    /* every switch unwound (the --switch-model override) */
+    tc_topo_set_switch_model(t, TC_SWITCH_UNWIND);
+    ck_assert_int_eq(tc_topo_unwind(&ctx, t, 0, &u), TC_OK);
+    ck_assert_int_eq(u->n_swnodes, 0);
+    ck_assert_int_eq(u->n_links, n + 2 + 2);
+    tc_topo_free(u);
+    tc_topo_free(t);
+    ck_assert_str_eq(tu_diags(), "");
+    read_bad("m.xml", "<topology name=\"b\" npus=\"2\">\n  <switch name=\"s\" model=\"bogus\" npus=\"0 1\"/>\n</topology>\n",
+             "m.xml:2: error: schema: Element 'switch', attribute 'model': [facet 'enumeration'] The value 'bogus' is "
+             "not an element of the set {'unwind', 'node', 'multicast'}.");
+    tc_switch_model m;
+    ck_assert_int_eq(tc_switch_model_parse("multicast", &m), TC_OK);
+    ck_assert_int_eq(m, TC_SWITCH_MULTICAST);
+    ck_assert_int_eq(tc_switch_model_parse("star", &m), TC_ERR_INVALID);
+    ck_assert_str_eq(tc_switch_model_name(TC_SWITCH_NODE), "node");
+}
+END_TEST
 
 START_TEST(test_round_trip)
 {
@@ -1014,6 +1091,7 @@ static Suite *topo_suite(void)
     tcase_add_test(tc, test_apply_costs);
     tcase_add_test(tc, test_generators);
     tcase_add_test(tc, test_unwind);
+    tcase_add_test(tc, test_switch_models);
     tcase_add_test(tc, test_round_trip);
     tcase_add_test(tc, test_large_ring);
     tcase_add_test(tc, test_metrics);

@@ -17,9 +17,13 @@ typedef struct tc_gen_opts {
     int chunks;           /**< chunks per rank (default 1) */
     int root;             /**< root for rooted collectives (default 0) */
     int unwind;           /**< switch unwinding degree, 0 = per-switch or default */
+    int switch_model;     /**< the switch model the topology was prepared with (recorded in the plan): 0 each
+                               switch's own, else 1 + tc_switch_model */
     int trials;           /**< TACOS: best of T seeds (default 1) */
     tc_match_mode match;  /**< TACOS matching */
     int stats_only;       /**< TACOS: do not keep the transfer list */
+    int no_overlap;       /**< TACOS all-reduce: all-gather after the whole reduce-scatter (default: each
+                               chunk's all-gather starts when its reduce-scatter ends) */
     int threads;          /**< worker threads (0 = automatic) */
 } tc_gen_opts;
 

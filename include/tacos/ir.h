@@ -175,7 +175,16 @@ typedef struct tc_link {
     int line;       /**< source line in the topology file (0 when generated) */
 } tc_link;
 
-/** A switch with attached NPUs; unwound to point-to-point links by the synthesizer (TACOS §IV-G). */
+/** How a switch is modelled: unwound into point-to-point links (TACOS §IV-G); a store-and-forward node whose
+ *  ports have the switch's class (one chunk received leaves on one port); or such a node that may send one
+ *  chunk it received out of several ports (multicast: NVSwitch NVLS, SHARP). */
+typedef enum { TC_SWITCH_UNWIND = 0, TC_SWITCH_NODE = 1, TC_SWITCH_MULTICAST = 2 } tc_switch_model;
+/** "unwind", "node", "multicast". */
+const char *tc_switch_model_name(tc_switch_model m);
+/** Parse one of those names (TC_ERR_INVALID otherwise). */
+tc_status tc_switch_model_parse(const char *s, tc_switch_model *out);
+
+/** A switch with attached NPUs; unwound to point-to-point links (TACOS §IV-G) or kept as a vertex (model). */
 typedef struct tc_switch {
     char *name;
     int n_ports;
@@ -183,8 +192,16 @@ typedef struct tc_switch {
     int cls;        /**< link class of the NPU<->switch links */
     double alpha, beta;
     int unwind;     /**< unwinding degree d requested in the XML; 0 = use the default */
+    int model;      /**< tc_switch_model */
     int line;
 } tc_switch;
+
+/** A switch kept as a vertex of the topology (model node or multicast) once tc_topo_unwind has run. */
+typedef struct tc_swnode {
+    char *name;
+    int multicast;  /**< nonzero: one chunk received may leave on several ports */
+    int line;
+} tc_swnode;
 
 /**
  * Optional photonic fabric description (PCCL photonic paper §2, §4.2; man 5 tacosc-topology); all zero when
@@ -220,16 +237,23 @@ typedef struct tc_topo {
     tc_link_class *classes;
     int n_switches, cap_switches;
     tc_switch *switches;
+    int n_swnodes;            /**< switch vertices: ids n_npus .. n_npus + n_swnodes - 1, joined to their NPUs
+                                   by links both ways (switches of model node or multicast, after
+                                   tc_topo_unwind); 0 otherwise.  Ranks, chunks and NPU arrays stop at n_npus */
+    tc_swnode *swnodes;
     int *node_of;             /**< per NPU server id, NULL when no hierarchy is given */
     int n_nodes;              /**< number of distinct servers (0 when node_of is NULL) */
     tc_photonic photonic;
     double codec_bw[3][2];    /**< sparse codec throughputs from the cost file's `codec` lines, bytes of dense
                                    data per second: [1 pici, 2 coo][0 compress, 1 decompress]; 0 when not
                                    given (sparse.h's measured defaults apply) */
-    /* CSR adjacency built by tc_topo_index(); NULL until then */
-    int *out_off, *out_link;  /**< links leaving npu v: out_link[out_off[v] .. out_off[v+1]) */
-    int *in_off, *in_link;    /**< links entering npu v */
+    /* CSR adjacency built by tc_topo_index(); NULL until then; over every vertex (NPUs, then switches) */
+    int *out_off, *out_link;  /**< links leaving vertex v: out_link[out_off[v] .. out_off[v+1]) */
+    int *in_off, *in_link;    /**< links entering vertex v */
 } tc_topo;
+
+/** NPUs plus switch vertices: the vertex count of links, CSR and routes. */
+static inline int tc_topo_n_vertices(const tc_topo *t) { return t->n_npus + t->n_swnodes; }
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Schedule IR                                                                                       */
@@ -295,6 +319,9 @@ typedef struct tc_sched {
     int root;               /**< for rooted collectives, else 0 */
     int unwind;             /**< switch unwinding degree of the topology the link ids refer to (0: each
                                  switch's own, else 1; see tc_topo_unwind) */
+    int switch_model;       /**< switch model of that topology: 0 each switch's own (the file's), else
+                                 1 + tc_switch_model (every switch); a transfer through a switch vertex is
+                                 one transfer from NPU to NPU whose route crosses the switch */
     uint64_t size_bytes;    /**< collective size (per-rank buffer for all-reduce; output size for
                                  all-gather; input size for reduce-scatter) */
     uint64_t chunk_bytes;   /**< bytes of one chunk */

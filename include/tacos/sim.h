@@ -46,6 +46,13 @@
  * opts.general is set, a discrete-event simulation with a time-ordered event queue and a queue of ready
  * chunks per link (O((M + hops) log M)).  Both give the same result; tc_sim_result.general says which ran.
  *
+ * Switches (switch vertices of tc_topo_unwind, models node and multicast): a transfer through a switch is
+ * routed over the link into it and the link out; the switch is a store-and-forward vertex like any hop.
+ * Transfers of one chunk from one source with the same t_start whose routes begin with the same link into
+ * a multicast switch are one multicast (mcast.c): the first in issue order (the leader) carries that link,
+ * the others go on from the switch when the leader's chunk is there, so the link carries the chunk once
+ * (both event paths and the ab model).
+ *
  * Both models report per-link busy time and utilization = busy / time.
  *
  * Bounds (tc_sim_bound).  Lower bounds on the event-model time of any plan of the collective that moves
@@ -111,7 +118,7 @@ typedef struct tc_bound {
 /**
  * Bounds for a collective shaped as `s` (collective, ranks, chunks, chunk bytes, root; its transfers are
  * not read) of `size` bytes (0: s->size_bytes; chunk bytes rescaled as in tc_sim_opts.size) on `topo`
- * (indexed, no switches, s->n_ranks NPUs).  One line describing the binding bound: tc_bound_describe.
+ * (indexed, no switches left, switch vertices allowed, s->n_ranks NPUs).  One line describing the binding bound: tc_bound_describe.
  */
 tc_status tc_sim_bound(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, uint64_t size, tc_bound *out);
 /** "cut: node 1 (npus 8-15), in" / "link: npu 3 in-links" / ... into buf (n bytes). */
@@ -154,7 +161,8 @@ typedef struct tc_sim_result {
 } tc_sim_result;
 
 /**
- * Simulate `s` on `topo` (indexed, no switches: unwind first; its NPU count must equal s->n_ranks).
+ * Simulate `s` on `topo` (indexed, no switches left: unwind first, switch vertices allowed; its NPU count
+ * must equal s->n_ranks).
  * Returns TC_ERR_INVALID with a diagnostic when a transfer names a rank, link or route the topology lacks
  * or two ranks are not connected.
  */

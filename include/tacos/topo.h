@@ -85,9 +85,9 @@ void tc_topo_list_kinds(FILE *f);
 #define TC_TOPO_SAMPLE_SOURCES 32
 
 /**
- * Derived metrics.  Switches are counted as unwound (each switch's own `unwind` degree, else d = 1), i.e.
- * metrics are those of the point-to-point topology the synthesizer sees; the counts n_links/n_switches
- * are those of `t` itself.  An unindexed topology is indexed on a private copy.
+ * Derived metrics.  Switches are counted as tc_topo_unwind(t, 0) leaves them (unwound with their own degree,
+ * or vertices for models node and multicast, whose hops count in the diameter), i.e. metrics are those of
+ * the topology the synthesizer sees, over NPUs; the counts n_links/n_switches are those of `t` itself.  An unindexed topology is indexed on a private copy.
  * Diameter: exact (BFS from every NPU) while n*(n+m) <= TC_TOPO_EXACT_WORK; otherwise the largest
  * eccentricity found from TC_TOPO_SAMPLE_SOURCES evenly spaced NPUs and a second sweep from the farthest
  * NPU of each: a lower bound that is exact for vertex-transitive topologies (rings, tori, hypercubes,
@@ -127,11 +127,16 @@ tc_status tc_topo_bfs_tree(const tc_topo *t, int src, int *parent);
 int tc_topo_tree_path(const tc_topo *t, const int *parent, int src, int dst, int *links, int cap);
 
 /**
- * Unwind every switch into point-to-point links (TACOS paper §IV-G): with degree d, the k-th attached NPU
- * links to the next d attached NPUs (mod ports), same alpha, beta multiplied by d.  d = 0 uses each switch's
- * own `unwind` attribute or 1.  The result has no switches and is indexed.  A topology without switches is
- * copied unchanged.
+ * Unwind every switch of model unwind into point-to-point links (TACOS paper §IV-G): with degree d, the k-th
+ * attached NPU links to the next d attached NPUs (mod ports), same alpha, beta multiplied by d.  d = 0 uses
+ * each switch's own `unwind` attribute or 1.  A switch of model node or multicast becomes a vertex instead
+ * (tc_topo.swnodes, in declaration order), with a link to and from each attached NPU in port order (NPU to
+ * switch, then switch to NPU), of the switch's class.  The result has no switches and is indexed.  A
+ * topology without switches is copied unchanged.
  */
 tc_status tc_topo_unwind(tc_ctx *ctx, const tc_topo *t, int d, tc_topo **out);
+/** Give every switch of t the model m (the command line's --switch-model). */
+void tc_topo_set_switch_model(tc_topo *t, tc_switch_model m);
+
 
 #endif

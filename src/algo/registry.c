@@ -12,8 +12,7 @@
 #define ALL_COLLS ((1u << TC_COLL_COUNT) - 1)
 
 const tc_algo_entry tc_algo_registry[] = {
-    {"tacos", "TACOS link-chunk matching over a time-expanded network (default)",
-     ALL_COLLS & ~TC_COLL_BIT(TC_COLL_ALLTOALL), tc_synth_tacos},
+    {"tacos", "TACOS link-chunk matching over a time-expanded network (default)", ALL_COLLS, tc_synth_tacos},
     {"ring", "logical unidirectional ring in rank order, routed on shortest paths", RS_AG_AR, tc_algo_ring},
     {"direct", "every rank exchanges with every other rank in one step", RS_AG_AR, tc_algo_direct},
     /* classic generators: begin */
@@ -140,6 +139,7 @@ tc_status tc_algo_run(tc_ctx *ctx, const char *name, const tc_topo *topo, tc_col
     }
     s->seed = ctx->seed;
     s->unwind = opts->unwind; /* the degree the caller unwound the topology with, recorded in the plan */
+    s->switch_model = opts->switch_model; /* and the switch model */
     *out = s;
     return TC_OK;
 }

@@ -67,7 +67,7 @@ tc_status tc_algo_route_cost(const tc_topo *topo, int src, int dst, double *alph
 
 tc_status tc_algo_router_init(tc_algo_router *r, const tc_topo *topo)
 {
-    size_t n = (size_t)(topo->n_npus > 0 ? topo->n_npus : 1);
+    size_t n = (size_t)(tc_topo_n_vertices(topo) > 0 ? tc_topo_n_vertices(topo) : 1); /* switch vertices too */
     r->topo = topo;
     r->src = -1;
     r->parent = malloc(n * sizeof *r->parent);
@@ -105,7 +105,7 @@ int tc_algo_router_path(tc_algo_router *r, int src, int dst, const int **links)
             return -1;
         r->src = src;
     }
-    return tc_topo_tree_path(t, r->parent, src, dst, r->path, t->n_npus);
+    return tc_topo_tree_path(t, r->parent, src, dst, r->path, tc_topo_n_vertices(t));
 }
 
 tc_status tc_algo_router_cost(tc_algo_router *r, int src, int dst, double *alpha, double *beta)

@@ -14,10 +14,18 @@ int tc_cli_route(int argc, char **argv);   /* tacosc route TOPO --circuits F | -
 int tc_cli_tune(int argc, char **argv);    /* tacosc tune TOPO... -c C -o DATA.csv | --train DATA.csv -o DIR */
 int tc_cli_bundle(int argc, char **argv);  /* tacosc bundle TOPO -c C -o DIR */
 
-/** Read a topology, apply a cost file (may be NULL) and unwind its switches (degree 0 = each switch's
- *  own): the topology every plan's link ids refer to.  Shared by every subcommand.  A degree given for a
+/** Read a topology, apply a cost file (may be NULL), give its switches the model switch_model (see
+ *  tc_cli_load_raw) and unwind them (degree 0 = each switch's own; switches of model node and multicast
+ *  become vertices): the topology every plan's link ids refer to.  Shared by every subcommand.  A degree given for a
  *  topology without switches has no effect and draws a warning. */
-tc_status tc_cli_load_topo(tc_ctx *ctx, const char *topo, const char *costs, int unwind, tc_topo **out);
+tc_status tc_cli_load_topo(tc_ctx *ctx, const char *topo, const char *costs, int unwind, int switch_model,
+                           tc_topo **out);
+/** The same without unwinding: the topology as declared (switches kept), with its costs applied.
+ *  switch_model: 0 each switch's own model (the file's), else 1 + tc_switch_model for every switch (the
+ *  --switch-model option; a warning when the topology has no switches). */
+tc_status tc_cli_load_raw(tc_ctx *ctx, const char *topo, const char *costs, int switch_model, tc_topo **out);
+/** Parse --switch-model's value into 1 + tc_switch_model (a usage error otherwise). */
+tc_status tc_cli_parse_switch_model(tc_ctx *ctx, const char *s, int *out);
 
 /** Parse the decimal integer value of option --opt within [lo, hi] (TC_ERR_USAGE with a message if not). */
 tc_status tc_cli_parse_int(tc_ctx *ctx, const char *opt, const char *s, long lo, long hi, int *out);

@@ -293,7 +293,7 @@ int tc_cli_bundle(int argc, char **argv)
         lim.max_channels = lo.max_channels;
     }
     if ((st = tc_tune_sizes_parse(&ctx, sizes_s, &sizes, &n_sizes)) ||
-        (st = tc_cli_load_topo(&ctx, topo_path, costs, unwind, &topo)))
+        (st = tc_cli_load_topo(&ctx, topo_path, costs, unwind, 0, &topo)))
         goto done;
     uint64_t div = tc_sched_chunk_divisor(coll, topo->n_npus, go.chunks);
     if (sizes[0] < div) {

@@ -39,11 +39,12 @@ static void usage(FILE *f)
           "                      tacosc --sparsity); columns: sparse time, speedup over dense, bytes on the wire\n"
           "                      over dense; best sparse time first\n"
           "      --sparse-format F, --thresholds T  as for tacosc (see tacosc --help)\n"
+          "      --switch-model M  unwind, node or multicast for every switch (default: each switch's own)\n"
           "  -h, --help          this text\n",
           f);
 }
 
-enum { O_COSTS = 256, O_MODEL, O_SVG, O_UNWIND, O_DENSITY, O_SPARSITY, O_SPFMT, O_THRESH };
+enum { O_COSTS = 256, O_MODEL, O_SVG, O_UNWIND, O_DENSITY, O_SPARSITY, O_SPFMT, O_THRESH, O_SWMODEL };
 
 /* With --sparsity: each priced plan generated again, annotated by the sparse pass and priced with its
  * sparse messages (tacosc --sparsity): *time and *wire (bytes on the wire over dense). */
@@ -88,7 +89,7 @@ int tc_cli_compare(int argc, char **argv)
         {"unwind", required_argument, 0, O_UNWIND}, {"help", no_argument, 0, 'h'},
         {"density", required_argument, 0, O_DENSITY}, {"sparsity", required_argument, 0, O_SPARSITY},
         {"sparse-format", required_argument, 0, O_SPFMT}, {"thresholds", required_argument, 0, O_THRESH},
-        {0, 0, 0, 0},
+        {"switch-model", required_argument, 0, O_SWMODEL}, {0, 0, 0, 0},
     };
     const char *sp_density = NULL, *sp_sparsity = NULL, *sp_format = NULL, *sp_thresholds = NULL;
     tc_sparse_opts spo;
@@ -96,7 +97,7 @@ int tc_cli_compare(int argc, char **argv)
     tc_ctx ctx;
     tc_ctx_init(&ctx);
     const char *costs = NULL, *svg = NULL, *coll_s = NULL;
-    int unwind = 0, opt;
+    int unwind = 0, swmodel = 0, opt;
     tc_gen_opts go;
     tc_gen_opts_init(&go);
     tc_sim_opts so;
@@ -132,6 +133,10 @@ int tc_cli_compare(int argc, char **argv)
         case O_SPARSITY: sp_sparsity = optarg; break;
         case O_SPFMT: sp_format = optarg; break;
         case O_THRESH: sp_thresholds = optarg; break;
+        case O_SWMODEL:
+            if (tc_cli_parse_switch_model(&ctx, optarg, &swmodel))
+                return 2;
+            break;
         case 'h': usage(stdout); return tc_cli_exit(tc_cli_stdout_close(&ctx));
         default: return 2; /* tc_cli_getopt reported it */
         }
@@ -159,9 +164,11 @@ int tc_cli_compare(int argc, char **argv)
     const char *inputs[] = {argv[optind], costs}, *what[] = {"topology file", "cost file"};
     tc_status st = tc_cli_check_output(&ctx, "--svg", svg, inputs, what, 2);
     if (!st)
-        st = tc_cli_load_topo(&ctx, argv[optind], costs, unwind, &topo);
+        st = tc_cli_load_topo(&ctx, argv[optind], costs, unwind, swmodel, &topo);
     if (!st)
         st = tc_cli_check_size(&ctx, go.size, coll, topo->n_npus, go.chunks);
+    go.unwind = unwind;
+    go.switch_model = swmodel;
     if (!st) /* every generator of the collective, priced best first (tune's candidates) */
         st = tc_tune_eval(&ctx, topo, coll, &go, &so, 0, 1, &rows, &n);
     if (st)

@@ -8,6 +8,7 @@
 #include "tacos/sim.h"
 #include "tacos/photonic.h"
 #include "tacos/sparse.h"
+#include "tacos/synth.h"
 #include "tacos/topo.h"
 #include "tacos/tune.h"
 
@@ -38,16 +39,22 @@ static void usage(FILE *f)
           "      --model DIR      --algo auto: the model to choose by (tacosc tune --train; default: TOPO.model\n"
           "                       beside the topology file when it has a model of the collective)\n"
           "  -s, --size BYTES     collective size, K/M/G suffixes (powers of 1024; default 1M)\n"
-          "  -k, --chunks K       chunks per rank (default 1)\n"
+          "  -k, --chunks K|auto  chunks per rank (default: auto with tacos, which synthesizes 1, 2, 3, 4, 6\n"
+          "                       and 8 in parallel threads and keeps the fastest; else 1)\n"
           "      --root R         root rank of broadcast, reduce, gather, scatter (default 0)\n"
           "      --seed S         seed of every random choice (default 1); same seed, same bytes\n"
-          "      --unwind D       switch unwinding degree 1..N-1 (default: each switch's own, else 1);\n"
+          "      --unwind D|auto  switch unwinding degree 1..N-1 (default: each switch's own, else 1; auto:\n"
+          "                       tacos tries 1, 2, 4, ... with the chunk counts and keeps the fastest);\n"
           "                       the plan's link ids are those of the unwound topology\n"
+          "      --switch-model M unwind, node or multicast for every switch (default: each switch's own\n"
+          "                       model attribute, else unwind); node and multicast keep the switch as a\n"
+          "                       store-and-forward vertex, the plan's transfers through it carry a route\n"
           "      --match M        tacos matching: best (default: earliest arrival, fewest alternative links,\n"
           "                       rarest chunk, maximum matching per NPU) or random (the paper's)\n"
           "      --trials T       tacos: best of T seeds, run in parallel threads (default 1); a note names\n"
           "                       the winning seed, the plan keeps --seed\n"
-          "      --threads N      worker threads for --trials and the all-reduce phases (default: cores)\n"
+          "      --threads N      worker threads for --trials, --chunks auto, --unwind auto and the\n"
+          "                       all-reduce phases (default: cores)\n"
           "      --stats-only     tacos: synthesize without keeping transfers; print the summary only\n"
           "  -o, --output FILE    write the plan: .json (schedule IR) or .xml (MSCCL); '-' is stdout\n"
           "  -f, --format F       json or xml, overriding the extension\n"
@@ -90,7 +97,7 @@ static void usage(FILE *f)
 enum {
     O_COSTS = 256, O_ROOT, O_SEED, O_UNWIND, O_MATCH, O_TRIALS, O_THREADS, O_STATS, O_TARGET, O_PROTO,
     O_CHANNELS, O_MINB, O_MAXB, O_INPLACE, O_OUTOFPLACE, O_LIST, O_PHOTONIC, O_FALLBACK, O_ILPTIME, O_MAXCH,
-    O_MODEL, O_DENSITY, O_SPARSITY, O_SPFMT, O_THRESH
+    O_MODEL, O_DENSITY, O_SPARSITY, O_SPFMT, O_THRESH, O_SWMODEL
 };
 
 static tc_status parse_bytes(tc_ctx *ctx, const char *opt, const char *s, uint64_t *out)
@@ -99,6 +106,15 @@ static tc_status parse_bytes(tc_ctx *ctx, const char *opt, const char *s, uint64
         return tc_error(ctx, TC_ERR_USAGE, NULL, 0,
                         "--%s: '%s' is not a byte size (digits with an optional K, M, G or T suffix)", opt, s);
     return TC_OK;
+}
+
+/* tc_cli_parse_int without its message (the caller words it): nonzero when s is not in [lo, hi]. */
+static int parse_int_quiet(const char *s, long lo, long hi, int *out)
+{
+    tc_ctx quiet;
+    tc_ctx_init(&quiet);
+    quiet.sink = NULL;
+    return tc_cli_parse_int(&quiet, "", s, lo, hi, out) != TC_OK;
 }
 
 /* Options that would be silently ignored, or that contradict each other: usage errors naming them. */
@@ -138,11 +154,21 @@ static tc_status check_options(tc_ctx *ctx, const struct option *lo, const unsig
     return TC_OK;
 }
 
+/* "4 chunks per rank" or "4 chunks per rank, unwind 2" for a search's pick. */
+static const char *pick_str(const tc_synth_pick *p, int with_unwind, char *buf, size_t n)
+{
+    int k = snprintf(buf, n, "%d chunk%s per rank", p->chunks, p->chunks == 1 ? "" : "s");
+    if (with_unwind && p->unwind > 0 && k > 0 && (size_t)k < n)
+        snprintf(buf + k, n - (size_t)k, ", unwind %d", p->unwind);
+    return buf;
+}
+
 /* Summary line(s) on stdout; `how` says where s->time comes from; auto_line what --algo auto chose, with
- * its runner-up's time; dense the time of an annotated plan with dense messages, wire its bytes on the wire
- * over dense. */
+ * its runner-up's time; search what --chunks auto / --unwind auto tried; dense the time of an annotated plan
+ * with dense messages, wire its bytes on the wire over dense. */
 static void summary(const tc_topo *topo, const tc_sched *s, const tc_bound *b, const char *how, const char *out_path,
-                    const char *auto_line, double runner_up_time, double dense, double wire)
+                    const char *auto_line, double runner_up_time, const tc_synth_search *search, int search_unwind,
+                    double dense, double wire)
 {
     char tb[32], sb[32];
     printf("%s %s on %s: %d npus, %d links, %s\n", s->algo ? s->algo : "?", tc_coll_name(s->coll),
@@ -154,6 +180,17 @@ static void summary(const tc_topo *topo, const tc_sched *s, const tc_bound *b, c
         printf("  %s\n", auto_line);
     printf("  transfers %d, steps %d, chunks %d (%d per rank), chunk %llu B\n", s->n_xfers, s->n_steps,
            s->n_chunks, s->chunks_per_rank, (unsigned long long)s->chunk_bytes);
+    if (search && search->candidates > 1) {
+        char pb[64], rb[64], t2[32];
+        printf("  auto: %s (%s %s", pick_str(&search->best, search_unwind, pb, sizeof pb),
+               search->simulated ? "simulated" : "synthesized",
+               tc_fmt_time(search->best.time, tb, sizeof tb));
+        if (search->runner_up.chunks)
+            printf("; runner-up %s, %s", pick_str(&search->runner_up, search_unwind, rb, sizeof rb),
+                   tc_fmt_time(search->runner_up.time, t2, sizeof t2));
+        printf("; %d of %d candidates synthesized in %.3f s)\n", search->synthesized, search->candidates,
+               search->seconds);
+    }
     printf("  predicted time %s (%s)\n", tc_fmt_time(s->time, tb, sizeof tb), how);
     if (s->sparse)
         tc_cli_print_sparse(s, wire, dense, s->time, "  ");
@@ -217,7 +254,7 @@ int tc_cli_compile(int argc, char **argv)
         {"ilp-time", required_argument, 0, O_ILPTIME}, {"model", required_argument, 0, O_MODEL},
         {"density", required_argument, 0, O_DENSITY}, {"sparsity", required_argument, 0, O_SPARSITY},
         {"sparse-format", required_argument, 0, O_SPFMT}, {"thresholds", required_argument, 0, O_THRESH},
-        {0, 0, 0, 0},
+        {"switch-model", required_argument, 0, O_SWMODEL}, {0, 0, 0, 0},
     };
     tc_ctx ctx;
     tc_ctx_init(&ctx);
@@ -235,8 +272,11 @@ int tc_cli_compile(int argc, char **argv)
     double dense_time = 0, wire = 1;
     tc_photonic_opts po;
     tc_photonic_opts_init(&po);
+    int chunks_auto = 0, unwind_auto = 0;
     tc_status st = TC_OK;
-    tc_topo *flat = NULL;
+    tc_topo *flat = NULL, *raw = NULL;
+    tc_synth_search search;
+    memset(&search, 0, sizeof search);
     tc_sched *s = NULL;
     tc_msccl *m = NULL;
     tc_sim_result *r = NULL;
@@ -253,10 +293,23 @@ int tc_cli_compile(int argc, char **argv)
             if (!(st = parse_bytes(&ctx, "size", optarg, &g.size)) && g.size == 0)
                 st = tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--size: must be at least 1 byte, got '%s'", optarg);
             break;
-        case 'k': st = tc_cli_parse_int(&ctx, "chunks", optarg, 1, 1 << 20, &g.chunks); break;
+        case 'k':
+            if (!strcmp(optarg, "auto"))
+                chunks_auto = 1;
+            else if (parse_int_quiet(optarg, 1, 1 << 20, &g.chunks))
+                st = tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--chunks: '%s' is not auto or an integer in [1, %d]",
+                              optarg, 1 << 20);
+            break;
         case O_ROOT: st = tc_cli_parse_int(&ctx, "root", optarg, 0, INT_MAX, &g.root); break;
         case O_SEED: st = tc_cli_parse_seed(&ctx, optarg, &ctx.seed); break;
-        case O_UNWIND: st = tc_cli_parse_int(&ctx, "unwind", optarg, 1, INT_MAX, &g.unwind); break;
+        case O_UNWIND:
+            if (!strcmp(optarg, "auto"))
+                unwind_auto = 1;
+            else if (parse_int_quiet(optarg, 1, INT_MAX, &g.unwind))
+                st = tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--unwind: '%s' is not auto or an integer in [1, %d]",
+                              optarg, INT_MAX);
+            break;
+        case O_SWMODEL: st = tc_cli_parse_switch_model(&ctx, optarg, &g.switch_model); break;
         case O_MATCH:
             if (!strcmp(optarg, "best"))
                 g.match = TC_MATCH_BEST;
@@ -340,13 +393,23 @@ int tc_cli_compile(int argc, char **argv)
         return tc_cli_exit(tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--fallback and --ilp-time need --photonic"));
     if (photonic && g.stats_only)
         return tc_cli_exit(tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--photonic needs the transfers: drop --stats-only"));
+    if ((chunks_auto || unwind_auto) && strcmp(algo, "tacos") && strcmp(algo, "auto"))
+        return tc_cli_exit(tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--%s auto applies to --algo tacos only, not %s",
+                                    chunks_auto ? "chunks" : "unwind", algo));
     ctx.progress = isatty(2);
 
     const char *inputs[] = {topo_path, costs_path}, *what[] = {"topology file", "cost file"};
     if ((st = tc_cli_check_output(&ctx, "-o", out_path, inputs, what, 2)))
         goto done;
     double t0 = tc_now();
-    if ((st = tc_cli_load_topo(&ctx, topo_path, costs_path, g.unwind, &flat)))
+    if (unwind_auto) { /* the search unwinds the switches itself */
+        if ((st = tc_cli_load_raw(&ctx, topo_path, costs_path, g.switch_model, &raw)))
+            goto done;
+        if (raw->n_switches == 0)
+            tc_warn(&ctx, topo_path, 0, "--unwind auto has no effect: the topology has no switches");
+        if ((st = tc_topo_unwind(&ctx, raw, 0, &flat)))
+            goto done;
+    } else if ((st = tc_cli_load_topo(&ctx, topo_path, costs_path, g.unwind, g.switch_model, &flat)))
         goto done;
     if (ctx.verbose)
         tc_diag(&ctx, TC_DIAG_NOTE, topo_path, 0, 0, "read %s: %d npus, %d links in %.3f s",
@@ -356,6 +419,30 @@ int tc_cli_compile(int argc, char **argv)
     if (!strcmp(algo, "auto") && (st = choose(&ctx, topo_path, model_dir, flat, coll, &g, &algo, auto_line,
                                                sizeof auto_line, &runner_up_time)))
         goto done;
+    if (strcmp(algo, "tacos")) { /* --algo auto chose another generator */
+        if (chunks_auto || unwind_auto)
+            tc_diag(&ctx, TC_DIAG_NOTE, NULL, 0, 0,
+                    "--%s auto applies to tacos only: %s runs with %d chunk%s per rank",
+                    chunks_auto ? "chunks" : "unwind", algo, g.chunks, g.chunks == 1 ? "" : "s");
+        chunks_auto = unwind_auto = 0;
+    } else if (!seen['k'])
+        chunks_auto = 1; /* the default for tacos */
+    if (chunks_auto || unwind_auto) {
+        t0 = tc_now();
+        if ((st = tc_synth_tacos_search(&ctx, unwind_auto ? raw : flat, coll, &g, chunks_auto, unwind_auto, &search)))
+            goto done;
+        g.chunks = search.best.chunks;
+        if (unwind_auto && raw->n_switches > 0) {
+            g.unwind = search.best.unwind;
+            tc_topo_free(flat);
+            flat = NULL;
+            if ((st = tc_topo_unwind(&ctx, raw, g.unwind, &flat)))
+                goto done;
+        }
+        if (ctx.verbose)
+            tc_diag(&ctx, TC_DIAG_NOTE, NULL, 0, 0, "auto: %d candidate%s in %.3f s: %d chunks per rank, unwind %d",
+                    search.candidates, search.candidates == 1 ? "" : "s", tc_now() - t0, g.chunks, g.unwind);
+    }
     t0 = tc_now();
     if ((st = tc_algo_run(&ctx, algo, flat, coll, &g, &s)))
         goto done;
@@ -365,12 +452,31 @@ int tc_cli_compile(int argc, char **argv)
     if (!g.stats_only) {
         tc_check_opts co = {.topo = flat};
         t0 = tc_now();
-        if ((st = tc_sched_check(&ctx, s, &co, "generated schedule"))) {
+        /* the checker's own messages are caught: a plan too large for its state is written unchecked, with a
+         * warning, where every other finding is a bug of the generator */
+        tc_ctx cc = ctx;
+        tc_buf msg = {0};
+        int checked = 1;
+        cc.sink = tc_diag_buffer;
+        cc.sink_user = &msg;
+        st = tc_sched_check(&cc, s, &co, "generated schedule");
+        if (st == TC_ERR_LIMIT) {
+            char *nl = msg.data ? strchr(msg.data, '\n') : NULL;
+            if (nl)
+                *nl = 0;
+            const char *why = msg.data ? strstr(msg.data, "checker: ") : NULL;
+            tc_warn(&ctx, NULL, 0, "the plan is not checked: %s", why ? why + 9 : "its state would not fit");
+            st = TC_OK;
+            checked = 0;
+        } else if (st) {
+            tc_sched_check(&ctx, s, &co, "generated schedule"); /* again, to report its finding */
             tc_error(&ctx, TC_ERR_INTERNAL, NULL, 0, "%s produced an incorrect schedule (a bug in tacosc)", algo);
             st = TC_ERR_INTERNAL;
-            goto done;
         }
-        if (ctx.verbose)
+        tc_buf_free(&msg);
+        if (st)
+            goto done;
+        if (ctx.verbose && checked)
             tc_diag(&ctx, TC_DIAG_NOTE, NULL, 0, 0, "checked the schedule (symbolic execution) in %.3f s",
                     tc_now() - t0);
         /* the one prediction: the event simulation of the plan, as `tacosc sim` prints it */
@@ -450,12 +556,14 @@ int tc_cli_compile(int argc, char **argv)
                 : g.stats_only ? "synthesizer's estimate: no transfers kept"
                 : sparse       ? "event simulation of the plan with its sparse messages, as tacosc sim"
                                : "event simulation of the plan, as tacosc sim",
-                out_path, auto_line[0] ? auto_line : NULL, runner_up_time, dense_time, wire);
+                out_path, auto_line[0] ? auto_line : NULL, runner_up_time,
+                chunks_auto || unwind_auto ? &search : NULL, unwind_auto, dense_time, wire);
     st = tc_cli_stdout_close(&ctx);
 done:
     tc_sim_result_free(r);
     tc_msccl_free(m);
     tc_sched_free(s);
     tc_topo_free(flat);
+    tc_topo_free(raw);
     return tc_cli_exit(st);
 }

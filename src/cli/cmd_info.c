@@ -101,9 +101,15 @@ int tc_cli_info(int argc, char **argv)
                nl, ns);
     }
     printf("switches        %d\n", t->n_switches);
-    for (int s = 0; s < t->n_switches; s++)
-        printf("  %-13s %d npus  class %s  unwind %d\n", t->switches[s].name, t->switches[s].n_ports,
-               t->classes[t->switches[s].cls].name, t->switches[s].unwind > 0 ? t->switches[s].unwind : 1);
+    for (int s = 0; s < t->n_switches; s++) {
+        const tc_switch *sw = &t->switches[s];
+        if (sw->model == TC_SWITCH_UNWIND)
+            printf("  %-13s %d npus  class %s  unwind %d\n", sw->name, sw->n_ports, t->classes[sw->cls].name,
+                   sw->unwind > 0 ? sw->unwind : 1);
+        else
+            printf("  %-13s %d npus  class %s  model %s\n", sw->name, sw->n_ports, t->classes[sw->cls].name,
+                   tc_switch_model_name((tc_switch_model)sw->model));
+    }
     if (t->node_of)
         printf("nodes           %d\n", t->n_nodes);
     else
@@ -113,7 +119,8 @@ int tc_cli_info(int argc, char **argv)
         tc_photonic_fabric_describe(t, stdout);
     }
     printf("diameter        %d hops, %s alpha (%s)%s\n", in.diameter, tc_fmt_time(in.diameter_alpha, b1, sizeof b1),
-           in.diameter_exact ? "exact" : "sampled lower bound", t->n_switches ? ", switches unwound" : "");
+           in.diameter_exact ? "exact" : "sampled lower bound",
+           t->n_switches ? ", switches unwound or vertices (their hops count)" : "");
     printf("min injection   %s\n", gbps(in.min_injection_bw, b1, sizeof b1));
     printf("min ejection    %s\n", gbps(in.min_ejection_bw, b1, sizeof b1));
     printf("ideal time for %s (%llu bytes), TACOS paper V-A (not a bound where a cut is slower):\n",
@@ -129,7 +136,7 @@ int tc_cli_info(int argc, char **argv)
         printf("  %-14s %s  (algbw %.3f GB/s)\n", colls[i].name, tc_fmt_time(tm, b1, sizeof b1),
                tm > 0 ? (double)size / tm / 1e9 : 0.0);
     }
-    printf("lower bound for %s, one chunk per rank (switches unwound; see tacosc sim --help):\n",
+    printf("lower bound for %s, one chunk per rank (switches as modelled; see tacosc sim --help):\n",
            tc_fmt_bytes((double)size, b1, sizeof b1));
     if ((st = tc_topo_unwind(&ctx, t, 0, &flat)) != TC_OK)
         goto done;

@@ -194,7 +194,8 @@ int tc_cli_route(int argc, char **argv)
     memset(&sum, 0, sizeof sum);
     tc_sched_photonic *plan = NULL;
     int *src = NULL, *dst = NULL, *lines = NULL, n = 0;
-    if ((st = tc_cli_load_topo(&ctx, topo_path, costs, 0, &topo)) || (st = tc_photonic_fabric_create(&ctx, topo, &fab)))
+    if ((st = tc_cli_load_topo(&ctx, topo_path, costs, 0, 0, &topo)) ||
+        (st = tc_photonic_fabric_create(&ctx, topo, &fab)))
         goto done;
     if (circuits) {
         if ((st = read_circuits(&ctx, circuits, topo->n_npus, &src, &dst, &lines, &n)) ||

@@ -45,6 +45,8 @@ static void usage(FILE *f)
           "                    occupancy timeline as SVG\n"
           "  --links           print one line per link (busy time, utilization)\n"
           "  --unwind D        switch unwinding degree (default: the plan's, else each switch's own, else 1)\n"
+          "  --switch-model M  unwind, node or multicast for every switch (default: the plan's, else each\n"
+          "                    switch's own model)\n"
           "  --algo A          generate the plan in memory with generator A instead of reading PLAN\n"
           "  --collective C    collective for --algo\n"
           "  --chunks K        chunks per rank for --algo (default 1)\n"
@@ -53,7 +55,7 @@ static void usage(FILE *f)
           f);
 }
 
-enum { O_COSTS = 256, O_SIZE, O_MODEL, O_SVG, O_LINKS, O_UNWIND, O_ALGO, O_COLL, O_CHUNKS, O_TIMING };
+enum { O_COSTS = 256, O_SIZE, O_MODEL, O_SVG, O_LINKS, O_UNWIND, O_ALGO, O_COLL, O_CHUNKS, O_TIMING, O_SWMODEL };
 
 static void gbps(double v, char *buf, size_t n)
 {
@@ -68,12 +70,13 @@ int tc_cli_sim(int argc, char **argv)
         {"links", no_argument, 0, O_LINKS},         {"unwind", required_argument, 0, O_UNWIND},
         {"algo", required_argument, 0, O_ALGO},     {"collective", required_argument, 0, O_COLL},
         {"chunks", required_argument, 0, O_CHUNKS}, {"timing", no_argument, 0, O_TIMING},
+        {"switch-model", required_argument, 0, O_SWMODEL},
         {"help", no_argument, 0, 'h'},              {0, 0, 0, 0},
     };
     tc_ctx ctx;
     tc_ctx_init(&ctx);
     const char *costs = NULL, *svg = NULL, *algo = NULL, *coll_s = NULL;
-    int links = 0, unwind = 0, chunks = 1, timing = 0, opt;
+    int links = 0, unwind = 0, chunks = 1, timing = 0, swmodel = 0, opt;
     tc_sim_opts so;
     tc_sim_opts_init(&so);
     tc_status st = TC_OK;
@@ -107,6 +110,10 @@ int tc_cli_sim(int argc, char **argv)
                 return 2;
             break;
         case O_TIMING: timing = 1; break;
+        case O_SWMODEL:
+            if (tc_cli_parse_switch_model(&ctx, optarg, &swmodel))
+                return 2;
+            break;
         case 'h': usage(stdout); return tc_cli_exit(tc_cli_stdout_close(&ctx));
         default: return 2; /* tc_cli_getopt reported it */
         }
@@ -137,8 +144,10 @@ int tc_cli_sim(int argc, char **argv)
             goto done;
         if (!unwind)
             unwind = s->unwind;
+        if (!swmodel)
+            swmodel = s->switch_model;
     }
-    if ((st = tc_cli_load_topo(&ctx, topo_path, costs, unwind, &topo)))
+    if ((st = tc_cli_load_topo(&ctx, topo_path, costs, unwind, swmodel, &topo)))
         goto done;
     if (algo) {
         tc_coll coll;
@@ -150,6 +159,7 @@ int tc_cli_sim(int argc, char **argv)
         tc_gen_opts_init(&go);
         go.chunks = chunks;
         go.unwind = unwind;
+        go.switch_model = swmodel;
         if (so.size)
             go.size = so.size;
         if ((st = tc_cli_check_size(&ctx, go.size, coll, topo->n_npus, go.chunks)))

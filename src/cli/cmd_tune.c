@@ -339,7 +339,7 @@ int tc_cli_tune(int argc, char **argv)
         goto done;
     double total = 0;
     for (int i = 0; i < n_topos; i++) {
-        if ((st = tc_cli_load_topo(&ctx, argv[optind + i], costs, o.gen.unwind, &topos[i])))
+        if ((st = tc_cli_load_topo(&ctx, argv[optind + i], costs, o.gen.unwind, o.gen.switch_model, &topos[i])))
             goto done;
         /* the rows of one topology are told apart by its name and fingerprint (man 5 tacosc-tune) */
         tc_tune_topo_id a, b;

@@ -13,13 +13,14 @@
 
 static void usage(FILE *f)
 {
-    fputs("usage: tacosc verify PLAN [--topo TOPO.xml [--costs FILE] [--unwind D]]\n"
+    fputs("usage: tacosc verify PLAN [--topo TOPO.xml [--costs FILE] [--unwind D] [--switch-model M]]\n"
           "                     [--target nccl|rccl|common|tacos-run] [--max-channels N]\n"
           "\n"
           "Verify a schedule.  A JSON plan is checked by symbolic execution (causality, double counting,\n"
           "one chunk per link at a time, the collective's postcondition); with --topo its links and routes\n"
           "must exist in that topology (switches unwound with degree D, default the degree the plan records,\n"
-          "else each switch's own).\n"
+          "else each switch's own; switches modelled as M, unwind, node or multicast, default the model the\n"
+          "plan records, else each switch's own).\n"
           "An MSCCL XML plan is checked for the runtime's structural rules, matched send/receive sequences,\n"
           "deadlock freedom and the collective's result, within a runtime's limits: --target nccl or rccl for\n"
           "one runtime (--max-channels N: the device's channel limit, rccl default 20), common (default) for\n"
@@ -35,12 +36,13 @@ int tc_cli_verify(int argc, char **argv)
         {"topo", required_argument, 0, 't'}, {"costs", required_argument, 0, 'c'},
         {"unwind", required_argument, 0, 'u'}, {"target", required_argument, 0, 'T'},
         {"max-channels", required_argument, 0, 'M'},
+        {"switch-model", required_argument, 0, 'm'},
         {"help", no_argument, 0, 'h'},         {0, 0, 0, 0},
     };
     tc_ctx ctx;
     tc_ctx_init(&ctx);
     const char *topo_path = NULL, *costs_path = NULL, *target = NULL;
-    int unwind = 0, opt, maxch = 0;
+    int unwind = 0, swmodel = 0, opt, maxch = 0;
     unsigned char seen[TC_CLI_MAX_OPT] = {0};
     optind = 1;
     while ((opt = tc_cli_getopt(&ctx, "verify", argc, argv, "h", longopts, seen, NULL)) != -1) {
@@ -56,6 +58,10 @@ int tc_cli_verify(int argc, char **argv)
             if (tc_cli_parse_int(&ctx, "max-channels", optarg, 1, 128, &maxch))
                 return 2;
             break;
+        case 'm':
+            if (tc_cli_parse_switch_model(&ctx, optarg, &swmodel))
+                return 2;
+            break;
         case 'h': usage(stdout); return tc_cli_exit(tc_cli_stdout_close(&ctx));
         default: return 2; /* tc_cli_getopt reported it */
         }
@@ -69,6 +75,8 @@ int tc_cli_verify(int argc, char **argv)
         return tc_cli_exit(tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--costs needs --topo"));
     if (seen['u'] && !topo_path)
         return tc_cli_exit(tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--unwind needs --topo"));
+    if (seen['m'] && !topo_path)
+        return tc_cli_exit(tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--switch-model needs --topo"));
     tc_status st = TC_OK;
     tc_topo *flat = NULL;
     tc_msccl *m = NULL;
@@ -97,7 +105,7 @@ int tc_cli_verify(int argc, char **argv)
         goto done;
     }
     if (fmt == TC_FMT_MSCCL) {
-        if (topo_path && (st = tc_cli_load_topo(&ctx, topo_path, costs_path, unwind, &flat)))
+        if (topo_path && (st = tc_cli_load_topo(&ctx, topo_path, costs_path, unwind, swmodel, &flat)))
             goto done;
         if ((st = tc_msccl_read(&ctx, path, &m)) || (st = tc_msccl_verify(&ctx, m, &limits, path)))
             goto done;
@@ -106,8 +114,9 @@ int tc_cli_verify(int argc, char **argv)
     } else {
         if ((st = tc_sched_load(&ctx, path, &s)))
             goto done;
-        /* the plan records the unwinding degree its link ids refer to */
-        if (topo_path && (st = tc_cli_load_topo(&ctx, topo_path, costs_path, unwind ? unwind : s->unwind, &flat)))
+        /* the plan records the unwinding degree and switch model its link ids refer to */
+        if (topo_path && (st = tc_cli_load_topo(&ctx, topo_path, costs_path, unwind ? unwind : s->unwind,
+                                                swmodel ? swmodel : s->switch_model, &flat)))
             goto done;
         tc_check_opts co = {.topo = flat};
         if ((st = tc_sched_check(&ctx, s, &co, path)))

@@ -315,21 +315,50 @@ tc_status tc_cli_parse_seconds(tc_ctx *ctx, const char *opt, const char *s, doub
     return TC_OK;
 }
 
-tc_status tc_cli_load_topo(tc_ctx *ctx, const char *path, const char *costs_path, int unwind, tc_topo **out)
+tc_status tc_cli_parse_switch_model(tc_ctx *ctx, const char *s, int *out)
+{
+    tc_switch_model m;
+    if (tc_switch_model_parse(s, &m))
+        return tc_error(ctx, TC_ERR_USAGE, NULL, 0, "--switch-model: '%s' is not unwind, node or multicast", s);
+    *out = 1 + (int)m;
+    return TC_OK;
+}
+
+tc_status tc_cli_load_raw(tc_ctx *ctx, const char *path, const char *costs_path, int switch_model, tc_topo **out)
 {
     tc_topo *t = NULL;
     tc_costs *c = NULL;
     tc_status st = tc_topo_read(ctx, path, &t);
-    if (!st && unwind > 0 && t->n_switches == 0)
-        tc_warn(ctx, path, 0, "--unwind %d has no effect: the topology has no switches", unwind);
+    if (!st && switch_model > 0) {
+        if (t->n_switches == 0)
+            tc_warn(ctx, path, 0, "--switch-model %s has no effect: the topology has no switches",
+                    tc_switch_model_name((tc_switch_model)(switch_model - 1)));
+        tc_topo_set_switch_model(t, (tc_switch_model)(switch_model - 1));
+    }
     if (!st && costs_path)
         st = tc_costs_read(ctx, costs_path, &c);
     if (!st)
         st = tc_topo_apply_costs(ctx, t, c);
-    if (!st)
-        st = tc_topo_unwind(ctx, t, unwind, out);
-    tc_topo_free(t);
     tc_costs_free(c);
+    if (st) {
+        tc_topo_free(t);
+        return st;
+    }
+    *out = t;
+    return TC_OK;
+}
+
+tc_status tc_cli_load_topo(tc_ctx *ctx, const char *path, const char *costs_path, int unwind, int switch_model,
+                           tc_topo **out)
+{
+    tc_topo *t = NULL;
+    tc_status st = tc_cli_load_raw(ctx, path, costs_path, switch_model, &t);
+    if (st)
+        return st;
+    if (unwind > 0 && t->n_switches == 0)
+        tc_warn(ctx, path, 0, "--unwind %d has no effect: the topology has no switches", unwind);
+    st = tc_topo_unwind(ctx, t, unwind, out);
+    tc_topo_free(t);
     return st;
 }
 

@@ -10,6 +10,23 @@ static const char *const coll_names[TC_COLL_COUNT] = {
     "allgather", "reducescatter", "allreduce", "broadcast", "reduce", "gather", "scatter", "alltoall",
 };
 
+static const char *const model_names[] = {"unwind", "node", "multicast"};
+
+const char *tc_switch_model_name(tc_switch_model m)
+{
+    return (unsigned)m < 3 ? model_names[m] : "?";
+}
+
+tc_status tc_switch_model_parse(const char *s, tc_switch_model *out)
+{
+    for (int m = 0; m < 3; m++)
+        if (s && !strcmp(s, model_names[m])) {
+            *out = (tc_switch_model)m;
+            return TC_OK;
+        }
+    return TC_ERR_INVALID;
+}
+
 const char *tc_coll_name(tc_coll c)
 {
     return (unsigned)c < TC_COLL_COUNT ? coll_names[c] : "unknown";

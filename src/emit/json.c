@@ -6,7 +6,8 @@
  *     [src, dst, chunk, "copy"|"reduce", link, step, t_start, t_end, [route...]]
  * so transfer i sits on line 18 + i; fields added to format 1 later (optional on reading) follow the
  * transfers: "photonic" (photonic plans only), "sparse" (annotated plans only: the input density, the
- * thresholds and one format letter per transfer, in transfer order), then "unwind".  Doubles use %.15g when that reads back to the same bits, else %.17g
+ * thresholds and one format letter per transfer, in transfer order), then "unwind" and "switch_model" (only
+ * when set).  Doubles use %.15g when that reads back to the same bits, else %.17g
  * (integral values as integers), so write -> read -> write is byte-identical.  uint64 fields (seed,
  * size_bytes, chunk_bytes) are JSON integers up to 2^53 and decimal strings above.
  *
@@ -353,7 +354,10 @@ tc_status tc_emit_json_write(tc_ctx *ctx, const tc_sched *s, FILE *f)
     }
     if (s->sparse)
         put_sparse(f, s->sparse);
-    fprintf(f, ",\n  \"unwind\": %d\n}\n", s->unwind);
+    fprintf(f, ",\n  \"unwind\": %d", s->unwind);
+    if (s->switch_model > 0) /* only when the plan was made with --switch-model: older plans stay the same */
+        fprintf(f, ",\n  \"switch_model\": \"%s\"", tc_switch_model_name((tc_switch_model)(s->switch_model - 1)));
+    fputs("\n}\n", f);
     free(dc);
     if (fflush(f) || ferror(f))
         return tc_error(ctx, TC_ERR_IO, NULL, 0, "cannot write JSON schedule: %s", strerror(errno));
@@ -535,7 +539,7 @@ static const char *const header_fields[] = {
 };
 #define N_HEADER_FIELDS ((int)(sizeof header_fields / sizeof header_fields[0]))
 /* Fields a plan may lack: written by later tacosc versions of format 1, or only for some plans. */
-static const char *const optional_fields[] = {"unwind", "photonic", "sparse"};
+static const char *const optional_fields[] = {"unwind", "photonic", "sparse", "switch_model"};
 #define N_OPTIONAL_FIELDS ((int)(sizeof optional_fields / sizeof optional_fields[0]))
 
 static tc_status field_error(const rd *r, const char *field, const char *fmt, ...)
@@ -1168,6 +1172,14 @@ static tc_status read_header(const rd *r, const cJSON *root, tc_sched **out, int
     int unwind = 0; /* optional: plans written before it was recorded have none */
     if (cJSON_GetObjectItemCaseSensitive(root, "unwind") && (st = get_int(r, root, "unwind", 0, INT32_MAX, &unwind)))
         return st;
+    int swmodel = 0; /* optional: written only for plans made with --switch-model */
+    const cJSON *sm = cJSON_GetObjectItemCaseSensitive(root, "switch_model");
+    if (sm) {
+        tc_switch_model m;
+        if (!cJSON_IsString(sm) || tc_switch_model_parse(sm->valuestring, &m))
+            return field_error(r, "switch_model", "must be \"unwind\", \"node\" or \"multicast\"");
+        swmodel = 1 + (int)m;
+    }
     const cJSON *tv = cJSON_GetObjectItemCaseSensitive(root, "predicted_time");
     if (!cJSON_IsNumber(tv))
         return field_error(r, "predicted_time", "must be a number, not %s", type_name(tv));
@@ -1198,6 +1210,7 @@ static tc_status read_header(const rd *r, const cJSON *root, tc_sched **out, int
     }
     s->root = root_rank;
     s->unwind = unwind;
+    s->switch_model = swmodel;
     s->seed = seed;
     s->chunk_bytes = chunk_bytes;
     s->time = tv->valuedouble;

@@ -4,8 +4,9 @@
  * Accepts: a checked tc_sched of any collective (in-place alltoall through scratch) and lowering options.
  * Returns: a tc_msccl that the verifier accepts, or TC_ERR_LIMIT naming the target limit it cannot meet.
  *
- * Method.  Every transfer becomes a send at its source (ordered by t_start) and a receive at its
- * destination (ordered by t_end; receives before sends at equal times; times compared on a grid of 1e-9 of
+ * Method.  Every transfer becomes a send at its source (ordered by t_start; a copy routed over several
+ * links, such as through a switch vertex, by t_end: see routed_copy) and a receive at its destination
+ * (ordered by t_end; receives before sends at equal times; times compared on a grid of 1e-9 of
  * the makespan so that rounding in a generator's sums cannot put a forwarding send before its receive).
  * Per connection the receive order follows the send order (MSCCL connections are FIFO); a schedule whose
  * transfers overtake in a way that would reorder a rank's accesses to a chunk is refused.  All events of
@@ -65,6 +66,20 @@ typedef struct ev {
     int cnt;             /* chunks of the step it heads (copy-ins aggregate) */
     int fsend;           /* a receive: the send event fused into its step, -1 none */
 } ev;
+
+/*
+ * A copy routed over several links (through a switch vertex: the GPU-to-GPU send the switch performs in
+ * hardware; or over other GPUs' links) is one send from its source to its destination.  Its send is
+ * placed at the transfer's arrival, just before its receive, not at its start: the time between is the
+ * chunk's wait in the switch (or on the route), and a GPU that queued sends that far ahead would fill its
+ * FIFO connections to that peer with messages the peer receives much later.  A copy's source holds the chunk
+ * from its start on and nothing writes that chunk there again, so the later send carries the same data.
+ * Reductions keep their start: their source's partial sum may change after it.
+ */
+static int routed_copy(const tc_xfer *x)
+{
+    return x->op == TC_OP_COPY && x->route_len >= 2;
+}
 
 typedef struct lw {
     tc_ctx *ctx;
@@ -1044,7 +1059,9 @@ tc_status tc_msccl_lower(tc_ctx *ctx, const tc_sched *s, const tc_msccl_lower_op
      * two nearly sorted runs for the natural merge sort */
     for (int i = 0; i < s->n_xfers; i++) {
         const tc_xfer *x = &s->xfers[i];
-        double ts = q > 0 ? round(x->t_start / q) : x->t_start;
+        double ts = q > 0 ? round(x->t_start / q) : x->t_start, te = q > 0 ? round(x->t_end / q) : x->t_end;
+        if (routed_copy(x) && te - 0.5 > ts)
+            ts = te - 0.5; /* sent as it is delivered, before anything at its arrival (see routed_copy) */
         L.e[L.ne++] = (ev){x->src, i, 1, x->chunk, x->dst, x->op, ts, i, 0, 0, 0, 0, 1, -1};
     }
     for (int i = 0; i < s->n_xfers; i++) {

@@ -95,6 +95,20 @@ static simt link_bound(const simt *occ, const int *lk, int deg, int64_t need)
     return lo;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/*
+ * Switch vertices hold nothing at the start: an NPU's in-link from a switch carries nothing before a chunk
+ * has reached the switch, one occupancy of its fastest in-link at least.  The least T with
+ * sum over links of floor((T - r_l) / occ_l) >= need, r_l that delay (0 from an NPU).
+ */
+typedef struct bctx bctx;
+static simt switch_link_bound(const bctx *b, const int *lk, int deg, int64_t need);
+
 /* The shape of the collective the bounds are for. */
 typedef struct shape {
     tc_coll coll;
@@ -137,7 +151,7 @@ static int64_t cut_need(const shape *h, int64_t s, int root_in, int dir)
 }
 
 /* Work shared by the bounds. */
-typedef struct bctx {
+struct bctx {
     const tc_topo *t;
     shape h;
     simt *occ;      /* per link */
@@ -147,14 +161,64 @@ typedef struct bctx {
     double *hkey;
     int *hops;      /* BFS scratch, n */
     int *queue;
-} bctx;
+    double *rdist;  /* gather: time-distance of every vertex to the root; scatter: from it; else NULL */
+};
+
+/* The least T with sum over links lk[0..deg) of floor((T - lost[k]) / occ[l]) >= need: each link loses
+ * lost[k] of the time (it cannot start before, or must finish that long before the end). */
+static simt link_bound_lost(const simt *occ, const int *lk, const simt *lost, int deg, int64_t need)
+{
+    if (need <= 0)
+        return 0;
+    simt hi = 0;
+    for (int k = 0; k < deg; k++) {
+        const simt c = lost[k] + occ[lk[k]] * need; /* this link alone would do it by then */
+        if (occ[lk[k]] > 0 && need <= SIM_T_MAX / occ[lk[k]] && (hi == 0 || c < hi))
+            hi = c;
+    }
+    if (hi <= 0 || hi > SIM_T_MAX)
+        return link_bound(occ, lk, deg, need);
+    simt lo = 0;
+    while (lo < hi) {
+        const simt mid = lo + (hi - lo) / 2;
+        int64_t got = 0;
+        for (int k = 0; k < deg && got < need; k++)
+            if (mid > lost[k] && occ[lk[k]] > 0)
+                got += (mid - lost[k]) / occ[lk[k]];
+        if (got >= need)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+static simt switch_link_bound(const bctx *b, const int *lk, int deg, int64_t need)
+{
+    const tc_topo *t = b->t;
+    simt ready[64];
+    if (deg > 64 || deg == 0)
+        return link_bound(b->occ, lk, deg, need);
+    for (int k = 0; k < deg; k++) {
+        const int u = t->links[lk[k]].src;
+        ready[k] = 0;
+        if (u >= t->n_npus) { /* from a switch: after its fastest in-link's first chunk */
+            simt m = -1;
+            for (int e = t->in_off[u]; e < t->in_off[u + 1]; e++)
+                if (m < 0 || b->occ[t->in_link[e]] < m)
+                    m = b->occ[t->in_link[e]];
+            ready[k] = m > 0 ? m : 0;
+        }
+    }
+    return link_bound_lost(b->occ, lk, ready, deg, need);
+}
 
 /* Dijkstra from src over out-links (rev = 0) or in-links (rev = 1), weights occ in seconds; returns the
  * largest finite distance, and the far node in *far. */
 static double dijkstra(bctx *b, int src, int rev, int *far)
 {
     const tc_topo *t = b->t;
-    const int n = t->n_npus;
+    const int n = tc_topo_n_vertices(t); /* switch vertices are on the way, never an end */
     for (int v = 0; v < n; v++)
         b->dist[v] = INFINITY;
     int hn = 0;
@@ -186,7 +250,7 @@ static double dijkstra(bctx *b, int src, int rev, int *far)
         }
         if (dv > b->dist[v])
             continue;
-        if (dv > worst || (far && *far < 0)) {
+        if (v < t->n_npus && (dv > worst || (far && *far < 0))) {
             worst = dv;
             if (far)
                 *far = v;
@@ -215,16 +279,19 @@ static double dijkstra(bctx *b, int src, int rev, int *far)
 static int64_t hop_sum(bctx *b, int src, int rev)
 {
     const tc_topo *t = b->t;
-    const int n = t->n_npus;
+    const int n = tc_topo_n_vertices(t);
     for (int v = 0; v < n; v++)
         b->hops[v] = -1;
-    int qh = 0, qt = 0;
+    int qh = 0, qt = 0, npus = 0;
     b->hops[src] = 0;
     b->queue[qt++] = src;
     int64_t sum = 0;
     while (qh < qt) {
         const int v = b->queue[qh++];
-        sum += b->hops[v];
+        if (v < t->n_npus) { /* hops through a switch vertex count, the vertex itself is no destination */
+            sum += b->hops[v];
+            npus++;
+        }
         const int *off = rev ? t->in_off : t->out_off, *adj = rev ? t->in_link : t->out_link;
         for (int k = off[v]; k < off[v + 1]; k++) {
             const int l = adj[k], u = rev ? t->links[l].src : t->links[l].dst;
@@ -234,7 +301,7 @@ static int64_t hop_sum(bctx *b, int src, int rev)
             }
         }
     }
-    return qt == n ? sum : -1;
+    return npus == t->n_npus ? sum : -1;
 }
 
 static double latency_bound(bctx *b)
@@ -294,6 +361,23 @@ static int64_t aggregate_need(bctx *b)
     }
 }
 
+/* Gather (dir 0) and scatter (dir 1), a set holding the root: a chunk that enters over link l still travels
+ * from where it entered to the root (dir 1: from the root to where it leaves by), so l carries chunks in
+ * [0, T - that distance] only (dir 1: from that distance on).  Seconds. */
+static double cut_with_travel(const bctx *b, const int *lk, int n, int64_t need, int dir)
+{
+    simt *lost = malloc(((size_t)n + 1) * sizeof *lost);
+    if (!lost)
+        return sim_sec(link_bound(b->occ, lk, n, need));
+    for (int k = 0; k < n; k++) {
+        const double d = b->rdist[dir ? b->t->links[lk[k]].src : b->t->links[lk[k]].dst];
+        lost[k] = isfinite(d) ? (simt)floor(d * 1e12) : 0; /* down: a bound, whatever the rounding */
+    }
+    const simt t = link_bound_lost(b->occ, lk, lost, n, need);
+    free(lost);
+    return sim_sec(t);
+}
+
 /* The bound of a cut: s NPUs inside, root_in, the links into it lin[0..nin) and out of it lout[0..nout);
  * updates the best. */
 static void cut_eval(bctx *b, int64_t s, int root_in, const int *lin, int nin, const int *lout, int nout,
@@ -302,8 +386,11 @@ static void cut_eval(bctx *b, int64_t s, int root_in, const int *lin, int nin, c
     if (s == 0 || s == b->t->n_npus)
         return;
     for (int dir = 0; dir < 2; dir++) {
-        const double tm =
-            sim_sec(link_bound(b->occ, dir ? lout : lin, dir ? nout : nin, cut_need(&b->h, s, root_in, dir)));
+        const int64_t need = cut_need(&b->h, s, root_in, dir);
+        const int *lk = dir ? lout : lin, nk = dir ? nout : nin;
+        double tm = sim_sec(link_bound(b->occ, lk, nk, need));
+        if (need > 0 && root_in && b->rdist) /* gather, scatter: on to the root after entering (before leaving) */
+            tm = cut_with_travel(b, lk, nk, need, dir);
         if (tm > out->cut) {
             out->cut = tm;
             snprintf(out->cut_desc, sizeof out->cut_desc, "%s, %s", what, dir ? "out" : "in");
@@ -315,7 +402,7 @@ static void cut_eval(bctx *b, int64_t s, int root_in, const int *lin, int nin, c
 static void cut_bound(bctx *b, const unsigned char *in, const char *what, tc_bound *out)
 {
     const tc_topo *t = b->t;
-    int64_t s = 0;
+    int64_t s = 0; /* in[] covers the switch vertices too; only NPUs count */
     for (int v = 0; v < t->n_npus; v++)
         s += in[v] != 0;
     int nin = 0, nout = t->n_links;
@@ -359,9 +446,15 @@ static tc_status node_cuts(bctx *b, tc_bound *out)
     int *cnt = calloc((size_t)N, sizeof *cnt), *ioff = calloc((size_t)N + 1, sizeof *ioff);
     int *ooff = calloc((size_t)N + 1, sizeof *ooff), *il = malloc(((size_t)t->n_links + 1) * sizeof *il);
     int *ol = malloc(((size_t)t->n_links + 1) * sizeof *ol);
+    int *vn = malloc(((size_t)tc_topo_n_vertices(t) + 1) * sizeof *vn); /* node of each vertex */
     tc_status st = TC_ERR_NOMEM;
-    if (!first || !last || !cnt || !ioff || !ooff || !il || !ol)
+    if (!first || !last || !cnt || !ioff || !ooff || !il || !ol || !vn)
         goto done;
+    for (int v = 0; v < tc_topo_n_vertices(t); v++) /* a switch vertex: the node of its first port's NPU */
+        vn[v] = v < n ? t->node_of[v]
+                      : t->out_off[v + 1] > t->out_off[v] && t->links[t->out_link[t->out_off[v]]].dst < n
+                            ? t->node_of[t->links[t->out_link[t->out_off[v]]].dst]
+                            : 0;
     for (int v = n - 1; v >= 0; v--)
         first[t->node_of[v]] = v;
     for (int v = 0; v < n; v++) {
@@ -369,7 +462,7 @@ static tc_status node_cuts(bctx *b, tc_bound *out)
         cnt[t->node_of[v]]++;
     }
     for (int l = 0; l < t->n_links; l++) {
-        const int a = t->node_of[t->links[l].src], c = t->node_of[t->links[l].dst];
+        const int a = vn[t->links[l].src], c = vn[t->links[l].dst];
         if (a != c) {
             ooff[a + 1]++;
             ioff[c + 1]++;
@@ -380,7 +473,7 @@ static tc_status node_cuts(bctx *b, tc_bound *out)
         ioff[k + 1] += ioff[k];
     }
     for (int l = 0; l < t->n_links; l++) {
-        const int a = t->node_of[t->links[l].src], c = t->node_of[t->links[l].dst];
+        const int a = vn[t->links[l].src], c = vn[t->links[l].dst];
         if (a != c) {
             ol[ooff[a]++] = l;
             il[ioff[c]++] = l;
@@ -409,14 +502,72 @@ done:
     free(ooff);
     free(il);
     free(ol);
+    free(vn);
     return st;
+}
+
+/*
+ * Gather and scatter: the balls around the root.  For S = the NPUs within time-distance r of the root
+ * (toward it for gather, from it for scatter), the K(R - s) chunks from outside must enter S (gather) or
+ * leave it (scatter) over its in- (out-) links, and each still has to reach the root from where it entered
+ * (or first reach the link it leaves by): a link into the ball is useful only until that much before the
+ * end (out of it, from that much after the start).  Every distinct
+ * radius up to EXACT_NPUS NPUs, 64 spread radii above.
+ */
+static void ball_cuts(bctx *b, tc_bound *out)
+{
+    const tc_topo *t = b->t;
+    const int n = t->n_npus, gather = b->h.coll == TC_COLL_GATHER;
+    if ((!gather && b->h.coll != TC_COLL_SCATTER) || n < 3)
+        return;
+    dijkstra(b, b->h.root, gather, NULL); /* b->dist: to the root (gather), from it (scatter) */
+    double *r = malloc((size_t)n * sizeof *r);
+    if (!r)
+        return;
+    int nr = 0;
+    for (int v = 0; v < n; v++)
+        if (isfinite(b->dist[v]))
+            r[nr++] = b->dist[v];
+    qsort(r, (size_t)nr, sizeof *r, cmp_double);
+    int u = 0;
+    for (int i = 0; i < nr; i++)
+        if (u == 0 || r[i] != r[u - 1])
+            r[u++] = r[i];
+    const int step = u > EXACT_NPUS ? u / 64 : 1;
+    for (int i = 0; i + 1 < u; i += step) {
+        int64_t s = 0;
+        for (int v = 0; v < n; v++)
+            s += b->dist[v] <= r[i];
+        int nl = 0;
+        double near = INFINITY; /* the least distance of an entry (exit) vertex of S */
+        for (int l = 0; l < t->n_links; l++) {
+            const int a = t->links[l].src, c = t->links[l].dst;
+            const int ain = b->dist[a] <= r[i], cin = b->dist[c] <= r[i];
+            if (gather ? (!ain && cin) : (ain && !cin)) {
+                b->lk[nl++] = l;
+                const double d = b->dist[gather ? c : a];
+                if (d < near)
+                    near = d;
+            }
+        }
+        if (!nl)
+            continue;
+        const double tm = b->rdist ? cut_with_travel(b, b->lk, nl, (int64_t)b->h.K * (b->h.R - s), !gather)
+                                   : sim_sec(link_bound(b->occ, b->lk, nl, (int64_t)b->h.K * (b->h.R - s))) + near;
+        if (tm > out->cut) {
+            out->cut = tm;
+            snprintf(out->cut_desc, sizeof out->cut_desc, "the %lld npus nearest the root, %s", (long long)s,
+                     gather ? "in, then to the root" : "from the root, then out");
+        }
+    }
+    free(r);
 }
 
 static tc_status cut_bounds(bctx *b, tc_bound *out)
 {
     const tc_topo *t = b->t;
-    const int n = t->n_npus;
-    unsigned char *in = calloc((size_t)n, 1);
+    const int n = t->n_npus, nv = tc_topo_n_vertices(t);
+    unsigned char *in = calloc((size_t)nv, 1); /* switch vertices: outside unless a set says otherwise */
     char what[80], set[40];
     tc_status st = TC_OK;
     if (!in)
@@ -426,7 +577,7 @@ static tc_status cut_bounds(bctx *b, tc_bound *out)
         return st;
     }
     int dims[8];
-    const int nd = tc_algo_torus_dims(t, dims);
+    const int nd = t->n_swnodes ? 0 : tc_algo_torus_dims(t, dims);
     for (int d = 0, stride = 1; d < nd; stride *= dims[d], d++) {
         if (dims[d] < 2)
             continue;
@@ -453,7 +604,7 @@ static tc_status cut_bounds(bctx *b, tc_bound *out)
             VECTOR(ev)[2 * l + 1] = t->links[l].dst;
             VECTOR(cap)[l] = t->links[l].beta > 0 ? 1.0 / t->links[l].beta : 1e30;
         }
-        if (igraph_create(&g, &ev, n, IGRAPH_DIRECTED))
+        if (igraph_create(&g, &ev, nv, IGRAPH_DIRECTED))
             goto mc_done;
         have_g = 1;
         if (igraph_vector_int_init(&p1, 0))
@@ -461,7 +612,7 @@ static tc_status cut_bounds(bctx *b, tc_bound *out)
         have_p1 = 1;
         st = TC_OK;
         if (igraph_mincut(&g, &value, &p1, NULL, NULL, &cap) == IGRAPH_SUCCESS) {
-            memset(in, 0, (size_t)n);
+            memset(in, 0, (size_t)nv);
             for (igraph_integer_t i = 0; i < igraph_vector_int_size(&p1); i++)
                 in[VECTOR(p1)[i]] = 1;
             set_name_of(in, n, set, sizeof set);
@@ -511,7 +662,7 @@ tc_status tc_sim_bound(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, uint
         c.h.K = s->n_chunks / pairs > 0 ? (int)(s->n_chunks / pairs) : 1;
     }
     tc_status st = TC_ERR_NOMEM;
-    const size_t nl = (size_t)topo->n_links + 1, nn = (size_t)n + 1;
+    const size_t nl = (size_t)topo->n_links + 1, nn = (size_t)tc_topo_n_vertices(topo) + 1;
     c.occ = malloc(nl * sizeof *c.occ);
     c.lk = malloc(nl * sizeof *c.lk);
     c.dist = malloc(nn * sizeof *c.dist);
@@ -529,7 +680,8 @@ tc_status tc_sim_bound(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, uint
         for (int dir = 0; dir < 2; dir++) {
             const int *lk = dir ? topo->out_link + topo->out_off[v] : topo->in_link + topo->in_off[v];
             const int deg = dir ? topo->out_off[v + 1] - topo->out_off[v] : topo->in_off[v + 1] - topo->in_off[v];
-            const double tm = sim_sec(link_bound(c.occ, lk, deg, npu_need(&c.h, v, dir)));
+            const double tm = sim_sec(dir || !topo->n_swnodes ? link_bound(c.occ, lk, deg, npu_need(&c.h, v, dir))
+                                                              : switch_link_bound(&c, lk, deg, npu_need(&c.h, v, dir)));
             if (tm > b.link) {
                 b.link = tm;
                 b.link_npu = v;
@@ -540,8 +692,14 @@ tc_status tc_sim_bound(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, uint
     for (int l = 0; l < topo->n_links; l++)
         c.lk[l] = l;
     b.aggregate = sim_sec(link_bound(c.occ, c.lk, topo->n_links, aggregate_need(&c)));
+    if (s->coll == TC_COLL_GATHER || s->coll == TC_COLL_SCATTER) {
+        dijkstra(&c, s->root, s->coll == TC_COLL_GATHER, NULL);
+        if ((c.rdist = malloc(nn * sizeof *c.rdist)))
+            memcpy(c.rdist, c.dist, nn * sizeof *c.rdist);
+    }
     if ((st = cut_bounds(&c, &b)))
         goto done;
+    ball_cuts(&c, &b);
     b.latency = latency_bound(&c);
     /* the largest; on a tie the more specific one (link, cut) names it */
     b.time = b.link;
@@ -577,5 +735,6 @@ done:
     free(c.hkey);
     free(c.hops);
     free(c.queue);
+    free(c.rdist);
     return st;
 }

@@ -16,6 +16,8 @@
  *   visible to it) has arrived: per (rank, chunk) the transfers into it are sorted by end time; those ending
  *   before x.t_start - tol form a prefix that x waits for as a whole (a cursor per cell counts the arrived
  *   prefix), those within the tolerance are edges of their own.
+ * Multicast (mcast.c): a follower sends no first hop of its own; when its leader's first hop ends, the
+ *   follower's second hop is queued at the next link, ready then.
  * Cost: O((M + hops) log M) time, O(M + hops) memory (routes, dependency cells, event heap).
  * Critical path (explain): each link service records how it started (at its data's arrival, or when the
  *   chunk before it on the link let go) and that predecessor; walking back from the last arrival gives a
@@ -169,6 +171,8 @@ typedef struct qsim {
     int *ch_list;         /* transfers with a first hop, by channel, in issue order */
     int *ch_of;           /* transfer -> its channel */
     int *ch_hol, *ch_end; /* channel -> its head send and end in ch_list */
+    const int *lead;      /* multicast: per transfer its leader (sim_router.lead), NULL none */
+    int *fol_off, *fol;   /* multicast: the followers of each leader, CSR */
     unsigned char *known; /* the transfer's ready time is known (everything it waits for has arrived) */
     evheap hp;
     simt makespan;
@@ -203,6 +207,8 @@ static tc_status enqueue(qsim *q, int l, int x, int h, simt ready)
 static tc_status released(qsim *q, int x)
 {
     q->known[x] = 1;
+    if (q->lead && q->lead[x] != x && q->hop_off[x + 1] - q->hop_off[x] > 1)
+        return TC_OK; /* a multicast follower: its leader's first hop carries it to the switch */
     if (q->hop_off[x + 1] == q->hop_off[x]) /* a local copy */
         return push_ready(q, x, 0, q->rdy[x]);
     if (q->pre) { /* compression at the source before the first hop (per-transfer costs) */
@@ -280,6 +286,8 @@ static tc_status start(qsim *q, int x, int h, int l, simt T, simt ready)
         q->svc_x[sv] = x;
         if (kind == SVC_QUEUE)
             q->svc_pred[sv] = L->last_svc;
+        else if (h == 1 && q->lead && q->lead[x] != x)
+            q->svc_pred[sv] = q->hop_off[q->lead[x]]; /* a multicast follower's data came on its leader */
         else if (h > 0)
             q->svc_pred[sv] = sv - 1;
         else
@@ -288,6 +296,10 @@ static tc_status start(qsim *q, int x, int h, int l, simt T, simt ready)
     L->last_svc = sv;
     if ((st = ev_push(&q->hp, end, EV_FREE, l, -1, 0)))
         return st;
+    if (h == 0 && q->fol_off) /* a multicast leader's chunk is at the switch for its followers too */
+        for (int k = q->fol_off[x]; k < q->fol_off[x + 1]; k++)
+            if ((st = enqueue(q, q->hop_link[q->hop_off[q->fol[k]] + 1], q->fol[k], 1, end)))
+                return st;
     if (q->hop_off[x] + h + 1 < q->hop_off[x + 1]) /* forwarded: queued at the next link, ready at the end */
         return enqueue(q, q->hop_link[sv + 1], x, h + 1, end);
     if (q->explain)
@@ -495,9 +507,12 @@ static int cmp_chan(const void *pa, const void *pb, void *u)
 static void build_channels(qsim *q, const int *issue)
 {
     int n = 0;
-    for (int k = 0; k < q->M; k++)
-        if (q->hop_off[issue[k] + 1] > q->hop_off[issue[k]])
-            q->ch_list[n++] = issue[k];
+    for (int k = 0; k < q->M; k++) {
+        const int x = issue[k];
+        if (q->hop_off[x + 1] > q->hop_off[x] &&
+            !(q->lead && q->lead[x] != x && q->hop_off[x + 1] - q->hop_off[x] > 1)) /* followers send no hop 0 */
+            q->ch_list[n++] = x;
+    }
     qsort_r(q->ch_list, (size_t)n, sizeof *q->ch_list, cmp_chan, q);
     int c = -1;
     for (int i = 0; i < n; i++) {
@@ -511,6 +526,29 @@ static void build_channels(qsim *q, const int *issue)
         q->ch_of[x] = c;
         q->ch_end[c] = i + 1;
     }
+}
+
+/* Multicast: the followers of each leader (CSR), those with a hop after the shared one. */
+static tc_status build_followers(qsim *q, const int *lead)
+{
+    q->lead = lead;
+    if (!(q->fol_off = calloc((size_t)q->M + 2, sizeof *q->fol_off)) ||
+        !(q->fol = malloc(((size_t)q->M + 1) * sizeof *q->fol)))
+        return TC_ERR_NOMEM;
+    for (int x = 0; x < q->M; x++)
+        if (lead[x] != x && q->hop_off[x + 1] - q->hop_off[x] > 1)
+            q->fol_off[lead[x] + 1]++;
+    for (int x = 0; x < q->M; x++)
+        q->fol_off[x + 1] += q->fol_off[x];
+    int *fill = malloc(((size_t)q->M + 1) * sizeof *fill);
+    if (!fill)
+        return TC_ERR_NOMEM;
+    memcpy(fill, q->fol_off, (size_t)q->M * sizeof *fill);
+    for (int x = 0; x < q->M; x++)
+        if (lead[x] != x && q->hop_off[x + 1] - q->hop_off[x] > 1)
+            q->fol[fill[lead[x]]++] = x;
+    free(fill);
+    return TC_OK;
 }
 
 /* Walk the critical path back from the last arrival (see sim.h, tc_sim_result.cp_*). */
@@ -578,6 +616,8 @@ static void qsim_free(qsim *q)
     free(q->ch_of);
     free(q->ch_hol);
     free(q->ch_end);
+    free(q->fol_off);
+    free(q->fol);
     free(q->known);
     free(q->hp.v);
     free(q->svc_pred);
@@ -640,6 +680,8 @@ tc_status tc_sim_queue_run(tc_ctx *ctx, sim_router *ro, double bytes, tc_sim_res
     for (int x = 0; x < M; x++)
         q.rdy_from[x] = -1;
     if ((st = build_routes(&q, ro, &dilation)) || (st = build_deps(&q, issue)))
+        goto done;
+    if (ro->lead && (st = build_followers(&q, ro->lead)))
         goto done;
     build_channels(&q, issue);
     st = TC_ERR_NOMEM;

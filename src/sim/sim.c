@@ -69,16 +69,17 @@ void tc_sim_result_free(tc_sim_result *r)
 void tc_sim_router_free(sim_router *ro)
 {
     if (ro->pred) {
-        for (int v = 0; v < ro->t->n_npus; v++)
+        for (int v = 0; v < tc_topo_n_vertices(ro->t); v++)
             free(ro->pred[v]);
         free(ro->pred);
     }
     free(ro->buf);
+    free(ro->lead);
     if (ro->have_graph)
         igraph_destroy(&ro->g);
 }
 
-/* BFS tree from `src` with igraph; edge ids equal link ids. */
+/* BFS tree from `src` with igraph; edge ids equal link ids, vertices NPUs then switch vertices. */
 static tc_status router_tree(sim_router *ro, int src)
 {
     const tc_topo *t = ro->t;
@@ -90,13 +91,13 @@ static tc_status router_tree(sim_router *ro, int src)
             VECTOR(ev)[2 * l] = t->links[l].src;
             VECTOR(ev)[2 * l + 1] = t->links[l].dst;
         }
-        igraph_error_t e = igraph_create(&ro->g, &ev, t->n_npus, IGRAPH_DIRECTED);
+        igraph_error_t e = igraph_create(&ro->g, &ev, tc_topo_n_vertices(t), IGRAPH_DIRECTED);
         igraph_vector_int_destroy(&ev);
         if (e)
             return TC_ERR_NOMEM;
         ro->have_graph = 1;
-        ro->pred = calloc((size_t)t->n_npus, sizeof *ro->pred);
-        ro->buf = malloc((size_t)(t->n_npus + 1) * sizeof *ro->buf);
+        ro->pred = calloc((size_t)tc_topo_n_vertices(t), sizeof *ro->pred);
+        ro->buf = malloc((size_t)(tc_topo_n_vertices(t) + 1) * sizeof *ro->buf);
         if (!ro->pred || !ro->buf)
             return TC_ERR_NOMEM;
     }
@@ -107,9 +108,9 @@ static tc_status router_tree(sim_router *ro, int src)
         return TC_ERR_NOMEM;
     igraph_error_t e = igraph_get_shortest_paths(&ro->g, NULL, NULL, src, igraph_vss_all(), IGRAPH_OUT, NULL,
                                                  &inb);
-    int *p = e ? NULL : malloc((size_t)t->n_npus * sizeof *p);
+    int *p = e ? NULL : malloc((size_t)tc_topo_n_vertices(t) * sizeof *p);
     if (p)
-        for (int v = 0; v < t->n_npus; v++)
+        for (int v = 0; v < tc_topo_n_vertices(t); v++)
             p[v] = (int)VECTOR(inb)[v];
     igraph_vector_int_destroy(&inb);
     if (!p)
@@ -147,7 +148,7 @@ tc_status tc_sim_route_of(tc_ctx *ctx, sim_router *ro, int xi, const int **links
     int len = 0, v = x->dst;
     while (v != x->src) {
         int l = p[v];
-        if (l < 0 || len >= t->n_npus)
+        if (l < 0 || len >= tc_topo_n_vertices(t))
             return tc_sched_error(ctx, TC_ERR_INVALID, ro->s, xi, "sim: transfer %d: npu %d cannot reach npu %d",
                                   xi, x->src, x->dst);
         ro->buf[len++] = l;
@@ -268,7 +269,9 @@ static tc_status run_ab(tc_ctx *ctx, sim_router *ro, double bytes, tc_sim_result
             if ((st = tc_sim_route_of(ctx, ro, order[j], &links, &n)))
                 goto done;
             double a = 0;
-            for (int h = 0; h < n; h++) {
+            /* a multicast follower's first hop is its leader's */
+            const int h0 = ro->lead && ro->lead[order[j]] != order[j];
+            for (int h = h0; h < n; h++) {
                 int l = links[h];
                 a += t->links[l].alpha;
                 if (cnt[l]++ == 0)
@@ -635,9 +638,15 @@ static tc_status event_pass(tc_ctx *ctx, sim_router *ro, order *o, double bytes,
     const double tol = o->tol;
     tc_status st = TC_OK;
     lane *ln = malloc(((size_t)n_links + 1) * sizeof *ln);
+    simt *hop0 = ro->lead ? malloc(((size_t)M + 1) * sizeof *hop0) : NULL; /* multicast: first hops' ends */
     settled tab;
+    if (ro->lead && !hop0) {
+        free(ln);
+        return TC_ERR_NOMEM;
+    }
     if (!ln || (st = settled_init(&tab, s->n_ranks, n_chunks, M))) {
         free(ln);
+        free(hop0);
         if (!st)
             return TC_ERR_NOMEM;
         settled_free(&tab);
@@ -709,7 +718,12 @@ static tc_status event_pass(tc_ctx *ctx, sim_router *ro, order *o, double bytes,
                 goto done;
             }
         }
-        for (int h = 0; h < n; h++) {
+        int h0 = 0; /* a multicast follower goes on from its leader's arrival at the switch */
+        if (ro->lead && ro->lead[i] != i && n > 1) {
+            ready = hop0[ro->lead[i]];
+            h0 = 1;
+        }
+        for (int h = h0; h < n; h++) {
             lane *L = &ln[links[h]];
             occ = L->occ;
             if (scaled && (st = tc_sim_xfer_occ(ctx, ro, i, links[h], bytes, &occ)))
@@ -731,6 +745,8 @@ static tc_status event_pass(tc_ctx *ctx, sim_router *ro, order *o, double bytes,
             if (bn->tl)
                 tc_sim_bin_add(bn, links[h], sim_sec(st0), sim_sec(L->free));
             ready = L->free;
+            if (h == 0 && hop0)
+                hop0[i] = ready;
         }
         if (post && (__builtin_add_overflow(ready, post, &ready) || ready > SIM_T_MAX)) {
             st = tc_sim_too_long(ctx, s, i);
@@ -750,6 +766,7 @@ static tc_status event_pass(tc_ctx *ctx, sim_router *ro, order *o, double bytes,
         r->link_busy[l] = sim_sec(ln[l].busy);
 done:
     prefault_join(&pf);
+    free(hop0);
     free(ln);
     settled_free(&tab);
     return st;
@@ -886,6 +903,8 @@ tc_status tc_sim_run(tc_ctx *ctx, const tc_sched *s, const tc_topo *topo, const 
     bound_job bj = {.topo = topo, .s = s, .size = opts->size, .st = TC_ERR_UNSUPPORTED};
     if (!opts->no_bound)
         bj.started = pthread_create(&bj.thread, NULL, bound_job_run, &bj) == 0;
+    if ((st = tc_sim_mcast_leaders(s, topo, &ro.lead)))
+        goto fail;
     r->model = opts->model;
     r->coll = s->coll;
     r->n_ranks = s->n_ranks;

@@ -24,7 +24,12 @@ typedef struct sim_router {
     int **pred;     /* per source: inbound link of each vertex on its BFS tree (NULL until needed) */
     int *buf;       /* route scratch for igraph paths */
     const double *scale, *pre, *post; /* per-transfer costs (tc_sim_opts.xfer_*), NULL when none */
+    int *lead;      /* multicast: per transfer its leader (mcast.c), NULL when no transfers share a hop */
 } sim_router;
+
+/* Multicast switches: per transfer the first transfer (in issue order) it shares its hop into a multicast
+ * switch with, itself when none; *out NULL when no two transfers share one.  See mcast.c. */
+tc_status tc_sim_mcast_leaders(const tc_sched *s, const tc_topo *t, int **out);
 
 void tc_sim_router_free(sim_router *ro);
 /* The links transfer xi crosses: *links and *n (0 for a local copy); *links is valid until the next call.

@@ -167,13 +167,14 @@ static void time_axis(FILE *f, int x0, int y, int w, double tmax, const char *la
 /* ------------------------------------------------------------------------------------------------ */
 /* Layout                                                                                            */
 
-/* Positions of the NPUs in [0, 1] x [0, *height] (xy[2 v], xy[2 v + 1]), the aspect ratio kept. */
+/* Positions of the vertices (NPUs, then switch vertices) in [0, 1] x [0, *height] (xy[2 v], xy[2 v + 1]),
+ * the aspect ratio kept. */
 static tc_status layout(const tc_topo *t, double *xy, double *height)
 {
     *height = 1;
-    const int n = t->n_npus;
+    const int n = tc_topo_n_vertices(t);
     int dims[8];
-    const int nd = n > 1 ? tc_algo_torus_dims(t, dims) : 0;
+    const int nd = n > 1 && !t->n_swnodes ? tc_algo_torus_dims(t, dims) : 0;
     if (nd == 2 || nd == 3) { /* the grid itself; a 3D grid's planes side by side */
         const int a = dims[0], b = dims[1], c = nd == 3 ? dims[2] : 1;
         const double wx = (double)(a * c + (c - 1)), wy = (double)b, span = wx > wy ? wx : wy;
@@ -243,7 +244,7 @@ typedef struct pic {
 static int draw_topology(pic *P, const tc_sim_result *r, int x0, int y0, int size)
 {
     const tc_topo *t = P->t;
-    const int n = t->n_npus;
+    const int n = tc_topo_n_vertices(t);
     FILE *f = P->f;
     paths p;
     memset(&p, 0, sizeof p);
@@ -292,15 +293,25 @@ static int draw_topology(pic *P, const tc_sim_result *r, int x0, int y0, int siz
     paths_free(&p);
     const double rad = n <= 64 ? 4 : n <= 256 ? 2.5 : 1.2;
     tc_buf nodes = {0};
-    for (int v = 0; v < n; v++)
+    for (int v = 0; v < t->n_npus; v++)
         P->st |= tc_buf_printf(&nodes, "M%ld %lda%.1f %.1f 0 1 0 0.1 0z", lround(x0 + P->xy[2 * v] * size - 0.05),
                                lround(y0 + P->xy[2 * v + 1] * size), rad, rad);
     fprintf(f, "<path fill=\"#333333\" d=\"%s\"/>\n", nodes.data ? nodes.data : "");
     tc_buf_free(&nodes);
+    for (int v = t->n_npus; v < n; v++) /* switch vertices: squares */
+        fprintf(f, "<rect class=\"switch\" x=\"%ld\" y=\"%ld\" width=\"%.0f\" height=\"%.0f\" fill=\"#4477aa\"/>\n",
+                lround(x0 + P->xy[2 * v] * size - 2 * rad), lround(y0 + P->xy[2 * v + 1] * size - 2 * rad), 4 * rad,
+                4 * rad);
     if (n <= 64)
-        for (int v = 0; v < n; v++)
-            fprintf(f, "<text x=\"%ld\" y=\"%ld\" font-size=\"9\" fill=\"#000000\">%d</text>\n",
-                    lround(x0 + P->xy[2 * v] * size + 4), lround(y0 + P->xy[2 * v + 1] * size - 4), v);
+        for (int v = 0; v < n; v++) {
+            fprintf(f, "<text x=\"%ld\" y=\"%ld\" font-size=\"9\" fill=\"#000000\">",
+                    lround(x0 + P->xy[2 * v] * size + 4), lround(y0 + P->xy[2 * v + 1] * size - 4));
+            if (v < t->n_npus)
+                fprintf(f, "%d", v);
+            else
+                tc_xml_escape(f, t->swnodes[v - t->n_npus].name);
+            fputs("</text>\n", f);
+        }
     fputs("</g>\n", f);
     return (int)lround(size * P->height) + 10;
 }
@@ -333,7 +344,7 @@ static int class_stats(pic *P, const tc_sim_result *r, int x0, int y)
 static int draw_heatmap(pic *P, const tc_sim_result *r, int x0, int y0, int w)
 {
     const tc_topo *t = P->t;
-    const int n = t->n_npus;
+    const int n = tc_topo_n_vertices(t); /* rows and columns: NPUs, then switch vertices */
     FILE *f = P->f;
     paths p;
     memset(&p, 0, sizeof p);
@@ -360,8 +371,11 @@ static int draw_heatmap(pic *P, const tc_sim_result *r, int x0, int y0, int w)
         free(u);
         fprintf(f, "<g class=\"heatmap\" data-cells=\"%d\" data-links=\"%d\">\n", cells, t->n_links);
         fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\">heat map: link src -&gt; dst (row src, column dst), "
-                   "grey: no link</text>\n",
+                   "grey: no link",
                 x0, y0 + 6);
+        if (t->n_swnodes)
+            fprintf(f, "; switch vertices from %d on", t->n_npus);
+        fputs("</text>\n", f);
         fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#eeeeee\" stroke=\"#888888\"/>\n", lx, ly,
                 side, side);
         paths_flush(&p, f, 0, 0);
@@ -545,7 +559,7 @@ tc_status tc_sim_svg_write(tc_ctx *ctx, const tc_topo *topo, const tc_sim_panel 
                             panels[p].res->n_links, topo->n_links);
         tmax = panels[p].res->time > tmax ? panels[p].res->time : tmax;
     }
-    double *xy = malloc(((size_t)topo->n_npus + 1) * 2 * sizeof *xy);
+    double *xy = malloc(((size_t)tc_topo_n_vertices(topo) + 1) * 2 * sizeof *xy);
     if (!xy)
         return TC_ERR_NOMEM;
     double height;

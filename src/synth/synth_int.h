@@ -8,7 +8,9 @@
 /** A directed network as the engine sees it: links possibly reversed, cost per chunk in picoseconds,
  *  CSR adjacency sorted by (cost, link id) so the cheapest link comes first. */
 typedef struct syn_net {
-    int n, m;
+    int n, m;             /* vertices (NPUs 0 .. n_npus-1, then switch vertices) and links */
+    int n_npus;
+    unsigned char *kind;  /* per vertex: SYN_V_NPU, SYN_V_NODE (store-and-forward switch), SYN_V_MCAST */
     int *src, *dst;       /* per link (after reversal) */
     int64_t *cost;        /* ps to move one chunk: alpha + beta * chunk_bytes, at least 1 */
     int *in_off, *in_lk;  /* in-links of node v: in_lk[in_off[v] .. in_off[v+1]) */
@@ -19,25 +21,64 @@ typedef struct syn_net {
     int64_t *group_cost;
 } syn_net;
 
+enum { SYN_V_NPU = 0, SYN_V_NODE = 1, SYN_V_MCAST = 2 };
+
 /** TC_TIME_MAX in picoseconds: no link cost, distance or engine clock goes beyond it (TC_ERR_LIMIT), so
  *  a clock plus a cost, and the sum of three phases, stay far inside int64_t. */
 #define SYN_TIME_MAX_PS ((int64_t)(TC_TIME_MAX * 1e12))
 
-/** Build the view of topology `t` (no switches) for chunks of `chunk_bytes`; reversed != 0 swaps every
- *  link's direction (the link keeps its id).  TC_ERR_LIMIT when one chunk takes longer than TC_TIME_MAX
+/** A link's timetable: busy blocks [bs[i], be[i]) in time order (ps), every gap between two blocks at least
+ *  one chunk long (shorter gaps are merged into the blocks: no chunk could use them). */
+typedef struct syn_cal {
+    int64_t *bs, *be;
+    int n, cap;
+} syn_cal;
+
+/** The first start >= t at which one chunk of `cost` ps fits between the blocks. */
+int64_t tc_synth_cal_earliest(const syn_cal *c, int64_t t, int64_t cost);
+/** Reserve [a, a + cost) (a start tc_synth_cal_earliest gave), keeping the gap rule. */
+tc_status tc_synth_cal_insert(syn_cal *c, int64_t a, int64_t cost);
+/** Free an array of m timetables (NULL allowed). */
+void tc_synth_cals_free(syn_cal *c, int m);
+
+/** Build the view of topology `t` (no switches left; switch vertices allowed) for chunks of `chunk_bytes`;
+ *  reversed != 0 swaps every link's direction (the link keeps its id).  TC_ERR_LIMIT when one chunk takes longer than TC_TIME_MAX
  *  on some link. */
 tc_status tc_synth_net_build(const tc_topo *t, int reversed, uint64_t chunk_bytes, syn_net *net);
 void tc_synth_net_free(syn_net *net);
 
 typedef enum {
-    SYN_SPREAD, /* every node wants every chunk (all-gather, broadcast) */
-    SYN_RELAY   /* every chunk goes to `root`, relayed downhill (gather) */
+    SYN_SPREAD,  /* every node wants every chunk (all-gather, broadcast) */
+    SYN_RELAY,   /* every chunk goes to `root`, relayed downhill (gather on the largest topologies) */
+    SYN_GATHER,  /* every chunk goes to `root` on its own earliest-arrival path (paths.c) */
+    SYN_SCATTER, /* chunk c goes from `root` to rank c / K on its own earliest-arrival path (paths.c) */
+    SYN_ALLTOALL /* chunk c goes from rank c / (R K) to rank (c / K) mod R on its own path (paths.c) */
 } syn_mode;
+
+/*
+ * Switch vertices (models node and multicast).  They hold no chunk at the start and need none at the end.
+ * SPREAD: a switch takes a chunk over an in-link (from an NPU) only while some NPU behind it lacks it (a
+ * multicast switch once, then any port may send it; a node switch once per port that will send it: a
+ * token per copy), each in-link taking the first useful chunk of its source's list; a port sends the first
+ * chunk of the switch's list its NPU lacks (a node switch consumes that copy).  First in, first out at
+ * the switch is what the simulator does with the routes the hops become (tacos.c folds every pair of hops
+ * through a switch into one transfer from NPU to NPU whose route crosses it).  A multicast switch acts
+ * as a node switch when job->mcast is 0 (the phases synthesized in reverse: no reduction in the switch).
+ * RELAY and the paths: a switch vertex is a vertex like any other, each chunk crossing it once.
+ */
+
+/** A search's early stop: fn(u, t) != 0 once a candidate's clock t (ps, whole collective) shows it cannot win. */
+typedef struct syn_stop {
+    int (*fn)(void *u, int64_t t);
+    void *u;
+} syn_stop;
 
 typedef struct syn_job {
     syn_mode mode;
     int n_chunks;
-    int K;              /* chunks per rank */
+    int n_ranks;        /* R: NPU vertices 0 .. R-1 of the net (the rest are switch vertices) */
+    int mcast;          /* SPREAD: multicast switches may send one chunk out of several ports */
+    int K;              /* chunks per rank (all-to-all: per rank pair) */
     int root;           /* SPREAD: -1 = chunk c starts at rank c / K, else all chunks start at root;
                            RELAY: the gather root (chunk c starts at rank c / K) */
     tc_match_mode match;
@@ -46,19 +87,41 @@ typedef struct syn_job {
                            step = round index, src/dst as in the net */
     tc_xfer *out;       /* instead of rec: write transfers to out[0 .. out_cap) (same fields) */
     int64_t out_cap;
+    /* all-reduce overlap (SPREAD only; each may be NULL) */
+    const int64_t *release; /* per chunk: time (ps) its owner has it, instead of 0 */
+    const syn_cal *block;   /* per link: times it is taken (by the other phase): no transfer overlaps them */
+    int64_t *first_out;     /* out: per chunk, the first start of a transfer of it from its owner (INT64_MAX
+                               none); the caller fills it with INT64_MAX */
+    syn_cal *busy_out;      /* out: per link, the times it carries chunks (zeroed by the caller) */
+    const syn_stop *stop;   /* may be NULL */
+    int64_t stop_offset;    /* added to the clock before asking stop (the phases before this one) */
     tc_ctx *ctx;        /* progress line (may be NULL) */
     int progress;       /* nonzero: this run may print the progress line */
     const char *what;   /* phase name for the progress line */
 } syn_job;
 
 typedef struct syn_result {
+    int stopped;        /* job->stop said so: the rest is meaningless */
     int64_t makespan;   /* ps */
     int rounds;         /* event rounds with at least one transfer started */
     int64_t n_xfers;
 } syn_result;
 
+/** Dijkstra toward vertex d over the net's in-links: row[v] = the cheapest time (ps) from v to d, INT64_MAX
+ *  when v cannot reach d.  row holds net->n entries.  TC_ERR_NOMEM only. */
+tc_status tc_synth_dist_to(const syn_net *net, int d, int64_t *row);
+
+/** SYN_GATHER, SYN_SCATTER and SYN_ALLTOALL (paths.c): one earliest-arrival path per chunk; the same results and errors
+ *  as tc_synth_ten_run. */
+tc_status tc_synth_paths_run(const syn_net *net, const syn_job *job, syn_result *res);
+
 /** Run one synthesis.  Returns TC_ERR_NOMEM, TC_ERR_INTERNAL (stall: some postcondition unreachable),
  *  TC_ERR_LIMIT (the clock would pass SYN_TIME_MAX_PS), or the status of tc_sched_add. */
 tc_status tc_synth_ten_run(const syn_net *net, const syn_job *job, syn_result *res);
+
+/** tc_synth_tacos with an early stop (NULL: none): a stopped run returns TC_OK and a schedule whose time is
+ *  INFINITY (for the candidate search, src/synth/auto.c). */
+tc_status tc_synth_tacos_run(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_gen_opts *opts,
+                             const syn_stop *stop, tc_sched **out);
 
 #endif

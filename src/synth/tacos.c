@@ -5,15 +5,24 @@
  *   with tc_topo_unwind, degree opts->unwind, §IV-G); allgather, reducescatter, allreduce, broadcast,
  *   reduce, gather, scatter; K = opts->chunks chunks per rank; opts->match best|random; opts->trials seeds.
  * Returns: a schedule on physical links (link ids of the unwound topology when there are switches), every
- *   transfer one chunk over one link, times in seconds, s->time the collective time.
+ *   transfer one chunk over one link, or, through a switch vertex (switch models node and multicast), over
+ *   the link into the switch and the link out (a route of two links, fold_switch_hops), times in seconds,
+ *   s->time the collective time.
  * Phases (ten.c does the synthesis of one phase):
  *   allgather      SPREAD on the topology, chunk c starting at rank c / K
  *   broadcast      SPREAD, all K chunks starting at the root
  *   reducescatter  allgather on the reversed topology, then reversed in time, copies become reduces
  *   reduce         broadcast on the reversed topology, reversed
- *   allreduce      reducescatter, then allgather shifted by its time
- *   gather         RELAY: every chunk moves one hop closer to the root on each transfer
- *   scatter        gather on the reversed topology, reversed (copies stay copies)
+ *   allreduce      reducescatter, then allgather shifted by its time; or, when some chunk is fully reduced
+ *                  before the reduce-scatter ends and it is faster, the all-gather on the reduce-scatter's
+ *                  clock, each chunk from the end of its own reduction, in the gaps the reduce-scatter
+ *                  leaves on each link (overlap; opts->no_overlap turns it off)
+ *   gather         GATHER (paths.c): every chunk on its own earliest-arrival path to the root; or the
+ *                  mirror, SCATTER from the root on the reversed topology, reversed: the faster of the two;
+ *                  RELAY (every chunk one hop closer to the root per transfer) above 2^28 vertex visits
+ *   scatter        gather on the reversed topology, reversed (copies stay copies), or SCATTER on the
+ *                  topology itself, the faster
+ *   alltoall       ALLTOALL (paths.c): every chunk on its own earliest-arrival path to its destination
  *   Reversal maps a transfer s->d on link l over [t0, t1] of a phase of length T to d->s on the same
  *   physical link l over [T - t1, T - t0], step R - 1 - step.
  * Cost (alpha-beta, chunk b = size / (R K) bytes, size / K for broadcast and reduce): every transfer
@@ -23,7 +32,8 @@
  *   to opts->threads threads (0: one per core); the fastest (lowest i on ties, so the result does not depend
  *   on the thread count) is synthesized again with its transfers and a note names its seed.  s->seed stays
  *   ctx->seed: the same command line gives the same bytes.  stats_only keeps no transfers (time, n_steps).
- * Limits: alltoall is not synthesized (TC_ERR_UNSUPPORTED).  The allreduce phases do not overlap.  Times
+ * Limits: all-to-all up to 2^24 chunks (R^2 K).  Overlap rarely shortens an all-reduce: the reduce-scatter,
+ *   a reversed all-gather, completes most chunks in its last round and holds most links until then.  Times
  *   are kept in integer picoseconds (each link cost rounded to 1 ps) so equal times compare equal; a link
  *   cost or a clock beyond TC_TIME_MAX is refused (TC_ERR_LIMIT), as is a transfer list estimated to need
  *   more memory than is available.
@@ -35,6 +45,7 @@
 
 #include "tacos/topo.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,9 +59,16 @@ typedef struct phase {
     tc_op op;      /* op of the transfers after reversal */
 } phase;
 
-/* The phases of a collective (at most 2). */
-static int plan(tc_coll coll, int root, phase ph[2])
+/* Gather and scatter take one path per chunk up to this many vertex visits (vertices^2 x K), the relay above. */
+/* All-to-all: at most this many chunks (R^2 K): a path search each, and R^2 distances. */
+#define ALLTOALL_MAX ((int64_t)1 << 24)
+
+#define PATHS_GATHER_MAX ((int64_t)1 << 28)
+
+/* The phases of a collective (at most 2) on n vertices with K chunks per rank. */
+static int plan(tc_coll coll, int root, int n, int K, phase ph[2])
 {
+    const syn_mode gm = (int64_t)n * n * K <= PATHS_GATHER_MAX ? SYN_GATHER : SYN_RELAY;
     switch (coll) {
     case TC_COLL_ALLGATHER: ph[0] = (phase){SYN_SPREAD, 0, -1, TC_OP_COPY}; return 1;
     case TC_COLL_BROADCAST: ph[0] = (phase){SYN_SPREAD, 0, root, TC_OP_COPY}; return 1;
@@ -60,8 +78,9 @@ static int plan(tc_coll coll, int root, phase ph[2])
         ph[0] = (phase){SYN_SPREAD, 1, -1, TC_OP_REDUCE};
         ph[1] = (phase){SYN_SPREAD, 0, -1, TC_OP_COPY};
         return 2;
-    case TC_COLL_GATHER: ph[0] = (phase){SYN_RELAY, 0, root, TC_OP_COPY}; return 1;
-    case TC_COLL_SCATTER: ph[0] = (phase){SYN_RELAY, 1, root, TC_OP_COPY}; return 1;
+    case TC_COLL_GATHER: ph[0] = (phase){gm, 0, root, TC_OP_COPY}; return 1;
+    case TC_COLL_SCATTER: ph[0] = (phase){gm, 1, root, TC_OP_COPY}; return 1;
+    case TC_COLL_ALLTOALL: ph[0] = (phase){SYN_ALLTOALL, 0, -1, TC_OP_COPY}; return 1;
     default: return 0;
     }
 }
@@ -69,7 +88,7 @@ static int plan(tc_coll coll, int root, phase ph[2])
 /* BFS over the topology's links from x, forward (dir 0) or backward (dir 1); seen[] is filled. */
 static tc_status reach(const tc_topo *t, int x, int dir, unsigned char *seen)
 {
-    const int n = t->n_npus, m = t->n_links;
+    const int n = tc_topo_n_vertices(t), m = t->n_links;
     int *off = calloc((size_t)n + 2, sizeof *off), *fill = malloc(((size_t)n + 1) * sizeof *fill),
         *adj = malloc(((size_t)m + 1) * sizeof *adj), *queue = malloc(((size_t)n + 1) * sizeof *queue);
     if (!off || !fill || !adj || !queue) {
@@ -115,7 +134,7 @@ static tc_status reach(const tc_topo *t, int x, int dir, unsigned char *seen)
 static tc_status check_reach(tc_ctx *ctx, const tc_topo *t, tc_coll coll, int root)
 {
     const int n = t->n_npus;
-    unsigned char *seen = malloc((size_t)n + 1);
+    unsigned char *seen = malloc((size_t)tc_topo_n_vertices(t) + 1);
     if (!seen)
         return TC_ERR_NOMEM;
     int x = tc_coll_rooted(coll) ? root : 0;
@@ -149,6 +168,8 @@ typedef struct run_cfg {
     int n_ph;
     int C, K;
     tc_match_mode match;
+    int overlap;            /* all-reduce: each chunk's all-gather starts when its reduce-scatter ends */
+    const syn_stop *stop;   /* candidate search: early stop (NULL: none) */
     tc_ctx *ctx;
 } run_cfg;
 
@@ -165,6 +186,12 @@ typedef struct phase_run {
     tc_xfer *out;
     int64_t out_cap;
     int progress;
+    const int64_t *release; /* overlap: see syn_job */
+    const syn_cal *block;
+    int64_t *first_out;
+    syn_cal *busy_out;
+    int64_t stop_offset;
+    int no_stop;
     syn_result r;
     tc_status st;
 } phase_run;
@@ -177,6 +204,8 @@ static void *phase_worker(void *arg)
     syn_job job = {
         .mode = ph->mode,
         .n_chunks = cfg->C,
+        .n_ranks = cfg->topo->n_npus,
+        .mcast = !ph->reversed, /* no reduction inside a switch: the reversed phases use it as a node */
         .K = cfg->K,
         .root = ph->root,
         .match = cfg->match,
@@ -184,12 +213,200 @@ static void *phase_worker(void *arg)
         .rec = R->out ? NULL : R->rec,
         .out = R->out,
         .out_cap = R->out_cap,
+        .release = R->release,
+        .block = R->block,
+        .first_out = R->first_out,
+        .busy_out = R->busy_out,
+        .stop = R->no_stop ? NULL : cfg->stop,
+        .stop_offset = R->stop_offset,
         .ctx = cfg->ctx,
         .progress = R->progress,
         .what = cfg->n_ph > 1 ? (R->p ? "all-gather phase" : "reduce-scatter phase") : "",
     };
-    R->st = tc_synth_ten_run(cfg->net[ph->reversed], &job, &R->r);
+    const int paths = ph->mode == SYN_GATHER || ph->mode == SYN_SCATTER || ph->mode == SYN_ALLTOALL;
+    R->st = paths ? tc_synth_paths_run(cfg->net[ph->reversed], &job, &R->r)
+                  : tc_synth_ten_run(cfg->net[ph->reversed], &job, &R->r);
     return NULL;
+}
+
+/*
+ * All-reduce overlap.  The reduce-scatter phase (synthesized reversed) records, per chunk, when its owner
+ * first sends it in the reversed view and, per link, when it is busy; reversed, those give the time each
+ * chunk is fully reduced at its owner (T - first send) and the stretches each link is taken.  When some
+ * chunk is done before the end of the phase, the all-gather is synthesized again on the reduce-scatter's
+ * clock: chunk c appears at its owner at its release and no transfer overlaps a stretch of the
+ * reduce-scatter; the plan keeps it when it ends sooner than the all-gather after the whole phase.
+ */
+typedef struct overlap {
+    int64_t *release;   /* per chunk (first sends, then release times) */
+    syn_cal *busy;      /* per link, the reduce-scatter's view */
+    syn_cal *block;     /* per link, mirrored */
+    int m;
+} overlap;
+
+static void overlap_free(overlap *o)
+{
+    free(o->release);
+    tc_synth_cals_free(o->busy, o->m);
+    tc_synth_cals_free(o->block, o->m);
+}
+
+/* After the reduce-scatter of makespan T: release times and mirrored timetables.  *early: some chunk is
+ * done before T. */
+static tc_status overlap_prepare(overlap *o, int C, int64_t T, int *early)
+{
+    *early = 0;
+    for (int c = 0; c < C; c++) { /* reused in place as the release times */
+        o->release[c] = o->release[c] == INT64_MAX ? 0 : T - o->release[c];
+        if (o->release[c] < T)
+            *early = 1;
+    }
+    if (!*early)
+        return TC_OK;
+    if (!(o->block = calloc((size_t)o->m + 1, sizeof *o->block)))
+        return TC_ERR_NOMEM;
+    for (int l = 0; l < o->m; l++) { /* [a, b) -> [T - b, T - a) */
+        const syn_cal *b = &o->busy[l];
+        syn_cal *k = &o->block[l];
+        if (!b->n)
+            continue;
+        if (!(k->bs = malloc((size_t)b->n * sizeof *k->bs)) || !(k->be = malloc((size_t)b->n * sizeof *k->be)))
+            return TC_ERR_NOMEM;
+        for (int i = 0; i < b->n; i++) {
+            k->bs[b->n - 1 - i] = T - b->be[i];
+            k->be[b->n - 1 - i] = T - b->bs[i];
+        }
+        k->n = k->cap = b->n;
+    }
+    return TC_OK;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Switch vertices: hops through a switch become one transfer with a route                          */
+
+typedef struct hopref { int sw, chunk, i; double t; } hopref;
+
+static int cmp_hopref(const void *a, const void *b)
+{
+    const hopref *x = a, *y = b;
+    if (x->sw != y->sw)
+        return x->sw < y->sw ? -1 : 1;
+    if (x->chunk != y->chunk)
+        return x->chunk < y->chunk ? -1 : 1;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    return (x->i > y->i) - (x->i < y->i);
+}
+
+/* Transfers by (t_start, t_end, link, chunk), through an index array. */
+static int cmp_by_time(const void *a, const void *b, void *arg)
+{
+    const tc_xfer *v = arg, *x = &v[*(const int *)a], *y = &v[*(const int *)b];
+    if (x->t_start != y->t_start)
+        return x->t_start < y->t_start ? -1 : 1;
+    if (x->t_end != y->t_end)
+        return x->t_end < y->t_end ? -1 : 1;
+    if (x->link != y->link)
+        return x->link < y->link ? -1 : 1;
+    if (x->chunk != y->chunk)
+        return x->chunk < y->chunk ? -1 : 1;
+    return (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b);
+}
+
+/*
+ * Fold the hops of one phase (rec->xfers[from, *to), the engine's view, vertex ids) through switch vertices
+ * (ids >= R) into transfers from NPU to NPU whose route is the link into the switch and the link out: per
+ * (switch, chunk), the k-th departure by start time takes the k-th arrival by end time (first in, first out,
+ * as the engine sends them), or the one arrival when there is one (a multicast switch; every chunk on a
+ * path).  Arrivals no port sent on (copies a node switch took in for an NPU that got the chunk elsewhere)
+ * are dropped.  The folded transfer starts when its first hop starts and ends when its last hop ends; its
+ * step is its first hop's.  The phase's transfers are rewritten in start order and *to moved; the
+ * transfers after them (later phases, not folded yet) follow them.
+ */
+static tc_status fold_switch_hops(tc_sched *rec, int from, int *to, int R)
+{
+    const int cnt = *to - from;
+    tc_xfer *out = malloc(((size_t)cnt + 1) * sizeof *out);
+    hopref *in = malloc(((size_t)cnt + 1) * sizeof *in), *dep = malloc(((size_t)cnt + 1) * sizeof *dep);
+    int *l1 = malloc(((size_t)cnt + 1) * sizeof *l1), *l2 = malloc(((size_t)cnt + 1) * sizeof *l2);
+    int *ord = malloc(((size_t)cnt + 1) * sizeof *ord);
+    tc_xfer *tail = NULL;
+    tc_status st = TC_ERR_NOMEM;
+    if (!out || !in || !dep || !l1 || !l2 || !ord)
+        goto done;
+    const tc_xfer *x = rec->xfers + from;
+    int na = 0, nd = 0, no = 0;
+    st = TC_ERR_INTERNAL;
+    for (int i = 0; i < cnt; i++) {
+        if (x[i].src >= R && x[i].dst >= R) /* switch to switch: tc_topo_unwind makes no such link */
+            goto done;
+        if (x[i].dst >= R)
+            in[na++] = (hopref){x[i].dst, x[i].chunk, i, x[i].t_end};
+        else if (x[i].src >= R)
+            dep[nd++] = (hopref){x[i].src, x[i].chunk, i, x[i].t_start};
+        else {
+            l1[no] = -1;
+            out[no++] = x[i];
+        }
+    }
+    qsort(in, (size_t)na, sizeof *in, cmp_hopref);
+    qsort(dep, (size_t)nd, sizeof *dep, cmp_hopref);
+    for (int a = 0, d = 0; d < nd;) {
+        while (a < na && (in[a].sw < dep[d].sw || (in[a].sw == dep[d].sw && in[a].chunk < dep[d].chunk)))
+            a++;
+        int a1 = a, d1 = d;
+        while (a1 < na && in[a1].sw == dep[d].sw && in[a1].chunk == dep[d].chunk)
+            a1++;
+        while (d1 < nd && dep[d1].sw == dep[d].sw && dep[d1].chunk == dep[d].chunk)
+            d1++;
+        if (a1 == a || (a1 - a > 1 && a1 - a < d1 - d))
+            goto done; /* a departure without its arrival */
+        for (int k = d; k < d1; k++) {
+            const tc_xfer *u = &x[in[a1 - a == 1 ? a : a + (k - d)].i], *v = &x[dep[k].i];
+            out[no] = *u;
+            out[no].dst = v->dst;
+            out[no].t_end = v->t_end;
+            l1[no] = u->link;
+            l2[no] = v->link;
+            no++;
+        }
+        a = a1;
+        d = d1;
+    }
+    for (int i = 0; i < no; i++)
+        ord[i] = i;
+    qsort_r(ord, (size_t)no, sizeof *ord, cmp_by_time, out);
+    /* the transfers after the phase (later phases, not folded yet: no routes) wait aside */
+    const int nt = rec->n_xfers - *to;
+    st = TC_ERR_NOMEM;
+    if (nt > 0 && !(tail = malloc((size_t)nt * sizeof *tail)))
+        goto done;
+    if (nt > 0)
+        memcpy(tail, rec->xfers + *to, (size_t)nt * sizeof *tail);
+    rec->n_xfers = from;
+    st = TC_OK;
+    for (int k = 0; k < no && !st; k++) {
+        const int i = ord[k];
+        const tc_xfer *y = &out[i];
+        const int links[2] = {l1[i], l2[i]};
+        st = l1[i] >= 0 ? tc_sched_add(rec, y->src, y->dst, y->chunk, (tc_op)y->op, -1, y->step, y->t_start,
+                                       y->t_end, links, 2)
+                        : tc_sched_add(rec, y->src, y->dst, y->chunk, (tc_op)y->op, y->link, y->step, y->t_start,
+                                       y->t_end, NULL, 0);
+    }
+    *to = rec->n_xfers;
+    for (int i = 0; i < nt && !st; i++)
+        st = tc_sched_add(rec, tail[i].src, tail[i].dst, tail[i].chunk, (tc_op)tail[i].op, tail[i].link, tail[i].step,
+                          tail[i].t_start, tail[i].t_end, NULL, 0);
+done:
+    free(tail);
+    free(out);
+    free(in);
+    free(dep);
+    free(l1);
+    free(l2);
+    free(ord);
+    return st;
 }
 
 /* Run every phase with `seed`; append transfers to rec when set.  *time_ps is the collective time.  With
@@ -203,10 +420,28 @@ static tc_status run_all(const run_cfg *cfg, uint64_t seed, tc_sched *rec, int p
     memset(R, 0, sizeof R);
     first[0] = rec ? rec->n_xfers : 0;
     const int64_t spread = (int64_t)cfg->topo->n_npus * cfg->C - cfg->C; /* transfers of a SPREAD phase */
-    int par = rec && parallel && cfg->n_ph == 2 && cfg->ph[0].mode == SYN_SPREAD &&
+    const int can_ovl = cfg->overlap && cfg->n_ph == 2 && cfg->ph[0].mode == SYN_SPREAD &&
+                        cfg->ph[1].mode == SYN_SPREAD && cfg->ph[0].reversed && !cfg->ph[1].reversed;
+    int par = rec && parallel && !cfg->topo->n_swnodes && cfg->n_ph == 2 && cfg->ph[0].mode == SYN_SPREAD &&
               cfg->ph[1].mode == SYN_SPREAD && (int64_t)rec->cap_xfers - rec->n_xfers >= 2 * spread;
+    int ovl = 0;
+    overlap O = {0};
+    tc_status st = TC_OK;
     for (int p = 0; p < cfg->n_ph; p++)
         R[p] = (phase_run){.cfg = cfg, .p = p, .seed = seed, .rec = rec, .progress = progress && p == 0};
+    if (can_ovl) {
+        O.m = cfg->net[0] ? cfg->net[0]->m : cfg->net[1]->m;
+        O.release = malloc(((size_t)cfg->C + 1) * sizeof *O.release);
+        O.busy = calloc((size_t)O.m + 1, sizeof *O.busy);
+        if (!O.release || !O.busy) {
+            overlap_free(&O);
+            return TC_ERR_NOMEM;
+        }
+        for (int c = 0; c < cfg->C; c++)
+            O.release[c] = INT64_MAX;
+        R[0].first_out = O.release;
+        R[0].busy_out = O.busy;
+    }
     if (par) {
         pthread_t th;
         for (int p = 0; p < 2; p++) {
@@ -220,10 +455,10 @@ static tc_status run_all(const run_cfg *cfg, uint64_t seed, tc_sched *rec, int p
         else
             phase_worker(&R[1]);
         for (int p = 0; p < 2; p++) {
-            if (R[p].st)
-                return R[p].st;
-            if (R[p].r.n_xfers != spread)
-                return TC_ERR_INTERNAL;
+            if ((st = R[p].st) || (R[p].r.n_xfers != spread && (st = TC_ERR_INTERNAL))) {
+                overlap_free(&O);
+                return st;
+            }
         }
         first[1] = first[0] + (int)spread;
         first[2] = first[1] + (int)spread;
@@ -231,15 +466,61 @@ static tc_status run_all(const run_cfg *cfg, uint64_t seed, tc_sched *rec, int p
     } else {
         for (int p = 0; p < cfg->n_ph; p++) {
             R[p].progress = progress;
+            R[p].stop_offset = p ? R[0].r.makespan : 0;
+            R[p].no_stop = p == 1 && can_ovl; /* the overlapped all-gather may still end sooner */
             phase_worker(&R[p]);
-            if (R[p].st)
-                return R[p].st;
+            if ((st = R[p].st) || R[p].r.stopped) {
+                overlap_free(&O);
+                *time_ps = INT64_MAX;
+                return st;
+            }
             first[p + 1] = rec ? rec->n_xfers : 0;
         }
     }
-    int64_t offset = 0;
+    if (can_ovl) { /* the all-gather again on the reduce-scatter's clock, kept when it ends sooner */
+        int early;
+        if (!(st = overlap_prepare(&O, cfg->C, R[0].r.makespan, &early)) && early) {
+            phase_run A = R[1];
+            A.rec = NULL;
+            A.out = NULL;
+            A.progress = 0;
+            A.release = O.release;
+            A.block = O.block;
+            A.stop_offset = 0;
+            phase_worker(&A);
+            if (!(st = A.st) && !A.r.stopped && A.r.makespan < R[0].r.makespan + R[1].r.makespan) {
+                ovl = 1;
+                if (rec) { /* with its transfers, in place of the plain one's */
+                    A.rec = rec;
+                    A.out = R[1].out;
+                    if (!A.out)
+                        rec->n_xfers = first[1];
+                    phase_worker(&A);
+                    if (!(st = A.st) && A.out && A.r.n_xfers != spread)
+                        st = TC_ERR_INTERNAL;
+                    if (!A.out)
+                        first[2] = rec->n_xfers;
+                }
+                R[1] = A;
+            }
+        }
+        overlap_free(&O);
+        if (st)
+            return st;
+    }
+    if (rec && cfg->topo->n_swnodes) /* hops through switch vertices become routed transfers */
+        for (int p = 0; p < cfg->n_ph; p++) {
+            const int end = first[p + 1];
+            if ((st = fold_switch_hops(rec, first[p], &first[p + 1], cfg->topo->n_npus)))
+                return st;
+            for (int q = p + 2; q <= cfg->n_ph; q++)
+                first[q] += first[p + 1] - end;
+        }
+    int64_t offset = 0, span = 0;
     int step_off = 0;
     for (int p = 0; p < cfg->n_ph; p++) {
+        if (ovl && p == 1)
+            offset = 0; /* the overlapped all-gather ran on the reduce-scatter's clock */
         const phase *ph = &cfg->ph[p];
         const syn_result *r = &R[p].r;
         if (rec) {
@@ -250,6 +531,11 @@ static tc_status run_all(const run_cfg *cfg, uint64_t seed, tc_sched *rec, int p
                     double t0 = x[i].t_start;
                     x[i].src = x[i].dst;
                     x[i].dst = s;
+                    for (int a = x[i].route_off, b = x[i].route_off + x[i].route_len - 1; a < b; a++, b--) {
+                        const int l = rec->route[a]; /* the route runs the other way */
+                        rec->route[a] = rec->route[b];
+                        rec->route[b] = l;
+                    }
                     x[i].t_start = (double)r->makespan - x[i].t_end;
                     x[i].t_end = (double)r->makespan - t0;
                     x[i].step = r->rounds - 1 - x[i].step;
@@ -267,9 +553,11 @@ static tc_status run_all(const run_cfg *cfg, uint64_t seed, tc_sched *rec, int p
                 }
         }
         offset += r->makespan;
+        if (offset > span)
+            span = offset;
         step_off += r->rounds;
     }
-    *time_ps = offset;
+    *time_ps = span;
     *steps = step_off;
     return TC_OK;
 }
@@ -357,10 +645,6 @@ static tc_status flat_topo(tc_ctx *ctx, const tc_topo *t, const tc_gen_opts *opt
 
 static tc_status check_args(tc_ctx *ctx, const tc_topo *t, tc_coll coll, const tc_gen_opts *opts)
 {
-    if (coll == TC_COLL_ALLTOALL)
-        return tc_error(ctx, TC_ERR_UNSUPPORTED, NULL, 0,
-                        "tacos does not synthesize alltoall (every chunk has its own destination; "
-                        "use --algo direct or another generator)");
     if ((unsigned)coll >= TC_COLL_COUNT)
         return tc_error(ctx, TC_ERR_INVALID, NULL, 0, "tacos: unknown collective %d", (int)coll);
     if (t->n_npus < 1)
@@ -371,6 +655,10 @@ static tc_status check_args(tc_ctx *ctx, const tc_topo *t, tc_coll coll, const t
     if ((int64_t)t->n_npus * opts->chunks > INT32_MAX / 2)
         return tc_error(ctx, TC_ERR_LIMIT, NULL, 0, "tacos: %d npus x %d chunks is too many chunks",
                         t->n_npus, opts->chunks);
+    if (coll == TC_COLL_ALLTOALL && (int64_t)t->n_npus * t->n_npus * opts->chunks > ALLTOALL_MAX)
+        return tc_error(ctx, TC_ERR_LIMIT, NULL, 0,
+                        "tacos: all-to-all of %d npus x %d chunks per pair is too large (more than %lld chunks)",
+                        t->n_npus, opts->chunks, (long long)ALLTOALL_MAX);
     if (tc_coll_rooted(coll) && (opts->root < 0 || opts->root >= t->n_npus))
         return tc_error(ctx, TC_ERR_INVALID, NULL, 0, "tacos: root %d out of range (topology has %d npus)",
                         opts->root, t->n_npus);
@@ -388,6 +676,12 @@ static void too_long(tc_ctx *ctx)
 
 tc_status tc_synth_tacos(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_gen_opts *opts,
                          tc_sched **out)
+{
+    return tc_synth_tacos_run(ctx, topo, coll, opts, NULL, out);
+}
+
+tc_status tc_synth_tacos_run(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_gen_opts *opts,
+                             const syn_stop *stop, tc_sched **out)
 {
     tc_gen_opts defaults;
     if (!opts) {
@@ -414,10 +708,13 @@ tc_status tc_synth_tacos(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const t
     s->root = tc_coll_rooted(coll) ? opts->root : 0;
     s->seed = ctx->seed;
 
-    run_cfg cfg = {.topo = t, .C = s->n_chunks, .K = K, .match = opts->match, .ctx = ctx};
-    cfg.n_ph = plan(coll, opts->root, cfg.ph);
-    for (int p = 0; p < cfg.n_ph; p++) {
-        int rv = cfg.ph[p].reversed;
+    run_cfg cfg = {.topo = t, .C = s->n_chunks, .K = K, .match = opts->match, .overlap = !opts->no_overlap,
+                   .stop = stop, .ctx = ctx};
+    cfg.n_ph = plan(coll, opts->root, t->n_npus, K, cfg.ph);
+    /* gather and scatter: also the mirror (the chunks scattered from the root on the other view, reversed) */
+    const int mirror = cfg.n_ph == 1 && cfg.ph[0].mode == SYN_GATHER;
+    for (int p = 0; p < cfg.n_ph + mirror; p++) {
+        int rv = p < cfg.n_ph ? cfg.ph[p].reversed : !cfg.ph[0].reversed;
         if (!cfg.net[rv]) {
             if ((st = tc_synth_net_build(t, rv, s->chunk_bytes, &net[rv]))) {
                 if (st == TC_ERR_LIMIT)
@@ -429,6 +726,20 @@ tc_status tc_synth_tacos(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const t
             }
             cfg.net[rv] = &net[rv];
         }
+    }
+    if (mirror) { /* keep the faster of the two (the first on a tie) */
+        run_cfg alt = cfg;
+        alt.ph[0].mode = SYN_SCATTER;
+        alt.ph[0].reversed = !cfg.ph[0].reversed;
+        int64_t t0 = 0, t1 = 0;
+        int st0 = 0, st1 = 0;
+        if ((st = run_all(&cfg, ctx->seed, NULL, 0, 0, &t0, &st0)) || (st = run_all(&alt, ctx->seed, NULL, 0, 0, &t1, &st1))) {
+            if (st == TC_ERR_LIMIT)
+                too_long(ctx);
+            goto fail;
+        }
+        if (t1 < t0)
+            cfg = alt;
     }
     uint64_t seed = ctx->seed;
     if (opts->trials > 1) {
@@ -450,8 +761,9 @@ tc_status tc_synth_tacos(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const t
         /* every node receives every chunk once per SPREAD phase; each chunk hops <= R-1 times in RELAY */
         int64_t want = 0;
         for (int p = 0; p < cfg.n_ph; p++)
-            want += cfg.ph[p].mode == SYN_SPREAD ? (int64_t)R * s->n_chunks - s->n_chunks
-                                                 : (int64_t)(R - 1) * K;
+            want += cfg.ph[p].mode == SYN_SPREAD     ? (int64_t)R * s->n_chunks - s->n_chunks
+                    : cfg.ph[p].mode == SYN_ALLTOALL ? (int64_t)R * (R - 1) * K
+                                                     : (int64_t)(R - 1) * K;
         if (want > INT32_MAX) {
             st = tc_error(ctx, TC_ERR_LIMIT, NULL, 0,
                           "tacos: %lld transfers do not fit in a schedule; use --stats-only",
@@ -487,6 +799,11 @@ tc_status tc_synth_tacos(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const t
     st = run_all(&cfg, seed, opts->stats_only ? NULL : s, 1, threads > 1, &time_ps, &steps);
     if (st == TC_ERR_INTERNAL)
         st = tc_error(ctx, st, NULL, 0, "tacos: synthesis stalled with postconditions left (internal error)");
+    if (!st && stop && time_ps == INT64_MAX) { /* stopped: this candidate cannot win */
+        s->time = INFINITY;
+        s->n_xfers = 0;
+        goto stopped;
+    }
     if (!st && time_ps > SYN_TIME_MAX_PS)
         st = TC_ERR_LIMIT;
     if (st == TC_ERR_LIMIT)
@@ -495,6 +812,7 @@ tc_status tc_synth_tacos(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const t
         goto fail;
     s->time = (double)time_ps * 1e-12;
     s->n_steps = steps;
+stopped:
     tc_synth_net_free(&net[0]);
     tc_synth_net_free(&net[1]);
     tc_topo_free(owned);

@@ -27,9 +27,18 @@
  *     lacks.  Problems of 2^20 (node, chunk) pairs or more use that FIFO rule alone (first unclaimed chunk
  *     in arrival order, cheapest link first): O(1) amortized per transfer, and as good on meshes.
  *     d claims a chunk when it is matched, so a chunk is never sent twice to the same node.
+ *   - switch vertices (synth_int.h): a port into a switch takes, of the first SWITCH_WINDOW chunks of its
+ *     NPU's list that some NPU behind the switch still lacks (and that a node switch has fewer copies of
+ *     than NPUs lack it), the one the fewest other ports could send; a port out of a switch sends the first
+ *     chunk of the switch's list its NPU lacks (a node switch's copy is then spent), before the NPU's other
+ *     in-links are matched.  An NPU's slower in-link defers a chunk that its switch would bring sooner (it
+ *     waits until then, TEV_UNBLOCK) rather than carry it again over a scarce link (a cut).
+ * All-reduce overlap (job->release, job->block): a chunk appears at its owner at its release time; a link
+ *   the other phase holds is blocked until the end of that stretch (timed events in a heap).
  * Data layout (no per-chunk allocation): claim bitset n x chunks; per node the list of chunks in arrival
- *   order (a growable array, compacted once every out-link's cursor has passed the front); per link a
- *   cursor into its source's list and a state (ready, busy, asleep); in-flight links in one FIFO per
+ *   order (a growable array, compacted once every out-link's cursor has passed the front; a node switch's
+ *   list holds a copy per entry, -1 once sent); per link a cursor into its source's list and a state
+ *   (ready, busy, asleep, blocked); in-flight links in one FIFO per
  *   distinct cost (completion times are monotone within a cost, so no heap is needed).
  *   Work: O(links x chunks) cursor steps plus O(transfers x out-degree) wake-up tests.
  * Limits: a stall (nothing in flight, postconditions left) returns TC_ERR_INTERNAL; callers check
@@ -75,6 +84,7 @@ void tc_synth_net_free(syn_net *net)
     free(net->group_of);
     free(net->group_size);
     free(net->group_cost);
+    free(net->kind);
     memset(net, 0, sizeof *net);
 }
 
@@ -112,8 +122,13 @@ static tc_status build_csr(int n, int m, const int *key, const int64_t *cost, in
 tc_status tc_synth_net_build(const tc_topo *t, int reversed, uint64_t chunk_bytes, syn_net *net)
 {
     memset(net, 0, sizeof *net);
-    const int n = t->n_npus, m = t->n_links;
+    const int n = tc_topo_n_vertices(t), m = t->n_links;
     net->n = n;
+    net->n_npus = t->n_npus;
+    if (!(net->kind = calloc((size_t)n + 1, 1)))
+        return TC_ERR_NOMEM;
+    for (int k = 0; k < t->n_swnodes; k++)
+        net->kind[t->n_npus + k] = t->swnodes[k].multicast ? SYN_V_MCAST : SYN_V_NODE;
     net->m = m;
     size_t mm = (size_t)m + 1;
     net->src = malloc(mm * sizeof *net->src);
@@ -178,11 +193,21 @@ fail:
 /* ------------------------------------------------------------------------------------------------ */
 /* Engine                                                                                            */
 
-enum { L_READY = 0, L_BUSY = 1, L_SLEEP = 2, L_DEAD = 3 };
+enum { L_READY = 0, L_BUSY = 1, L_SLEEP = 2, L_DEAD = 3, L_BLOCKED = 4 };
+
+/* Timed events besides link completions (the all-reduce overlap): a chunk released at its owner, a link
+ * free again after a stretch the other phase holds it. */
+enum { TEV_RELEASE = 0, TEV_UNBLOCK = 1 };
+typedef struct tev {
+    int64_t t;
+    int kind, id;
+} tev;
 
 #define BEST_FIFO_ABOVE ((int64_t)1 << 20) /* node x chunk pairs from which best mode is FIFO */
 #define BEST_WINDOW 8  /* candidates examined per free link in best mode */
 #define BEST_SCAN 64   /* entries scanned per free link to find them */
+#define SKIP_PREFETCH 6 /* claim bits fetched ahead of a cursor's scan */
+#define SWITCH_WINDOW 8 /* useful chunks a port into a switch chooses among */
 
 typedef struct syn_log {
     void *buf;       /* entries [base, len) live in buf[0 .. len - base): uint16_t when chunk ids fit,
@@ -219,8 +244,16 @@ typedef struct eng {
     struct pair { uint64_t key; int cost_rank, rnd, chunk, slot; } *pairs;
     size_t cap_pairs;
     unsigned char *used;
+    int64_t *defer_until;  /* best mode, per free link considered: when to look again after deferring */
     tc_rng rng;
+    int R;                 /* NPU vertices 0 .. R-1; switch vertices R .. n-1 */
+    int *tok;              /* SPREAD, per (switch vertex - R, chunk): copies a node switch holds or receives
+                              that no port has sent yet */
+    tev *tq;               /* min-heap of timed events by (t, kind, id) */
+    int tq_n, tq_cap;
+    int *bcur;             /* per link: first block of job->block that may still matter */
     int64_t remaining, inflight, now, n_xfers;
+    int64_t last_end;      /* the last arrival */
     int round, round_started;
     double t0_wall, last_print;
 } eng;
@@ -276,9 +309,14 @@ static tc_status log_append(eng *e, int v, int c)
                     (size_t)(L->len - low) * e->esz);
             L->base = low;
         } else {
-            int nc = L->cap ? 2 * L->cap : 16;
-            if (nc > e->C + 1)
-                nc = e->C + 1;
+            /* an NPU holds each chunk once; a node switch a copy per in-link at most at a time */
+            const int64_t most = v < e->R ? (int64_t)e->C + 1
+                                          : (int64_t)e->C * (e->net->in_off[v + 1] - e->net->in_off[v]) + 1;
+            int64_t nc = L->cap ? 2 * (int64_t)L->cap : 16;
+            if (nc > most)
+                nc = most;
+            if (nc > INT32_MAX)
+                nc = INT32_MAX;
             if (nc <= L->cap)
                 return TC_ERR_INTERNAL;
             void *b = realloc(L->buf, (size_t)nc * e->esz);
@@ -303,6 +341,52 @@ static inline int log_at(const eng *e, int v, int i)
                        : (int)((const uint32_t *)L->buf)[i - L->base];
 }
 
+/* A node switch's copy that a port sent: -1 in its list (lists of switch vertices take 4 bytes an entry). */
+static inline void log_consume(eng *e, int v, int i)
+{
+    syn_log *L = &e->log[v];
+    ((uint32_t *)L->buf)[i - L->base] = UINT32_MAX;
+}
+
+/* Is v a switch vertex acting as a multicast one (else a node switch)? */
+static inline int mcast_at(const eng *e, int v)
+{
+    return e->job->mcast && e->net->kind[v] == SYN_V_MCAST;
+}
+
+/* Switch vertex v: does it hold c, or an NPU on one of its ports (from which it could have c)? */
+static int near_switch(const eng *e, int v, int c)
+{
+    const syn_net *net = e->net;
+    if (mcast_at(e, v) && claimed(e, v, c))
+        return 1;
+    for (int k = net->in_off[v]; k < net->in_off[v + 1]; k++) {
+        const int u = net->src[net->in_lk[k]];
+        if (u >= 0 && u < e->R && claimed(e, u, c))
+            return 1;
+    }
+    return 0;
+}
+
+/* Switch vertex d: is c worth taking in (some NPU behind it lacks it, and it has no copy for it yet)? */
+static int useful_at(const eng *e, int d, int c)
+{
+    const syn_net *net = e->net;
+    const int mc = mcast_at(e, d);
+    if (mc && claimed(e, d, c))
+        return 0;
+    int lacking = 0;
+    for (int k = net->out_off[d]; k < net->out_off[d + 1]; k++) {
+        const int u = net->dst[net->out_lk[k]];
+        if (u >= 0 && !claimed(e, u, c)) {
+            if (mc)
+                return 1;
+            lacking++;
+        }
+    }
+    return !mc && lacking > e->tok[(size_t)(d - e->R) * e->C + c];
+}
+
 static tc_status start(eng *e, int l, int c)
 {
     const syn_net *net = e->net;
@@ -317,6 +401,14 @@ static tc_status start(eng *e, int l, int c)
     e->inflight++;
     e->n_xfers++;
     e->round_started = 1;
+    if (e->job->first_out && net->src[l] == (e->job->root >= 0 ? e->job->root : c / e->job->K) &&
+        e->job->first_out[c] == INT64_MAX)
+        e->job->first_out[c] = e->now;
+    if (e->job->busy_out) {
+        tc_status st = tc_synth_cal_insert(&e->job->busy_out[l], e->now, net->cost[l]);
+        if (st)
+            return st;
+    }
     if (e->job->out) {
         if (e->n_xfers > e->job->out_cap)
             return TC_ERR_INTERNAL;
@@ -343,8 +435,28 @@ static int skip_claimed(eng *e, int l)
 {
     int s = e->net->src[l], d = e->net->dst[l];
     int cur = e->cursor[l], len = e->log[s].len;
-    while (cur < len && claimed(e, d, log_at(e, s, cur)))
+    const uint64_t *row = e->claim + (size_t)d * e->W;
+    /* the claim bits of the next entries are scattered over d's row: ask for them ahead */
+    for (int p = cur, end = cur + SKIP_PREFETCH < len ? cur + SKIP_PREFETCH : len; p < end; p++)
+        __builtin_prefetch(row + ((unsigned)log_at(e, s, p) >> 6));
+    if (s >= e->R) { /* a switch's port: its list may hold copies other ports sent (-1) */
+        int c;
+        while (cur < len && ((c = log_at(e, s, cur)) < 0 || claimed(e, d, c)))
+            cur++;
+        e->cursor[l] = cur;
+        return cur < len;
+    }
+    if (d >= e->R) { /* into a switch: the first chunk it still wants */
+        while (cur < len && !useful_at(e, d, log_at(e, s, cur)))
+            cur++;
+        e->cursor[l] = cur;
+        return cur < len;
+    }
+    while (cur < len && claimed(e, d, log_at(e, s, cur))) {
+        if (cur + SKIP_PREFETCH < len)
+            __builtin_prefetch(row + ((unsigned)log_at(e, s, cur + SKIP_PREFETCH) >> 6));
         cur++;
+    }
     e->cursor[l] = cur;
     return cur < len;
 }
@@ -361,10 +473,84 @@ static int cmp_pair(const void *a, const void *b)
 
 static tc_status claim_and_start(eng *e, int d, int l, int c)
 {
-    set_claim(e, d, c);
+    if (d < e->R || mcast_at(e, d))
+        set_claim(e, d, c);
+    else
+        e->tok[(size_t)(d - e->R) * e->C + c]++; /* one more copy in a node switch */
     e->cnt[c]++;
-    e->remaining--;
+    if (d < e->R)
+        e->remaining--;
     return start(e, l, c);
+}
+
+/* NPUs on switch d's ports that hold (or receive) c: who else could send it in. */
+static int port_holders(const eng *e, int d, int c)
+{
+    const syn_net *net = e->net;
+    int h = 0;
+    for (int k = net->in_off[d]; k < net->in_off[d + 1]; k++) {
+        const int u = net->src[net->in_lk[k]];
+        h += u >= 0 && u < e->R && claimed(e, u, c);
+    }
+    return h;
+}
+
+/* SPREAD at switch vertex d: each free in-link takes, of the first chunks of its source's list that d
+ * wants (a window of SWITCH_WINDOW), the one fewest other ports could send (first on a tie): a chunk only
+ * this NPU holds goes first, so that what arrived from elsewhere spreads. */
+static tc_status match_switch(eng *e, int d)
+{
+    const syn_net *net = e->net;
+    tc_status st;
+    for (int k = net->in_off[d]; k < net->in_off[d + 1]; k++) {
+        const int l = net->in_lk[k], s = net->src[l];
+        if (e->state[l] != L_READY)
+            continue;
+        if (!skip_claimed(e, l)) {
+            e->state[l] = L_SLEEP;
+            continue;
+        }
+        int best = log_at(e, s, e->cursor[l]), bh = port_holders(e, d, best);
+        for (int p = e->cursor[l] + 1, got = 1; p < e->log[s].len && got < SWITCH_WINDOW && bh > 1; p++) {
+            const int c = log_at(e, s, p);
+            if (!useful_at(e, d, c))
+                continue;
+            got++;
+            const int h = port_holders(e, d, c);
+            if (h < bh) {
+                best = c;
+                bh = h;
+            }
+        }
+        if ((st = claim_and_start(e, d, l, best)))
+            return st;
+    }
+    return TC_OK;
+}
+
+/* SPREAD at NPU d: each free port of a switch into d sends the first chunk of the switch's list that d
+ * lacks, before d's other in-links are matched (first in, first out at the switch). */
+static tc_status match_from_switches(eng *e, int d)
+{
+    const syn_net *net = e->net;
+    tc_status st;
+    for (int k = net->in_off[d]; k < net->in_off[d + 1]; k++) {
+        const int l = net->in_lk[k], s = net->src[l];
+        if (s < e->R || e->state[l] != L_READY)
+            continue;
+        if (!skip_claimed(e, l)) {
+            e->state[l] = L_SLEEP;
+            continue;
+        }
+        const int p = e->cursor[l], c = log_at(e, s, p);
+        if (!mcast_at(e, s)) { /* a node switch sends each copy out of one port */
+            log_consume(e, s, p);
+            e->tok[(size_t)(s - e->R) * e->C + c]--;
+        }
+        if ((st = claim_and_start(e, d, l, c)))
+            return st;
+    }
+    return TC_OK;
 }
 
 /* The paper's matching for node d: random chunk order, cheapest free in-link holding it. */
@@ -439,6 +625,18 @@ static tc_status match_random(eng *e, int d)
 }
 
 #define KUHN_LINKS 16 /* up to this many free in-links, best mode computes a maximum matching */
+
+static tc_status tev_push(eng *e, int64_t t, int kind, int id);
+
+/* A link whose chunks the destination's switch brings sooner waits until then, and looks again. */
+static tc_status defer_link(eng *e, int l, int64_t until)
+{
+    e->state[l] = L_BLOCKED;
+    if (until <= e->now)
+        until = e->now + 1;
+    e->busy[l] = until;
+    return tev_push(e, until, TEV_UNBLOCK, l);
+}
 
 typedef struct kuhn {
     int nr, nu;
@@ -518,6 +716,11 @@ static tc_status match_kuhn(eng *e, int d, int nr, uint64_t rs)
         int r = e->order[i], l = e->rlink[r];
         if (matched[r])
             continue;
+        if (e->used[r]) { /* deferred (match_best) */
+            if ((st = defer_link(e, l, e->defer_until[r])))
+                return st;
+            continue;
+        }
         if (!skip_claimed(e, l)) {
             e->state[l] = L_SLEEP;
             continue;
@@ -542,7 +745,7 @@ static tc_status match_best(eng *e, int d, uint64_t rs)
             e->state[l] = L_SLEEP;
             continue;
         }
-        int s = net->src[l], got = 0, *cand = e->cand + (size_t)nr * BEST_WINDOW;
+        int s = net->src[l], got = 0, deferred = 0, *cand = e->cand + (size_t)nr * BEST_WINDOW;
         int *calt = e->calt + (size_t)nr * BEST_WINDOW;
         int end = e->log[s].len, lim = e->cursor[l] + BEST_SCAN;
         for (int p = e->cursor[l]; p < end && p < lim && got < BEST_WINDOW; p++) {
@@ -551,15 +754,30 @@ static tc_status match_best(eng *e, int d, uint64_t rs)
                 continue;
             /* alternatives: other in-neighbours of d that hold or are receiving c; on mixed-cost
              * in-links, c ranks last when another link would deliver it sooner (earliest arrival) */
-            int alt = 0, later = 0;
+            int alt = 0, later = 0, by_switch = 0;
+            int64_t sooner = INT64_MAX; /* when d's switch would bring c */
             for (int k2 = i0; k2 < i1; k2++) {
                 int l2 = net->in_lk[k2], s2 = net->src[l2];
-                if (s2 == s || !claimed(e, s2, c))
+                /* a switch port brings c when an NPU on the switch has it (one hop more) */
+                const int hops = s2 < e->R ? 1 : 2;
+                if (s2 == s || !(s2 < e->R ? claimed(e, s2, c) : near_switch(e, s2, c)))
                     continue;
                 alt++;
                 int64_t free_at = e->busy[l2] > e->now ? e->busy[l2] : e->now;
-                if (het && free_at + net->cost[l2] < e->now + net->cost[l])
+                if (het && free_at + hops * net->cost[l2] < e->now + net->cost[l]) {
                     later = 1;
+                    if (s2 >= e->R) {
+                        by_switch = 1;
+                        if (free_at + hops * net->cost[l2] < sooner)
+                            sooner = free_at + hops * net->cost[l2];
+                    }
+                }
+            }
+            if (by_switch) { /* d's switch will bring c sooner: this (slower) link would only repeat it */
+                if (!deferred || sooner < e->defer_until[nr])
+                    e->defer_until[nr] = sooner;
+                deferred = 1;
+                continue;
             }
             calt[got] = alt + (later << 8);
             cand[got++] = c;
@@ -569,6 +787,7 @@ static tc_status match_best(eng *e, int d, uint64_t rs)
         e->rlink[nr] = l;
         e->ncand[nr] = got;
         e->order[nr] = nr;
+        e->used[nr] = deferred; /* nothing but chunks d's switch brings sooner: wait, do not fall back */
         nr++;
     }
     /* fewest candidates first; stable, so cheaper links (earlier in CSR order) first among equals */
@@ -600,6 +819,11 @@ static tc_status match_best(eng *e, int d, uint64_t rs)
             }
         }
         if (best < 0) { /* the window was taken by other links: first unclaimed entry, if any */
+            if (e->used[r]) {
+                if ((st = defer_link(e, l, e->defer_until[r])))
+                    return st;
+                continue;
+            }
             if (!skip_claimed(e, l)) {
                 e->state[l] = L_SLEEP;
                 continue;
@@ -665,24 +889,60 @@ static tc_status match_relay(eng *e, int s)
     return TC_OK;
 }
 
-static tc_status arrive(eng *e, int l)
+static int tev_less(const tev *a, const tev *b)
+{
+    if (a->t != b->t)
+        return a->t < b->t;
+    if (a->kind != b->kind)
+        return a->kind < b->kind;
+    return a->id < b->id;
+}
+
+static tc_status tev_push(eng *e, int64_t t, int kind, int id)
+{
+    if (e->tq_n == e->tq_cap) {
+        int cap = e->tq_cap ? 2 * e->tq_cap : 64;
+        tev *q = realloc(e->tq, (size_t)cap * sizeof *q);
+        if (!q)
+            return TC_ERR_NOMEM;
+        e->tq = q;
+        e->tq_cap = cap;
+    }
+    const tev x = {t, kind, id};
+    int i = e->tq_n++;
+    while (i > 0 && tev_less(&x, &e->tq[(i - 1) / 2])) {
+        e->tq[i] = e->tq[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    e->tq[i] = x;
+    return TC_OK;
+}
+
+static tev tev_pop(eng *e)
+{
+    const tev top = e->tq[0], last = e->tq[--e->tq_n];
+    int i = 0;
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= e->tq_n)
+            break;
+        if (c + 1 < e->tq_n && tev_less(&e->tq[c + 1], &e->tq[c]))
+            c++;
+        if (!tev_less(&e->tq[c], &last))
+            break;
+        e->tq[i] = e->tq[c];
+        i = c;
+    }
+    if (e->tq_n)
+        e->tq[i] = last;
+    return top;
+}
+
+/* Chunk c is now at node d (an arrival or a release): d forwards it, out-links asleep for want of it wake. */
+static tc_status now_holds(eng *e, int d, int c)
 {
     const syn_net *net = e->net;
-    int d = net->dst[l], s = net->src[l], c = e->fl_chunk[l];
     tc_status st;
-    e->state[l] = L_READY;
-    e->inflight--;
-    if (e->job->mode == SYN_RELAY) {
-        mark_dirty(e, s);
-        if (d == e->job->root) {
-            e->remaining--;
-            return TC_OK;
-        }
-        if ((st = log_append(e, d, c)))
-            return st;
-        mark_dirty(e, d);
-        return TC_OK;
-    }
     mark_dirty(e, d);
     if ((st = log_append(e, d, c)))
         return st;
@@ -696,6 +956,54 @@ static tc_status arrive(eng *e, int l)
     return TC_OK;
 }
 
+/* Overlap: the free in-links of d that the other phase holds now, or before one chunk could pass, wait for
+ * the end of that stretch (the gap after it is at least one chunk long). */
+static tc_status block_in_links(eng *e, int d)
+{
+    const syn_net *net = e->net;
+    tc_status st;
+    for (int k = net->in_off[d]; k < net->in_off[d + 1]; k++) {
+        const int l = net->in_lk[k];
+        if (e->state[l] != L_READY)
+            continue;
+        const syn_cal *c = &e->job->block[l];
+        int i = e->bcur[l];
+        while (i < c->n && c->be[i] <= e->now)
+            i++;
+        e->bcur[l] = i;
+        if (i < c->n && e->now + net->cost[l] > c->bs[i]) {
+            e->state[l] = L_BLOCKED;
+            e->busy[l] = c->be[i];
+            if ((st = tev_push(e, c->be[i], TEV_UNBLOCK, l)))
+                return st;
+        }
+    }
+    return TC_OK;
+}
+
+static tc_status arrive(eng *e, int l)
+{
+    const syn_net *net = e->net;
+    int d = net->dst[l], s = net->src[l], c = e->fl_chunk[l];
+    tc_status st;
+    e->state[l] = L_READY;
+    e->inflight--;
+    if (d < e->R) /* an arrival at a switch ends nothing */
+        e->last_end = e->now;
+    if (e->job->mode == SYN_RELAY) {
+        mark_dirty(e, s);
+        if (d == e->job->root) {
+            e->remaining--;
+            return TC_OK;
+        }
+        if ((st = log_append(e, d, c)))
+            return st;
+        mark_dirty(e, d);
+        return TC_OK;
+    }
+    return now_holds(e, d, c);
+}
+
 static void progress(eng *e)
 {
     const syn_job *job = e->job;
@@ -705,7 +1013,7 @@ static void progress(eng *e)
     if (now - e->t0_wall < 2.0 || now - e->last_print < 0.5 || !isatty(2))
         return;
     e->last_print = now;
-    double total = job->mode == SYN_RELAY ? (double)(e->n - 1) * job->K : (double)e->n * e->C;
+    double total = job->mode == SYN_RELAY ? (double)(e->R - 1) * job->K : (double)e->R * e->C;
     /* the only output outside main(): a transient progress line on a terminal (see synth.h) */
     fprintf(stderr, "\rtacos: %s%sround %d, %.1f%% of postconditions, %.0f s   ", job->what ? job->what : "",
             job->what && *job->what ? ", " : "", e->round,
@@ -741,7 +1049,11 @@ static void eng_free(eng *e)
     free(e->rlink);
     free(e->order);
     free(e->used);
+    free(e->defer_until);
     free(e->pairs);
+    free(e->tq);
+    free(e->bcur);
+    free(e->tok);
 }
 
 /* RELAY: time-distance of every node to the root (Dijkstra over link costs, toward the root); a link is
@@ -749,66 +1061,15 @@ static void eng_free(eng *e)
 static tc_status relay_setup(eng *e)
 {
     const syn_net *net = e->net;
-    const int n = e->n;
-    int *heap = malloc(((size_t)e->m + (size_t)n + 1) * sizeof *heap);
-    int64_t *key = malloc(((size_t)e->m + (size_t)n + 1) * sizeof *key);
-    if (!heap || !key) {
-        free(heap);
-        free(key);
-        return TC_ERR_NOMEM;
+    tc_status st = tc_synth_dist_to(net, e->job->root, e->dist);
+    if (st)
+        return st;
+    for (int v = 0; v < e->n; v++) {
+        if (e->dist[v] == INT64_MAX)
+            e->dist[v] = -1;
+        else if (e->dist[v] > SYN_TIME_MAX_PS)
+            return TC_ERR_LIMIT; /* that chunk alone would take longer than the clock can count */
     }
-    for (int v = 0; v < n; v++)
-        e->dist[v] = -1;
-    int hn = 0;
-    heap[hn] = e->job->root;
-    key[hn++] = 0;
-    e->dist[e->job->root] = 0;
-    while (hn) {
-        int v = heap[0];
-        int64_t kv = key[0];
-        int x = heap[--hn], j = 0;
-        int64_t kx = key[hn];
-        for (;;) { /* sift the last element down from the root */
-            int c = 2 * j + 1;
-            if (c >= hn)
-                break;
-            if (c + 1 < hn && key[c + 1] < key[c])
-                c++;
-            if (key[c] >= kx)
-                break;
-            heap[j] = heap[c];
-            key[j] = key[c];
-            j = c;
-        }
-        if (hn) {
-            heap[j] = x;
-            key[j] = kx;
-        }
-        if (kv > e->dist[v])
-            continue;
-        for (int k = net->in_off[v]; k < net->in_off[v + 1]; k++) {
-            int l = net->in_lk[k], u = net->src[l];
-            int64_t nd = kv + net->cost[l];
-            if (nd > SYN_TIME_MAX_PS) { /* that chunk alone would take longer than the clock can count */
-                free(heap);
-                free(key);
-                return TC_ERR_LIMIT;
-            }
-            if (e->dist[u] < 0 || nd < e->dist[u]) {
-                e->dist[u] = nd;
-                int p = hn++;
-                while (p > 0 && key[(p - 1) / 2] > nd) {
-                    heap[p] = heap[(p - 1) / 2];
-                    key[p] = key[(p - 1) / 2];
-                    p = (p - 1) / 2;
-                }
-                heap[p] = u;
-                key[p] = nd;
-            }
-        }
-    }
-    free(heap);
-    free(key);
     for (int l = 0; l < e->m; l++) {
         int s = net->src[l], d = net->dst[l];
         if (s < 0 || e->dist[s] < 0 || !(e->dist[d] < e->dist[s]))
@@ -827,7 +1088,8 @@ tc_status tc_synth_ten_run(const syn_net *net, const syn_job *job, syn_result *r
     e->m = net->m;
     e->C = job->n_chunks;
     e->W = ((size_t)e->C + 63) / 64;
-    e->esz = e->C <= 65536 ? 2 : 4;
+    e->R = job->n_ranks > 0 && job->n_ranks <= net->n ? job->n_ranks : net->n;
+    e->esz = e->C <= 65536 && net->n == e->R ? 2 : 4; /* switch lists mark sent copies with -1 */
     const int n = e->n, m = e->m, G = net->n_groups;
     tc_status st = TC_ERR_NOMEM;
     tc_rng_seed(&e->rng, job->seed);
@@ -857,9 +1119,10 @@ tc_status tc_synth_ten_run(const syn_net *net, const syn_job *job, syn_result *r
     e->rlink = malloc(md * sizeof *e->rlink);
     e->order = malloc(md * sizeof *e->order);
     e->used = malloc(md);
+    e->defer_until = malloc(md * sizeof *e->defer_until);
     if (!e->log || !e->state || !e->fl_chunk || !e->q_link || !e->q_time || !e->q_off || !e->q_head ||
         !e->q_len || !e->dirty || !e->is_dirty || !e->cand || !e->calt || !e->busy || !e->het || !e->ncand ||
-        !e->rlink || !e->order || !e->used)
+        !e->rlink || !e->order || !e->used || !e->defer_until)
         goto fail;
     for (int v = 0; v < n; v++)
         for (int k = net->in_off[v] + 1; k < net->in_off[v + 1]; k++)
@@ -884,22 +1147,29 @@ tc_status tc_synth_ten_run(const syn_net *net, const syn_job *job, syn_result *r
             if (owner != job->root && log_append(e, owner, c))
                 goto fail;
         }
-        e->remaining = (int64_t)(n - 1) * job->K;
+        e->remaining = (int64_t)(e->R - 1) * job->K;
     } else {
         e->cursor = calloc((size_t)m + 1, sizeof *e->cursor);
         e->cnt = calloc((size_t)e->C + 1, sizeof *e->cnt);
         e->claim = calloc((size_t)n * e->W + 1, sizeof *e->claim);
         if (!e->cursor || !e->cnt || !e->claim)
             goto fail;
-        e->remaining = (int64_t)n * e->C;
+        if (n > e->R && !(e->tok = calloc((size_t)(n - e->R) * (size_t)e->C + 1, sizeof *e->tok)))
+            goto fail;
+        e->remaining = (int64_t)e->R * e->C;
         for (int c = 0; c < e->C; c++) {
             int owner = job->root >= 0 ? job->root : c / job->K;
             set_claim(e, owner, c);
             e->cnt[c] = 1;
             e->remaining--;
-            if (log_append(e, owner, c))
+            if (job->release && job->release[c] > 0) { /* there from its release on */
+                if (tev_push(e, job->release[c], TEV_RELEASE, c))
+                    goto fail;
+            } else if (log_append(e, owner, c))
                 goto fail;
         }
+        if (job->block && !(e->bcur = calloc((size_t)m + 1, sizeof *e->bcur)))
+            goto fail;
     }
     for (int v = 0; v < n; v++)
         mark_dirty(e, v);
@@ -914,8 +1184,14 @@ tc_status tc_synth_ten_run(const syn_net *net, const syn_job *job, syn_result *r
             for (int i = 0; i < e->n_dirty; i++) {
                 int v = e->dirty[i];
                 e->is_dirty[v] = 0;
+                if (job->block && (st = block_in_links(e, v)))
+                    goto fail;
                 if (job->mode == SYN_RELAY)
                     st = match_relay(e, v);
+                else if (v >= e->R)
+                    st = match_switch(e, v);
+                else if (n > e->R && (st = match_from_switches(e, v)))
+                    goto fail;
                 else if (job->match == TC_MATCH_RANDOM)
                     st = match_random(e, v);
                 else if (fifo)
@@ -934,10 +1210,11 @@ tc_status tc_synth_ten_run(const syn_net *net, const syn_job *job, syn_result *r
                 e->is_dirty[e->dirty[i]] = 0;
         }
         e->n_dirty = 0;
-        if (!e->inflight)
+        const int pend = e->tq_n > 0 && e->remaining > 0; /* releases and unblockings still matter */
+        if (!e->inflight && !pend)
             break;
-        /* next event time: the earliest FIFO head */
-        int64_t t = INT64_MAX;
+        /* next event time: the earliest FIFO head or timed event */
+        int64_t t = pend ? e->tq[0].t : INT64_MAX;
         for (int g = 0; g < G; g++)
             if (e->q_len[g] && e->q_time[e->q_off[g] + e->q_head[g]] < t)
                 t = e->q_time[e->q_off[g] + e->q_head[g]];
@@ -955,8 +1232,26 @@ tc_status tc_synth_ten_run(const syn_net *net, const syn_job *job, syn_result *r
                     goto fail;
             }
         }
-        if ((++iter & 1023) == 0)
-            progress(e);
+        while (pend && e->tq_n && e->tq[0].t == t) {
+            const tev x = tev_pop(e);
+            if (x.kind == TEV_RELEASE)
+                st = now_holds(e, job->root >= 0 ? job->root : x.id / job->K, x.id);
+            else if (e->state[x.id] == L_BLOCKED) {
+                e->state[x.id] = L_READY;
+                mark_dirty(e, net->dst[x.id]);
+            }
+            if (st)
+                goto fail;
+        }
+        if ((++iter & 255) == 0) {
+            if (job->stop && job->stop->fn(job->stop->u, job->stop_offset + e->now)) {
+                res->stopped = 1;
+                eng_free(e);
+                return TC_OK;
+            }
+            if ((iter & 1023) == 0)
+                progress(e);
+        }
     }
     if (job->progress && job->ctx && job->ctx->progress && e->last_print > 0)
         fprintf(stderr, "\r%60s\r", "");
@@ -964,7 +1259,8 @@ tc_status tc_synth_ten_run(const syn_net *net, const syn_job *job, syn_result *r
         st = TC_ERR_INTERNAL;
         goto fail;
     }
-    res->makespan = e->now;
+    res->stopped = 0;
+    res->makespan = e->last_end;
     res->rounds = last_round + 1;
     res->n_xfers = e->n_xfers;
     eng_free(e);

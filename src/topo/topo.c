@@ -65,6 +65,9 @@ void tc_topo_free(tc_topo *t)
         free(t->switches[i].npus);
     }
     free(t->switches);
+    for (int i = 0; i < t->n_swnodes; i++)
+        free(t->swnodes[i].name);
+    free(t->swnodes);
     free(t->node_of);
     free_index(t);
     free(t);
@@ -110,7 +113,8 @@ tc_status tc_topo_class_set(tc_topo *t, int cls, double alpha, double beta)
 
 tc_status tc_topo_add_link(tc_topo *t, int src, int dst, int cls, double alpha, double beta, int line)
 {
-    if (src < 0 || src >= t->n_npus || dst < 0 || dst >= t->n_npus || cls < 0 || cls >= t->n_classes)
+    const int nv = tc_topo_n_vertices(t);
+    if (src < 0 || src >= nv || dst < 0 || dst >= nv || cls < 0 || cls >= t->n_classes)
         return TC_ERR_INVALID;
     if (t->n_links == t->cap_links) {
         int cap = t->cap_links ? 2 * t->cap_links : 16;
@@ -203,9 +207,10 @@ static tc_status build_csr(int n, int m, const tc_link *links, int by_dst, int *
 tc_status tc_topo_index(tc_topo *t)
 {
     free_index(t);
-    tc_status st = build_csr(t->n_npus, t->n_links, t->links, 0, &t->out_off, &t->out_link);
+    const int nv = tc_topo_n_vertices(t);
+    tc_status st = build_csr(nv, t->n_links, t->links, 0, &t->out_off, &t->out_link);
     if (st == TC_OK)
-        st = build_csr(t->n_npus, t->n_links, t->links, 1, &t->in_off, &t->in_link);
+        st = build_csr(nv, t->n_links, t->links, 1, &t->in_off, &t->in_link);
     if (st != TC_OK)
         free_index(t);
     return st;
@@ -260,6 +265,16 @@ tc_status tc_topo_clone(const tc_topo *t, tc_topo **out)
             goto fail;
         c->switches[i].alpha = s->alpha;
         c->switches[i].beta = s->beta;
+        c->switches[i].model = s->model;
+    }
+    if (t->n_swnodes) {
+        if (!(c->swnodes = calloc((size_t)t->n_swnodes, sizeof *c->swnodes)))
+            goto fail;
+        for (; c->n_swnodes < t->n_swnodes; c->n_swnodes++) {
+            c->swnodes[c->n_swnodes] = t->swnodes[c->n_swnodes];
+            if (!(c->swnodes[c->n_swnodes].name = tc_strdup(t->swnodes[c->n_swnodes].name)))
+                goto fail;
+        }
     }
     if (t->node_of) {
         c->node_of = malloc((size_t)(t->n_npus > 0 ? t->n_npus : 1) * sizeof *c->node_of);
@@ -277,7 +292,7 @@ fail:
 }
 
 /* ---------------------------------------------------------------------------------------------- */
-/* Graph helpers over NPUs plus one extra vertex per switch (edges NPU<->switch both ways).         */
+/* Graph helpers over the vertices plus one extra vertex per declared switch (edges NPU<->switch both ways). */
 
 typedef struct graph {
     int nv;         /* n_npus + n_switches */
@@ -293,7 +308,7 @@ static void graph_free(graph *g)
 /* reverse != 0: edges point dst -> src (for "who reaches v"). */
 static tc_status graph_build(const tc_topo *t, int reverse, graph *g)
 {
-    int n = t->n_npus, nv = n + t->n_switches;
+    int n = tc_topo_n_vertices(t), nv = n + t->n_switches; /* declared switches after the vertices */
     long m = t->n_links;
     for (int s = 0; s < t->n_switches; s++)
         m += 2L * t->switches[s].n_ports;
@@ -400,7 +415,7 @@ done:
  * parent[v] is the link that first reached v (-1 for a, -2 unreached).  queue holds n ints. */
 static void bfs(const tc_topo *t, const int *off, const int *idx, int a, int stop, int *parent, int *queue)
 {
-    for (int v = 0; v < t->n_npus; v++)
+    for (int v = 0; v < tc_topo_n_vertices(t); v++)
         parent[v] = -2;
     parent[a] = -1;
     int head = 0, tail = 0;
@@ -439,7 +454,7 @@ tc_status tc_topo_bfs_tree(const tc_topo *t, int src, int *parent)
         return TC_ERR_INVALID;
     if (src < 0 || src >= t->n_npus)
         return TC_ERR_INVALID;
-    int *queue = malloc((size_t)t->n_npus * sizeof *queue);
+    int *queue = malloc((size_t)tc_topo_n_vertices(t) * sizeof *queue);
     if (!queue)
         return TC_ERR_NOMEM;
     bfs(t, t->out_off, t->out_link, src, -1, parent, queue);
@@ -475,13 +490,14 @@ int tc_topo_shortest_path(const tc_topo *t, int a, int b, int *links, int cap)
             return 1;
         }
     }
+    const int nv = tc_topo_n_vertices(t);
     if (!off) {
-        if (build_csr(n, t->n_links, t->links, 0, &off, &idx) != TC_OK)
+        if (build_csr(nv, t->n_links, t->links, 0, &off, &idx) != TC_OK)
             return -1;
         own = 1;
     }
-    parent = malloc((size_t)n * sizeof *parent);
-    queue = malloc((size_t)n * sizeof *queue);
+    parent = malloc((size_t)nv * sizeof *parent);
+    queue = malloc((size_t)nv * sizeof *queue);
     if (parent && queue) {
         bfs(t, off, idx, a, b, parent, queue);
         len = tc_topo_tree_path(t, parent, a, b, links, cap);
@@ -504,8 +520,13 @@ tc_status tc_topo_unwind(tc_ctx *ctx, const tc_topo *t, int d, tc_topo **out)
     tc_status st;
     if (d < 0)
         return tc_error(ctx, TC_ERR_INVALID, t->file, 0, "unwinding degree must be at least 1, got %d", d);
+    int n_nodes = 0;
     for (int s = 0; s < t->n_switches; s++) {
         const tc_switch *sw = &t->switches[s];
+        if (sw->model != TC_SWITCH_UNWIND) {
+            n_nodes++;
+            continue;
+        }
         int k = d > 0 ? d : (sw->unwind > 0 ? sw->unwind : 1);
         if (sw->n_ports < 2)
             return tc_error(ctx, TC_ERR_INVALID, t->file, sw->line,
@@ -515,12 +536,33 @@ tc_status tc_topo_unwind(tc_ctx *ctx, const tc_topo *t, int d, tc_topo **out)
                             "switch '%s': unwinding degree %d out of range (1 to %d for %d ports)", sw->name,
                             k, sw->n_ports - 1, sw->n_ports);
     }
+    if (n_nodes && t->n_swnodes)
+        return tc_error(ctx, TC_ERR_INVALID, t->file, 0, "topology has switch vertices already");
     st = tc_topo_clone(t, &u);
     if (st != TC_OK)
         return tc_error(ctx, st, NULL, 0, "out of memory unwinding switches");
+    if (n_nodes && !(u->swnodes = calloc((size_t)n_nodes, sizeof *u->swnodes))) {
+        st = TC_ERR_NOMEM;
+        goto fail;
+    }
     for (int s = 0; s < t->n_switches; s++) {
         const tc_switch *sw = &t->switches[s];
         int k = d > 0 ? d : (sw->unwind > 0 ? sw->unwind : 1), p = sw->n_ports;
+        if (sw->model != TC_SWITCH_UNWIND) { /* a vertex: NPU -> switch and switch -> NPU per port */
+            const int v = t->n_npus + u->n_swnodes;
+            tc_swnode *x = &u->swnodes[u->n_swnodes++];
+            x->multicast = sw->model == TC_SWITCH_MULTICAST;
+            x->line = sw->line;
+            if (!(x->name = tc_strdup(sw->name))) {
+                st = TC_ERR_NOMEM;
+                goto fail;
+            }
+            for (int i = 0; i < p; i++)
+                if ((st = tc_topo_add_link(u, sw->npus[i], v, sw->cls, sw->alpha, sw->beta, sw->line)) != TC_OK ||
+                    (st = tc_topo_add_link(u, v, sw->npus[i], sw->cls, sw->alpha, sw->beta, sw->line)) != TC_OK)
+                    goto fail;
+            continue;
+        }
         for (int i = 0; i < p; i++)
             for (int j = 1; j <= k; j++) {
                 st = tc_topo_add_link(u, sw->npus[i], sw->npus[(i + j) % p], sw->cls, sw->alpha,
@@ -542,6 +584,12 @@ tc_status tc_topo_unwind(tc_ctx *ctx, const tc_topo *t, int d, tc_topo **out)
 fail:
     tc_topo_free(u);
     return tc_error(ctx, st, NULL, 0, "out of memory unwinding switches");
+}
+
+void tc_topo_set_switch_model(tc_topo *t, tc_switch_model m)
+{
+    for (int s = 0; s < t->n_switches; s++)
+        t->switches[s].model = (int)m;
 }
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -585,7 +633,7 @@ static heap_item heap_pop(heap_item *h, int *n)
 
 static double dijkstra_ecc(const tc_topo *t, int src, double *dist, heap_item *heap)
 {
-    int n = t->n_npus, hn = 0;
+    int n = tc_topo_n_vertices(t), hn = 0;
     for (int v = 0; v < n; v++)
         dist[v] = INFINITY;
     dist[src] = 0;
@@ -595,7 +643,7 @@ static double dijkstra_ecc(const tc_topo *t, int src, double *dist, heap_item *h
         heap_item it = heap_pop(heap, &hn);
         if (it.key > dist[it.v])
             continue;
-        if (it.key > ecc)
+        if (it.key > ecc && it.v < t->n_npus) /* distances between NPUs (a switch vertex is on the way) */
             ecc = it.key;
         for (int e = t->out_off[it.v]; e < t->out_off[it.v + 1]; e++) {
             const tc_link *l = &t->links[t->out_link[e]];
@@ -612,7 +660,7 @@ static double dijkstra_ecc(const tc_topo *t, int src, double *dist, heap_item *h
 /* Hop eccentricity of src over the out-CSR off/adj (neighbour ids); returns the farthest vertex in *far. */
 static int bfs_ecc(const tc_topo *t, const int *adj, int src, int *dist, int *queue, int *far)
 {
-    int n = t->n_npus;
+    int n = tc_topo_n_vertices(t), npus = 0;
     const int *off = t->out_off;
     for (int v = 0; v < n; v++)
         dist[v] = -1;
@@ -622,10 +670,14 @@ static int bfs_ecc(const tc_topo *t, const int *adj, int src, int *dist, int *qu
     *far = src;
     while (head < tail) {
         int v = queue[head++];
+        if (v >= t->n_npus) /* a switch vertex: a hop on the way, not an end */
+            goto next;
+        npus++;
         if (dist[v] > ecc) {
             ecc = dist[v];
             *far = v;
         }
+    next:
         for (int e = off[v]; e < off[v + 1]; e++) {
             int w = adj[e];
             if (dist[w] < 0) {
@@ -634,21 +686,21 @@ static int bfs_ecc(const tc_topo *t, const int *adj, int src, int *dist, int *qu
             }
         }
     }
-    return tail == n ? ecc : -1;
+    return npus == t->n_npus ? ecc : -1;
 }
 
 static tc_status info_compute(const tc_topo *t, tc_topo_info *in)
 {
-    int n = t->n_npus;
+    int n = t->n_npus, nv = tc_topo_n_vertices(t);
     tc_status st = TC_ERR_NOMEM;
-    double *inj = calloc((size_t)n, sizeof *inj), *ej = calloc((size_t)n, sizeof *ej);
-    int *dist = malloc((size_t)n * sizeof *dist), *queue = malloc((size_t)n * sizeof *queue);
-    int *adj = malloc(((size_t)t->out_off[n] + 1) * sizeof *adj); /* BFS reads neighbour ids only */
+    double *inj = calloc((size_t)nv, sizeof *inj), *ej = calloc((size_t)nv, sizeof *ej);
+    int *dist = malloc((size_t)nv * sizeof *dist), *queue = malloc((size_t)nv * sizeof *queue);
+    int *adj = malloc(((size_t)t->out_off[nv] + 1) * sizeof *adj); /* BFS reads neighbour ids only */
     double *ddist = NULL;
     heap_item *heap = NULL;
     if (!inj || !ej || !dist || !queue || !adj)
         goto done;
-    for (int e = 0; e < t->out_off[n]; e++)
+    for (int e = 0; e < t->out_off[nv]; e++)
         adj[e] = t->links[t->out_link[e]].dst;
     for (int i = 0; i < t->n_links; i++) {
         inj[t->links[i].src] += 1.0 / t->links[i].beta;
@@ -699,7 +751,7 @@ static tc_status info_compute(const tc_topo *t, tc_topo_info *in)
         /* Dijkstra is ~log n dearer than BFS: use a quarter of the budget. */
         int exact_a = work * 4 <= TC_TOPO_EXACT_WORK;
         int na = exact_a ? n : (n < TC_TOPO_SAMPLE_SOURCES ? n : TC_TOPO_SAMPLE_SOURCES);
-        ddist = malloc((size_t)n * sizeof *ddist);
+        ddist = malloc((size_t)nv * sizeof *ddist);
         heap = malloc(((size_t)t->n_links + 1) * sizeof *heap);
         if (!ddist || !heap)
             goto done;

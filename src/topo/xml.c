@@ -316,6 +316,7 @@ static tc_status read_switch(reader *r, xmlNode *n)
     tc_status st = TC_OK;
     long line = line_of(n);
     char *name = get(n, "name"), *cl = get(n, "class"), *uw = get(n, "unwind"), *list = get(n, "npus");
+    char *model = get(n, "model");
     int *ports = NULL, np = 0, cap = 0, cls, *sorted = NULL;
     for (int i = 0; i < r->t->n_switches; i++)
         if (strcmp(r->t->switches[i].name, name) == 0) {
@@ -375,8 +376,15 @@ static tc_status read_switch(reader *r, xmlNode *n)
     }
     if ((st = use_class(r, cl, &cls)) != TC_OK)
         goto done;
+    tc_switch_model m = TC_SWITCH_UNWIND;
+    if (model && tc_switch_model_parse(model, &m) != TC_OK) { /* the schema lets nothing else through */
+        st = err(r, TC_ERR_INVALID, line, "switch '%s': model '%s' is not unwind, node or multicast", name, model);
+        goto done;
+    }
     if (tc_topo_add_switch(r->t, name, ports, np, cls, (int)d, (int)line) != TC_OK)
         st = nomem(r);
+    else
+        r->t->switches[r->t->n_switches - 1].model = (int)m;
 done:
     free(ports);
     free(sorted);
@@ -384,6 +392,7 @@ done:
     xmlFree(cl);
     xmlFree(uw);
     xmlFree(list);
+    xmlFree(model);
     return st;
 }
 
@@ -944,6 +953,8 @@ tc_status tc_topo_write(tc_ctx *ctx, const tc_topo *t, FILE *f)
         }
         if (sw->unwind > 0)
             fprintf(f, " unwind=\"%d\"", sw->unwind);
+        if (sw->model != TC_SWITCH_UNWIND)
+            fprintf(f, " model=\"%s\"", tc_switch_model_name((tc_switch_model)sw->model));
         fprintf(f, " npus=\"");
         for (int p = 0; p < sw->n_ports; p++)
             fprintf(f, p ? " %d" : "%d", sw->npus[p]);

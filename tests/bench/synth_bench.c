@@ -9,10 +9,19 @@
  *     -m MODE     best | random
  *     -t T        trials;   -j N threads;   -S  stats only;   -C  run tc_sched_check;   -x SEED
  *     -u D        unwinding degree
- * Prints one line: name coll npus wall_s(median) cpu_s(median) peak_rss_MiB time_s ideal_s ratio degree_s
- * ratio xfers  (wall and cpu time of tc_synth_tacos alone; the peak RSS is the process's)
+ *     -O          all-reduce without overlap (all-gather after the whole reduce-scatter)
+ *     -A          --chunks auto: the candidate search first (its time counts), then the choice
+ *     -M MODEL    unwind | node | multicast for every switch of a topology file
+ *     -R ROOT     root of a rooted collective
+ *     -X          the event simulation's time of the plan (not with -S) instead of the synthesizer's
+ *     -K FILE     cost file for a topology file
+ * Prints one line: name coll npus wall_s(median) cpu_s(median) peak_rss_MiB time_s ideal_s ratio bound_s
+ * ratio xfers K  (wall and cpu time of the search and tc_synth_tacos; the peak RSS is the process's; ideal:
+ * the TACOS paper's V-A figure; bound: tc_sim_bound, the lower bound of the event model, for the chunks
+ * used; K: chunks per rank)
  */
 #include "tacos/check.h"
+#include "tacos/sim.h"
 #include "tacos/synth.h"
 #include "tacos/topo.h"
 
@@ -120,8 +129,9 @@ int main(int argc, char **argv)
     tc_gen_opts_init(&o);
     o.size = 1ull << 30;
     tc_coll coll = TC_COLL_ALLGATHER;
-    int reps = 1, check = 0, opt;
-    while ((opt = getopt(argc, argv, "c:s:k:r:m:t:j:SCx:u:")) != -1) {
+    int reps = 1, check = 0, opt, autoc = 0, simulate = 0, model = -1;
+    const char *costs = NULL;
+    while ((opt = getopt(argc, argv, "c:s:k:r:m:t:j:SCx:u:OAM:R:XK:")) != -1) {
         switch (opt) {
         case 'c':
             if (tc_coll_parse(optarg, &coll)) {
@@ -139,26 +149,57 @@ int main(int argc, char **argv)
         case 'C': check = 1; break;
         case 'x': ctx.seed = strtoull(optarg, NULL, 10); break;
         case 'u': o.unwind = atoi(optarg); break;
+        case 'O': o.no_overlap = 1; break;
+        case 'A': autoc = 1; break;
+        case 'M': {
+            tc_switch_model m;
+            if (tc_switch_model_parse(optarg, &m)) {
+                fprintf(stderr, "synth_bench: unknown switch model %s\n", optarg);
+                return 2;
+            }
+            model = (int)m;
+            break;
+        }
+        case 'R': o.root = atoi(optarg); break;
+        case 'X': simulate = 1; break;
+        case 'K': costs = optarg; break;
         default: return 2;
         }
     }
     if (optind >= argc) {
         fprintf(stderr, "usage: synth_bench [-c coll] [-s size] [-k K] [-r reps] [-m best|random] [-t T] "
-                        "[-S] [-C] TOPO\n");
+                        "[-S] [-C] [-A] [-M model] [-R root] [-X] TOPO\n");
         return 2;
     }
-    tc_topo *t = build(&ctx, argv[optind]);
+    tc_topo *t = build(&ctx, argv[optind]), *u = NULL;
     if (!t) {
         fprintf(stderr, "synth_bench: cannot build %s\n", argv[optind]);
         return 1;
     }
+    if (costs) {
+        tc_costs *cf = NULL;
+        if (tc_costs_read(&ctx, costs, &cf) || tc_topo_apply_costs(&ctx, t, cf))
+            return 1;
+        tc_costs_free(cf);
+    }
+    if (model >= 0)
+        tc_topo_set_switch_model(t, (tc_switch_model)model);
+    if (tc_topo_unwind(&ctx, t, o.unwind, &u)) /* the topology the plan's links refer to */
+        return 1;
     double *wall = calloc((size_t)reps, sizeof *wall), *cpu = calloc((size_t)reps, sizeof *cpu);
     tc_sched *s = NULL;
     for (int r = 0; r < reps; r++) {
         tc_sched_free(s);
         s = NULL;
         double t0 = tc_now(), c0 = cpu_now();
-        tc_status st = tc_synth_tacos(&ctx, t, coll, &o, &s);
+        tc_status st = TC_OK;
+        if (autoc) {
+            tc_synth_search se;
+            if (!(st = tc_synth_tacos_search(&ctx, u, coll, &o, 1, 0, &se)))
+                o.chunks = se.best.chunks;
+        }
+        if (!st)
+            st = tc_synth_tacos(&ctx, u, coll, &o, &s);
         wall[r] = tc_now() - t0;
         cpu[r] = cpu_now() - c0;
         if (st) {
@@ -170,23 +211,29 @@ int main(int argc, char **argv)
     qsort(cpu, (size_t)reps, sizeof *cpu, cmp_d);
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    tc_synth_bounds b = {0};
-    tc_synth_bounds_get(&ctx, t, coll, &o, &b);
+    double time = s->time;
+    tc_bound b = {0};
+    tc_sim_bound(&ctx, u, s, 0, &b);
+    if (simulate && !o.stats_only) {
+        tc_sim_opts so;
+        tc_sim_opts_init(&so);
+        so.no_bound = 1;
+        tc_sim_result *res = NULL;
+        if (tc_sim_run(&ctx, s, u, &so, &res) == TC_OK)
+            time = res->time;
+        tc_sim_result_free(res);
+    }
     int bad = 0;
     if (check && !o.stats_only) {
-        tc_topo *u = t;
-        if (t->n_switches)
-            tc_topo_unwind(&ctx, t, o.unwind, &u);
         tc_check_opts co = {.topo = u};
         bad = tc_sched_check(&ctx, s, &co, "synth_bench") != TC_OK;
-        if (u != t)
-            tc_topo_free(u);
     }
-    printf("%-22s %-13s %6d %9.3f %9.3f %8.1f %12.6e %12.6e %7.4f %12.6e %7.4f %d%s\n", argv[optind],
-           tc_coll_name(coll), t->n_npus, wall[reps / 2], cpu[reps / 2], (double)ru.ru_maxrss / 1024.0, s->time, b.ideal,
-           b.ideal > 0 ? s->time / b.ideal : 0, b.degree, b.degree > 0 ? s->time / b.degree : 0, s->n_xfers,
+    printf("%-22s %-13s %6d %9.3f %9.3f %8.1f %12.6e %12.6e %7.4f %12.6e %7.4f %d %d%s\n", argv[optind],
+           tc_coll_name(coll), t->n_npus, wall[reps / 2], cpu[reps / 2], (double)ru.ru_maxrss / 1024.0, time, b.ideal,
+           b.ideal > 0 ? time / b.ideal : 0, b.time, b.time > 0 ? time / b.time : 0, s->n_xfers, o.chunks,
            check ? (bad ? " CHECK-FAILED" : " checked") : "");
     tc_sched_free(s);
+    tc_topo_free(u);
     tc_topo_free(t);
     free(wall);
     free(cpu);

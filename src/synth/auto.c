@@ -1,0 +1,282 @@
+/*
+ * auto: the candidate search behind `--chunks auto` and `--unwind auto` (tc_synth_tacos_search).
+ *
+ * Accepts: a topology (with its switches still declared when the unwinding degree is searched), a
+ *   collective, the generator options (size, root, match, seed, threads) and which of the two to search.
+ * Returns: the fastest candidate and the runner-up by the simulator's time of their plans when every
+ *   candidate is small (at most SIM_WORK transfers: plans synthesized in full and simulated), else by the
+ *   synthesizer's own time (stats-only runs: no transfer list is kept, so no candidate is simulated; the
+ *   simulator's time of the plan made from the choice may differ for the collectives synthesized in
+ *   reverse, which it may run faster, and for routes through switches, whose first hops it may reorder).
+ * Candidates: chunks per rank 1, 2, 3, 4, 6, 8 (those that give every chunk a byte and keep the transfer
+ *   count within SEARCH_WORK; 1 always); unwinding degrees 1, 2, 4, ... up to the smallest switch's
+ *   ports - 1, and that largest degree itself (only when the topology has switches to unwind).  A search
+ *   with one candidate left synthesizes nothing.
+ * Method: rounds of candidates, chunks 1 and 2 first, then 3 and 4, then 6 and 8 (each with every degree),
+ *   the next round only while the fastest so far has the most chunks tried (small problems: every round).  In a round the candidates are synthesized,
+ *   least work first, in up to opts->threads threads (0: one per core).  A candidate whose lower bound
+ *   (tc_sim_bound of its shape) is above the second-best time finished so far is skipped, and (stats-only)
+ *   one whose clock passes it stops: either can no longer be among the first
+ *   two, so the result does not depend on the number of threads or on their timing.  Ties go to fewer
+ *   chunks, then to the lower degree.
+ * Cost: chunks 1 and 2 (about three times the work of one chunk per rank over two threads) when one chunk
+ *   is best; at most every candidate (chunks 1 to 8: 24 times) less what the bounds and early stops save;
+ *   the caller then synthesizes the choice once more with its transfers.
+ * Trace, two NDv2 chassis, 1 GB all-gather: chunks 1 (43.76 ms), 2 (41.90 ms), 3, 4 (40.98 ms), 6, 8
+ *   (40.55 ms): 8 per rank, runner-up 6.
+ */
+#include "synth_int.h"
+
+#include "tacos/sim.h"
+#include "tacos/topo.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define SEARCH_WORK ((double)(1 << 27)) /* largest transfer count of a candidate (estimated) */
+#define SIM_WORK ((double)(1 << 14))    /* up to this, candidates are full plans ranked by the simulator */
+
+static const int chunk_set[] = {1, 2, 3, 4, 6, 8};
+
+typedef struct cand {
+    int chunks, unwind;   /* unwind: index into the search's flat topologies */
+    int round;            /* chunks 1, 2: round 0; 3, 4: 1; 6, 8: 2 */
+    int ran;              /* synthesized (to the end or stopped) */
+    double work;          /* estimated transfers */
+    double bound;         /* tc_sim_bound of its shape: no plan of it is faster */
+    double time;          /* synthesizer's time, INFINITY when stopped */
+    tc_status st;
+} cand;
+
+typedef struct search {
+    tc_ctx *ctx;
+    const tc_gen_opts *opts;
+    tc_coll coll;
+    tc_topo **flat;       /* per degree */
+    const int *degree;
+    cand *c;
+    int n, next, end;     /* candidates; the next to take and the end of the current round */
+    int by_sim;           /* rank by the simulated time of full plans (small problems) */
+    double t1, t2;        /* the two best finished times so far */
+    pthread_mutex_t lock, igraph_lock;
+} search;
+
+/* Stop once the clock passes the second-best finished time. */
+static int stop_fn(void *u, int64_t t)
+{
+    search *S = u;
+    pthread_mutex_lock(&S->lock);
+    const double t2 = S->t2;
+    pthread_mutex_unlock(&S->lock);
+    return (double)t * 1e-12 > t2;
+}
+
+static void *worker(void *arg)
+{
+    search *S = arg;
+    const syn_stop stop = {stop_fn, S};
+    for (;;) {
+        pthread_mutex_lock(&S->lock);
+        const int i = S->next < S->end ? S->next++ : S->end;
+        pthread_mutex_unlock(&S->lock);
+        if (i >= S->end)
+            return NULL;
+        cand *c = &S->c[i];
+        tc_ctx quiet = *S->ctx; /* the candidates' own messages are not the user's */
+        quiet.sink = NULL;
+        quiet.progress = 0;
+        tc_sched *shape = NULL; /* its bound: no plan of its shape is faster */
+        tc_bound bd;
+        if (tc_sched_create(S->coll, S->flat[c->unwind]->n_npus, c->chunks, S->opts->size, &shape) == TC_OK) {
+            shape->root = tc_coll_rooted(S->coll) ? S->opts->root : 0;
+            /* igraph (the bound's minimum cut) keeps its error state in globals: one thread at a time */
+            pthread_mutex_lock(&S->igraph_lock);
+            if (tc_sim_bound(&quiet, S->flat[c->unwind], shape, 0, &bd) == TC_OK)
+                c->bound = bd.time;
+            pthread_mutex_unlock(&S->igraph_lock);
+        }
+        tc_sched_free(shape);
+        pthread_mutex_lock(&S->lock);
+        const int hopeless = c->bound > S->t2; /* cannot be among the first two */
+        pthread_mutex_unlock(&S->lock);
+        if (hopeless)
+            continue;
+        c->ran = 1;
+        tc_gen_opts o = *S->opts;
+        o.chunks = c->chunks;
+        o.stats_only = !S->by_sim;
+        o.trials = 1;
+        o.threads = 1;
+        tc_sched *s = NULL;
+        /* the simulator may run a plan faster than its synthesizer's clock: no early stop then */
+        c->st = tc_synth_tacos_run(&quiet, S->flat[c->unwind], S->coll, &o, S->by_sim ? NULL : &stop, &s);
+        c->time = c->st ? INFINITY : s->time;
+        if (!c->st && S->by_sim) { /* small problems: ranked by the simulated time of their plans */
+            tc_sim_opts so;
+            tc_sim_opts_init(&so);
+            so.no_bound = 1;
+            tc_sim_result *r = NULL;
+            c->st = tc_sim_run(&quiet, s, S->flat[c->unwind], &so, &r);
+            c->time = c->st ? INFINITY : r->time;
+            tc_sim_result_free(r);
+        }
+        tc_sched_free(s);
+        pthread_mutex_lock(&S->lock);
+        if (c->time < S->t1) {
+            S->t2 = S->t1;
+            S->t1 = c->time;
+        } else if (c->time < S->t2)
+            S->t2 = c->time;
+        pthread_mutex_unlock(&S->lock);
+    }
+}
+
+static int cmp_work(const void *a, const void *b)
+{
+    const cand *x = a, *y = b;
+    if (x->round != y->round)
+        return x->round < y->round ? -1 : 1;
+    if (x->work != y->work)
+        return x->work < y->work ? -1 : 1;
+    if (x->chunks != y->chunks)
+        return x->chunks < y->chunks ? -1 : 1;
+    return (x->unwind > y->unwind) - (x->unwind < y->unwind);
+}
+
+/* a before b: faster, then fewer chunks, then the lower degree */
+static int better(const cand *a, const int *deg, const cand *b)
+{
+    if (a->time != b->time)
+        return a->time < b->time;
+    if (a->chunks != b->chunks)
+        return a->chunks < b->chunks;
+    return deg[a->unwind] < deg[b->unwind];
+}
+
+tc_status tc_synth_tacos_search(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_gen_opts *opts,
+                                int search_chunks, int search_unwind, tc_synth_search *out)
+{
+    memset(out, 0, sizeof *out);
+    int degree[32], nd = 0;
+    int max_d = 0, unwound = 0; /* switches kept as vertices (models node, multicast) have no degree */
+    for (int s = 0; s < topo->n_switches; s++) {
+        const int d = topo->switches[s].n_ports - 1;
+        if (topo->switches[s].model != TC_SWITCH_UNWIND)
+            continue;
+        if (!unwound++ || d < max_d)
+            max_d = d;
+    }
+    if (search_unwind && unwound && max_d >= 1) {
+        for (int d = 1; d <= max_d && nd < 31; d *= 2)
+            degree[nd++] = d;
+        if (degree[nd - 1] != max_d)
+            degree[nd++] = max_d;
+    } else
+        degree[nd++] = opts->unwind;
+    search S = {.ctx = ctx, .opts = opts, .coll = coll, .degree = degree, .t1 = INFINITY, .t2 = INFINITY};
+    tc_status st = TC_ERR_NOMEM;
+    S.flat = calloc((size_t)nd, sizeof *S.flat);
+    S.c = calloc((size_t)nd * (sizeof chunk_set / sizeof chunk_set[0]) + 1, sizeof *S.c);
+    pthread_t *th = NULL;
+    if (!S.flat || !S.c)
+        goto done;
+    for (int k = 0; k < nd; k++)
+        if ((st = tc_topo_unwind(ctx, topo, degree[k], &S.flat[k])))
+            goto done;
+    const double t0 = tc_now();
+    const int R = topo->n_npus;
+    /* a root out of range: no search; the generator run on the first candidate says what is wrong */
+    const int bad_root = tc_coll_rooted(coll) && (opts->root < 0 || opts->root >= R);
+    const double phases = coll == TC_COLL_ALLREDUCE ? 2 : 1;
+    for (int k = 0; k < nd; k++)
+        for (size_t j = 0; j < sizeof chunk_set / sizeof chunk_set[0]; j++) {
+            const int K = search_chunks ? chunk_set[j] : opts->chunks;
+            if (!search_chunks && j > 0)
+                break;
+            const uint64_t div = tc_sched_chunk_divisor(coll, R, K);
+            const double work = phases * (double)R * (double)(R > 1 ? R - 1 : 1) * K;
+            if ((K > 1 || k > 0) && (bad_root || div > opts->size || work > SEARCH_WORK))
+                continue;
+            S.c[S.n++] = (cand){K, k, K <= 2 ? 0 : K <= 4 ? 1 : 2, 0, work, 0, INFINITY, TC_OK};
+        }
+    qsort(S.c, (size_t)S.n, sizeof *S.c, cmp_work);
+    double most = 0;
+    for (int i = 0; i < S.n; i++)
+        if (S.c[i].work > most)
+            most = S.c[i].work;
+    S.by_sim = most <= SIM_WORK;
+    if (S.n > 1) { /* with one candidate there is nothing to compare */
+        int threads = opts->threads > 0 ? opts->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
+        if (threads < 1)
+            threads = 1;
+        if (threads > S.n)
+            threads = S.n;
+        st = TC_ERR_NOMEM;
+        if (!(th = calloc((size_t)threads, sizeof *th)))
+            goto done;
+        pthread_mutex_init(&S.lock, NULL);
+        pthread_mutex_init(&S.igraph_lock, NULL);
+        for (S.next = 0; S.next < S.n;) { /* round by round while the best improves */
+            S.end = S.next;
+            while (S.end < S.n && S.c[S.end].round == S.c[S.next].round)
+                S.end++;
+            int started = 0;
+            for (int k = 1; k < threads; k++) {
+                if (pthread_create(&th[k], NULL, worker, &S))
+                    break;
+                started = k;
+            }
+            worker(&S);
+            for (int k = 1; k <= started; k++)
+                pthread_join(th[k], NULL);
+            /* go on while the fastest so far has the most chunks tried: more may be faster still */
+            int most = 0, b = -1;
+            for (int i = 0; i < S.end; i++) {
+                if (S.c[i].chunks > most)
+                    most = S.c[i].chunks;
+                if (S.c[i].ran && !S.c[i].st && isfinite(S.c[i].time) && (b < 0 || better(&S.c[i], degree, &S.c[b])))
+                    b = i;
+            }
+            if (!S.by_sim && (b < 0 || S.c[b].chunks < most))
+                break; /* small problems try every round: their times need not be monotone */
+            S.next = S.end;
+        }
+        pthread_mutex_destroy(&S.lock);
+        pthread_mutex_destroy(&S.igraph_lock);
+    }
+    int b = -1, r = -1;
+    int ran = 0;
+    for (int i = 0; i < S.n; i++) {
+        ran += S.c[i].ran;
+        if (S.c[i].st || !S.c[i].ran) /* an error (the caller synthesizes the choice again and reports it) */
+            continue;
+        if (b < 0 || better(&S.c[i], degree, &S.c[b])) {
+            r = b;
+            b = i;
+        } else if (r < 0 || better(&S.c[i], degree, &S.c[r]))
+            r = i;
+    }
+    if (b < 0) { /* every candidate failed: let the caller run the first and report why */
+        b = 0;
+        r = -1;
+    }
+    out->best = (tc_synth_pick){S.c[b].chunks, degree[S.c[b].unwind], S.n > 1 ? S.c[b].time : 0};
+    if (r >= 0 && isfinite(S.c[r].time))
+        out->runner_up = (tc_synth_pick){S.c[r].chunks, degree[S.c[r].unwind], S.c[r].time};
+    out->candidates = S.n;
+    out->simulated = S.by_sim && S.n > 1;
+    out->synthesized = ran;
+    out->seconds = tc_now() - t0;
+    st = TC_OK;
+done:
+    if (S.flat)
+        for (int k = 0; k < nd; k++)
+            tc_topo_free(S.flat[k]);
+    free(S.flat);
+    free(S.c);
+    free(th);
+    return st;
+}
