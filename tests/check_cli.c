@@ -143,6 +143,20 @@ START_TEST(test_chunks_auto)
     ck_assert_int_eq(tu_tacosc_run(&out, "topologies/switch-8.xml --collective allgather --size 1G --unwind auto"), 0);
     ck_assert_msg(strstr(out, "  auto: ") && strstr(out, ", unwind "), "%s", out);
     free(out);
+    /* --algo auto: a choice of tacos picks its chunks as well; another choice is told auto does not apply */
+    ck_assert_int_eq(tu_tacosc_run(&out, "topologies/ndv2-2x8.xml --collective allgather --size 1000000000 --algo auto"),
+                     0);
+    ck_assert_msg(strstr(out, "  auto: chose tacos by simulating ") && strstr(out, "  auto: 8 chunks per rank ") &&
+                      strstr(out, "predicted time 40.553 ms"),
+                  "%s", out);
+    free(out);
+    ck_assert_int_eq(tu_tacosc_run(&out, "topologies/ring-64.xml --collective allreduce --size 1G --algo auto "
+                                         "--chunks auto"),
+                     0);
+    ck_assert_msg(strstr(out, "ring2 allreduce on ") &&
+                      strstr(out, "tacosc: note: --chunks auto applies to tacos only; the dispatcher chose ring2\n"),
+                  "%s", out);
+    free(out);
 }
 END_TEST
 

@@ -421,9 +421,8 @@ int tc_cli_compile(int argc, char **argv)
         goto done;
     if (strcmp(algo, "tacos")) { /* --algo auto chose another generator */
         if (chunks_auto || unwind_auto)
-            tc_diag(&ctx, TC_DIAG_NOTE, NULL, 0, 0,
-                    "--%s auto applies to tacos only: %s runs with %d chunk%s per rank",
-                    chunks_auto ? "chunks" : "unwind", algo, g.chunks, g.chunks == 1 ? "" : "s");
+            tc_diag(&ctx, TC_DIAG_NOTE, NULL, 0, 0, "--%s auto applies to tacos only; the dispatcher chose %s",
+                    chunks_auto ? "chunks" : "unwind", algo);
         chunks_auto = unwind_auto = 0;
     } else if (!seen['k'])
         chunks_auto = 1; /* the default for tacos */
