@@ -566,6 +566,16 @@ START_TEST(test_switch_vertices)
                     ck_assert_int_ge(u->links[s->route[x->route_off]].dst, n);
                 }
             }
+            /* the hops out of switches folded away, the steps left are numbered densely (a plan's "steps"
+             * may not exceed the steps its transfers use: the JSON reader refuses it) */
+            unsigned char *used = calloc((size_t)s->n_steps + 1, 1);
+            for (int i = 0; i < s->n_xfers; i++) {
+                ck_assert(s->xfers[i].step >= 0 && s->xfers[i].step < s->n_steps);
+                used[s->xfers[i].step] = 1;
+            }
+            for (int k = 0; k < s->n_steps; k++)
+                ck_assert_msg(used[k], "%s: step %d of %d unused", tc_coll_name(all_colls[ci]), k, s->n_steps);
+            free(used);
             ck_assert(sim_time(&ctx, s, u, NULL) > 0 || s->n_xfers == 0);
             tc_sched_free(s);
         }

@@ -409,6 +409,27 @@ done:
     return st;
 }
 
+/* Hops out of switch vertices were rounds of their own, folded into the routed transfers that arrive by them
+ * (fold_switch_hops): number the steps left 0, 1, ... in their order. */
+static tc_status dense_steps(tc_sched *s)
+{
+    int *map = calloc((size_t)s->n_steps + 1, sizeof *map);
+    if (!map)
+        return TC_ERR_NOMEM;
+    for (int i = 0; i < s->n_xfers; i++)
+        if (s->xfers[i].step >= 0 && s->xfers[i].step < s->n_steps)
+            map[s->xfers[i].step] = 1;
+    int k = 0;
+    for (int t = 0; t < s->n_steps; t++)
+        map[t] = map[t] ? k++ : -1;
+    for (int i = 0; i < s->n_xfers; i++)
+        if (s->xfers[i].step >= 0 && s->xfers[i].step < s->n_steps)
+            s->xfers[i].step = map[s->xfers[i].step];
+    s->n_steps = k;
+    free(map);
+    return TC_OK;
+}
+
 /* Run every phase with `seed`; append transfers to rec when set.  *time_ps is the collective time.  With
  * two SPREAD phases, a transfer list and parallel != 0, the phases run in two threads, each writing its
  * own (exactly sized) part of the list: the same result as one after the other. */
@@ -812,6 +833,8 @@ tc_status tc_synth_tacos_run(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, con
         goto fail;
     s->time = (double)time_ps * 1e-12;
     s->n_steps = steps;
+    if (!opts->stats_only && t->n_swnodes > 0 && (st = dense_steps(s)))
+        goto fail;
 stopped:
     tc_synth_net_free(&net[0]);
     tc_synth_net_free(&net[1]);
