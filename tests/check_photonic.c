@@ -926,6 +926,28 @@ START_TEST(test_cli_bad_input)
     ck_assert_str_eq(out, want);
     ck_assert(!exists(plan));
     free(out);
+    /* a switch kept as a vertex: circuits join NPUs */
+    snprintf(path, sizeof path, "%s/sw.xml", dir);
+    f = fopen(path, "w");
+    fputs("<topology name=\"sw\" npus=\"4\">\n<link src=\"0\" dst=\"1\" duplex=\"1\"/>\n"
+          "<switch name=\"nv\" model=\"node\" npus=\"0 1 2 3\"/>\n<photonic reconfig=\"5us\"/>\n</topology>\n", f);
+    fclose(f);
+    for (int m = 0; m < 2; m++) {
+        ck_assert_int_eq(tacosc(&out, "%s -c allreduce %s --photonic -o %s", path, m ? "--switch-model multicast" : "",
+                                plan),
+                         1);
+        snprintf(want, sizeof want, "%s:3: error: photonic: switch 'nv' is modelled as a %s vertex; the photonic pass "
+                                    "joins NPUs by circuits and prices them on paths between NPUs: model the switches "
+                                    "as links (--switch-model unwind)\n",
+                 path, m ? "multicast" : "node");
+        ck_assert_str_eq(out, want);
+        ck_assert(!exists(plan));
+        free(out);
+    }
+    ck_assert_int_eq(tacosc(&out, "%s -c allreduce --switch-model unwind --photonic -o %s", path, plan), 0);
+    ck_assert(exists(plan));
+    unlink(plan);
+    free(out);
     /* a schedule without rounds (one NPU) */
     snprintf(path, sizeof path, "%s/one.xml", dir);
     f = fopen(path, "w");

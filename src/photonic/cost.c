@@ -219,9 +219,22 @@ done:
     return st;
 }
 
+tc_status ph_npus_only(tc_ctx *ctx, const tc_topo *g)
+{
+    if (!g->n_swnodes)
+        return TC_OK;
+    return tc_error(ctx, TC_ERR_UNSUPPORTED, g->file, g->swnodes[0].line,
+                    "photonic: switch '%s' is modelled as a %s vertex; the photonic pass joins NPUs by circuits "
+                    "and prices them on paths between NPUs: model the switches as links (--switch-model unwind)",
+                    g->swnodes[0].name, g->swnodes[0].multicast ? "multicast" : "node");
+}
+
 tc_status tc_photonic_cost(tc_ctx *ctx, const tc_topo *g, const tc_ph_pair *pairs, int n, tc_ph_cost *out)
 {
     ph_coster c;
+    tc_status st0 = ph_npus_only(ctx, g);
+    if (st0)
+        return st0;
     if (ph_coster_init(&c, g))
         return tc_error(ctx, TC_ERR_NOMEM, NULL, 0, "photonic: out of memory");
     tc_status st = ph_coster_cost(ctx, &c, pairs, n, out);

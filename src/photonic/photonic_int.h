@@ -35,6 +35,9 @@ typedef struct ph_coster {
 } ph_coster;
 
 tc_status ph_coster_init(ph_coster *c, const tc_topo *g);
+/* An error unless every vertex of g is an NPU: circuits join NPUs, and the pass prices them on NPU paths
+ * (switches of model node or multicast are vertices; unwound ones are links). */
+tc_status ph_npus_only(tc_ctx *ctx, const tc_topo *g);
 void ph_coster_fini(ph_coster *c);
 tc_status ph_coster_cost(tc_ctx *ctx, ph_coster *c, const tc_ph_pair *pairs, int n, tc_ph_cost *out);
 

@@ -195,6 +195,9 @@ tc_status tc_photonic_fixed(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s,
     int *step = NULL, *off = NULL, n_steps = 0;
     ph_coster c;
     tc_ph_breakdown sum = {0};
+    tc_status st0 = ph_npus_only(ctx, topo);
+    if (st0)
+        return st0;
     if (step_pairs(s, &pairs, &step, &off, &n_steps) || ph_coster_init(&c, topo)) {
         free(pairs), free(step), free(off);
         return tc_error(ctx, TC_ERR_NOMEM, NULL, 0, "photonic: out of memory");
@@ -684,7 +687,7 @@ tc_status tc_photonic_plan(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, 
                         s->n_ranks, topo->n_npus);
     if (!topo->out_off)
         return tc_error(ctx, TC_ERR_INTERNAL, NULL, 0, "photonic: the topology is not indexed");
-    if ((st = tc_photonic_fabric_create(ctx, topo, &p.fab)))
+    if ((st = ph_npus_only(ctx, topo)) || (st = tc_photonic_fabric_create(ctx, topo, &p.fab)))
         return st;
     circuit_cost(&p);
     if ((st = build_rounds(&p)) || (st = build_fallbacks(&p, opts->fallback)))
