@@ -707,6 +707,14 @@ START_TEST(test_switch_multicast_sim)
         /* the bound: NPUs 1 and 2 wait for the chunk to reach the switch, then one occupancy */
         ck_assert_double_eq_tol(e->bound.time, 2 * c, 1e-15);
         tc_sim_result_free(g);
+        /* the same plan with the multicast's leader (the first in issue order: step 0) second in the file: the
+         * follower before it waits for it (the pass in file order gives way to one in issue order) */
+        s->xfers[0].step = 1;
+        s->n_steps = 2;
+        ck_assert_int_eq(tc_sched_check(&ctx, s, &co, "star"), TC_OK);
+        g = sim(s, u, TC_SIM_EVENT, 0);
+        ck_assert_msg(fabs(g->time - want) < 1e-15, "follower first: %.12g, want %.12g", g->time, want);
+        tc_sim_result_free(g);
         tc_sim_result_free(e);
         tc_sim_result_free(ab);
         tc_sched_free(s);

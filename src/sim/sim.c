@@ -652,6 +652,8 @@ static tc_status event_pass(tc_ctx *ctx, sim_router *ro, order *o, double bytes,
         settled_free(&tab);
         return st;
     }
+    for (int i = 0; hop0 && i < M; i++)
+        hop0[i] = -1; /* not sent yet */
     prefault pf;
     prefault_start(&pf, tab.dense, tab.dense ? (size_t)s->n_ranks * (size_t)n_chunks * sizeof *tab.dense : 0);
     for (int l = 0; l < n_links; l++) {
@@ -720,6 +722,10 @@ static tc_status event_pass(tc_ctx *ctx, sim_router *ro, order *o, double bytes,
         }
         int h0 = 0; /* a multicast follower goes on from its leader's arrival at the switch */
         if (ro->lead && ro->lead[i] != i && n > 1) {
+            if (hop0[ro->lead[i]] < 0) { /* the leader comes later in this order */
+                *how = ident ? PASS_UNSORTED : PASS_CONTENDED;
+                goto done;
+            }
             ready = hop0[ro->lead[i]];
             h0 = 1;
         }
