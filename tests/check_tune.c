@@ -137,6 +137,29 @@ START_TEST(test_csv_bad_rows)
 }
 END_TEST
 
+/* The fingerprint tells switch models apart: a node switch and a multicast one have the same links. */
+START_TEST(test_fingerprint_switch_models)
+{
+    tc_tune_topo_id id[3];
+    for (int m = 0; m < 3; m++) {
+        tc_ctx ctx;
+        tu_ctx(&ctx);
+        tc_topo *t = NULL, *u = NULL;
+        ck_assert_int_eq(tc_topo_create("star", 4, &t), TC_OK);
+        const int ports[4] = {0, 1, 2, 3};
+        ck_assert_int_eq(tc_topo_add_switch(t, "sw", ports, 4, 0, 0, 0), TC_OK);
+        t->switches[0].model = m == 0 ? TC_SWITCH_NODE : m == 1 ? TC_SWITCH_MULTICAST : TC_SWITCH_UNWIND;
+        ck_assert_int_eq(tc_topo_unwind(&ctx, t, 0, &u), TC_OK);
+        tc_tune_topo_id_get(u, &id[m]);
+        tc_topo_free(u);
+        tc_topo_free(t);
+    }
+    ck_assert_uint_ne(id[0].fingerprint, id[1].fingerprint);
+    ck_assert_uint_ne(id[0].fingerprint, id[2].fingerprint);
+    ck_assert_uint_ne(id[1].fingerprint, id[2].fingerprint);
+}
+END_TEST
+
 /* Tuning data of a real topology survives the CSV: rows, topologies, fingerprints, times to the picosecond. */
 START_TEST(test_csv_roundtrip)
 {
@@ -853,6 +876,7 @@ static Suite *make_suite(void)
     TCase *data = tcase_create("data");
     tcase_add_test(data, test_csv_bad_rows);
     tcase_add_test(data, test_csv_roundtrip);
+    tcase_add_test(data, test_fingerprint_switch_models);
     suite_add_tcase(s, data);
     TCase *model = tcase_create("model");
     tcase_set_timeout(model, 120);

@@ -161,6 +161,12 @@ void tc_tune_topo_id_get(const tc_topo *topo, tc_tune_topo_id *out)
         h = tc_tune_fnv(h, e, sizeof e);
         h = tc_tune_fnv(h, c, sizeof c);
     }
+    /* switch vertices: a node switch and a multicast one have the same links (and topologies without
+     * them keep the fingerprint they had) */
+    for (int i = 0; i < topo->n_swnodes; i++) {
+        const int32_t m = 1 + topo->swnodes[i].multicast;
+        h = tc_tune_fnv(h, &m, sizeof m);
+    }
     int nodes = 1, rpn = topo->n_npus;
     if (topo->node_of && topo->n_nodes > 0) {
         h = tc_tune_fnv(h, topo->node_of, sizeof *topo->node_of * (size_t)topo->n_npus);
