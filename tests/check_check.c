@@ -3,6 +3,7 @@
 #include "testutil.h"
 
 #include "tacos/check.h"
+#include "tacos/topo.h"
 
 #include <math.h>
 
@@ -544,6 +545,32 @@ START_TEST(test_topology_links_and_routes)
     expect_err(s, NULL, "plan.json: error: transfer 0 (step 0, t=0.000 us): route hop 2: negative link id -1\n");
     tc_sched_free(s);
     ring_topo_free(t);
+    /* a switch vertex (id 3 on 3 NPUs; links 2i: NPU i -> switch, 2i + 1: back) is named as one */
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_topo *st = NULL, *u = NULL;
+    ck_assert_int_eq(tc_topo_create("star", 3, &st), TC_OK);
+    const int ports[3] = {0, 1, 2};
+    ck_assert_int_eq(tc_topo_add_switch(st, "sw", ports, 3, 0, 0, 0), TC_OK);
+    st->switches[0].model = TC_SWITCH_NODE;
+    ck_assert_int_eq(tc_topo_unwind(&ctx, st, 0, &u), TC_OK);
+    tc_check_opts so = {.topo = u};
+    s = mk(TC_COLL_BROADCAST, 3, 1);
+    int r2[] = {0, 3};
+    ck_assert_int_eq(tc_sched_add(s, 0, 1, 0, TC_OP_COPY, -1, 0, 0, 1 * US, r2, 2), TC_OK);
+    ck_assert_int_eq(tc_sched_add(s, 0, 2, 0, TC_OP_COPY, -1, 0, 0, 1 * US, r2, 1), TC_OK);
+    expect_err(s, &so, "plan.json: error: transfer 1 (step 0, t=0.000 us): route from rank 0 ends at switch vertex 3, "
+                       "not at rank 2\n");
+    tc_sched_free(s);
+    s = mk(TC_COLL_BROADCAST, 3, 1);
+    int r3[] = {0, 4}; /* link 4: 2 -> switch, not out of it */
+    ck_assert_int_eq(tc_sched_add(s, 0, 1, 0, TC_OP_COPY, -1, 0, 0, 1 * US, r2, 2), TC_OK);
+    ck_assert_int_eq(tc_sched_add(s, 0, 2, 0, TC_OP_COPY, -1, 0, 0, 1 * US, r3, 2), TC_OK);
+    expect_err(s, &so, "plan.json: error: transfer 1 (step 0, t=0.000 us): route hop 1: link 4 (2->3) does not start "
+                       "at switch vertex 3\n");
+    tc_sched_free(s);
+    tc_topo_free(u);
+    tc_topo_free(st);
 }
 END_TEST
 

@@ -176,6 +176,18 @@ START_TEST(test_switch_model)
     ck_assert_int_eq(tu_tacosc_run(&out, "sim %s/p.json topologies/dgx2-2x16.xml", d), 0);
     ck_assert_msg(strstr(out, "time 7.856 ms"), "%s", out);
     free(out);
+    /* --unwind does nothing to switches kept as vertices, and says so */
+    ck_assert_int_eq(tu_tacosc_run(&out, "topologies/dgx2-2x16.xml -c allgather -q --unwind 2"), 0);
+    ck_assert_str_eq(out, "topologies/dgx2-2x16.xml: warning: --unwind 2 has no effect: every switch is kept as a vertex "
+                          "(model node or multicast)\n");
+    free(out);
+    ck_assert_int_eq(tu_tacosc_run(&out, "topologies/dgx2-2x16.xml -c allgather -q --unwind auto"), 0);
+    ck_assert_str_eq(out, "topologies/dgx2-2x16.xml: warning: --unwind auto has no effect: every switch is kept as a "
+                          "vertex (model node or multicast)\n");
+    free(out);
+    ck_assert_int_eq(tu_tacosc_run(&out, "topologies/dgx2-2x16.xml -c allgather -q --unwind 2 --switch-model unwind"), 0);
+    ck_assert_str_eq(out, "");
+    free(out);
     /* the same plan on the switches unwound: its routes cross links that do not exist there */
     ck_assert_int_eq(tu_tacosc_run(&out, "verify %s/p.json --topo topologies/dgx2-2x16.xml --switch-model unwind", d), 1);
     ck_assert_msg(strstr(out, "does not start at rank"), "%s", out);

@@ -399,13 +399,13 @@ static tc_status check_route(chk *k, int i)
                               l, topo->n_links);
         const tc_link *L = &topo->links[l];
         if (L->src != at)
-            return xfer_error(k, i, x->t_start, "route hop %d: link %d (%d->%d) does not start at rank %d", h, l,
-                              L->src, L->dst, at);
+            return xfer_error(k, i, x->t_start, "route hop %d: link %d (%d->%d) does not start at %s %d", h, l,
+                              L->src, L->dst, at < topo->n_npus ? "rank" : "switch vertex", at);
         at = L->dst;
     }
     if (topo && x->route_len > 0 && at != x->dst)
-        return xfer_error(k, i, x->t_start, "route from rank %d ends at rank %d, not at rank %d", x->src, at,
-                          x->dst);
+        return xfer_error(k, i, x->t_start, "route from rank %d ends at %s %d, not at rank %d", x->src,
+                          at < topo->n_npus ? "rank" : "switch vertex", at, x->dst);
     return TC_OK;
 }
 

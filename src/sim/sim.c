@@ -186,12 +186,13 @@ tc_status tc_sim_check_xfer(tc_ctx *ctx, const tc_sched *s, const tc_topo *t, in
             int l = s->route[x->route_off + h];
             if (l < 0 || l >= t->n_links || t->links[l].src != at)
                 return tc_sched_error(ctx, bad, s, i,
-                                      "sim: transfer %d (%d->%d): route hop %d is not a link leaving npu %d", i,
-                                      x->src, x->dst, h, at);
+                                      "sim: transfer %d (%d->%d): route hop %d is not a link leaving %s %d", i,
+                                      x->src, x->dst, h, at < t->n_npus ? "npu" : "switch vertex", at);
             at = t->links[l].dst;
         }
         if (at != x->dst)
-            return tc_sched_error(ctx, bad, s, i, "sim: transfer %d: route ends at npu %d, not %d", i, at, x->dst);
+            return tc_sched_error(ctx, bad, s, i, "sim: transfer %d: route ends at %s %d, not %d", i,
+                                  at < t->n_npus ? "npu" : "switch vertex", at, x->dst);
     } else if (x->link >= 0) {
         if (x->link >= t->n_links || t->links[x->link].src != x->src || t->links[x->link].dst != x->dst)
             return tc_sched_error(ctx, bad, s, i, "sim: transfer %d: link %d does not join npu %d to npu %d", i,
