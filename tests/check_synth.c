@@ -6,6 +6,8 @@
 #include "tacos/synth.h"
 #include "tacos/topo.h"
 
+#include "../src/synth/synth_int.h" /* the search's early stop (syn_stop) */
+
 #include <math.h>
 
 static const tc_coll all_colls[] = {TC_COLL_ALLGATHER, TC_COLL_REDUCESCATTER, TC_COLL_ALLREDUCE,
@@ -517,6 +519,49 @@ START_TEST(test_allreduce_overlap_never_slower)
 }
 END_TEST
 
+/* The --chunks auto search stops a candidate once its clock passes the second-best time so far.  A candidate
+ * that finishes under that time must never be stopped, whatever the threshold: the choice may not depend on
+ * when the other threads finish.  (The path collectives run several passes on small problems; a pass over
+ * the threshold could be followed by one under it.) */
+static double stop_at;
+static int stop_fn(void *u, int64_t t) { return (double)t * 1e-12 > stop_at; }
+
+START_TEST(test_early_stop_keeps_winners)
+{
+    tc_rng r;
+    tc_rng_seed(&r, tu_seed() + 29);
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    const tc_coll colls[] = {TC_COLL_ALLTOALL, TC_COLL_GATHER, TC_COLL_SCATTER, TC_COLL_ALLGATHER, TC_COLL_ALLREDUCE};
+    const syn_stop stop = {stop_fn, NULL};
+    for (int trial = 0; trial < 6; trial++) {
+        tc_topo *t = random_topo(&r, 4 + (int)tc_rng_below(&r, 9));
+        for (size_t ci = 0; ci < sizeof colls / sizeof colls[0]; ci++) {
+            tc_gen_opts o;
+            tc_gen_opts_init(&o);
+            o.chunks = 1 + (int)tc_rng_below(&r, 3);
+            o.size = (1 + tc_rng_below(&r, 64)) << 20;
+            o.root = (int)tc_rng_below(&r, (uint64_t)t->n_npus);
+            o.stats_only = 1;
+            o.threads = 1;
+            tc_sched *s = NULL;
+            ck_assert_msg(tc_synth_tacos_run(&ctx, t, colls[ci], &o, NULL, &s) == TC_OK, "%s", tu_diags());
+            const double full = s->time;
+            tc_sched_free(s);
+            for (int k = 0; k < 40; k++) {
+                stop_at = full * (1 + 1e-5 * (double)(1 + tc_rng_below(&r, 2000)));
+                s = NULL;
+                ck_assert_int_eq(tc_synth_tacos_run(&ctx, t, colls[ci], &o, &stop, &s), TC_OK);
+                ck_assert_msg(s->time == full, "%s, %d chunks: %.12g with the stop at %.12g, %.12g without",
+                              tc_coll_name(colls[ci]), o.chunks, s->time, stop_at, full);
+                tc_sched_free(s);
+            }
+        }
+        tc_topo_free(t);
+    }
+}
+END_TEST
+
 /* Switches as nodes (models node and multicast) on random topologies, every collective: the plans pass
  * the checker on the unwound topology (routes through the switch vertices), every transfer is one direct
  * link or two links through one switch, and the simulator runs them; a multicast all-gather on one switch
@@ -786,6 +831,7 @@ static Suite *synth_suite(void)
     tcase_add_test(tc, test_allreduce_overlap_never_slower);
     tcase_add_test(tc, test_search_chunks_and_unwind);
     tcase_add_test(tc, test_switch_vertices);
+    tcase_add_test(tc, test_early_stop_keeps_winners);
     tcase_add_test(tc, test_stats_only_and_cheapest_link);
     tcase_add_test(tc, test_large_fifo_mode);
     suite_add_tcase(s, tc);

@@ -413,6 +413,9 @@ tc_status tc_synth_paths_run(const syn_net *net, const syn_job *job, syn_result 
      * passes (the chunks that arrived last go first next time) while they shorten the makespan */
     const int small = (int64_t)no * n <= REPAIR_WORK;
     const int restarts = (int64_t)no * n <= REPAIR_WORK / 8 ? REPAIR_RESTARTS : 1, passes = small ? REPAIR_PASSES : 1;
+    /* the search's early stop (job->stop) only where one pass decides: a pass over the second-best time may
+     * still be followed by one under it, and giving up then would make the choice depend on the threads */
+    const int stoppable = restarts * passes == 1;
     int64_t best = INT64_MAX;
     for (int rs = 0; rs < restarts; rs++)
     for (int pass = 0, stale = 0; pass < passes && stale < REPAIR_STALE; pass++) {
@@ -437,13 +440,10 @@ tc_status tc_synth_paths_run(const syn_net *net, const syn_job *job, syn_result 
             order[i].key = h->t0 + net->cost[h->link]; /* its arrival */
             if (order[i].key > span)
                 span = order[i].key;
-            if (job->stop && (i & 63) == 63 && job->stop->fn(job->stop->u, job->stop_offset + span)) {
-                if (best == INT64_MAX) { /* no pass finished: nothing to keep */
-                    res->stopped = 1;
-                    st = TC_OK;
-                    goto done;
-                }
-                goto passes_done; /* this pass cannot win: keep the best so far */
+            if (stoppable && job->stop && (i & 63) == 63 && job->stop->fn(job->stop->u, job->stop_offset + span)) {
+                res->stopped = 1; /* this candidate cannot win */
+                st = TC_OK;
+                goto done;
             }
         }
         if (span < best) {
@@ -470,7 +470,6 @@ tc_status tc_synth_paths_run(const syn_net *net, const syn_job *job, syn_result 
             memcpy(order, scratch, (size_t)no * sizeof *order);
         }
     }
-passes_done:;
     hop *bh = e->best_hops;
     const int64_t nb = e->n_best;
     qsort(bh, (size_t)nb, sizeof *bh, cmp_hop);

@@ -437,8 +437,11 @@ static int skip_claimed(eng *e, int l)
     int cur = e->cursor[l], len = e->log[s].len;
     const uint64_t *row = e->claim + (size_t)d * e->W;
     /* the claim bits of the next entries are scattered over d's row: ask for them ahead */
-    for (int p = cur, end = cur + SKIP_PREFETCH < len ? cur + SKIP_PREFETCH : len; p < end; p++)
-        __builtin_prefetch(row + ((unsigned)log_at(e, s, p) >> 6));
+    for (int p = cur, end = cur + SKIP_PREFETCH < len ? cur + SKIP_PREFETCH : len; p < end; p++) {
+        const int c = log_at(e, s, p);
+        if (c >= 0) /* a switch's list holds -1 for copies sent */
+            __builtin_prefetch(row + ((unsigned)c >> 6));
+    }
     if (s >= e->R) { /* a switch's port: its list may hold copies other ports sent (-1) */
         int c;
         while (cur < len && ((c = log_at(e, s, cur)) < 0 || claimed(e, d, c)))
