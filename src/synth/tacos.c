@@ -18,7 +18,8 @@
  *                  clock, each chunk from the end of its own reduction, in the gaps the reduce-scatter
  *                  leaves on each link (overlap; opts->no_overlap turns it off)
  *   gather         GATHER (paths.c): every chunk on its own earliest-arrival path to the root; or the
- *                  mirror, SCATTER from the root on the reversed topology, reversed: the faster of the two;
+ *                  mirror, SCATTER from the root on the reversed topology, reversed: the faster of the two
+ *                  (the mirror up to MIRROR_MAX distance entries, R x vertices);
  *                  RELAY (every chunk one hop closer to the root per transfer) above 2^28 vertex visits
  *   scatter        gather on the reversed topology, reversed (copies stay copies), or SCATTER on the
  *                  topology itself, the faster
@@ -64,6 +65,9 @@ typedef struct phase {
 #define ALLTOALL_MAX ((int64_t)1 << 24)
 
 #define PATHS_GATHER_MAX ((int64_t)1 << 28)
+/* The mirror of a gather or scatter (the chunks scattered from the root on the other view) holds a distance
+ * row per rank: R x vertices 8-byte entries, tried up to this many (256 MiB; a 5,792-NPU mesh). */
+#define MIRROR_MAX ((int64_t)1 << 25)
 
 /* The phases of a collective (at most 2) on n vertices with K chunks per rank. */
 static int plan(tc_coll coll, int root, int n, int K, phase ph[2])
@@ -733,7 +737,8 @@ tc_status tc_synth_tacos_run(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, con
                    .stop = stop, .ctx = ctx};
     cfg.n_ph = plan(coll, opts->root, t->n_npus, K, cfg.ph);
     /* gather and scatter: also the mirror (the chunks scattered from the root on the other view, reversed) */
-    const int mirror = cfg.n_ph == 1 && cfg.ph[0].mode == SYN_GATHER;
+    const int mirror = cfg.n_ph == 1 && cfg.ph[0].mode == SYN_GATHER &&
+                       (int64_t)t->n_npus * tc_topo_n_vertices(t) <= MIRROR_MAX;
     for (int p = 0; p < cfg.n_ph + mirror; p++) {
         int rv = p < cfg.n_ph ? cfg.ph[p].reversed : !cfg.ph[0].reversed;
         if (!cfg.net[rv]) {
