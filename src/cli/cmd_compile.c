@@ -405,14 +405,7 @@ int tc_cli_compile(int argc, char **argv)
     if (unwind_auto) { /* the search unwinds the switches itself */
         if ((st = tc_cli_load_raw(&ctx, topo_path, costs_path, g.switch_model, &raw)))
             goto done;
-        int unwound = 0;
-        for (int i = 0; i < raw->n_switches; i++)
-            unwound += raw->switches[i].model == TC_SWITCH_UNWIND;
-        if (raw->n_switches == 0)
-            tc_warn(&ctx, topo_path, 0, "--unwind auto has no effect: the topology has no switches");
-        else if (!unwound)
-            tc_warn(&ctx, topo_path, 0,
-                    "--unwind auto has no effect: every switch is kept as a vertex (model node or multicast)");
+        tc_cli_warn_unwind(&ctx, topo_path, raw, -1);
         if ((st = tc_topo_unwind(&ctx, raw, 0, &flat)))
             goto done;
     } else if ((st = tc_cli_load_topo(&ctx, topo_path, costs_path, g.unwind, g.switch_model, &flat)))

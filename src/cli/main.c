@@ -348,6 +348,20 @@ tc_status tc_cli_load_raw(tc_ctx *ctx, const char *path, const char *costs_path,
     return TC_OK;
 }
 
+void tc_cli_warn_unwind(tc_ctx *ctx, const char *path, const tc_topo *t, int unwind)
+{
+    char d[16];
+    snprintf(d, sizeof d, unwind < 0 ? "auto" : "%d", unwind);
+    int unwound = 0; /* switches of model unwind */
+    for (int i = 0; i < t->n_switches; i++)
+        unwound += t->switches[i].model == TC_SWITCH_UNWIND;
+    if (t->n_switches == 0)
+        tc_warn(ctx, path, 0, "--unwind %s has no effect: the topology has no switches", d);
+    else if (!unwound)
+        tc_warn(ctx, path, 0, "--unwind %s has no effect: every switch is kept as a vertex (model node or multicast)",
+                d);
+}
+
 tc_status tc_cli_load_topo(tc_ctx *ctx, const char *path, const char *costs_path, int unwind, int switch_model,
                            tc_topo **out)
 {
@@ -355,14 +369,8 @@ tc_status tc_cli_load_topo(tc_ctx *ctx, const char *path, const char *costs_path
     tc_status st = tc_cli_load_raw(ctx, path, costs_path, switch_model, &t);
     if (st)
         return st;
-    int unwound = 0; /* switches of model unwind */
-    for (int i = 0; i < t->n_switches; i++)
-        unwound += t->switches[i].model == TC_SWITCH_UNWIND;
-    if (unwind > 0 && t->n_switches == 0)
-        tc_warn(ctx, path, 0, "--unwind %d has no effect: the topology has no switches", unwind);
-    else if (unwind > 0 && !unwound)
-        tc_warn(ctx, path, 0, "--unwind %d has no effect: every switch is kept as a vertex (model node or multicast)",
-                unwind);
+    if (unwind > 0)
+        tc_cli_warn_unwind(ctx, path, t, unwind);
     st = tc_topo_unwind(ctx, t, unwind, out);
     tc_topo_free(t);
     return st;
