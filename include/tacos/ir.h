@@ -152,6 +152,9 @@ uint64_t tc_mem_available(void);
 /** Ask for transparent huge pages over the 2 MiB-aligned interior of a large allocation (>= 32 MiB; a
  *  hint only, ignored where the kernel offers none): one page fault per 2 MiB instead of per 4 KiB. */
 void tc_hugepage_hint(void *p, size_t bytes);
+/** Grow the array *p of *cap elements of `elem` bytes to hold at least `need` (doubling, from 16; large ones
+ *  hinted to huge pages).  TC_ERR_LIMIT past INT32_MAX elements, TC_ERR_NOMEM when realloc fails (*p is kept). */
+tc_status tc_grow(void **p, int *cap, int need, size_t elem);
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Topology IR                                                                                       */

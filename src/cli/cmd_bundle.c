@@ -104,15 +104,8 @@ static tc_status list_dir(tc_ctx *ctx, const char *dir, char ***names, int *n_ou
             continue;
         if (e->d_type != DT_REG && e->d_type != DT_LNK && e->d_type != DT_UNKNOWN)
             continue;
-        if (n == cap) {
-            cap = cap ? cap * 2 : 16;
-            char **t = realloc(v, (size_t)cap * sizeof *v);
-            if (!t) {
-                st = TC_ERR_NOMEM;
-                break;
-            }
-            v = t;
-        }
+        if ((st = tc_grow((void **)&v, &cap, n + 1, sizeof *v)))
+            break;
         if (!(v[n] = tc_strdup(e->d_name))) {
             st = TC_ERR_NOMEM;
             break;

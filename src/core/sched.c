@@ -146,32 +146,12 @@ tc_status tc_sched_set_names(tc_sched *s, const char *algo, const char *topo_nam
     return TC_OK;
 }
 
-static tc_status grow(void **p, int *cap, int need, size_t elem)
-{
-    if (need <= *cap)
-        return TC_OK;
-    int64_t c = *cap ? *cap : 64;
-    while (c < need)
-        c *= 2;
-    if (c > INT32_MAX)
-        c = INT32_MAX;
-    if (c < need)
-        return TC_ERR_LIMIT;
-    void *q = realloc(*p, (size_t)c * elem);
-    if (!q)
-        return TC_ERR_NOMEM;
-    tc_hugepage_hint(q, (size_t)c * elem);
-    *p = q;
-    *cap = (int)c;
-    return TC_OK;
-}
-
 tc_status tc_sched_reserve(tc_sched *s, int n)
 {
     if (n < 0 || (int64_t)s->n_xfers + n > INT32_MAX)
         return TC_ERR_LIMIT;
     const int cap = s->cap_xfers;
-    tc_status st = grow((void **)&s->xfers, &s->cap_xfers, s->n_xfers + n, sizeof *s->xfers);
+    tc_status st = tc_grow((void **)&s->xfers, &s->cap_xfers, s->n_xfers + n, sizeof *s->xfers);
     if (st || !s->xfer_line || s->cap_xfers == cap)
         return st;
     int *l = realloc(s->xfer_line, (size_t)s->cap_xfers * sizeof *l); /* lines keep the transfers' capacity */
@@ -221,7 +201,7 @@ tc_status tc_sched_add(tc_sched *s, int src, int dst, int chunk, tc_op op, int l
     if (st)
         return st;
     if (route_len > 0) {
-        st = grow((void **)&s->route, &s->cap_route, s->n_route + route_len, sizeof *s->route);
+        st = tc_grow((void **)&s->route, &s->cap_route, s->n_route + route_len, sizeof *s->route);
         if (st)
             return st;
         memcpy(s->route + s->n_route, route, (size_t)route_len * sizeof *route);

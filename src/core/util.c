@@ -211,6 +211,26 @@ void tc_hugepage_hint(void *p, size_t bytes)
 #endif
 }
 
+tc_status tc_grow(void **p, int *cap, int need, size_t elem)
+{
+    if (need <= *cap)
+        return TC_OK;
+    int64_t c = *cap > 0 ? *cap : 16;
+    while (c < need)
+        c *= 2;
+    if (c > INT32_MAX)
+        c = INT32_MAX;
+    if (c < need)
+        return TC_ERR_LIMIT;
+    void *q = realloc(*p, (size_t)c * elem);
+    if (!q)
+        return TC_ERR_NOMEM;
+    tc_hugepage_hint(q, (size_t)c * elem);
+    *p = q;
+    *cap = (int)c;
+    return TC_OK;
+}
+
 /* A number from the first line of a file (cgroup limits), 0 when absent or not a number ("max"). */
 static uint64_t read_u64_file(const char *path)
 {

@@ -687,14 +687,8 @@ static tc_status read_xfer(const rd *r, size_t off, int i, const cJSON *a, tc_sc
             return st;
         if (l < 0)
             return err_at(r, TC_ERR_INVALID, off, "transfer %d: route link %d out of range", i, l);
-        if (nr == xb->cap) {
-            int cap = xb->cap ? 2 * xb->cap : 16;
-            int *p = realloc(xb->route, (size_t)cap * sizeof *p);
-            if (!p)
-                return tc_error(r->ctx, TC_ERR_NOMEM, r->name, 0, "out of memory");
-            xb->route = p;
-            xb->cap = cap;
-        }
+        if (tc_grow((void **)&xb->route, &xb->cap, nr + 1, sizeof *xb->route))
+            return tc_error(r->ctx, TC_ERR_NOMEM, r->name, 0, "out of memory");
         xb->route[nr++] = l;
     }
     st = tc_sched_add(s, src, dst, chunk, (tc_op)op, link, step, t[0], t[1], xb->route, nr);
@@ -794,16 +788,9 @@ static tc_status ph_ints(phr *h, const cJSON *a, const char *name, long long lo,
         return ph_err(h, "\"%s\" must be an array of integers, not %s", name, type_name(a));
     int m = cJSON_GetArraySize(a);
     tc_sched_photonic *p = h->p;
-    if (m > h->cap_ints - p->n_ints) {
-        int cap = h->cap_ints ? h->cap_ints : 256;
-        while (cap - p->n_ints < m)
-            cap *= 2;
-        int *q = realloc(p->ints, (size_t)cap * sizeof *q);
-        if (!q)
-            return tc_error(h->r->ctx, TC_ERR_NOMEM, h->r->name, 0, "out of memory");
-        p->ints = q;
-        h->cap_ints = cap;
-    }
+    tc_status gst = tc_grow((void **)&p->ints, &h->cap_ints, p->n_ints + m, sizeof *p->ints);
+    if (gst)
+        return tc_error(h->r->ctx, gst, h->r->name, 0, "out of memory");
     *off = p->n_ints;
     for (const cJSON *e = a->child; e; e = e->next) {
         int v;
@@ -1351,14 +1338,8 @@ static int fast_xfer(const rd *r, size_t p, size_t e, tc_sched *s, int steps, xb
         return 0;
     if (!cur_ch(&c, ']')) {
         do {
-            if (nr == xb->cap) {
-                int cap = xb->cap ? 2 * xb->cap : 16;
-                int *q = realloc(xb->route, (size_t)cap * sizeof *q);
-                if (!q)
-                    return -1;
-                xb->route = q;
-                xb->cap = cap;
-            }
+            if (tc_grow((void **)&xb->route, &xb->cap, nr + 1, sizeof *xb->route))
+                return -1;
             if (!cur_int(&c, &xb->route[nr]) || xb->route[nr] < 0)
                 return 0;
             nr++;

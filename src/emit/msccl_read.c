@@ -81,12 +81,11 @@ static unsigned key_hash(const char *k, size_t n)
 static tc_status perr(rd *r, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static tc_status perr(rd *r, int line, const char *fmt, ...)
 {
-    char msg[768];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    tc_diag_v(r->ctx, TC_DIAG_ERROR, r->name, line, 0, fmt, ap);
     va_end(ap);
-    return tc_error(r->ctx, TC_ERR_PARSE, r->name, line, "%s", msg);
+    return TC_ERR_PARSE;
 }
 
 /* A short, printable excerpt of s (at most n bytes) for messages. */

@@ -43,23 +43,6 @@ tc_status ph_igraph_status(tc_ctx *ctx, igraph_error_t e, const char *call)
     return tc_error(ctx, TC_ERR_INTERNAL, NULL, 0, "photonic: igraph %s failed: %s", call, igraph_strerror(e));
 }
 
-tc_status ph_grow(void **p, int *cap, int need, size_t elem)
-{
-    if (need <= *cap)
-        return TC_OK;
-    long long c = *cap ? *cap : 16;
-    while (c < need)
-        c *= 2;
-    if (c > 0x7fffffff)
-        return TC_ERR_LIMIT;
-    void *q = realloc(*p, (size_t)c * elem);
-    if (!q)
-        return TC_ERR_NOMEM;
-    *p = q;
-    *cap = (int)c;
-    return TC_OK;
-}
-
 tc_status ph_coster_init(ph_coster *c, const tc_topo *g)
 {
     memset(c, 0, sizeof *c);

@@ -239,7 +239,7 @@ typedef struct frac_user {
 static tc_status take_frac(fctx *f, int si, const int *path, int len, double amount, void *user)
 {
     frac_user *u = user;
-    if (ph_grow((void **)&u->p, &u->cap, u->n + 1, sizeof *u->p))
+    if (tc_grow((void **)&u->p, &u->cap, u->n + 1, sizeof *u->p))
         return TC_ERR_NOMEM;
     int *s = malloc((size_t)(len + 2) * sizeof *s);
     if (!s)

@@ -257,7 +257,7 @@ static int search(plane *p, const tc_ph_mzi_req *r, int blocked)
         long long v = sv / 5 - ((long long)DY[d] * p->W + DX[d]);
         sv = v * 5 + p->from[sv];
     }
-    if (ph_grow((void **)&p->path, &p->cap_path, n + 1, sizeof *p->path))
+    if (tc_grow((void **)&p->path, &p->cap_path, n + 1, sizeof *p->path))
         return TC_ERR_NOMEM;
     p->path_len = n + 1;
     long long sv = found;

@@ -48,7 +48,4 @@ tc_status ph_routes_circuit(tc_ph_routes *r, tc_ph_circuit **at);
 /* Copy the fabric's numbers into a plan (tx, rx, wavelengths, mzi, grid, fibers). */
 void ph_plan_fabric(tc_sched_photonic *p, const tc_ph_fabric *fab);
 
-/* A growable array: *p of *cap elements of `elem` bytes holds at least `need`. */
-tc_status ph_grow(void **p, int *cap, int need, size_t elem);
-
 #endif

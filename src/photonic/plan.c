@@ -80,8 +80,8 @@ static int cmp_pair(const void *a, const void *b)
 
 static tc_status add_round(pass *p, int step, int sub, int n_sub, const tc_ph_pair *pairs, int n)
 {
-    if (ph_grow((void **)&p->rounds, &p->cap_rounds, p->n_rounds + 1, sizeof *p->rounds) ||
-        ph_grow((void **)&p->pairs, &p->cap_pairs, p->n_pairs + n, sizeof *p->pairs))
+    if (tc_grow((void **)&p->rounds, &p->cap_rounds, p->n_rounds + 1, sizeof *p->rounds) ||
+        tc_grow((void **)&p->pairs, &p->cap_pairs, p->n_pairs + n, sizeof *p->pairs))
         return nomem(p);
     memcpy(p->pairs + p->n_pairs, pairs, (size_t)n * sizeof *pairs);
     qsort(p->pairs + p->n_pairs, (size_t)n, sizeof *pairs, cmp_pair);

@@ -160,7 +160,7 @@ tc_status ph_routes_ints(tc_ph_routes *r, int n, int **at)
 {
     if ((long long)r->n_ints + n > 0x7fffffff)
         return TC_ERR_LIMIT;
-    tc_status st = ph_grow((void **)&r->ints, &r->cap_ints, r->n_ints + n, sizeof *r->ints);
+    tc_status st = tc_grow((void **)&r->ints, &r->cap_ints, r->n_ints + n, sizeof *r->ints);
     if (st)
         return st;
     *at = r->ints + r->n_ints;
@@ -170,7 +170,7 @@ tc_status ph_routes_ints(tc_ph_routes *r, int n, int **at)
 
 tc_status ph_routes_circuit(tc_ph_routes *r, tc_ph_circuit **at)
 {
-    tc_status st = ph_grow((void **)&r->circuits, &r->cap_circuits, r->n_circuits + 1, sizeof *r->circuits);
+    tc_status st = tc_grow((void **)&r->circuits, &r->cap_circuits, r->n_circuits + 1, sizeof *r->circuits);
     if (st)
         return st;
     *at = &r->circuits[r->n_circuits++];
@@ -303,7 +303,7 @@ static tc_status assign_fibers(tc_ctx *ctx, const tc_ph_fabric *f, const char *w
             while (q < nf[e] && (occ[e][q] >> best & 1))
                 q++;
             if (q == nf[e]) {
-                if (ph_grow((void **)&occ[e], &capf[e], nf[e] + 1, sizeof *occ[e])) {
+                if (tc_grow((void **)&occ[e], &capf[e], nf[e] + 1, sizeof *occ[e])) {
                     st = TC_ERR_NOMEM;
                     goto done;
                 }

@@ -903,14 +903,9 @@ static int tev_less(const tev *a, const tev *b)
 
 static tc_status tev_push(eng *e, int64_t t, int kind, int id)
 {
-    if (e->tq_n == e->tq_cap) {
-        int cap = e->tq_cap ? 2 * e->tq_cap : 64;
-        tev *q = realloc(e->tq, (size_t)cap * sizeof *q);
-        if (!q)
-            return TC_ERR_NOMEM;
-        e->tq = q;
-        e->tq_cap = cap;
-    }
+    tc_status st = tc_grow((void **)&e->tq, &e->tq_cap, e->tq_n + 1, sizeof *e->tq);
+    if (st)
+        return st;
     const tev x = {t, kind, id};
     int i = e->tq_n++;
     while (i > 0 && tev_less(&x, &e->tq[(i - 1) / 2])) {

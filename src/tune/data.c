@@ -35,20 +35,6 @@ void tc_tune_data_free(tc_tune_data *d)
     free(d);
 }
 
-/* Grow *arr (n used, *cap allocated, elements of size sz) to hold one more. */
-static tc_status grow(void **arr, int n, int *cap, size_t sz)
-{
-    if (n < *cap)
-        return TC_OK;
-    int nc = *cap ? *cap * 2 : 16;
-    void *p = realloc(*arr, (size_t)nc * sz);
-    if (!p)
-        return TC_ERR_NOMEM;
-    *arr = p;
-    *cap = nc;
-    return TC_OK;
-}
-
 tc_status tc_tune_data_topo(tc_tune_data *d, const tc_tune_topo_id *id, int *index)
 {
     const char *name = id->name ? id->name : "?";
@@ -57,7 +43,7 @@ tc_status tc_tune_data_topo(tc_tune_data *d, const tc_tune_topo_id *id, int *ind
             *index = i;
             return TC_OK;
         }
-    if (grow((void **)&d->topos, d->n_topos, &d->cap_topos, sizeof *d->topos))
+    if (tc_grow((void **)&d->topos, &d->cap_topos, d->n_topos + 1, sizeof *d->topos))
         return TC_ERR_NOMEM;
     tc_tune_topo_id *t = &d->topos[d->n_topos];
     *t = *id;
@@ -73,7 +59,7 @@ tc_status tc_tune_data_topo(tc_tune_data *d, const tc_tune_topo_id *id, int *ind
 
 tc_status tc_tune_data_add(tc_tune_data *d, const tc_tune_row *r)
 {
-    if (grow((void **)&d->rows, d->n_rows, &d->cap_rows, sizeof *d->rows))
+    if (tc_grow((void **)&d->rows, &d->cap_rows, d->n_rows + 1, sizeof *d->rows))
         return TC_ERR_NOMEM;
     d->rows[d->n_rows++] = *r;
     return TC_OK;
@@ -87,7 +73,7 @@ tc_status tc_tune_data_note(tc_tune_data *d, const char *fmt, ...)
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
     buf[strcspn(buf, "\r\n")] = 0;
-    if (grow((void **)&d->notes, d->n_notes, &d->cap_notes, sizeof *d->notes))
+    if (tc_grow((void **)&d->notes, &d->cap_notes, d->n_notes + 1, sizeof *d->notes))
         return TC_ERR_NOMEM;
     if (!(d->notes[d->n_notes] = tc_strdup(buf)))
         return TC_ERR_NOMEM;
@@ -125,12 +111,11 @@ typedef struct reader {
 static tc_status bad(reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static tc_status bad(reader *r, const char *fmt, ...)
 {
-    char msg[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    tc_diag_v(r->ctx, TC_DIAG_ERROR, r->path, r->line, 0, fmt, ap);
     va_end(ap);
-    return tc_error(r->ctx, TC_ERR_PARSE, r->path, r->line, "%s", msg);
+    return TC_ERR_PARSE;
 }
 
 /* A positive decimal integer field (at most max). */
