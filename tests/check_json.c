@@ -89,7 +89,6 @@ static tc_sched *random_sched(void)
     if (c == TC_COLL_ALLREDUCE && rnd(0, 1))
         s->n_chunks = rnd(1, R > 1 && 2 * n < 100 ? 2 * n : 100);
     s->root = rnd(0, R - 1);
-    s->chunk_bytes = rnd_u64();
     s->seed = rnd_u64();
     s->time = fabs(rnd_double());
     char *a = rnd_name(), *t = rnd_name();
@@ -665,6 +664,10 @@ START_TEST(test_header_errors)
                       "plan.json:8: error: field \"collective\" must be a string, not a number\n");
     expect_edit_error("\"chunks\": 3", "\"chunks\": 4", TC_ERR_INVALID,
                       "plan.json:11: error: field \"chunks\" is 4, but allgather on 3 ranks with 1 chunks per rank has 3\n");
+    /* issue 23: a chunk size the size does not give (sim printed 8e14 GB/s) */
+    expect_edit_error("\"chunk_bytes\": 1024", "\"chunk_bytes\": 1", TC_ERR_INVALID,
+                      "plan.json:14: error: field \"chunk_bytes\" is 1, but 3072 bytes in allgather's chunks make "
+                      "1024\n");
     expect_edit_error("\"root\": 0", "\"root\": 3", TC_ERR_INVALID,
                       "plan.json:12: error: field \"root\" is 3, out of range (0 to 2)\n");
     expect_edit_error("\"seed\": 7", "\"seed\": 18446744073709551615", TC_ERR_INVALID,

@@ -818,6 +818,9 @@ START_TEST(test_json_reader_errors)
          "field \"photonic\": round %d: \"topology\" must be \"initial\", \"fallback\" or \"own\"\n"},
         {"\"reconfigurations\":", "\"reconfigs\": 1, \"reconfigurations\":",
          "field \"photonic\": unknown member \"reconfigs\"\n"},
+        /* issue 23: 32768 x 65536 servers is 2^31, past an int (it passed a 'more than 2^31' check) */
+        {"\"mzi\": 8, \"grid\": [2, 2]", "\"mzi\": 0, \"grid\": [32768, 65536]",
+         "field \"photonic\": \"fabric\": grid and mzi make more than 2^31 MZIs\n"},
         {"\"wavelengths\": 2", "\"wavelengths\": 0", "field \"photonic\": \"fabric\": \"wavelengths\" is 0, out of range "
                                                      "(1 to 64)\n"},
     };

@@ -406,6 +406,115 @@ START_TEST(test_model_roundtrip)
 }
 END_TEST
 
+/* Write text as DIR's allreduce.svm and put its FNV checksum into allreduce.json, as a forger would (the
+ * checksum is unkeyed); then load and return the status, with the diagnostics in tu_diags(). */
+static tc_status load_forged(const char *dir, const char *text)
+{
+    char p[512], j[512];
+    tc_tune_model_path(dir, TC_COLL_ALLREDUCE, "svm", p, sizeof p);
+    tc_tune_model_path(dir, TC_COLL_ALLREDUCE, "json", j, sizeof j);
+    FILE *f = fopen(p, "w");
+    fputs(text, f);
+    fclose(f);
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (const unsigned char *b = (const unsigned char *)text; *b; b++)
+        h = (h ^ *b) * 0x100000001b3ull;
+    char *meta = tu_slurp(j, NULL);
+    char *at = strstr(strstr(meta, "\"svm\": {"), "\"checksum\": \"");
+    ck_assert_ptr_nonnull(at);
+    char hex[17];
+    snprintf(hex, sizeof hex, "%016llx", (unsigned long long)h);
+    memcpy(at + 13, hex, 16);
+    f = fopen(j, "w");
+    fputs(meta, f);
+    fclose(f);
+    free(meta);
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_tune_model *l = NULL;
+    tc_status st = tc_tune_model_load(&ctx, dir, TC_COLL_ALLREDUCE, &l);
+    tc_tune_model_free(l);
+    return st;
+}
+
+/* The line of text starting with key replaced by repl (the whole line); a malloc'd copy. */
+static char *replace_line(const char *text, const char *key, const char *repl)
+{
+    const char *a = strstr(text, key);
+    ck_assert_ptr_nonnull(a);
+    const char *e = strchr(a, '\n');
+    char *out = malloc(strlen(text) + strlen(repl) + 2);
+    sprintf(out, "%.*s%s%s", (int)(a - text), text, repl, e);
+    return out;
+}
+
+/* Forged libsvm models (counts against the lines present, non-finite or hexadecimal numbers, no support
+ * vectors) are refused with their line before libsvm reads them; each of these crashed or mispredicted. */
+START_TEST(test_forged_svm)
+{
+    tc_rng rng;
+    tc_rng_seed(&rng, tu_seed() + 9);
+    double b0, k;
+    tc_tune_data *d = synthetic(&rng, &b0, &k);
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_tune_model *m = NULL;
+    ck_assert_int_eq(tc_tune_train(&ctx, d, TC_COLL_ALLREDUCE, &m), TC_OK);
+    char *dir = tmpdir(), p[512];
+    write_model(m, dir);
+    char *orig = tu_slurp(tc_tune_model_path(dir, TC_COLL_ALLREDUCE, "svm", p, sizeof p), NULL);
+    ck_assert_int_eq(load_forged(dir, orig), TC_OK); /* the forger's own checksum is accepted */
+    int nsv = 0, n0 = 0, n1 = 0;
+    ck_assert_int_eq(sscanf(strstr(orig, "total_sv "), "total_sv %d", &nsv), 1);
+    ck_assert_int_eq(sscanf(strstr(orig, "nr_sv "), "nr_sv %d %d", &n0, &n1), 2);
+    char line[128];
+    struct { const char *key; const char *repl; const char *want; } cases[] = {
+        {"nr_sv ", "nr_sv 3000000 5", "\"nr_sv\" needs one count per class"},
+        {"total_sv ", "total_sv 2000000000", "\"total_sv\" must be given once, a count the file can hold"},
+        {"nr_sv ", line, "\"nr_sv\" does not add up to \"total_sv\""},
+        {"gamma ", "gamma nan", "gamma must be one finite positive number"},
+        {"gamma ", "gamma 0x1p-3", "gamma must be one finite positive number"},
+        {"label ", "label 0 0", "\"label\" names a class twice"},
+        {"label ", "label 0 7", "one class index per class, each below the class count"},
+        {"kernel_type ", "kernel_type linear", "kernel_type must be rbf"},
+    };
+    snprintf(line, sizeof line, "nr_sv %d %d", n0 + 1, n1); /* one more than the lines present */
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *t = replace_line(orig, cases[i].key, cases[i].repl);
+        ck_assert_int_eq(load_forged(dir, t), TC_ERR_INVALID);
+        ck_assert_msg(strstr(tu_diags(), cases[i].want) && strstr(tu_diags(), "allreduce.svm:"),
+                      "case %zu: %s", i, tu_diags());
+        free(t);
+    }
+    /* no support-vector lines at all */
+    char *t = strdup(orig);
+    strstr(t, "\nSV\n")[4] = 0;
+    ck_assert_int_eq(load_forged(dir, t), TC_ERR_INVALID);
+    char want[128];
+    snprintf(want, sizeof want, "libsvm model: 0 support vectors, but \"total_sv\" says %d", nsv);
+    ck_assert_msg(strstr(tu_diags(), want), "%s", tu_diags());
+    free(t);
+    /* a NaN in a random support vector's first feature */
+    t = strdup(orig);
+    char *sv = strstr(t, "\nSV\n") + 4;
+    for (int skip = (int)tc_rng_below(&rng, (uint64_t)nsv); skip > 0; skip--)
+        sv = strchr(sv, '\n') + 1;
+    char *f1 = strstr(sv, " 1:");
+    ck_assert_ptr_nonnull(f1);
+    char *out = malloc(strlen(t) + 8);
+    sprintf(out, "%.*s 1:nan%s", (int)(f1 - t), t, f1 + 3 + strcspn(f1 + 3, " \n"));
+    ck_assert_int_eq(load_forged(dir, out), TC_ERR_INVALID);
+    ck_assert_msg(strstr(tu_diags(), "feature '1:nan' is not an ascending index"), "%s", tu_diags());
+    free(out);
+    free(t);
+    free(orig);
+    tc_tune_model_free(m);
+    tc_tune_data_free(d);
+    rm_rf(dir);
+    free(dir);
+}
+END_TEST
+
 /* ---- bundles ---- */
 
 /* For random cut points and algorithms, the ranges cover every size exactly once, by the runtime's rule
@@ -882,6 +991,7 @@ static Suite *make_suite(void)
     tcase_set_timeout(model, 120);
     tcase_add_test(model, test_train_known_boundary);
     tcase_add_test(model, test_model_roundtrip);
+    tcase_add_test(model, test_forged_svm);
     suite_add_tcase(s, model);
     TCase *bundle = tcase_create("bundle");
     tcase_set_timeout(bundle, 120);

@@ -126,6 +126,11 @@ double tc_rng_unit(tc_rng *r);
 /* ------------------------------------------------------------------------------------------------ */
 /* Utilities                                                                                         */
 
+/** Parse a decimal number as the man pages define it: an optional sign, digits with an optional fraction
+ *  (or a fraction alone), an optional decimal exponent.  Hexadecimal (0x1p-1), inf and nan are not numbers
+ *  here, though strtod reads them.  *end is set past the number; returns -1 (with *end = s) when there is
+ *  none, or when the value is out of range. */
+int tc_parse_decimal(const char *s, char **end, double *out);
 /** Parse a byte size with optional K/M/G/T suffix (powers of 1024; "KB"/"KiB" accepted). */
 tc_status tc_parse_size(const char *s, uint64_t *out);
 /** Format seconds as a fixed-precision human string ("12.345 us"). buf of at least 32 bytes. */

@@ -308,8 +308,8 @@ tc_status tc_cli_parse_seed(tc_ctx *ctx, const char *s, uint64_t *out)
 tc_status tc_cli_parse_seconds(tc_ctx *ctx, const char *opt, const char *s, double hi, double *out)
 {
     char *end;
-    double v = strtod(s, &end);
-    if (end == s || *end || !(v > 0) || v > hi)
+    double v;
+    if (tc_parse_decimal(s, &end, &v) || *end || !(v > 0) || v > hi)
         return tc_error(ctx, TC_ERR_USAGE, NULL, 0, "--%s: '%s' is not a number of seconds in (0, %g]", opt, s, hi);
     *out = v;
     return TC_OK;

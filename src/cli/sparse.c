@@ -12,8 +12,8 @@
 static tc_status parse_unit(tc_ctx *ctx, const char *opt, const char *s, int complement, double *out)
 {
     char *end, buf[32];
-    double v = strtod(s, &end);
-    if (end == s || *end || !(v >= 0 && v <= 1))
+    double v;
+    if (tc_parse_decimal(s, &end, &v) || *end || !(v >= 0 && v <= 1))
         return tc_error(ctx, TC_ERR_USAGE, NULL, 0, "--%s: '%s' is not a number from 0 to 1", opt, s);
     if (complement) {
         snprintf(buf, sizeof buf, "%.15g", 1 - v);

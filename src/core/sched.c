@@ -111,7 +111,7 @@ tc_status tc_sched_create(tc_coll coll, int n_ranks, int chunks_per_rank, uint64
     s->n_chunks = tc_sched_chunk_count(coll, n_ranks, chunks_per_rank);
     s->size_bytes = size_bytes;
     uint64_t div = tc_sched_chunk_divisor(coll, n_ranks, chunks_per_rank);
-    s->chunk_bytes = (size_bytes + div - 1) / div;
+    s->chunk_bytes = size_bytes / div + (size_bytes % div != 0); /* rounded up, with no overflow near 2^64 */
     *out = s;
     return TC_OK;
 }

@@ -62,6 +62,51 @@ uint64_t tc_rng_below(tc_rng *r, uint64_t n)
 
 double tc_rng_unit(tc_rng *r) { return (double)(tc_rng_next(r) >> 11) * 0x1.0p-53; }
 
+int tc_parse_decimal(const char *s, char **end, double *out)
+{
+    const char *p = s;
+    if (*p == '+' || *p == '-')
+        p++;
+    size_t ip = strspn(p, "0123456789"), fp = 0;
+    p += ip;
+    if (*p == '.') {
+        fp = strspn(p + 1, "0123456789");
+        if (ip || fp)
+            p += 1 + fp;
+    }
+    if (!ip && !fp) {
+        *end = (char *)s;
+        return -1;
+    }
+    if ((*p == 'e' || *p == 'E')) {
+        const char *q = p + 1;
+        if (*q == '+' || *q == '-')
+            q++;
+        size_t ep = strspn(q, "0123456789");
+        if (ep)
+            p = q + ep;
+    }
+    /* strtod on a copy of exactly the span, so nothing after it (a unit) is read as part of the number */
+    char buf[128];
+    size_t n = (size_t)(p - s);
+    if (n >= sizeof buf) {
+        *end = (char *)s;
+        return -1;
+    }
+    memcpy(buf, s, n);
+    buf[n] = 0;
+    errno = 0;
+    double v = strtod(buf, NULL);
+    if (errno == ERANGE && fabs(v) > 1) {
+        *end = (char *)s;
+        return -1;
+    }
+    errno = 0;
+    *out = v;
+    *end = (char *)p;
+    return 0;
+}
+
 tc_status tc_parse_size(const char *s, uint64_t *out)
 {
     if (!s || !*s)
@@ -70,8 +115,8 @@ tc_status tc_parse_size(const char *s, uint64_t *out)
     char *end;
     if (!isdigit((unsigned char)*s))
         return TC_ERR_INVALID;
-    double v = strtod(s, &end);
-    if (errno || end == s || v < 0)
+    double v;
+    if (tc_parse_decimal(s, &end, &v) || v < 0)
         return TC_ERR_INVALID;
     while (*end == ' ')
         end++;

@@ -27,6 +27,7 @@
 
 #include <cJSON.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -948,7 +949,8 @@ static tc_status read_photonic(const rd *r, const cJSON *o, tc_sched *s, int ste
             st = ph_err(&h, "\"grid\" must be [rows, cols]");
         goto fail;
     }
-    if ((long long)p->grid_rows * p->grid_cols * ((long long)p->mzi * p->mzi > 0 ? (long long)p->mzi * p->mzi : 1) >
+    /* servers and MZIs are counted in ints below: both products stay under 2^31 */
+    if ((long long)p->grid_rows * p->grid_cols * ((long long)p->mzi * p->mzi > 0 ? (long long)p->mzi * p->mzi : 1) >=
         (1LL << 31)) {
         st = ph_err(&h, "grid and mzi make more than 2^31 MZIs");
         goto fail;
@@ -1537,6 +1539,15 @@ tc_status tc_emit_json_read_mem(tc_ctx *ctx, const char *name, const char *buf, 
         goto fail;
     }
     s->n_steps = steps;
+    /* the one rule every writer follows (tc_sched_create): the size split into the chunks, rounded up; an
+     * all-reduce may name its own chunk count, and then the size is split into those */
+    const uint64_t div = tc_sched_chunk_divisor(s->coll, s->n_ranks, s->chunks_per_rank), size = s->size_bytes,
+                   want = size / div + (size % div != 0), nc = (uint64_t)s->n_chunks;
+    if (s->chunk_bytes != want && !(s->coll == TC_COLL_ALLREDUCE && s->chunk_bytes == size / nc + (size % nc != 0))) {
+        st = field_error(&r, "chunk_bytes", "is %" PRIu64 ", but %" PRIu64 " bytes in %s's chunks make %" PRIu64,
+                         s->chunk_bytes, size, tc_coll_name(s->coll), want);
+        goto fail;
+    }
     if (s->sparse && s->sparse->n != s->n_xfers) {
         st = sp_err(&r, "\"formats\" has %d letters for %d transfers", s->sparse->n, s->n_xfers);
         goto fail;

@@ -33,6 +33,7 @@
  */
 #include "exec.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -176,8 +177,7 @@ static int parse_args(int argc, char **argv, opts *o, int print)
             have_max = 1;
             break;
         case 'f':
-            o->factor = strtod(optarg, &end);
-            if (*end || !(o->factor > 1))
+            if (tc_parse_decimal(optarg, &end, &o->factor) || *end || !(o->factor > 1))
                 BAD("-f: the step factor must be a number above 1, not '%s'", optarg);
             break;
         case 'n':
@@ -225,8 +225,8 @@ static int parse_args(int argc, char **argv, opts *o, int print)
         case 1:
             errno = 0;
             o->seed = strtoull(optarg, &end, 10);
-            if (*end || errno)
-                BAD("--seed: bad seed '%s'", optarg);
+            if (*end || errno || end == optarg || !isdigit((unsigned char)optarg[0])) /* strtoull takes "-1" */
+                BAD("--seed: '%s' is not a non-negative integer", optarg);
             o->have_seed = 1;
             break;
         case 2: o->mpi_ref = 1; break;
@@ -240,9 +240,9 @@ static int parse_args(int argc, char **argv, opts *o, int print)
             break;
         case 4: o->accept_legacy = 1; break;
         case 5:
-            o->timeout = strtod(optarg, &end);
-            if (*end || o->timeout < 0)
-                BAD("--timeout: bad number of seconds '%s'", optarg);
+            /* a decimal number of seconds (0 = no watchdog): nan, inf, hex and an empty value are refused */
+            if (tc_parse_decimal(optarg, &end, &o->timeout) || *end || !(o->timeout >= 0) || o->timeout > 1e6)
+                BAD("--timeout: bad number of seconds '%s' (0 turns the watchdog off; at most 1e6)", optarg);
             break;
         case 6: {
             long v = strtol(optarg, &end, 10);
@@ -276,8 +276,7 @@ static int parse_args(int argc, char **argv, opts *o, int print)
             break;
         }
         case 11:
-            o->sparsity = strtod(optarg, &end);
-            if (*end || end == optarg || !(o->sparsity >= 0 && o->sparsity <= 1))
+            if (tc_parse_decimal(optarg, &end, &o->sparsity) || *end || !(o->sparsity >= 0 && o->sparsity <= 1))
                 BAD("--sparsity: '%s' is not a number from 0 to 1", optarg);
             break;
         case 12: o->corrupt_sparse = 1; break;

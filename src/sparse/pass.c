@@ -50,9 +50,7 @@ tc_status tc_sparse_thresholds_parse(tc_ctx *ctx, const char *s, tc_sparse_thres
     const char *p = s;
     for (int k = 0; k < 3; k++) {
         char *end;
-        errno = 0;
-        v[k] = strtod(p, &end);
-        if (end == p || errno || !(v[k] >= 0 && v[k] <= 1) || *end != (k < 2 ? ',' : '\0'))
+        if (tc_parse_decimal(p, &end, &v[k]) || !(v[k] >= 0 && v[k] <= 1) || *end != (k < 2 ? ',' : '\0'))
             return tc_error(ctx, TC_ERR_USAGE, NULL, 0,
                             "--thresholds: '%s' is not INTRA,INTER,ALLGATHER (three sparsities from 0 to 1)", s);
         p = end + 1;

@@ -69,10 +69,9 @@ static tc_status parse_unit(const char *s, const unit *units, const char *kind, 
         set_why(why, n, "expected a number, got '%s'", s);
         return TC_ERR_INVALID;
     }
-    errno = 0;
     char *end;
-    double v = strtod(s, &end);
-    if (end == s || errno == ERANGE || !isfinite(v)) {
+    double v;
+    if (tc_parse_decimal(s, &end, &v) || !isfinite(v)) {
         set_why(why, n, "bad number in '%s'", s);
         return TC_ERR_INVALID;
     }
@@ -261,6 +260,15 @@ tc_status tc_costs_read_mem(tc_ctx *ctx, const char *name, const char *buf, size
     }
     memcpy(copy, buf, len);
     copy[len] = 0;
+    /* a cost file is text: a NUL byte would end the C string early and every line after it would be ignored */
+    const char *nul = memchr(buf, 0, len);
+    if (nul) {
+        int at = 1;
+        for (const char *q = buf; q < nul; q++)
+            at += *q == '\n';
+        st = tc_error(ctx, TC_ERR_PARSE, name, at, "NUL byte in the cost file (a text file is expected)");
+        goto fail;
+    }
     c->reconfig = -1;
     int lineno = 0;
     char *p = copy;
@@ -382,9 +390,8 @@ tc_status tc_costs_read_mem(tc_ctx *ctx, const char *name, const char *buf, size
         if (strncmp(tok[2], "beta=", 5) == 0) {
             const char *v = tok[2] + 5;
             char *end;
-            errno = 0;
-            beta = strtod(v, &end);
-            if (end == v || errno || !isfinite(beta) || !(isdigit((unsigned char)*v) || *v == '.' || *v == '-') ||
+            if (tc_parse_decimal(v, &end, &beta) || !isfinite(beta) ||
+                !(isdigit((unsigned char)*v) || *v == '.' || *v == '-') ||
                 (*end && strcmp(end, "s/GB") != 0)) {
                 st = tc_error(ctx, TC_ERR_PARSE, name, lineno, "class '%s': bad beta '%s' (expected beta=SECONDS_PER_GB, e.g. beta=0.02)",
                               cls, v);

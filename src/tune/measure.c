@@ -182,9 +182,10 @@ tc_status tc_tune_measure(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, int al
         char plan[4200];
         snprintf(plan, sizeof plan, "%s/plan%d.xml", dirbuf, g);
         FILE *f = fopen(plan, "wb");
-        if (!f || fwrite(text[lo], 1, len[lo], f) != len[lo] || fclose(f)) {
-            if (f)
-                fclose(f);
+        int bad = !f || fwrite(text[lo], 1, len[lo], f) != len[lo];
+        if (f && fclose(f)) /* closed exactly once, whether the write failed or not */
+            bad = 1;
+        if (bad) {
             st = tc_error(ctx, TC_ERR_IO, NULL, 0, "cannot write '%s': %s", plan, strerror(errno));
             break;
         }

@@ -338,6 +338,8 @@ tc_status tc_tune_model_load(tc_ctx *ctx, const char *dir, tc_coll coll, tc_tune
                       (unsigned long long)m->svm_checksum, meta, (unsigned long long)want);
         goto fail;
     }
+    if ((st = tc_tune_svm_check(ctx, svmp, svm_text, svm_len, m->n_classes, TC_TUNE_FEATURES)))
+        goto fail;
     struct svm_model *svm = svm_load_model(svmp);
     if (!svm) {
         st = tc_error(ctx, TC_ERR_PARSE, svmp, 0, "libsvm cannot read this model (svm_load_model failed)");

@@ -30,6 +30,12 @@ static inline uint64_t tc_tune_fnv(uint64_t h, const void *p, size_t n)
     return h;
 }
 
+/** Check the text of a libsvm model file (path names it in diagnostics) before svm_load_model reads it:
+ *  an RBF C-SVC of at most n_classes classes over features 1..n_features, every count consistent with
+ *  the lines present and every number finite (src/tune/svmcheck.c). */
+tc_status tc_tune_svm_check(tc_ctx *ctx, const char *path, const char *text, size_t len, int n_classes,
+                            int n_features);
+
 /** The first diagnostic's message in b, without its "file:line: error: " prefix, into out (n bytes). */
 void tc_tune_first_message(const tc_buf *b, char *out, size_t n);
 
