@@ -33,8 +33,23 @@
 #include "tacos/algo.h"
 #include "tacos/sim.h"
 
-/** Features of a sample (all log2): bytes, ranks, nodes, ranks per node. */
-#define TC_TUNE_FEATURES 4
+/** Network features of a topology (tc_tune_topo_id.net, tc_tune_topo_describe; CSV columns alpha_min_us ..
+ *  cut_ratio): smallest and largest link alpha (s), smallest and largest link bandwidth and the smallest
+ *  NPU injection bandwidth (B/s), diameter (hops), mean NPU out-degree, and the bandwidth crossing the
+ *  rank-order halves (ranks < R/2 to the rest) over R/2 injection bandwidths (1: full bisection). */
+enum { TC_TUNE_NET_ALPHA_MIN, TC_TUNE_NET_ALPHA_MAX, TC_TUNE_NET_BW_MIN, TC_TUNE_NET_BW_MAX, TC_TUNE_NET_INJ_BW,
+       TC_TUNE_NET_DIAMETER, TC_TUNE_NET_DEGREE, TC_TUNE_NET_CUT, TC_TUNE_NET };
+/**
+ * Features of a sample (features.c, names in tc_tune_feature_names): the paper's message size and GPU count
+ * (log2 bytes, log2 ranks), the server shape (log2 nodes, log2 ranks per node), and the network,
+ * normalised so that a model carries over to rank counts and topologies it has not seen: log2 of the
+ * bytes per rank over the latency-bandwidth product (alpha_min x injection bandwidth), log2 diameter,
+ * log2 degree, the cut ratio, log2 of the link bandwidth spread (max / min) and of the alpha spread.
+ */
+#define TC_TUNE_FEATURES 10
+#define TC_TUNE_FEATURES_STR "10"
+/** Names of the features ("log2 bytes", ...), in order. */
+extern const char *const tc_tune_feature_names[TC_TUNE_FEATURES];
 /** Folds of the cross-validation, and the share of the samples held out for the test (percent). */
 #define TC_TUNE_FOLDS 5
 #define TC_TUNE_TEST_PERCENT 20
@@ -42,7 +57,7 @@
 #define TC_TUNE_MIN_SAMPLES 10
 /** Format name and version written into every model's COLL.json. */
 #define TC_TUNE_MODEL_FORMAT "tacosc-model"
-#define TC_TUNE_MODEL_VERSION 1
+#define TC_TUNE_MODEL_VERSION 2
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Candidates                                                                                        */
@@ -84,9 +99,17 @@ typedef struct tc_tune_topo_id {
     char *name;             /**< owned where stored in data or models */
     uint64_t fingerprint;   /**< FNV-1a 64 of npus, every link (src, dst, alpha, beta) in order and node ids */
     int ranks, nodes, rpn;  /**< npus; servers (1 without <nodes>); npus of the largest server */
+    int has_net;            /**< net[] is known (data of tacosc 2026-11 and later) */
+    double net[TC_TUNE_NET]; /**< network features (TC_TUNE_NET_*) */
 } tc_tune_topo_id;
-/** The id of an indexed, unwound topology (name borrowed from topo). */
+/** The id of an indexed, unwound topology (name borrowed from topo), without its network features. */
 void tc_tune_topo_id_get(const tc_topo *topo, tc_tune_topo_id *out);
+/** The id with its network features (features.c): what data, models and the dispatcher use. */
+void tc_tune_topo_describe(const tc_topo *topo, tc_tune_topo_id *out);
+/** Unscaled features of a sample of topology id at `bytes` (TC_TUNE_FEATURES values).  Without network
+ *  features (old data) the network ones are those of the embedded default costs on a fully connected
+ *  network: alpha 0.5 us, 50 GB/s, diameter 1, degree R-1, cut 1. */
+void tc_tune_features_get(const tc_tune_topo_id *id, uint64_t bytes, double x[TC_TUNE_FEATURES]);
 
 /**
  * Parse a size sweep "LO:HI[:N]" (K/M/G suffixes; N points per doubling, default 4): LO x 2^(i/N)
@@ -120,6 +143,7 @@ typedef struct tc_tune_data {
     tc_tune_row *rows;
     int n_topos, cap_topos;
     tc_tune_topo_id *topos;
+    int *topo_hash, cap_hash; /**< index of topos by name (data.c; -1 free slots) */
     int n_notes, cap_notes;
     char **notes;       /**< one line each: candidates that refused ("bucket on ring-64 (allreduce): ...") */
     char *file;         /**< the CSV it was read from, NULL when generated */

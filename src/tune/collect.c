@@ -20,7 +20,7 @@ tc_status tc_tune_collect(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const 
         if ((tc_algo_registry[a].colls & TC_COLL_BIT(coll)) && (!o->algos || (o->algos >> a & 1)))
             algos[n_algos++] = a;
     tc_tune_topo_id id;
-    tc_tune_topo_id_get(topo, &id);
+    tc_tune_topo_describe(topo, &id);
     int ti;
     if ((st = tc_tune_data_topo(d, &id, &ti)))
         goto done;

@@ -11,9 +11,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char *const feature_names[TC_TUNE_FEATURES] = {"log2 bytes", "log2 ranks", "log2 nodes",
-                                                            "log2 ranks per node"};
-
 const char *tc_tune_model_path(const char *dir, tc_coll coll, const char *ext, char *buf, size_t n)
 {
     size_t l = strlen(dir);
@@ -86,7 +83,7 @@ tc_status tc_tune_model_write_meta(tc_ctx *ctx, const tc_tune_model *m, FILE *f)
     }
     fputs("\n  ],\n  \"features\": [", f);
     for (int k = 0; k < TC_TUNE_FEATURES; k++)
-        fprintf(f, "%s\"%s\"", k ? ", " : "", feature_names[k]);
+        fprintf(f, "%s\"%s\"", k ? ", " : "", tc_tune_feature_names[k]);
     fputs("],\n  \"scale_min\": ", f);
     jdoubles(f, m->scale_min, TC_TUNE_FEATURES);
     fputs(",\n  \"scale_max\": ", f);
@@ -197,7 +194,11 @@ static tc_status parse_meta(mreader *r, const cJSON *j, tc_tune_model *m, uint64
     double x;
     if (!cJSON_IsObject(j) || !(v = field(j, "format", cJSON_String)) || strcmp(v->valuestring, TC_TUNE_MODEL_FORMAT))
         return broken(r, "no \"format\": \"" TC_TUNE_MODEL_FORMAT "\"");
-    if (!int_field(j, "version", 0, 1e9, &x) || x != TC_TUNE_MODEL_VERSION)
+    if (!int_field(j, "version", 0, 1e9, &x))
+        return broken(r, "an unknown \"version\"");
+    if (x == 1)
+        return broken(r, "version 1 (4 features, before the network features): train it again with tacosc tune");
+    if (x != TC_TUNE_MODEL_VERSION)
         return broken(r, "an unknown \"version\"");
     tc_coll coll;
     if (!(v = field(j, "collective", cJSON_String)) || tc_coll_parse(v->valuestring, &coll) || coll != m->coll)
@@ -247,7 +248,7 @@ static tc_status parse_meta(mreader *r, const cJSON *j, tc_tune_model *m, uint64
     }
     if (!doubles_field(j, "scale_min", m->scale_min, TC_TUNE_FEATURES) ||
         !doubles_field(j, "scale_max", m->scale_max, TC_TUNE_FEATURES))
-        return broken(r, "\"scale_min\" or \"scale_max\" is not 4 numbers");
+        return broken(r, "\"scale_min\" or \"scale_max\" is not " TC_TUNE_FEATURES_STR " numbers");
     if (!(m->classes = malloc((size_t)nreg * sizeof *m->classes)) || !(m->cands = malloc((size_t)nreg * sizeof *m->cands)))
         return TC_ERR_NOMEM;
     if (!names_field(j, "classes", m->classes, &m->n_classes, nreg) || m->n_classes < 1)

@@ -91,7 +91,7 @@ static tc_status make_samples(const tc_tune_data *d, tc_coll coll, int nreg, sam
             } else if (x->second < 0 || ts[a] < ts[x->second])
                 x->second = a;
         }
-        tc_tune_features(&d->topos[x->topo], x->bytes, x->x);
+        tc_tune_features_get(&d->topos[x->topo], x->bytes, x->x);
         i = j;
     }
     free(rows);
@@ -149,7 +149,7 @@ void tc_tune_model_predict(const tc_tune_model *m, const tc_tune_topo_id *id, ui
 {
     double x[TC_TUNE_FEATURES];
     struct svm_node nodes[TC_TUNE_FEATURES + 1];
-    tc_tune_features(id, bytes, x);
+    tc_tune_features_get(id, bytes, x);
     scale(m, x, nodes);
     int b, s;
     vote(m->svm, nodes, &b, &s);
