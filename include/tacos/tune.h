@@ -43,7 +43,7 @@ enum { TC_TUNE_NET_ALPHA_MIN, TC_TUNE_NET_ALPHA_MAX, TC_TUNE_NET_BW_MIN, TC_TUNE
  * Features of a sample (features.c, names in tc_tune_feature_names): the paper's message size and GPU count
  * (log2 bytes, log2 ranks), the server shape (log2 nodes, log2 ranks per node), and the network,
  * normalised so that a model carries over to rank counts and topologies it has not seen: log2 of the
- * bytes per rank over the latency-bandwidth product (alpha_min x injection bandwidth), log2 diameter,
+ * bytes per rank over the latency-bandwidth product (alpha_min x injection bandwidth), diameter / ranks,
  * log2 degree, the cut ratio, log2 of the link bandwidth spread (max / min) and of the alpha spread.
  */
 #define TC_TUNE_FEATURES 10
@@ -214,6 +214,21 @@ typedef struct tc_tune_score {
     int no_time;            /**< mispredictions of an algorithm without a time there (not in the means) */
 } tc_tune_score;
 
+/** A model scored on a set of samples beside its baselines: the oracle (the best algorithm of each
+ *  sample: slowdown 0), always the commonest winner of its training samples, always tacos. */
+typedef struct tc_tune_report {
+    tc_tune_score model, common, tacos; /**< tacos.n 0: no tacos times in the data */
+    int common_algo;        /**< registry index of the commonest winner (the model's training samples) */
+    int distinct;           /**< distinct algorithms the model predicted on these samples */
+    int n_topos;            /**< topologies of the samples */
+} tc_tune_report;
+/** Fewest held-out samples whose accuracy the training report trusts (fewer: a warning). */
+#define TC_TUNE_MIN_TEST 30
+/** Most training samples the C, gamma grid cross-validates on (a seeded subsample beyond: libsvm's
+ *  training is superlinear, 1000 samples took 97 s over the 110 x 5 trainings); the final model is trained
+ *  on every training sample. */
+#define TC_TUNE_GRID_SAMPLES 300
+
 /** A trained or loaded model of one collective.  Owns everything it points to. */
 typedef struct tc_tune_model {
     tc_coll coll;
@@ -233,6 +248,10 @@ typedef struct tc_tune_model {
     double cv_slowdown;       /**< and its mean slowdown over every cross-validated prediction */
     int n_samples, n_train;
     tc_tune_score test;       /**< on the held-out samples */
+    tc_tune_report held;      /**< the held-out samples with the baselines (trained models only) */
+    int net;                  /**< trained with network features: serves topologies it was not trained on */
+    int common;               /**< registry index of the commonest winner of the training samples */
+    int grid_samples;         /**< training samples the grid cross-validated on (< n_train: subsampled) */
     uint64_t seed;
     char *data_file;          /**< the CSV it was trained on */
     uint64_t data_checksum;
@@ -250,6 +269,17 @@ void tc_tune_model_free(tc_tune_model *m);
  */
 tc_status tc_tune_train(tc_ctx *ctx, const tc_tune_data *d, tc_coll coll, tc_tune_model **out);
 
+/**
+ * Score m on every sample of its collective in d (another data set: topologies it was not trained on) with
+ * the baselines; TC_ERR_INVALID when d has no sample of m's collective.  The model predicts from each
+ * topology's features as --algo auto would.
+ */
+tc_status tc_tune_evaluate(tc_ctx *ctx, const tc_tune_model *m, const tc_tune_data *d, tc_tune_report *out);
+/** Print a report: "LABEL N samples on T topologies: model accuracy ..% mean slowdown ..% worst ..%" and the
+ *  baselines beside it, with a warning line when N < TC_TUNE_MIN_TEST or the model predicted one
+ *  algorithm everywhere (no better than always that one). */
+void tc_tune_report_print(FILE *f, const char *label, const tc_tune_report *r);
+
 /** Write libsvm's model file to `path` (libsvm writes by path: pass the temporary file of an output) and
  *  record its checksum in m->svm_checksum. */
 tc_status tc_tune_model_write_svm(tc_ctx *ctx, tc_tune_model *m, const char *path);
@@ -264,9 +294,15 @@ const char *tc_tune_model_path(const char *dir, tc_coll coll, const char *ext, c
  * that does not match COLL.svm is refused before libsvm reads it).
  */
 tc_status tc_tune_model_load(tc_ctx *ctx, const char *dir, tc_coll coll, tc_tune_model **out);
-/** TC_OK when m was trained on `topo` (same fingerprint) with `chunks` chunks per rank; otherwise
- *  TC_ERR_INVALID with a message saying what it was trained on. */
+/** TC_OK when m was trained on `topo` (same fingerprint) with `chunks` chunks per rank, or m has network
+ *  features (m->net) and the chunks match: a topology it was not trained on gets a warning naming the
+ *  features outside the trained ranges (a note when none is).  Otherwise TC_ERR_INVALID with a message
+ *  saying what it was trained on. */
 tc_status tc_tune_model_check(tc_ctx *ctx, const tc_tune_model *m, const tc_topo *topo, int chunks);
+/** Features of id at bytes outside m's trained ranges (beyond 1e-9 of them), listed into buf ("log2 ranks 4
+ *  (trained 2..3), ...", n bytes; "" when none); returns how many.  size_only: only the size features. */
+int tc_tune_model_outside(const tc_tune_model *m, const tc_tune_topo_id *id, uint64_t bytes, int size_only,
+                          char *buf, size_t n);
 /** The model's pick at `bytes` on a topology of shape id: *best and *second (registry indices; second
  *  -1 when the model knows no other algorithm), ranked by the one-against-one votes of libsvm. */
 void tc_tune_model_predict(const tc_tune_model *m, const tc_tune_topo_id *id, uint64_t bytes, int *best,

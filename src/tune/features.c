@@ -21,7 +21,7 @@
 
 const char *const tc_tune_feature_names[TC_TUNE_FEATURES] = {
     "log2 bytes",      "log2 ranks",      "log2 nodes",   "log2 ranks per node",    "log2 size / latency-bw product",
-    "log2 diameter",   "log2 degree",     "cut ratio",    "log2 bandwidth spread",  "log2 alpha spread"};
+    "diameter / ranks",   "log2 degree",     "cut ratio",    "log2 bandwidth spread",  "log2 alpha spread"};
 
 void tc_tune_topo_describe(const tc_topo *topo, tc_tune_topo_id *out)
 {
@@ -102,7 +102,7 @@ void tc_tune_features_get(const tc_tune_topo_id *id, uint64_t bytes, double x[TC
     x[3] = log2((double)(id->rpn > 0 ? id->rpn : 1));
     const double ab = net[TC_TUNE_NET_ALPHA_MIN] * net[TC_TUNE_NET_INJ_BW];
     x[4] = ab > 0 ? log2((double)bytes / R / ab) : x[0] - x[1];
-    x[5] = log2(net[TC_TUNE_NET_DIAMETER] > 1 ? net[TC_TUNE_NET_DIAMETER] : 1);
+    x[5] = net[TC_TUNE_NET_DIAMETER] / R; /* a ring 0.5 (bidirectional) or 1 at any size, fully connected 1/R */
     x[6] = log2(net[TC_TUNE_NET_DEGREE] > 1 ? net[TC_TUNE_NET_DEGREE] : 1);
     x[7] = net[TC_TUNE_NET_CUT];
     x[8] = net[TC_TUNE_NET_BW_MIN] > 0 ? log2(net[TC_TUNE_NET_BW_MAX] / net[TC_TUNE_NET_BW_MIN]) : 0;
