@@ -297,6 +297,51 @@ START_TEST(test_train_report)
 }
 END_TEST
 
+/* Random labels (nothing to learn: the worst case of libsvm's training) on 400 samples: the grid
+ * cross-validates a subsample of TC_TUNE_GRID_SAMPLES and the training stays within seconds (1000 such
+ * samples took 97 s over the full grid). */
+START_TEST(test_train_time_bounded)
+{
+    unsigned long seed = tu_seed();
+    printf("test_train_time_bounded seed %lu\n", seed);
+    tc_rng rng;
+    tc_rng_seed(&rng, seed);
+    tc_tune_data *d = NULL;
+    ck_assert_int_eq(tc_tune_data_create(&d), TC_OK);
+    const int a[2] = {tc_tune_algo_index("tacos"), tc_tune_algo_index("ring")};
+    for (int t = 0; t < 4; t++) {
+        tc_tune_topo_id id = {.name = NULL, .fingerprint = (uint64_t)t + 1, .ranks = 4 << t, .nodes = 1,
+                              .rpn = 4 << t};
+        char name[16];
+        snprintf(name, sizeof name, "r%d", t);
+        id.name = name;
+        int ti;
+        ck_assert_int_eq(tc_tune_data_topo(d, &id, &ti), TC_OK);
+        for (int i = 0; i < 100; i++) {
+            uint64_t bytes = 1 + tc_rng_below(&rng, 1ull << 30);
+            for (int k = 0; k < 2; k++) {
+                tc_tune_row r = {.coll = TC_COLL_ALLREDUCE, .bytes = bytes, .algo = a[k],
+                                 .time = 1e-6 * (1 + (double)tc_rng_below(&rng, 1000)), .topo = ti, .chunks = 1};
+                ck_assert_int_eq(tc_tune_data_add(d, &r), TC_OK);
+            }
+        }
+    }
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_tune_model *m = NULL;
+    double t0 = now_s();
+    ck_assert_msg(tc_tune_train(&ctx, d, TC_COLL_ALLREDUCE, &m) == TC_OK, "%s", tu_diags());
+    double dt = now_s() - t0;
+    printf("test_train_time_bounded: %d samples, %d trained, grid on %d, %.1f s\n", m->n_samples, m->n_train,
+           m->grid_samples, dt);
+    ck_assert_int_eq(m->grid_samples, TC_TUNE_GRID_SAMPLES);
+    ck_assert_int_gt(m->n_train, TC_TUNE_GRID_SAMPLES);
+    ck_assert_msg(dt < 60, "training took %.1f s", dt);
+    tc_tune_model_free(m);
+    tc_tune_data_free(d);
+}
+END_TEST
+
 START_TEST(test_fingerprint_switch_models)
 {
     tc_tune_topo_id id[3];
@@ -1029,6 +1074,7 @@ static Suite *make_suite(void)
     tcase_add_test(data, test_csv_quoted_names);
     tcase_add_test(data, test_csv_many_topologies);
     tcase_add_test(data, test_train_report);
+    tcase_add_test(data, test_train_time_bounded);
     tcase_add_test(data, test_fingerprint_switch_models);
     suite_add_tcase(s, data);
     TCase *model = tcase_create("model");
