@@ -285,10 +285,10 @@ START_TEST(test_train_report)
     snprintf(want, sizeof want, "evaluated on %s: %d samples on 1 topology", path[1], n_eval);
     ck_assert_msg(strstr(out, want), "%s", tu_tail(out));
     const char *ev = strstr(out, want);
-    snprintf(want, sizeof want, "    model                  accuracy %5.1f%%  mean slowdown %6.2f%%  worst %7.2f%%\n",
+    snprintf(want, sizeof want, "    model                  accuracy %5.1f%%  mean slowdown %7.3f%%  worst %7.2f%%\n",
              100.0 * (n_eval - ring_wins) / n_eval, 100 * sum / n_eval, 100 * worst);
     ck_assert_msg(strstr(ev, want), "want %s in %s", want, tu_tail(ev));
-    snprintf(want, sizeof want, "    always tacos           accuracy %5.1f%%  mean slowdown %6.2f%%  worst %7.2f%%\n",
+    snprintf(want, sizeof want, "    always tacos           accuracy %5.1f%%  mean slowdown %7.3f%%  worst %7.2f%%\n",
              100.0 * (n_eval - ring_wins) / n_eval, 100 * sum / n_eval, 100 * worst);
     ck_assert_msg(strstr(ev, want), "want %s in %s", want, tu_tail(ev));
     free(out);

@@ -231,7 +231,7 @@ static void report_fill(tc_tune_report *r, const sample *s, const int *idx, int 
 
 static void score_line(FILE *f, const char *what, const tc_tune_score *sc)
 {
-    fprintf(f, "    %-22s accuracy %5.1f%%  mean slowdown %6.2f%%  worst %7.2f%%", what, 100 * sc->accuracy,
+    fprintf(f, "    %-22s accuracy %5.1f%%  mean slowdown %7.3f%%  worst %7.2f%%", what, 100 * sc->accuracy,
             100 * sc->mean_slowdown_all, 100 * sc->worst_slowdown);
     if (sc->no_time)
         fprintf(f, "  (%d pick%s without a time there, not in the means)", sc->no_time, sc->no_time == 1 ? "" : "s");

@@ -37,6 +37,57 @@ report() { # name model_dir [measured: the targets are for simulated data]
     done
 }
 
+# cross-family: train on 45 topologies of 6 families (3 cost sets each), evaluate on 20 of 7 other families
+# or sizes (ranks and costs unseen): the model's mean slowdown against the oracle must be at most half of
+# always-the-commonest-winner's and of always-tacos' (issue 24).  BENCH_TUNE_ONLY=cross runs only this.
+cross() {
+    d="$tmp/cross"
+    mkdir -p "$d"
+    i=0
+    for spec in "biring 8" "biring 32" "torus 4x4" "torus 8x4" "torus 4x4x2" "mesh 4x4" "mesh 8x8" "hypercube 16" \
+        "hypercube 64" "hier 4x4" "hier 8x4" "hier 2x8" "switch 16" "switch 4x8" "ring 16"; do
+        for c in "0.5us 50GB/s" "3us 200GB/s" "0.2us 25GB/s"; do
+            set -- $c
+            i=$((i + 1))
+            $TACOSC topo $spec --alpha "$1" --bandwidth "$2" -o "$d/tr$i.xml"
+            sed -i "s/<topology name=\"\([^\"]*\)\"/<topology name=\"\1-tr$i\"/" "$d/tr$i.xml"
+        done
+    done
+    j=0
+    for spec in "fc 8" "fc 16" "dragonfly 4x4" "dragonfly 8x4" "hier-ring 4x4" "hier-ring 8x4" "rfs 2x2x4" "dgx1" \
+        "torus 8x8" "biring 64"; do
+        for c in "1us 100GB/s" "0.3us 40GB/s"; do
+            set -- $c
+            j=$((j + 1))
+            $TACOSC topo $spec --alpha "$1" --bandwidth "$2" -o "$d/te$j.xml"
+            sed -i "s/<topology name=\"\([^\"]*\)\"/<topology name=\"\1-te$j\"/" "$d/te$j.xml"
+        done
+    done
+    t0=$(date +%s.%N)
+    $TACOSC tune "$d"/tr*.xml -c allreduce,allgather,reducescatter --sizes 1K:4G:2 -q -o "$d/train.csv"
+    $TACOSC tune "$d"/te*.xml -c allreduce,allgather,reducescatter --sizes 1K:4G:2 -q -o "$d/test.csv"
+    t1=$(date +%s.%N)
+    $TACOSC tune --train "$d/train.csv" --eval "$d/test.csv" -o "$d/model" >"$d/report"
+    t2=$(date +%s.%N)
+    echo "bench-tune: cross-family: tune $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s, train and evaluate $(awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.1f", b - a }') s"
+    sed 's/^/bench-tune: /' "$d/report"
+    # per collective: the evaluated block's model, commonest and tacos mean slowdowns
+    awk '/^[a-z]*: [0-9]* samples/ { coll = $1; sub(":", "", coll) }
+         /evaluated on/ { ev = 1; next }
+         ev && /^    model / { m = $6 }
+         ev && /^    always .*commonest/ { c = $(NF - 2) }
+         ev && /^    always tacos / && !/commonest/ { t = $7; ev = 0
+             sub("%", "", m); sub("%", "", c); sub("%", "", t)
+             ok = (m <= c / 2 && m <= t / 2) ? "meets" : "SHORT"
+             printf "bench-tune: cross-family %s: model mean slowdown %s%%, always-commonest %s%%, always-tacos %s%%: %s (target: at most half of both)\n", coll, m, c, t, ok }' "$d/report" | tee "$d/verdict"
+    grep -q SHORT "$d/verdict" && short=1 || :
+}
+cross
+if [ "$BENCH_TUNE_ONLY" = cross ]; then
+    [ $short -eq 0 ] && echo "bench-tune: cross-family meets the target" || echo "bench-tune: cross-family falls short (SHORT above)"
+    exit 0
+fi
+
 for spec in ring-64 ring-128 hier-4x8:topologies/hier.cost; do
     name=${spec%%:*}
     t=topologies/$name.xml
