@@ -2,6 +2,7 @@
  * that round-trip, models that refuse other topologies), --algo auto, byte-range bundles and their
  * coverage, measured tuning data. */
 #include "testutil.h"
+#include "../src/tune/tune_int.h"
 
 #include <time.h>
 
@@ -339,6 +340,63 @@ START_TEST(test_train_time_bounded)
     ck_assert_msg(dt < 60, "training took %.1f s", dt);
     tc_tune_model_free(m);
     tc_tune_data_free(d);
+}
+END_TEST
+
+/* NCCL's own algorithms: the cost model against its formula worked by hand (one server of 8 fully
+ * connected NPUs: ring/Simple wins at 1 GiB), and a DGX-1 all-reduce bundle leaves uncovered the large
+ * sizes where NCCL's ring is predicted to beat tacos' one-chunk plan: at every sampled size in the gap
+ * NCCL is faster, at every covered one the plan is. */
+START_TEST(test_vendor_uncovered)
+{
+    char *dir = tmpdir();
+    char *fc = gen_topo(dir, "fc8", "fc 8 --alpha 0.5us --bandwidth 50GB/s");
+    tc_topo *t = load(fc);
+    double tv;
+    char what[64];
+    ck_assert_int_eq(tc_tune_vendor_time(t, TC_COLL_ALLREDUCE, 1ull << 30, &tv, what, sizeof what), 1);
+    ck_assert_str_eq(what, "NCCL ring/Simple");
+    /* NVIDIA/nccl tuning.cc: latency 8.4 + 2(R-1) x 3.4 us, bandwidth 7 x 50 GB/s x R / 2(R-1) */
+    const double want = (8.4 + 14 * 3.4 + (double)(1ull << 30) / (1000 * 350.0 * 8 / 14)) * 1e-6;
+    ck_assert_double_eq_tol(tv, want, 1e-9 * want);
+    ck_assert_int_eq(tc_tune_vendor_time(t, TC_COLL_ALLTOALL, 1 << 20, &tv, what, sizeof what), 0);
+    tc_topo_free(t);
+    free(fc);
+    char *d1 = gen_topo(dir, "dgx1", "dgx1"), *out = NULL;
+    ck_assert_msg(tu_tacosc_run(&out, "bundle %s -c allreduce --sizes 1M:1G:1 -o %s/b", d1, dir) == 0, "%s", out);
+    const char *gap = strstr(out, "note: bundle: ");
+    ck_assert_msg(gap && strstr(gap, " to no limit left uncovered: the runtime's own algorithm is predicted to win"),
+                  "%s", tu_tail(out));
+    /* the covered range's upper end, from the file name allreduce-n8-0-MAX.xml */
+    const char *f = strstr(out, "allreduce-n8-0-");
+    ck_assert_ptr_nonnull(f);
+    unsigned long long max = strtoull(f + strlen("allreduce-n8-0-"), NULL, 10);
+    ck_assert_uint_gt(max, 0);
+    free(out);
+    t = load(d1);
+    for (uint64_t s = 1 << 20; s <= 1ull << 30; s *= 2) {
+        tc_ctx ctx;
+        tu_ctx(&ctx);
+        tc_gen_opts g;
+        tc_gen_opts_init(&g);
+        g.size = s;
+        double tp;
+        char note[200];
+        ck_assert_int_eq(tc_tune_price(&ctx, t, TC_COLL_ALLREDUCE, &g, NULL, tc_tune_algo_index("tacos"), &tp, NULL,
+                                       note, sizeof note),
+                         TC_OK);
+        ck_assert_int_eq(tc_tune_vendor_time(t, TC_COLL_ALLREDUCE, s, &tv, what, sizeof what), 1);
+        ck_assert_msg(s <= max ? tv >= tp : tv < tp, "%llu B (covered up to %llu): NCCL %g s, tacos %g s",
+                      (unsigned long long)s, max, tv, tp);
+    }
+    tc_topo_free(t);
+    /* --no-vendor covers every size */
+    ck_assert_int_eq(tu_tacosc_run(&out, "bundle %s -c allreduce --sizes 1M:1G:1 --no-vendor -o %s/c", d1, dir), 0);
+    ck_assert_msg(strstr(out, "allreduce-n8-0-inf.xml") && !strstr(out, "uncovered"), "%s", tu_tail(out));
+    free(out);
+    free(d1);
+    rm_rf(dir);
+    free(dir);
 }
 END_TEST
 
@@ -1075,6 +1133,7 @@ static Suite *make_suite(void)
     tcase_add_test(data, test_csv_many_topologies);
     tcase_add_test(data, test_train_report);
     tcase_add_test(data, test_train_time_bounded);
+    tcase_add_test(data, test_vendor_uncovered);
     tcase_add_test(data, test_fingerprint_switch_models);
     suite_add_tcase(s, data);
     TCase *model = tcase_create("model");
