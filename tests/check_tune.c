@@ -400,6 +400,53 @@ START_TEST(test_vendor_uncovered)
 }
 END_TEST
 
+/* tacos-run --calibrate over 2 ranks: a cost file tacosc reads back, with a positive alpha and bandwidth
+ * for the class, and the spread of the repetitions as comments. */
+START_TEST(test_calibrate)
+{
+    const char *tr = getenv("TACOSRUN");
+    if (!tr || access(tr, X_OK) || tu_run("command -v mpirun", NULL)) {
+        fprintf(stderr, "test_calibrate: skipped: tacos-run or mpirun not found\n");
+        return;
+    }
+    char *out = NULL;
+    tu_run("mpirun --version", &out);
+    int ompi = out && strstr(out, "Open MPI");
+    free(out);
+    char *dir = tmpdir(), cmd[1024], path[300];
+    snprintf(path, sizeof path, "%s/c.cost", dir);
+    snprintf(cmd, sizeof cmd,
+             "ASAN_OPTIONS=detect_leaks=0 OMPI_MCA_btl_vader_single_copy_mechanism=none timeout 60 mpirun%s%s -np 2 "
+             "%s --calibrate --reps 3 --class nvlink -o %s 2>&1",
+             ompi ? " --oversubscribe" : "", ompi && geteuid() == 0 ? " --allow-run-as-root" : "", tr, path);
+    ck_assert_msg(tu_run(cmd, &out) == 0, "%s", out ? tu_tail(out) : "");
+    free(out);
+    size_t len = 0;
+    char *text = tu_slurp(path, &len);
+    ck_assert_msg(strstr(text, "# tacos-run --calibrate on ") && strstr(text, ": 2 ranks on 1 node, 3 repetitions") &&
+                      strstr(text, "# alpha inside a node: 8-byte ping-pong 0<->1, half round trip "),
+                  "%s", text);
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_costs *c = NULL;
+    ck_assert_msg(tc_costs_read(&ctx, path, &c) == TC_OK, "%s", tu_diags());
+    ck_assert_int_eq(c->n_classes, 1);
+    ck_assert_str_eq(c->classes[0].name, "nvlink");
+    ck_assert(c->classes[0].alpha > 0 && c->classes[0].alpha < 1e-2);
+    ck_assert(c->classes[0].beta > 0 && c->classes[0].beta < 1e-6); /* over 1 MB/s */
+    tc_costs_free(c);
+    free(text);
+    /* bad arguments: usage errors */
+    snprintf(cmd, sizeof cmd, "timeout 60 mpirun%s%s -np 2 %s --calibrate --reps 0 2>&1",
+             ompi ? " --oversubscribe" : "", ompi && geteuid() == 0 ? " --allow-run-as-root" : "", tr);
+    ck_assert_int_ne(tu_run(cmd, &out), 0);
+    ck_assert_msg(strstr(out, "tacos-run: error: --reps '0' is not an integer from 1 to 1000"), "%s", out);
+    free(out);
+    rm_rf(dir);
+    free(dir);
+}
+END_TEST
+
 START_TEST(test_fingerprint_switch_models)
 {
     tc_tune_topo_id id[3];
@@ -1134,6 +1181,7 @@ static Suite *make_suite(void)
     tcase_add_test(data, test_train_report);
     tcase_add_test(data, test_train_time_bounded);
     tcase_add_test(data, test_vendor_uncovered);
+    tcase_add_test(data, test_calibrate);
     tcase_add_test(data, test_fingerprint_switch_models);
     suite_add_tcase(s, data);
     TCase *model = tcase_create("model");

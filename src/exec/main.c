@@ -35,6 +35,8 @@
 
 #include <errno.h>
 #include <getopt.h>
+
+#include "calibrate.h"
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -1032,6 +1034,8 @@ static void print_cols(const result *res, double bytes, double factor, int check
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && !strcmp(argv[1], "--calibrate")) /* issue 24: calibrate.c */
+        return tc_exec_calibrate_main(argc, argv);
     opts o;
     int rc = parse_args(argc, argv, &o, 0);
     if (rc < 0) /* --help, --version: no MPI needed */
