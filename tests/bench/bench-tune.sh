@@ -82,7 +82,44 @@ cross() {
              printf "bench-tune: cross-family %s: model mean slowdown %s%%, always-commonest %s%%, always-tacos %s%%: %s (target: at most half of both)\n", coll, m, c, t, ok }' "$d/report" | tee "$d/verdict"
     grep -q SHORT "$d/verdict" && short=1 || :
 }
+# calibrate: tacos-run --calibrate writes a cost file on this machine's MPI (shared memory); a ring
+# all-reduce plan priced with it (tacosc sim) against tacos-run's measured median of 3 launches, 1 MiB to
+# 64 MiB: within 25% (issue 24).  CAL_NP ranks (default 4).
+calibrate() {
+    command -v mpirun >/dev/null && [ -x "${TACOSRUN:-./tacos-run}" ] || { echo "bench-tune: calibrate: skipped (no mpirun or tacos-run)"; return; }
+    TR=${TACOSRUN:-./tacos-run}
+    np=${CAL_NP:-4}
+    mr="mpirun"
+    mpirun --version 2>/dev/null | grep -q "Open MPI" && mr="$mr --oversubscribe" && [ "$(id -u)" -eq 0 ] && mr="$mr --allow-run-as-root"
+    d="$tmp/cal"
+    mkdir -p "$d"
+    OMPI_MCA_btl_vader_single_copy_mechanism=none $mr -np "$np" "$TR" --calibrate -o "$d/c.cost" 2>/dev/null
+    sed 's/^/bench-tune: calibrate: /' "$d/c.cost"
+    $TACOSC topo fc "$np" -o "$d/fc.xml"
+    $TACOSC "$d/fc.xml" --costs "$d/c.cost" -c allreduce --algo ring --size 1M --target tacos-run -o "$d/ring.xml" -q
+    for k in 1 2 3; do
+        OMPI_MCA_btl_vader_single_copy_mechanism=none $mr -np "$np" "$TR" "$d/ring.xml" -b 1M -e 64M -f 2 -n 5 -w 1 -c 0 \
+            --mode in-place 2>/dev/null | awk '!/^#/ && NF > 8 { print $1, $9 }' >"$d/m$k"
+    done
+    bad=0
+    for s in 1048576 2097152 4194304 8388608 16777216 33554432 67108864; do
+        med=$(for k in 1 2 3; do awk -v s=$s '$1 == s { print $2 }' "$d/m$k"; done | sort -g | sed -n 2p)
+        pred=$($TACOSC sim "$d/ring.xml" "$d/fc.xml" --costs "$d/c.cost" --size $s | sed -n 's/^ *time \([0-9.]*\) \([mu]s\).*/\1 \2/p' | head -1 |
+            awk '{ print ($2 == "ms") ? $1 * 1000 : $1 }')
+        r=$(awk -v p="$pred" -v m="$med" 'BEGIN { printf "%.3f", p / m }')
+        ok=$(awk -v r="$r" 'BEGIN { print (r >= 0.75 && r <= 1.25) ? "within 25%" : "OFF" }')
+        [ "$ok" = "within 25%" ] || bad=1
+        echo "bench-tune: calibrate: ring all-reduce $s B on $np ranks: predicted $pred us, measured median $med us, ratio $r: $ok"
+    done
+    [ $bad -eq 0 ] && echo "bench-tune: calibrate: every size within 25%" || { echo "bench-tune: calibrate: some sizes off by more than 25% (OFF above)"; short=1; }
+}
+if [ "$BENCH_TUNE_ONLY" = calibrate ]; then
+    calibrate
+    exit 0
+fi
+
 cross
+calibrate
 if [ "$BENCH_TUNE_ONLY" = cross ]; then
     [ $short -eq 0 ] && echo "bench-tune: cross-family meets the target" || echo "bench-tune: cross-family falls short (SHORT above)"
     exit 0
