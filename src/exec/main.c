@@ -113,6 +113,8 @@ static void usage(FILE *f)
             "      --corrupt-sparse    self-test: rank 0 damages every sparse message it sends, so the replay\n"
             "                          must fail on every rank\n"
             "  -v, --verbose           print the plan summary of every rank\n"
+            "      --calibrate         (first argument) measure alpha and beta, write a cost file instead\n"
+            "                          (tacos-run --calibrate --help)\n"
             "  -h, --help              this text\n"
             "  -V, --version           version\n"
             "\n"
