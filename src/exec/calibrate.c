@@ -7,11 +7,12 @@
  * file has "intra" as well (the same values as NAME).
  * alpha: ping-pong of 8 bytes between rank 0 and a peer of the class (rank 1 inside a node, the first rank
  *   of another node across), 200 round trips per repetition, half the mean round trip.
- * beta: streaming over the whole job as a ring collective loads it: every rank sends S bytes to the next
- *   rank of the ring and receives S from the previous one at once (MPI_Sendrecv), a step timed at S = 1 MiB
- *   and 16 MiB; beta = (t(16 MiB) - t(1 MiB)) / 15 MiB.  Two kinds of step, as a ring all-reduce has as
- *   many of each: a copy step (receive into place) and a reduce step (receive, then sum float32 into the
- *   local buffer); the class's beta is their mean, both are written as comments.  Across nodes the ring
+ * beta: streaming over the whole job as a ring collective loads it: every rank sends S/N bytes to the
+ *   next rank of the ring and receives as many from the previous one at once (MPI_Sendrecv), N - 1 such
+ *   steps back to back (one phase of a ring collective of S bytes), timed per step at S = 1 MiB and
+ *   16 MiB; beta = (t(16 MiB / N) - t(1 MiB / N)) / (15 MiB / N).  Two kinds of step, as a ring all-reduce
+ *   has as many of each: a copy step (receive into place) and a reduce step (receive, then sum float32
+ *   into the local buffer); the class's beta is their mean, both are written as comments.  Across nodes the ring
  *   is ordered so that each node is entered once (the slowest hop rules a ring step).
  * Each measurement is repeated R times (default 7), after one untimed warm-up; the file gets the median
  * and, as comments, the spread (smallest and largest).  Rank 0 writes the file (stdout without -o); a
@@ -67,18 +68,21 @@ static double pingpong(MPI_Comm comm, int rank, int a, int b)
     return (MPI_Wtime() - t0) / (2.0 * PP_ITERS);
 }
 
-/* One ring step of `bytes` on every rank at once (next/prev in the ring), the slowest rank's time. */
+/* `steps` ring steps of `bytes` each on every rank at once (next/prev in the ring), back to back as a
+ * ring collective streams them; the slowest rank's time per step. */
 static double ring_step(MPI_Comm comm, int next, int prev, float *send, float *recv, float *acc, size_t bytes,
-                        int reduce)
+                        int reduce, int steps)
 {
     const int n = (int)(bytes / sizeof(float));
     MPI_Barrier(comm);
     double t0 = MPI_Wtime();
-    MPI_Sendrecv(send, n, MPI_FLOAT, next, 9, recv, n, MPI_FLOAT, prev, 9, comm, MPI_STATUS_IGNORE);
-    if (reduce)
-        for (int i = 0; i < n; i++)
-            acc[i] += recv[i];
-    double t = MPI_Wtime() - t0, tmax = 0;
+    for (int s = 0; s < steps; s++) {
+        MPI_Sendrecv(send, n, MPI_FLOAT, next, 9, recv, n, MPI_FLOAT, prev, 9, comm, MPI_STATUS_IGNORE);
+        if (reduce)
+            for (int i = 0; i < n; i++)
+                acc[i] += recv[i];
+    }
+    double t = (MPI_Wtime() - t0) / steps, tmax = 0;
     MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, comm);
     return tmax;
 }
@@ -173,16 +177,18 @@ int tc_exec_calibrate_main(int argc, char **argv)
         send[i] = (float)((i + (size_t)rank) % 17), acc[i] = 0;
     double *a_in = v, *a_out = v + reps, *cp = v + 2 * reps, *rd = v + 3 * reps, *bt = v + 4 * reps;
     pingpong(comm, rank, 0, intra_peer >= 0 ? intra_peer : inter_peer); /* warm-up */
-    ring_step(comm, next, prev, send, recv, acc, S_BIG, 1);
+    const int steps = n - 1; /* a ring collective's steps of one phase */
+    const size_t s_small = S_SMALL / (size_t)n & ~(size_t)63, s_big = S_BIG / (size_t)n & ~(size_t)63;
+    ring_step(comm, next, prev, send, recv, acc, s_big, 1, steps);
     for (int i = 0; i < reps; i++) {
         a_in[i] = intra_peer >= 0 ? pingpong(comm, rank, 0, intra_peer) : 0;
         a_out[i] = inter_peer >= 0 ? pingpong(comm, rank, 0, inter_peer) : 0;
-        double c1 = ring_step(comm, next, prev, send, recv, acc, S_SMALL, 0);
-        double c2 = ring_step(comm, next, prev, send, recv, acc, S_BIG, 0);
-        double r1 = ring_step(comm, next, prev, send, recv, acc, S_SMALL, 1);
-        double r2 = ring_step(comm, next, prev, send, recv, acc, S_BIG, 1);
-        cp[i] = (c2 - c1) / (S_BIG - S_SMALL);
-        rd[i] = (r2 - r1) / (S_BIG - S_SMALL);
+        double c1 = ring_step(comm, next, prev, send, recv, acc, s_small, 0, steps);
+        double c2 = ring_step(comm, next, prev, send, recv, acc, s_big, 0, steps);
+        double r1 = ring_step(comm, next, prev, send, recv, acc, s_small, 1, steps);
+        double r2 = ring_step(comm, next, prev, send, recv, acc, s_big, 1, steps);
+        cp[i] = (c2 - c1) / (double)(s_big - s_small);
+        rd[i] = (r2 - r1) / (double)(s_big - s_small);
         bt[i] = (cp[i] + rd[i]) / 2;
     }
     rc = 0;
@@ -209,7 +215,8 @@ int tc_exec_calibrate_main(int argc, char **argv)
             if (inter_peer >= 0)
                 fprintf(f, "# alpha across nodes: 8-byte ping-pong 0<->%d, half round trip %.4f us (%.4f..%.4f)\n",
                         inter_peer, ao.med * 1e6, ao.lo * 1e6, ao.hi * 1e6);
-            fprintf(f, "# beta: ring streaming of every rank at once, (t(16 MiB) - t(1 MiB)) / 15 MiB:\n");
+            fprintf(f, "# beta: ring streaming of every rank at once, %d steps back to back, per step "
+                       "(t(16 MiB/%d) - t(1 MiB/%d)) / (15 MiB/%d):\n", steps, n, n, n);
             fprintf(f, "#   copy step %.4f GB/s (%.4f..%.4f), reduce step (float32 sum) %.4f GB/s (%.4f..%.4f)\n",
                     1e-9 / sc.med, 1e-9 / sc.hi, 1e-9 / sc.lo, 1e-9 / sr.med, 1e-9 / sr.hi, 1e-9 / sr.lo);
             fprintf(f, "#   the class's beta: their mean (a ring all-reduce has as many of each), %.4f GB/s "
