@@ -84,11 +84,12 @@ cross() {
 }
 # calibrate: tacos-run --calibrate writes a cost file on this machine's MPI (shared memory); a ring
 # all-reduce plan priced with it (tacosc sim) against tacos-run's measured median of 3 launches, 1 MiB to
-# 64 MiB: within 25% (issue 24).  CAL_NP ranks (default 4).
+# 64 MiB: within 25% (issue 24).  CAL_NP ranks (default 2: more ranks than cores make both the
+# calibration and the replay measure the scheduler).
 calibrate() {
     command -v mpirun >/dev/null && [ -x "${TACOSRUN:-./tacos-run}" ] || { echo "bench-tune: calibrate: skipped (no mpirun or tacos-run)"; return; }
     TR=${TACOSRUN:-./tacos-run}
-    np=${CAL_NP:-4}
+    np=${CAL_NP:-2}
     mr="mpirun"
     mpirun --version 2>/dev/null | grep -q "Open MPI" && mr="$mr --oversubscribe" && [ "$(id -u)" -eq 0 ] && mr="$mr --allow-run-as-root"
     d="$tmp/cal"
