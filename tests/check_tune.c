@@ -360,6 +360,11 @@ START_TEST(test_vendor_uncovered)
     const double want = (8.4 + 14 * 3.4 + (double)(1ull << 30) / (1000 * 350.0 * 8 / 14)) * 1e-6;
     ck_assert_double_eq_tol(tv, want, 1e-9 * want);
     ck_assert_int_eq(tc_tune_vendor_time(t, TC_COLL_ALLTOALL, 1 << 20, &tv, what, sizeof what), 0);
+    /* ROCm/rccl tuning.cc: latency 17 + 2(R-1) x 2.7 us, the same ring bandwidth */
+    ck_assert_int_eq(tc_tune_vendor_time_of(1, t, TC_COLL_ALLREDUCE, 1ull << 30, &tv, what, sizeof what), 1);
+    ck_assert_str_eq(what, "RCCL ring/Simple");
+    const double want_r = (17 + 14 * 2.7 + (double)(1ull << 30) / (1000 * 350.0 * 8 / 14)) * 1e-6;
+    ck_assert_double_eq_tol(tv, want_r, 1e-9 * want_r);
     tc_topo_free(t);
     free(fc);
     char *d1 = gen_topo(dir, "dgx1", "dgx1"), *out = NULL;

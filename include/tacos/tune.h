@@ -371,14 +371,18 @@ tc_status tc_tune_bundle_ranges(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, 
  * of the collective (all-to-all, gather, scatter) or the topology gives no bandwidth.
  */
 int tc_tune_vendor_time(const tc_topo *topo, tc_coll coll, uint64_t bytes, double *time, char *what, size_t n);
+/** The same for library lib: 0 NCCL, 1 RCCL (ROCm/rccl src/graph/tuning.cc: its own tables). */
+int tc_tune_vendor_time_of(int lib, const tc_topo *topo, tc_coll coll, uint64_t bytes, double *time, char *what,
+                           size_t n);
 /**
- * Leave uncovered the sizes where NCCL's own algorithm is predicted to beat the plan of their range (the
+ * Leave uncovered the sizes where the library's own algorithm (lib: 0 NCCL, 1 RCCL) is predicted to beat
+ * the plan of their range (the
  * runtime falls back to it where no file serves a call): *ranges (malloc'd, from tc_tune_bundle_ranges)
  * is replaced by the covered ranges, in order, with gaps; a note per gap says what wins there and by how
  * much.  Boundaries are bisected to 1/64 of the size.  When NCCL wins at every sample the ranges are kept
  * (with a warning).  *n_uncovered: the gaps.
  */
-tc_status tc_tune_vendor_uncover(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_gen_opts *go,
+tc_status tc_tune_vendor_uncover(tc_ctx *ctx, int lib, const tc_topo *topo, tc_coll coll, const tc_gen_opts *go,
                                  const uint64_t *sizes, int n_sizes, tc_tune_range **ranges, int *n_ranges,
                                  int *n_uncovered);
 

@@ -38,8 +38,8 @@ static void usage(FILE *f)
           "  -c, --collective C   the collective\n"
           "      --model DIR      the model to choose by (tacosc tune --train)\n"
           "      --sizes LO:HI[:N] sampled sizes (default 1K:1G:4: N per doubling)\n"
-          "      --no-vendor      target NCCL: cover the sizes where NCCL's own ring or tree is predicted to\n"
-          "                       win too (by default they are left uncovered: NCCL runs its own there)\n"
+          "      --no-vendor      cover the sizes where NCCL's (RCCL's) own ring or tree is predicted to win\n"
+          "                       too (by default they are left uncovered: the library runs its own there)\n"
           "      --algos LIST     candidates when simulating (default: every generator of C)\n"
           "      --costs FILE     alpha-beta cost file\n"
           "  -k, --chunks K       chunks per rank (default 1)\n"
@@ -320,8 +320,9 @@ int tc_cli_bundle(int argc, char **argv)
     if ((st = tc_tune_bundle_ranges(&ctx, topo, coll, &go, model, algos, sizes, n_sizes, &r, &nr)))
         goto done;
     int n_gaps = 0; /* issue 24: where NCCL's own algorithm is predicted to win, no file (tune/vendor.c) */
-    if (lo.target == TC_TARGET_NCCL && !seen[O_NOVENDOR] &&
-        (st = tc_tune_vendor_uncover(&ctx, topo, coll, &go, sizes, n_sizes, &r, &nr, &n_gaps)))
+    if ((lo.target == TC_TARGET_NCCL || lo.target == TC_TARGET_RCCL) && !seen[O_NOVENDOR] &&
+        (st = tc_tune_vendor_uncover(&ctx, lo.target == TC_TARGET_RCCL, topo, coll, &go, sizes, n_sizes, &r, &nr,
+                                     &n_gaps)))
         goto done;
     /* the directory */
     snprintf(algo_dir, sizeof algo_dir, "%s%s" ALGO_DIR, out_dir, out_dir[strlen(out_dir) - 1] == '/' ? "" : "/");

@@ -20,10 +20,12 @@
  *     the ring pay nsteps x the per-step latency;
  *   corrections: the tree's bandwidth x treeCorrectionFactor[p][log2(bytes / 64)] below 2^22 x 64 B; the
  *     ring's Simple all-reduce latency x 1.9 across nodes from R/16 x 64 KiB up.
+ * RCCL (ROCm/rccl src/graph/tuning.cc at commit 0023b9b0): the same model with its own tables (base
+ * latencies 12, 12, 17 us; xGMI and network hwLat), ring LL x 1/5, tree x 0.27 capped at 70 GB/s across
+ * nodes (90 inside one), tree LL x 1/2.3, a ringCorrectionFactor beside the tree's and no 1.9 plateau.
  * The constants below are NCCL's numbers (latencies in us); the model picks the fastest (algorithm,
  * protocol) as NCCL's getAlgoInfo does.  Collectives NCCL runs as point-to-point (all-to-all, gather,
- * scatter) have no model here.  RCCL's tables differ (ROCm/rccl src/graph/tuning.cc: base latencies 12,
- * 12, 17 us) and are not modelled: with target rccl nothing is left uncovered.
+ * scatter) have no model here.
  */
 #include "tune_int.h"
 
@@ -33,13 +35,43 @@
 
 enum { LL, LL128, SIMPLE, NPROTO };
 enum { TREE, RING };
-static const double base_lat[2][NPROTO] = {{6.8, 14.0, 0}, {6.6, 14.0, 8.4}};
-static const double hw_nvlink[2][NPROTO] = {{.52, 1.25, 28}, {.47, 1.9, 3.4}};
-static const double hw_net[2][NPROTO] = {{5.0, 8.5, 50}, {2.7, 4.0, 9.6}};
-static const double tree_corr[NPROTO][22] = {
-    {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0},
-    {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .5, .6, .6, .7, .7, .8, .9, .9, 1.0},
-    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .5, .5, .6, .6, .7, .8, .9}};
+
+/* One library's tuning tables (latencies in us, as the sources write them). */
+typedef struct vmodel {
+    const char *name;
+    double base_lat[2][NPROTO];
+    double hw_intra[2][NPROTO], hw_net[2][NPROTO];
+    int rccl;                       /* RCCL's refinements instead of NCCL's */
+    double tree_corr[NPROTO][22];
+    double ring_corr[NPROTO][22];   /* RCCL only */
+} vmodel;
+
+static const vmodel nccl = {
+    "NCCL",
+    {{6.8, 14.0, 0}, {6.6, 14.0, 8.4}},
+    {{.52, 1.25, 28}, {.47, 1.9, 3.4}},
+    {{5.0, 8.5, 50}, {2.7, 4.0, 9.6}},
+    0,
+    {{1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0},
+     {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .5, .6, .6, .7, .7, .8, .9, .9, 1.0},
+     {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .5, .5, .6, .6, .7, .8, .9}},
+    {{0}},
+};
+
+/* ROCm/rccl src/graph/tuning.cc at commit 0023b9b0814b6779a84bbb2d477682432c881a41 */
+static const vmodel rccl = {
+    "RCCL",
+    {{12.0, 12.0, 17.0}, {12.0, 12.0, 17.0}},
+    {{1.2, 1.2, 3.8}, {2.3, 2.3, 2.7}},
+    {{9.8, 9.8, 19.5}, {2.0, 2.0, 4.5}},
+    1,
+    {{1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, .84, .49, .42, .60, .75, .87, .94, .94, .99, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0},
+     {1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, .84, .49, .42, .60, .75, .87, .94, .94, .99, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0},
+     {1.0, 1.0, 1.0, 1.0, 1.0, 1.0, .41, .27, .25, .39, .46, .72, .76, .87, .92, .97, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0}},
+    {{1.0, 1.0, 1.0, 1.0, 1.0, 1.0, .25, .41, .55, .56, .78, .94, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0},
+     {1.0, 1.0, 1.0, 1.0, 1.0, 1.0, .25, .41, .55, .56, .78, .94, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0},
+     {1.0, 1.0, 1.0, 1.0, 1.0, 1.0, .04, .08, .09, .09, .11, .13, .25, .40, .59, .76, .86, 1.0, 1.0, 1.0, 1.0, 1.0}},
+};
 static const char *const proto_name[NPROTO] = {"LL", "LL128", "Simple"};
 
 static int log2i(uint64_t v)
@@ -52,8 +84,10 @@ static int log2i(uint64_t v)
     return l;
 }
 
-int tc_tune_vendor_time(const tc_topo *topo, tc_coll coll, uint64_t bytes, double *time, char *what, size_t n)
+int tc_tune_vendor_time_of(int lib, const tc_topo *topo, tc_coll coll, uint64_t bytes, double *time, char *what,
+                           size_t n)
 {
+    const vmodel *vm = lib ? &rccl : &nccl;
     if (coll != TC_COLL_ALLREDUCE && coll != TC_COLL_ALLGATHER && coll != TC_COLL_REDUCESCATTER &&
         coll != TC_COLL_BROADCAST && coll != TC_COLL_REDUCE)
         return 0;
@@ -108,17 +142,26 @@ int tc_tune_vendor_time(const tc_topo *topo, tc_coll coll, uint64_t bytes, doubl
             if (p == LL128)
                 continue;
             double bw = bus;
-            if (a == RING && p == LL)
-                bw *= nodes > 1 || coll == TC_COLL_ALLREDUCE || coll == TC_COLL_REDUCE ? 1.0 / 4 : 1.0 / 3;
-            if (a == TREE)
-                bw = fmin(bw * .9, nodes > 2 ? 80.0 : 110.0);
-            if (a == TREE && p == LL)
-                bw *= 1.0 / 3.8;
+            if (vm->rccl) {
+                if (a == RING && p == LL)
+                    bw *= 1.0 / 5;
+                if (a == TREE)
+                    bw = fmin(bw * .27, nodes > 1 ? 70.0 : 90.0);
+                if (a == TREE && p == LL)
+                    bw *= 1.0 / 2.3;
+            } else {
+                if (a == RING && p == LL)
+                    bw *= nodes > 1 || coll == TC_COLL_ALLREDUCE || coll == TC_COLL_REDUCE ? 1.0 / 4 : 1.0 / 3;
+                if (a == TREE)
+                    bw = fmin(bw * .9, nodes > 2 ? 80.0 : 110.0);
+                if (a == TREE && p == LL)
+                    bw *= 1.0 / 3.8;
+            }
             bw *= a == RING ? (double)R / nsteps : .5;
-            double intra_lat = hw_nvlink[a][p], inter_lat = hw_net[a][p];
+            double intra_lat = vm->hw_intra[a][p], inter_lat = vm->hw_net[a][p];
             if (nodes > 1 && p == LL)
                 intra_lat *= 1.8;
-            double lat = base_lat[a][p];
+            double lat = vm->base_lat[a][p];
             if (a == RING) {
                 if (coll == TC_COLL_BROADCAST || coll == TC_COLL_REDUCE)
                     lat += nsteps * (nodes > 1 ? inter_lat : intra_lat);
@@ -128,8 +171,11 @@ int tc_tune_vendor_time(const tc_topo *topo, tc_coll coll, uint64_t bytes, doubl
                 lat += 2 * ((R / nodes - 1) * intra_lat + log2i((uint64_t)nodes) * inter_lat);
             const int ls = log2i(bytes >> 6);
             if (a == TREE && ls >= 0 && ls < 22)
-                bw *= tree_corr[p][ls];
-            if (a == RING && p == SIMPLE && nodes > 1 && coll == TC_COLL_ALLREDUCE && bytes >= R / 16.0 * 65536)
+                bw *= vm->tree_corr[p][ls];
+            else if (vm->rccl && a == RING && ls >= 0 && ls < 22)
+                bw *= vm->ring_corr[p][ls];
+            if (!vm->rccl && a == RING && p == SIMPLE && nodes > 1 && coll == TC_COLL_ALLREDUCE &&
+                bytes >= R / 16.0 * 65536)
                 lat *= 1.9;
             const double t = (lat + (double)bytes / (1000 * bw)) * 1e-6;
             if (t < best) {
@@ -143,15 +189,20 @@ int tc_tune_vendor_time(const tc_topo *topo, tc_coll coll, uint64_t bytes, doubl
         return 0;
     *time = best;
     if (n)
-        snprintf(what, n, "NCCL %s/%s", ba == RING ? "ring" : "tree", proto_name[bp]);
+        snprintf(what, n, "%s %s/%s", vm->name, ba == RING ? "ring" : "tree", proto_name[bp]);
     return 1;
 }
 
-/* Does the vendor win at size s over the plan of algo? (-1: error) */
-static int vendor_wins(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_gen_opts *go, int algo, uint64_t s,
-                       double *tv, double *tp, char *what, size_t n)
+int tc_tune_vendor_time(const tc_topo *topo, tc_coll coll, uint64_t bytes, double *time, char *what, size_t n)
 {
-    if (!tc_tune_vendor_time(topo, coll, s, tv, what, n))
+    return tc_tune_vendor_time_of(0, topo, coll, bytes, time, what, n);
+}
+
+/* Does the vendor win at size s over the plan of algo? (-1: error) */
+static int vendor_wins(int lib, tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_gen_opts *go, int algo,
+                       uint64_t s, double *tv, double *tp, char *what, size_t n)
+{
+    if (!tc_tune_vendor_time_of(lib, topo, coll, s, tv, what, n))
         return 0;
     tc_gen_opts g = *go;
     g.size = s;
@@ -161,7 +212,7 @@ static int vendor_wins(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_
     return *tv < *tp;
 }
 
-tc_status tc_tune_vendor_uncover(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_gen_opts *go,
+tc_status tc_tune_vendor_uncover(tc_ctx *ctx, int lib, const tc_topo *topo, tc_coll coll, const tc_gen_opts *go,
                                  const uint64_t *sizes, int n_sizes, tc_tune_range **ranges, int *n_ranges,
                                  int *n_uncovered)
 {
@@ -170,7 +221,7 @@ tc_status tc_tune_vendor_uncover(tc_ctx *ctx, const tc_topo *topo, tc_coll coll,
     *n_uncovered = 0;
     double tv = 0;
     char what[64];
-    if (!tc_tune_vendor_time(topo, coll, sizes[0], &tv, what, sizeof what))
+    if (!tc_tune_vendor_time_of(lib, topo, coll, sizes[0], &tv, what, sizeof what))
         return TC_OK;
     /* per sample: does the vendor win over the plan of its range? */
     int *vw = calloc((size_t)n_sizes, sizeof *vw), *rk = calloc((size_t)n_sizes, sizeof *rk);
@@ -187,7 +238,7 @@ tc_status tc_tune_vendor_uncover(tc_ctx *ctx, const tc_topo *topo, tc_coll coll,
             k++;
         rk[i] = k;
         double tp;
-        vw[i] = vendor_wins(ctx, topo, coll, go, r[k].algo, sizes[i], &tv, &tp, what, sizeof what) == 1;
+        vw[i] = vendor_wins(lib, ctx, topo, coll, go, r[k].algo, sizes[i], &tv, &tp, what, sizeof what) == 1;
     }
     /* walk the samples: covered runs keep their range's algorithm, the vendor's runs become gaps, a
      * boundary between two samples bisected to 1/64 of the size as tc_tune_bundle_ranges does */
@@ -211,7 +262,7 @@ tc_status tc_tune_vendor_uncover(tc_ctx *ctx, const tc_topo *topo, tc_coll coll,
                         mid = lo + (hi - lo) / 2;
                     double tp;
                     int k = rk[i - 1];
-                    int w = vendor_wins(ctx, topo, coll, go, r[k].algo, mid, &tv, &tp, what, sizeof what) == 1;
+                    int w = vendor_wins(lib, ctx, topo, coll, go, r[k].algo, mid, &tv, &tp, what, sizeof what) == 1;
                     *(w == cur_v ? &lo : &hi) = mid;
                 }
                 end = hi;
@@ -228,7 +279,7 @@ tc_status tc_tune_vendor_uncover(tc_ctx *ctx, const tc_topo *topo, tc_coll coll,
             char a[32], b[32];
             double tp = 0;
             uint64_t at = sizes[i - 1];
-            vendor_wins(ctx, topo, coll, go, r[cur_k].algo, at, &tv, &tp, what, sizeof what);
+            vendor_wins(lib, ctx, topo, coll, go, r[cur_k].algo, at, &tv, &tp, what, sizeof what);
             tc_diag(ctx, TC_DIAG_NOTE, NULL, 0, 0,
                     "bundle: %s to %s left uncovered: the runtime's own algorithm is predicted to win there (%s "
                     "%.3f us against %.3f us for %s at %llu B); MSCCL falls back to it",
