@@ -452,6 +452,44 @@ START_TEST(test_calibrate)
 }
 END_TEST
 
+/* Network features worked by hand: a 4x4 torus (wrap-around both ways, 0.5 us, 50 GB/s per link) has
+ * diameter 4, degree 4, 200 GB/s injection, 8 links from ranks 0-7 to 8-15 (rows 1->2 and 0->3) over 8 x
+ * 200 GB/s: cut 0.25; a bidirectional ring of 64: diameter 32, degree 2, cut 2 x 50 / (32 x 100).  The
+ * size feature: log2(bytes / ranks / (alpha x injection)). */
+START_TEST(test_features)
+{
+    char *dir = tmpdir();
+    static const struct { const char *args; int ranks; double diam, deg, cut, inj; } cases[] = {
+        {"torus 4x4 --alpha 0.5us --bandwidth 50GB/s", 16, 4, 4, 0.25, 200e9},
+        {"biring 64 --alpha 2us --bandwidth 25GB/s", 64, 32, 2, 2 * 25.0 / (32 * 50.0), 50e9},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "f%zu", i);
+        char *p = gen_topo(dir, name, cases[i].args);
+        tc_topo *t = load(p);
+        tc_tune_topo_id id;
+        tc_tune_topo_describe(t, &id);
+        ck_assert_int_eq(id.has_net, 1);
+        ck_assert_double_eq_tol(id.net[TC_TUNE_NET_DIAMETER], cases[i].diam, 1e-12);
+        ck_assert_double_eq_tol(id.net[TC_TUNE_NET_DEGREE], cases[i].deg, 1e-12);
+        ck_assert_double_eq_tol(id.net[TC_TUNE_NET_CUT], cases[i].cut, 1e-12);
+        ck_assert_double_eq_tol(id.net[TC_TUNE_NET_INJ_BW], cases[i].inj, 1e-3 * cases[i].inj);
+        double x[TC_TUNE_FEATURES];
+        tc_tune_features_get(&id, 1 << 20, x);
+        const double alpha = i ? 2e-6 : 0.5e-6;
+        ck_assert_double_eq_tol(x[4], log2((1 << 20) / (double)cases[i].ranks / (alpha * cases[i].inj)), 1e-9);
+        ck_assert_double_eq_tol(x[5], cases[i].diam / cases[i].ranks, 1e-12);
+        ck_assert_double_eq_tol(x[8], 0, 1e-12); /* one bandwidth, one alpha */
+        ck_assert_double_eq_tol(x[9], 0, 1e-12);
+        tc_topo_free(t);
+        free(p);
+    }
+    rm_rf(dir);
+    free(dir);
+}
+END_TEST
+
 START_TEST(test_fingerprint_switch_models)
 {
     tc_tune_topo_id id[3];
@@ -1183,6 +1221,7 @@ static Suite *make_suite(void)
     tcase_add_test(data, test_csv_roundtrip);
     tcase_add_test(data, test_csv_quoted_names);
     tcase_add_test(data, test_csv_many_topologies);
+    tcase_add_test(data, test_features);
     tcase_add_test(data, test_fingerprint_switch_models);
     suite_add_tcase(s, data);
     TCase *model = tcase_create("model");
