@@ -2,6 +2,9 @@
  * that round-trip, models that refuse other topologies), --algo auto, byte-range bundles and their
  * coverage, measured tuning data. */
 #include "testutil.h"
+#include "../src/tune/tune_int.h"
+
+#include <time.h>
 
 #include "tacos/check.h"
 #include "tacos/msccl.h"
@@ -14,6 +17,16 @@
 #include <sys/stat.h>
 
 #define HEADER "collective,bytes,ranks,nodes,ranks_per_node,algorithm,time_us,topology,fingerprint,chunks,source\n"
+#define HEADER_NET                                                                                                   \
+    "collective,bytes,ranks,nodes,ranks_per_node,algorithm,time_us,topology,fingerprint,chunks,source,alpha_min_us,"  \
+    "alpha_max_us,bw_min_gbs,bw_max_gbs,injection_gbs,diameter,degree,cut_ratio"
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
 
 static char *tmpdir(void)
 {
@@ -108,7 +121,8 @@ START_TEST(test_csv_bad_rows)
     static const struct { const char *text, *msg; } files[] = {
         {"collective,bytes,algorithm,time_us\nallreduce,1024,ring,1\n",
          ":1: error: the header must be '" "collective,bytes,ranks,nodes,ranks_per_node,algorithm,time_us,topology,"
-         "fingerprint,chunks,source' (man 5 tacosc-tune)\n"},
+         "fingerprint,chunks,source,alpha_min_us,alpha_max_us,bw_min_gbs,bw_max_gbs,injection_gbs,diameter,degree,"
+         "cut_ratio' (man 5 tacosc-tune)\n"},
         {"# nothing\n" HEADER, ": error: no data rows (man 5 tacosc-tune)\n"},
         {"", ": error: no data rows and no header (man 5 tacosc-tune)\n"},
     };
@@ -138,6 +152,344 @@ START_TEST(test_csv_bad_rows)
 END_TEST
 
 /* The fingerprint tells switch models apart: a node switch and a multicast one have the same links. */
+/* A topology name with a quote (stored as a CSV name: `_` for it) is still one topology: its duplicate rows
+ * and a second fingerprint under that name are refused (both checks compared the stored name with the
+ * raw one and never matched). */
+START_TEST(test_csv_quoted_names)
+{
+    static const char first[] = "allreduce,1024,4,1,4,ring,12.5,a\"b,0123456789abcdef,1,sim\n";
+    static const struct { const char *row, *msg; } cases[] = {
+        {"allreduce,1024,4,1,4,ring,13,a\"b,0123456789abcdef,1,sim\n",
+         "duplicate row: line 3 already has allreduce 1024 B ring on a_b"},
+        {"allreduce,2048,4,1,4,ring,13,a\"b,00000000000000ff,1,sim\n",
+         "topology 'a_b' is 4 ranks, 1 nodes of 4, fingerprint 0123456789abcdef on line 3, but 4 ranks, 1 nodes "
+         "of 4, fingerprint 00000000000000ff here (data of two different topologies under one name)"},
+        {"allreduce,2048,4,1,4,ring,13,a_b,00000000000000ff,1,sim\n",
+         "topology 'a_b' is 4 ranks, 1 nodes of 4, fingerprint 0123456789abcdef on line 3, but 4 ranks, 1 nodes "
+         "of 4, fingerprint 00000000000000ff here (data of two different topologies under one name)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[1024], want[1024];
+        snprintf(text, sizeof text, "# q\n" HEADER "%s%s", first, cases[i].row);
+        char *path = tu_tmpfile(".csv", text);
+        tc_ctx ctx;
+        tu_ctx(&ctx);
+        tc_tune_data *d = NULL;
+        ck_assert_int_eq(tc_tune_data_read(&ctx, path, &d), TC_ERR_PARSE);
+        snprintf(want, sizeof want, "%s:4: error: %s\n", path, cases[i].msg);
+        ck_assert_str_eq(tu_diags(), want);
+        unlink(path);
+        free(path);
+    }
+}
+END_TEST
+
+/* 60000 rows of as many topologies read in linear time (a linear search per row took 45 s), and the
+ * network columns: all or none, numbers in range. */
+START_TEST(test_csv_many_topologies)
+{
+    const int n = 60000;
+    size_t cap = (size_t)n * 100 + 512, len = 0;
+    char *text = malloc(cap);
+    len += (size_t)snprintf(text, cap, "%s", HEADER);
+    for (int i = 0; i < n; i++)
+        len += (size_t)snprintf(text + len, cap - len, "allgather,%d,4,1,4,ring,%d.5,t%d,%016x,1,sim\n", 1024,
+                                 1 + i % 97, i, (unsigned)i * 2654435761u);
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_tune_data *d = NULL;
+    double t0 = now_s();
+    ck_assert_msg(tc_tune_data_read_mem(&ctx, "many.csv", text, len, &d) == TC_OK, "%s", tu_diags());
+    double dt = now_s() - t0;
+    printf("test_csv_many_topologies: %d rows, %d topologies read in %.3f s\n", n, d->n_topos, dt);
+    ck_assert_int_eq(d->n_topos, n);
+    ck_assert_msg(dt < 5, "%d topologies took %.1f s", n, dt);
+    /* round trip with the network columns */
+    tc_tune_data_free(d);
+    free(text);
+    static const struct { const char *row, *msg; } cases[] = {
+        {"allreduce,1024,4,1,4,ring,12,x,0123456789abcdef,1,sim,0.5,0.7,50,50,150,1,3,1\n", NULL},
+        {"allreduce,1024,4,1,4,ring,12,x,0123456789abcdef,1,sim,,,,,,,,\n", NULL},
+        {"allreduce,1024,4,1,4,ring,12,x,0123456789abcdef,1,sim,0.5,0.7,0,50,150,1,3,1\n",
+         "bw_min_gbs '0' is not a positive number"},
+        {"allreduce,1024,4,1,4,ring,12,x,0123456789abcdef,1,sim,0.5,0.7,50,50,150,1,3,-1\n",
+         "cut_ratio '-1' is not a non-negative number"},
+        {"allreduce,1024,4,1,4,ring,12,x,0123456789abcdef,1,sim,,0.7,50,50,150,1,3,1\n",
+         "alpha_max_us is given but alpha_min_us is empty (all of the network columns or none)"},
+        {"allreduce,1024,4,1,4,ring,12,x,0123456789abcdef,1,sim,0.5,0.7,50,50,150,1,3\n",
+         "18 fields, expected 19 (" HEADER_NET ")"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char t[1024], want[1024];
+        snprintf(t, sizeof t, HEADER_NET "\n%s", cases[i].row);
+        tu_ctx(&ctx);
+        d = NULL;
+        tc_status st = tc_tune_data_read_mem(&ctx, "net.csv", t, strlen(t), &d);
+        if (!cases[i].msg) {
+            ck_assert_msg(st == TC_OK, "%s", tu_diags());
+            ck_assert_int_eq(d->topos[0].has_net, i == 0);
+            char *buf = NULL;
+            size_t bl = 0;
+            FILE *f = open_memstream(&buf, &bl);
+            ck_assert_int_eq(tc_tune_data_write(&ctx, d, f), TC_OK);
+            fclose(f);
+            ck_assert_msg(strstr(buf, strstr(cases[i].row, ",sim,")) != NULL, "%s", buf);
+            free(buf);
+            tc_tune_data_free(d);
+            continue;
+        }
+        ck_assert_int_eq(st, TC_ERR_PARSE);
+        snprintf(want, sizeof want, "net.csv:2: error: %s\n", cases[i].msg);
+        ck_assert_str_eq(tu_diags(), want);
+    }
+}
+END_TEST
+
+/* The training report: every score beside always-the-commonest and always-tacos, warnings for a constant
+ * model and a small held-out set; --eval scores data of another topology, the slowdowns checked against
+ * ones computed here from the random times. */
+START_TEST(test_train_report)
+{
+    unsigned long seed = tu_seed();
+    printf("test_train_report seed %lu\n", seed);
+    tc_rng rng;
+    tc_rng_seed(&rng, seed);
+    char *dir = tmpdir(), path[2][600], *out = NULL;
+    double sum = 0, worst = 0;
+    int n_eval = 16, ring_wins = 0;
+    for (int f = 0; f < 2; f++) {
+        snprintf(path[f], sizeof path[f], "%s/%s.csv", dir, f ? "eval" : "train");
+        FILE *o = fopen(path[f], "w");
+        fputs(HEADER, o);
+        for (int i = 0; i < n_eval; i++) {
+            double tt = 10 + (double)tc_rng_below(&rng, 1000), tr = f ? 5 + (double)tc_rng_below(&rng, 1000) : tt + 1;
+            fprintf(o, "allreduce,%d,8,1,8,tacos,%.6f,t%d,00000000000000%02x,1,sim\n", 1024 << i, tt, f, f);
+            fprintf(o, "allreduce,%d,8,1,8,ring,%.6f,t%d,00000000000000%02x,1,sim\n", 1024 << i, tr, f, f);
+            if (f && tr < tt) { /* tacos loses: slowdown tt / tr - 1 */
+                ring_wins++;
+                sum += tt / tr - 1;
+                if (tt / tr - 1 > worst)
+                    worst = tt / tr - 1;
+            }
+        }
+        fclose(o);
+    }
+    ck_assert_int_eq(tu_tacosc_run(&out, "tune --train %s --eval %s -o %s/m", path[0], path[1], dir), 0);
+    char want[1024];
+    ck_assert_msg(strstr(out, "one winner: nothing to separate (the SVM predicts tacos everywhere)"), "%s", tu_tail(out));
+    ck_assert_msg(strstr(out, "warning: data without network features (version 1 CSV)"), "%s", tu_tail(out));
+    ck_assert_msg(strstr(out, "  held out (same topologies as training): 3 samples on 1 topology"), "%s", tu_tail(out));
+    ck_assert_msg(strstr(out, "  warning: only 3 samples: too few for the accuracy to mean much (30 or more)\n"), "%s",
+                  tu_tail(out));
+    ck_assert_msg(strstr(out, "  warning: the model picked one algorithm for every sample: no better than always "
+                              "picking it\n"), "%s", tu_tail(out));
+    snprintf(want, sizeof want, "evaluated on %s: %d samples on 1 topology", path[1], n_eval);
+    ck_assert_msg(strstr(out, want), "%s", tu_tail(out));
+    const char *ev = strstr(out, want);
+    snprintf(want, sizeof want, "    model                  accuracy %5.1f%%  mean slowdown %7.3f%%  worst %7.2f%%\n",
+             100.0 * (n_eval - ring_wins) / n_eval, 100 * sum / n_eval, 100 * worst);
+    ck_assert_msg(strstr(ev, want), "want %s in %s", want, tu_tail(ev));
+    snprintf(want, sizeof want, "    always tacos           accuracy %5.1f%%  mean slowdown %7.3f%%  worst %7.2f%%\n",
+             100.0 * (n_eval - ring_wins) / n_eval, 100 * sum / n_eval, 100 * worst);
+    ck_assert_msg(strstr(ev, want), "want %s in %s", want, tu_tail(ev));
+    free(out);
+    rm_rf(dir);
+    free(dir);
+}
+END_TEST
+
+/* Random labels (nothing to learn: the worst case of libsvm's training) on 400 samples: the grid
+ * cross-validates a subsample of TC_TUNE_GRID_SAMPLES and the training stays within seconds (1000 such
+ * samples took 97 s over the full grid). */
+START_TEST(test_train_time_bounded)
+{
+    unsigned long seed = tu_seed();
+    printf("test_train_time_bounded seed %lu\n", seed);
+    tc_rng rng;
+    tc_rng_seed(&rng, seed);
+    tc_tune_data *d = NULL;
+    ck_assert_int_eq(tc_tune_data_create(&d), TC_OK);
+    const int a[2] = {tc_tune_algo_index("tacos"), tc_tune_algo_index("ring")};
+    for (int t = 0; t < 4; t++) {
+        tc_tune_topo_id id = {.name = NULL, .fingerprint = (uint64_t)t + 1, .ranks = 4 << t, .nodes = 1,
+                              .rpn = 4 << t};
+        char name[16];
+        snprintf(name, sizeof name, "r%d", t);
+        id.name = name;
+        int ti;
+        ck_assert_int_eq(tc_tune_data_topo(d, &id, &ti), TC_OK);
+        for (int i = 0; i < 100; i++) {
+            uint64_t bytes = 1 + tc_rng_below(&rng, 1ull << 30);
+            for (int k = 0; k < 2; k++) {
+                tc_tune_row r = {.coll = TC_COLL_ALLREDUCE, .bytes = bytes, .algo = a[k],
+                                 .time = 1e-6 * (1 + (double)tc_rng_below(&rng, 1000)), .topo = ti, .chunks = 1};
+                ck_assert_int_eq(tc_tune_data_add(d, &r), TC_OK);
+            }
+        }
+    }
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_tune_model *m = NULL;
+    double t0 = now_s();
+    ck_assert_msg(tc_tune_train(&ctx, d, TC_COLL_ALLREDUCE, &m) == TC_OK, "%s", tu_diags());
+    double dt = now_s() - t0;
+    printf("test_train_time_bounded: %d samples, %d trained, grid on %d, %.1f s\n", m->n_samples, m->n_train,
+           m->grid_samples, dt);
+    ck_assert_int_eq(m->grid_samples, TC_TUNE_GRID_SAMPLES);
+    ck_assert_int_gt(m->n_train, TC_TUNE_GRID_SAMPLES);
+    ck_assert_msg(dt < 60, "training took %.1f s", dt);
+    tc_tune_model_free(m);
+    tc_tune_data_free(d);
+}
+END_TEST
+
+/* NCCL's own algorithms: the cost model against its formula worked by hand (one server of 8 fully
+ * connected NPUs: ring/Simple wins at 1 GiB), and a DGX-1 all-reduce bundle leaves uncovered the large
+ * sizes where NCCL's ring is predicted to beat tacos' one-chunk plan: at every sampled size in the gap
+ * NCCL is faster, at every covered one the plan is. */
+START_TEST(test_vendor_uncovered)
+{
+    char *dir = tmpdir();
+    char *fc = gen_topo(dir, "fc8", "fc 8 --alpha 0.5us --bandwidth 50GB/s");
+    tc_topo *t = load(fc);
+    double tv;
+    char what[64];
+    ck_assert_int_eq(tc_tune_vendor_time(t, TC_COLL_ALLREDUCE, 1ull << 30, &tv, what, sizeof what), 1);
+    ck_assert_str_eq(what, "NCCL ring/Simple");
+    /* NVIDIA/nccl tuning.cc: latency 8.4 + 2(R-1) x 3.4 us, bandwidth 7 x 50 GB/s x R / 2(R-1) */
+    const double want = (8.4 + 14 * 3.4 + (double)(1ull << 30) / (1000 * 350.0 * 8 / 14)) * 1e-6;
+    ck_assert_double_eq_tol(tv, want, 1e-9 * want);
+    ck_assert_int_eq(tc_tune_vendor_time(t, TC_COLL_ALLTOALL, 1 << 20, &tv, what, sizeof what), 0);
+    /* ROCm/rccl tuning.cc: latency 17 + 2(R-1) x 2.7 us, the same ring bandwidth */
+    ck_assert_int_eq(tc_tune_vendor_time_of(1, t, TC_COLL_ALLREDUCE, 1ull << 30, &tv, what, sizeof what), 1);
+    ck_assert_str_eq(what, "RCCL ring/Simple");
+    const double want_r = (17 + 14 * 2.7 + (double)(1ull << 30) / (1000 * 350.0 * 8 / 14)) * 1e-6;
+    ck_assert_double_eq_tol(tv, want_r, 1e-9 * want_r);
+    tc_topo_free(t);
+    free(fc);
+    char *d1 = gen_topo(dir, "dgx1", "dgx1"), *out = NULL;
+    ck_assert_msg(tu_tacosc_run(&out, "bundle %s -c allreduce --sizes 1M:1G:1 -o %s/b", d1, dir) == 0, "%s", out);
+    const char *gap = strstr(out, "note: bundle: ");
+    ck_assert_msg(gap && strstr(gap, " to no limit left uncovered: the runtime's own algorithm is predicted to win"),
+                  "%s", tu_tail(out));
+    /* the covered range's upper end, from the file name allreduce-n8-0-MAX.xml */
+    const char *f = strstr(out, "allreduce-n8-0-");
+    ck_assert_ptr_nonnull(f);
+    unsigned long long max = strtoull(f + strlen("allreduce-n8-0-"), NULL, 10);
+    ck_assert_uint_gt(max, 0);
+    free(out);
+    t = load(d1);
+    for (uint64_t s = 1 << 20; s <= 1ull << 30; s *= 2) {
+        tc_ctx ctx;
+        tu_ctx(&ctx);
+        tc_gen_opts g;
+        tc_gen_opts_init(&g);
+        g.size = s;
+        double tp;
+        char note[200];
+        ck_assert_int_eq(tc_tune_price(&ctx, t, TC_COLL_ALLREDUCE, &g, NULL, tc_tune_algo_index("tacos"), &tp, NULL,
+                                       note, sizeof note),
+                         TC_OK);
+        ck_assert_int_eq(tc_tune_vendor_time(t, TC_COLL_ALLREDUCE, s, &tv, what, sizeof what), 1);
+        ck_assert_msg(s <= max ? tv >= tp : tv < tp, "%llu B (covered up to %llu): NCCL %g s, tacos %g s",
+                      (unsigned long long)s, max, tv, tp);
+    }
+    tc_topo_free(t);
+    /* --no-vendor covers every size */
+    ck_assert_int_eq(tu_tacosc_run(&out, "bundle %s -c allreduce --sizes 1M:1G:1 --no-vendor -o %s/c", d1, dir), 0);
+    ck_assert_msg(strstr(out, "allreduce-n8-0-inf.xml") && !strstr(out, "uncovered"), "%s", tu_tail(out));
+    free(out);
+    free(d1);
+    rm_rf(dir);
+    free(dir);
+}
+END_TEST
+
+/* tacos-run --calibrate over 2 ranks: a cost file tacosc reads back, with a positive alpha and bandwidth
+ * for the class, and the spread of the repetitions as comments. */
+START_TEST(test_calibrate)
+{
+    const char *tr = getenv("TACOSRUN");
+    if (!tr || access(tr, X_OK) || tu_run("command -v mpirun", NULL)) {
+        fprintf(stderr, "test_calibrate: skipped: tacos-run or mpirun not found\n");
+        return;
+    }
+    char *out = NULL;
+    tu_run("mpirun --version", &out);
+    int ompi = out && strstr(out, "Open MPI");
+    free(out);
+    char *dir = tmpdir(), cmd[1024], path[300];
+    snprintf(path, sizeof path, "%s/c.cost", dir);
+    snprintf(cmd, sizeof cmd,
+             "ASAN_OPTIONS=detect_leaks=0 OMPI_MCA_btl_vader_single_copy_mechanism=none timeout 60 mpirun%s%s -np 2 "
+             "%s --calibrate --reps 3 --class nvlink -o %s 2>&1",
+             ompi ? " --oversubscribe" : "", ompi && geteuid() == 0 ? " --allow-run-as-root" : "", tr, path);
+    ck_assert_msg(tu_run(cmd, &out) == 0, "%s", out ? tu_tail(out) : "");
+    free(out);
+    size_t len = 0;
+    char *text = tu_slurp(path, &len);
+    ck_assert_msg(strstr(text, "# tacos-run --calibrate on ") && strstr(text, ": 2 ranks on 1 node, 3 repetitions") &&
+                      strstr(text, "# alpha inside a node: 8-byte ping-pong 0<->1, half round trip "),
+                  "%s", text);
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_costs *c = NULL;
+    ck_assert_msg(tc_costs_read(&ctx, path, &c) == TC_OK, "%s", tu_diags());
+    ck_assert_int_eq(c->n_classes, 1);
+    ck_assert_str_eq(c->classes[0].name, "nvlink");
+    ck_assert(c->classes[0].alpha > 0 && c->classes[0].alpha < 1e-2);
+    ck_assert(c->classes[0].beta > 0 && c->classes[0].beta < 1e-6); /* over 1 MB/s */
+    tc_costs_free(c);
+    free(text);
+    /* bad arguments: usage errors */
+    snprintf(cmd, sizeof cmd, "timeout 60 mpirun%s%s -np 2 %s --calibrate --reps 0 2>&1",
+             ompi ? " --oversubscribe" : "", ompi && geteuid() == 0 ? " --allow-run-as-root" : "", tr);
+    ck_assert_int_ne(tu_run(cmd, &out), 0);
+    ck_assert_msg(strstr(out, "tacos-run: error: --reps '0' is not an integer from 1 to 1000"), "%s", out);
+    free(out);
+    rm_rf(dir);
+    free(dir);
+}
+END_TEST
+
+/* Network features worked by hand: a 4x4 torus (wrap-around both ways, 0.5 us, 50 GB/s per link) has
+ * diameter 4, degree 4, 200 GB/s injection, 8 links from ranks 0-7 to 8-15 (rows 1->2 and 0->3) over 8 x
+ * 200 GB/s: cut 0.25; a bidirectional ring of 64: diameter 32, degree 2, cut 2 x 50 / (32 x 100).  The
+ * size feature: log2(bytes / ranks / (alpha x injection)). */
+START_TEST(test_features)
+{
+    char *dir = tmpdir();
+    static const struct { const char *args; int ranks; double diam, deg, cut, inj; } cases[] = {
+        {"torus 4x4 --alpha 0.5us --bandwidth 50GB/s", 16, 4, 4, 0.25, 200e9},
+        {"biring 64 --alpha 2us --bandwidth 25GB/s", 64, 32, 2, 2 * 25.0 / (32 * 50.0), 50e9},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "f%zu", i);
+        char *p = gen_topo(dir, name, cases[i].args);
+        tc_topo *t = load(p);
+        tc_tune_topo_id id;
+        tc_tune_topo_describe(t, &id);
+        ck_assert_int_eq(id.has_net, 1);
+        ck_assert_double_eq_tol(id.net[TC_TUNE_NET_DIAMETER], cases[i].diam, 1e-12);
+        ck_assert_double_eq_tol(id.net[TC_TUNE_NET_DEGREE], cases[i].deg, 1e-12);
+        ck_assert_double_eq_tol(id.net[TC_TUNE_NET_CUT], cases[i].cut, 1e-12);
+        ck_assert_double_eq_tol(id.net[TC_TUNE_NET_INJ_BW], cases[i].inj, 1e-3 * cases[i].inj);
+        double x[TC_TUNE_FEATURES];
+        tc_tune_features_get(&id, 1 << 20, x);
+        const double alpha = i ? 2e-6 : 0.5e-6;
+        ck_assert_double_eq_tol(x[4], log2((1 << 20) / (double)cases[i].ranks / (alpha * cases[i].inj)), 1e-9);
+        ck_assert_double_eq_tol(x[5], cases[i].diam / cases[i].ranks, 1e-12);
+        ck_assert_double_eq_tol(x[8], 0, 1e-12); /* one bandwidth, one alpha */
+        ck_assert_double_eq_tol(x[9], 0, 1e-12);
+        tc_topo_free(t);
+        free(p);
+    }
+    rm_rf(dir);
+    free(dir);
+}
+END_TEST
+
 START_TEST(test_fingerprint_switch_models)
 {
     tc_tune_topo_id id[3];
@@ -280,7 +632,7 @@ START_TEST(test_train_known_boundary)
     ck_assert_uint_eq(m->max_bytes, 1ull << 30);
     int a = tc_tune_algo_index("ring"), b = tc_tune_algo_index("rhd");
     for (int r = 2; r <= 6; r++) {
-        tc_tune_topo_id id = {NULL, 0, 1 << r, 1, 1 << r};
+        tc_tune_topo_id id = {.ranks = 1 << r, .nodes = 1, .rpn = 1 << r};
         double edge = b0 + k * r;
         for (double x = 10; x <= 30; x += 0.5) {
             if (fabs(x - edge) < 1.5)
@@ -302,7 +654,7 @@ START_TEST(test_train_known_boundary)
     ck_assert_double_eq(m->test.accuracy, 1);
     ck_assert_int_eq(m->runner_up, b);
     int best, second;
-    tc_tune_topo_id id = {NULL, 0, 8, 1, 8};
+    tc_tune_topo_id id = {.ranks = 8, .nodes = 1, .rpn = 8};
     tc_tune_model_predict(m, &id, 1 << 20, &best, &second);
     ck_assert_int_eq(best, a);
     ck_assert_int_eq(second, b);
@@ -365,7 +717,7 @@ START_TEST(test_model_roundtrip)
     ck_assert_double_eq(l->C, m->C);
     ck_assert_double_eq(l->gamma, m->gamma);
     for (int i = 0; i < 200; i++) {
-        tc_tune_topo_id id = {NULL, 0, 1 << (2 + (int)tc_rng_below(&rng, 5)), 1, 0};
+        tc_tune_topo_id id = {.ranks = 1 << (2 + (int)tc_rng_below(&rng, 5)), .nodes = 1};
         id.rpn = id.ranks;
         uint64_t bytes = 1024 + tc_rng_below(&rng, 1ull << 30);
         int b1, s1, b2, s2;
@@ -827,30 +1179,21 @@ START_TEST(test_auto_by_model)
     snprintf(want, sizeof want, "by simulating 9 candidates (3 refused; %s/r8.model has no reducescatter model)", dir);
     ck_assert_msg(strstr(out, want), "%s", out);
     free(out);
-    /* another topology: refused with the reason when given, a warning when found beside it */
-    ck_assert_int_eq(tu_tacosc_run(&out, "%s -c allreduce --algo auto --model %s/r8.model --size 64M", t16, dir), 1);
-    tc_topo *t = load(t16);
-    tc_tune_topo_id id;
-    tc_tune_topo_id_get(t, &id);
-    tc_topo_free(t);
+    /* another topology: chosen by its network features, with a warning naming those outside the trained
+     * ranges (16 ranks: log2 ranks 4 against 2..3) */
+    ck_assert_int_eq(tu_tacosc_run(&out, "%s -c allreduce --algo auto --model %s/r8.model --size 64M", t16, dir), 0);
     snprintf(want, sizeof want,
-             "%s/r8.model/allreduce.json: error: the allreduce model was trained on biring-4 (4 ranks), biring-8 (8 "
-             "ranks), not on 'biring-16' (16 ranks, fingerprint %016llx): run tacosc tune on it\n",
-             dir, (unsigned long long)id.fingerprint);
-    ck_assert_str_eq(out, want);
-    free(out);
-    snprintf(cmd, sizeof cmd, "cp -r %s/r8.model %s/r16.model", dir, dir);
-    ck_assert_int_eq(tu_run(cmd, NULL), 0);
-    ck_assert_int_eq(tu_tacosc_run(&out, "%s -c allreduce --algo auto --size 64M", t16), 0);
-    snprintf(want, sizeof want, "%s/r16.model/allreduce.json: warning: ignoring this model: the allreduce model was trained on",
+             "%s/r8.model/allreduce.json: warning: the allreduce model was not trained on 'biring-16' (16 ranks): "
+             "choosing by its network features, ",
              dir);
-    ck_assert_msg(strstr(out, want) && strstr(out, "by simulating"), "%s", out);
+    ck_assert_msg(strstr(out, want) && strstr(out, "log2 ranks 4 (trained 2..3)") && strstr(out, "by the model"), "%s",
+                  out);
     free(out);
-    /* the same topology with other costs, and another chunk count */
+    /* the same topology with other costs: a topology it has not seen either */
     char *cost = tu_tmpfile(".cost", "default 1us 10GB/s\n");
-    ck_assert_int_eq(tu_tacosc_run(&out, "%s -c allreduce --algo auto --model %s/r8.model --costs %s", t8, dir, cost), 1);
-    ck_assert_msg(strstr(out, "error: the allreduce model was trained on a topology 'biring-8' with other links or "
-                              "costs (fingerprint "),
+    ck_assert_int_eq(tu_tacosc_run(&out, "%s -c allreduce --algo auto --model %s/r8.model --costs %s", t8, dir, cost), 0);
+    ck_assert_msg(strstr(out, "the allreduce model was not trained on 'biring-8' (8 ranks): choosing by its network "
+                              "features"),
                   "%s", out);
     free(out);
     ck_assert_int_eq(tu_tacosc_run(&out, "%s -c allreduce --algo auto --model %s/r8.model --chunks 2", t8, dir), 1);
@@ -985,21 +1328,28 @@ static Suite *make_suite(void)
     TCase *data = tcase_create("data");
     tcase_add_test(data, test_csv_bad_rows);
     tcase_add_test(data, test_csv_roundtrip);
+    tcase_add_test(data, test_csv_quoted_names);
+    tcase_add_test(data, test_csv_many_topologies);
+    tcase_add_test(data, test_features);
     tcase_add_test(data, test_fingerprint_switch_models);
     suite_add_tcase(s, data);
     TCase *model = tcase_create("model");
     tcase_set_timeout(model, 120);
+    tcase_add_test(model, test_train_time_bounded);
+    tcase_add_test(model, test_train_report);
     tcase_add_test(model, test_train_known_boundary);
     tcase_add_test(model, test_model_roundtrip);
     tcase_add_test(model, test_forged_svm);
     suite_add_tcase(s, model);
     TCase *bundle = tcase_create("bundle");
     tcase_set_timeout(bundle, 120);
+    tcase_add_test(bundle, test_vendor_uncovered);
     tcase_add_test(bundle, test_ranges_cover_once);
     tcase_add_test(bundle, test_bundle_cli);
     suite_add_tcase(s, bundle);
     TCase *dispatch = tcase_create("dispatch");
     tcase_set_timeout(dispatch, 180);
+    tcase_add_test(dispatch, test_calibrate);
     tcase_add_test(dispatch, test_auto_picks_sim_best);
     tcase_add_test(dispatch, test_auto_by_model);
     tcase_add_test(dispatch, test_usage);

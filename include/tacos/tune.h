@@ -33,8 +33,23 @@
 #include "tacos/algo.h"
 #include "tacos/sim.h"
 
-/** Features of a sample (all log2): bytes, ranks, nodes, ranks per node. */
-#define TC_TUNE_FEATURES 4
+/** Network features of a topology (tc_tune_topo_id.net, tc_tune_topo_describe; CSV columns alpha_min_us ..
+ *  cut_ratio): smallest and largest link alpha (s), smallest and largest link bandwidth and the smallest
+ *  NPU injection bandwidth (B/s), diameter (hops), mean NPU out-degree, and the bandwidth crossing the
+ *  rank-order halves (ranks < R/2 to the rest) over R/2 injection bandwidths (1: full bisection). */
+enum { TC_TUNE_NET_ALPHA_MIN, TC_TUNE_NET_ALPHA_MAX, TC_TUNE_NET_BW_MIN, TC_TUNE_NET_BW_MAX, TC_TUNE_NET_INJ_BW,
+       TC_TUNE_NET_DIAMETER, TC_TUNE_NET_DEGREE, TC_TUNE_NET_CUT, TC_TUNE_NET };
+/**
+ * Features of a sample (features.c, names in tc_tune_feature_names): the paper's message size and GPU count
+ * (log2 bytes, log2 ranks), the server shape (log2 nodes, log2 ranks per node), and the network,
+ * normalised so that a model carries over to rank counts and topologies it has not seen: log2 of the
+ * bytes per rank over the latency-bandwidth product (alpha_min x injection bandwidth), diameter / ranks,
+ * log2 degree, the cut ratio, log2 of the link bandwidth spread (max / min) and of the alpha spread.
+ */
+#define TC_TUNE_FEATURES 10
+#define TC_TUNE_FEATURES_STR "10"
+/** Names of the features ("log2 bytes", ...), in order. */
+extern const char *const tc_tune_feature_names[TC_TUNE_FEATURES];
 /** Folds of the cross-validation, and the share of the samples held out for the test (percent). */
 #define TC_TUNE_FOLDS 5
 #define TC_TUNE_TEST_PERCENT 20
@@ -42,7 +57,7 @@
 #define TC_TUNE_MIN_SAMPLES 10
 /** Format name and version written into every model's COLL.json. */
 #define TC_TUNE_MODEL_FORMAT "tacosc-model"
-#define TC_TUNE_MODEL_VERSION 1
+#define TC_TUNE_MODEL_VERSION 2
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Candidates                                                                                        */
@@ -84,9 +99,17 @@ typedef struct tc_tune_topo_id {
     char *name;             /**< owned where stored in data or models */
     uint64_t fingerprint;   /**< FNV-1a 64 of npus, every link (src, dst, alpha, beta) in order and node ids */
     int ranks, nodes, rpn;  /**< npus; servers (1 without <nodes>); npus of the largest server */
+    int has_net;            /**< net[] is known (data of tacosc 2026-11 and later) */
+    double net[TC_TUNE_NET]; /**< network features (TC_TUNE_NET_*) */
 } tc_tune_topo_id;
-/** The id of an indexed, unwound topology (name borrowed from topo). */
+/** The id of an indexed, unwound topology (name borrowed from topo), without its network features. */
 void tc_tune_topo_id_get(const tc_topo *topo, tc_tune_topo_id *out);
+/** The id with its network features (features.c): what data, models and the dispatcher use. */
+void tc_tune_topo_describe(const tc_topo *topo, tc_tune_topo_id *out);
+/** Unscaled features of a sample of topology id at `bytes` (TC_TUNE_FEATURES values).  Without network
+ *  features (old data) the network ones are those of the embedded default costs on a fully connected
+ *  network: alpha 0.5 us, 50 GB/s, diameter 1, degree R-1, cut 1. */
+void tc_tune_features_get(const tc_tune_topo_id *id, uint64_t bytes, double x[TC_TUNE_FEATURES]);
 
 /**
  * Parse a size sweep "LO:HI[:N]" (K/M/G suffixes; N points per doubling, default 4): LO x 2^(i/N)
@@ -120,6 +143,7 @@ typedef struct tc_tune_data {
     tc_tune_row *rows;
     int n_topos, cap_topos;
     tc_tune_topo_id *topos;
+    int *topo_hash, cap_hash; /**< index of topos by name (data.c; -1 free slots) */
     int n_notes, cap_notes;
     char **notes;       /**< one line each: candidates that refused ("bucket on ring-64 (allreduce): ...") */
     char *file;         /**< the CSV it was read from, NULL when generated */
@@ -190,6 +214,21 @@ typedef struct tc_tune_score {
     int no_time;            /**< mispredictions of an algorithm without a time there (not in the means) */
 } tc_tune_score;
 
+/** A model scored on a set of samples beside its baselines: the oracle (the best algorithm of each
+ *  sample: slowdown 0), always the commonest winner of its training samples, always tacos. */
+typedef struct tc_tune_report {
+    tc_tune_score model, common, tacos; /**< tacos.n 0: no tacos times in the data */
+    int common_algo;        /**< registry index of the commonest winner (the model's training samples) */
+    int distinct;           /**< distinct algorithms the model predicted on these samples */
+    int n_topos;            /**< topologies of the samples */
+} tc_tune_report;
+/** Fewest held-out samples whose accuracy the training report trusts (fewer: a warning). */
+#define TC_TUNE_MIN_TEST 30
+/** Most training samples the C, gamma grid cross-validates on (a seeded subsample beyond: libsvm's
+ *  training is superlinear, 1000 samples took 97 s over the 110 x 5 trainings); the final model is trained
+ *  on every training sample. */
+#define TC_TUNE_GRID_SAMPLES 300
+
 /** A trained or loaded model of one collective.  Owns everything it points to. */
 typedef struct tc_tune_model {
     tc_coll coll;
@@ -209,6 +248,10 @@ typedef struct tc_tune_model {
     double cv_slowdown;       /**< and its mean slowdown over every cross-validated prediction */
     int n_samples, n_train;
     tc_tune_score test;       /**< on the held-out samples */
+    tc_tune_report held;      /**< the held-out samples with the baselines (trained models only) */
+    int net;                  /**< trained with network features: serves topologies it was not trained on */
+    int common;               /**< registry index of the commonest winner of the training samples */
+    int grid_samples;         /**< training samples the grid cross-validated on (< n_train: subsampled) */
     uint64_t seed;
     char *data_file;          /**< the CSV it was trained on */
     uint64_t data_checksum;
@@ -226,6 +269,17 @@ void tc_tune_model_free(tc_tune_model *m);
  */
 tc_status tc_tune_train(tc_ctx *ctx, const tc_tune_data *d, tc_coll coll, tc_tune_model **out);
 
+/**
+ * Score m on every sample of its collective in d (another data set: topologies it was not trained on) with
+ * the baselines; TC_ERR_INVALID when d has no sample of m's collective.  The model predicts from each
+ * topology's features as --algo auto would.
+ */
+tc_status tc_tune_evaluate(tc_ctx *ctx, const tc_tune_model *m, const tc_tune_data *d, tc_tune_report *out);
+/** Print a report: "LABEL N samples on T topologies: model accuracy ..% mean slowdown ..% worst ..%" and the
+ *  baselines beside it, with a warning line when N < TC_TUNE_MIN_TEST or the model predicted one
+ *  algorithm everywhere (no better than always that one). */
+void tc_tune_report_print(FILE *f, const char *label, const tc_tune_report *r);
+
 /** Write libsvm's model file to `path` (libsvm writes by path: pass the temporary file of an output) and
  *  record its checksum in m->svm_checksum. */
 tc_status tc_tune_model_write_svm(tc_ctx *ctx, tc_tune_model *m, const char *path);
@@ -240,9 +294,15 @@ const char *tc_tune_model_path(const char *dir, tc_coll coll, const char *ext, c
  * that does not match COLL.svm is refused before libsvm reads it).
  */
 tc_status tc_tune_model_load(tc_ctx *ctx, const char *dir, tc_coll coll, tc_tune_model **out);
-/** TC_OK when m was trained on `topo` (same fingerprint) with `chunks` chunks per rank; otherwise
- *  TC_ERR_INVALID with a message saying what it was trained on. */
+/** TC_OK when m was trained on `topo` (same fingerprint) with `chunks` chunks per rank, or m has network
+ *  features (m->net) and the chunks match: a topology it was not trained on gets a warning naming the
+ *  features outside the trained ranges (a note when none is).  Otherwise TC_ERR_INVALID with a message
+ *  saying what it was trained on. */
 tc_status tc_tune_model_check(tc_ctx *ctx, const tc_tune_model *m, const tc_topo *topo, int chunks);
+/** Features of id at bytes outside m's trained ranges (beyond 1e-9 of them), listed into buf ("log2 ranks 4
+ *  (trained 2..3), ...", n bytes; "" when none); returns how many.  size_only: only the size features. */
+int tc_tune_model_outside(const tc_tune_model *m, const tc_tune_topo_id *id, uint64_t bytes, int size_only,
+                          char *buf, size_t n);
 /** The model's pick at `bytes` on a topology of shape id: *best and *second (registry indices; second
  *  -1 when the model knows no other algorithm), ranked by the one-against-one votes of libsvm. */
 void tc_tune_model_predict(const tc_tune_model *m, const tc_tune_topo_id *id, uint64_t bytes, int *best,
@@ -300,5 +360,30 @@ tc_status tc_tune_ranges_build(const uint64_t *starts, const int *algos, int n, 
 tc_status tc_tune_bundle_ranges(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_gen_opts *go,
                                 const tc_tune_model *m, tc_tune_algos algos, const uint64_t *sizes,
                                 int n_sizes, tc_tune_range **out, int *n_out);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* The vendor's own algorithms (vendor.c)                                                            */
+
+/**
+ * NCCL's own predicted time of coll at bytes on topo, by its cost model (NVIDIA/nccl src/graph/tuning.cc:
+ * ring and tree, protocols LL and Simple, NCCL's latency tables, bandwidth from the topology's links): the
+ * fastest of them into *time (s) and its name ("NCCL ring/Simple") into what.  0 when NCCL has no model
+ * of the collective (all-to-all, gather, scatter) or the topology gives no bandwidth.
+ */
+int tc_tune_vendor_time(const tc_topo *topo, tc_coll coll, uint64_t bytes, double *time, char *what, size_t n);
+/** The same for library lib: 0 NCCL, 1 RCCL (ROCm/rccl src/graph/tuning.cc: its own tables). */
+int tc_tune_vendor_time_of(int lib, const tc_topo *topo, tc_coll coll, uint64_t bytes, double *time, char *what,
+                           size_t n);
+/**
+ * Leave uncovered the sizes where the library's own algorithm (lib: 0 NCCL, 1 RCCL) is predicted to beat
+ * the plan of their range (the
+ * runtime falls back to it where no file serves a call): *ranges (malloc'd, from tc_tune_bundle_ranges)
+ * is replaced by the covered ranges, in order, with gaps; a note per gap says what wins there and by how
+ * much.  Boundaries are bisected to 1/64 of the size.  When NCCL wins at every sample the ranges are kept
+ * (with a warning).  *n_uncovered: the gaps.
+ */
+tc_status tc_tune_vendor_uncover(tc_ctx *ctx, int lib, const tc_topo *topo, tc_coll coll, const tc_gen_opts *go,
+                                 const uint64_t *sizes, int n_sizes, tc_tune_range **ranges, int *n_ranges,
+                                 int *n_uncovered);
 
 #endif

@@ -38,6 +38,8 @@ static void usage(FILE *f)
           "  -c, --collective C   the collective\n"
           "      --model DIR      the model to choose by (tacosc tune --train)\n"
           "      --sizes LO:HI[:N] sampled sizes (default 1K:1G:4: N per doubling)\n"
+          "      --no-vendor      cover the sizes where NCCL's (RCCL's) own ring or tree is predicted to win\n"
+          "                       too (by default they are left uncovered: the library runs its own there)\n"
           "      --algos LIST     candidates when simulating (default: every generator of C)\n"
           "      --costs FILE     alpha-beta cost file\n"
           "  -k, --chunks K       chunks per rank (default 1)\n"
@@ -55,7 +57,7 @@ static void usage(FILE *f)
           f);
 }
 
-enum { O_MODEL = 256, O_SIZES, O_ALGOS, O_COSTS, O_ROOT, O_UNWIND, O_SEED, O_TARGET, O_MAXCH, O_PROTO, O_INPLACE,
+enum { O_MODEL = 256, O_NOVENDOR, O_SIZES, O_ALGOS, O_COSTS, O_ROOT, O_UNWIND, O_SEED, O_TARGET, O_MAXCH, O_PROTO, O_INPLACE,
        O_OUTOFPLACE };
 
 
@@ -202,6 +204,7 @@ int tc_cli_bundle(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"collective", required_argument, 0, 'c'}, {"model", required_argument, 0, O_MODEL},
+        {"no-vendor", no_argument, 0, O_NOVENDOR},
         {"sizes", required_argument, 0, O_SIZES},   {"algos", required_argument, 0, O_ALGOS},
         {"costs", required_argument, 0, O_COSTS},   {"chunks", required_argument, 0, 'k'},
         {"root", required_argument, 0, O_ROOT},     {"unwind", required_argument, 0, O_UNWIND},
@@ -228,6 +231,7 @@ int tc_cli_bundle(int argc, char **argv)
         case 'c': coll_s = optarg; break;
         case O_MODEL: model_dir = optarg; break;
         case O_SIZES: sizes_s = optarg; break;
+        case O_NOVENDOR: break; /* seen[] tells */
         case O_ALGOS: st = tc_tune_algos_parse(&ctx, optarg, &algos); break;
         case O_COSTS: costs = optarg; break;
         case 'k': st = tc_cli_parse_int(&ctx, "chunks", optarg, 1, 1 << 20, &go.chunks); break;
@@ -314,6 +318,11 @@ int tc_cli_bundle(int argc, char **argv)
     else
         snprintf(how, sizeof how, "simulating the candidates (event model; %s)", why);
     if ((st = tc_tune_bundle_ranges(&ctx, topo, coll, &go, model, algos, sizes, n_sizes, &r, &nr)))
+        goto done;
+    int n_gaps = 0; /* issue 24: where NCCL's own algorithm is predicted to win, no file (tune/vendor.c) */
+    if ((lo.target == TC_TARGET_NCCL || lo.target == TC_TARGET_RCCL) && !seen[O_NOVENDOR] &&
+        (st = tc_tune_vendor_uncover(&ctx, lo.target == TC_TARGET_RCCL, topo, coll, &go, sizes, n_sizes, &r, &nr,
+                                     &n_gaps)))
         goto done;
     /* the directory */
     snprintf(algo_dir, sizeof algo_dir, "%s%s" ALGO_DIR, out_dir, out_dir[strlen(out_dir) - 1] == '/' ? "" : "/");

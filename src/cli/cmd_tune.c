@@ -18,7 +18,7 @@
 static void usage(FILE *f)
 {
     fputs("usage: tacosc tune TOPO.xml... --collective C[,C...] [options] -o DATA.csv\n"
-          "       tacosc tune --train DATA.csv [--collective C[,C...]] [--seed S] -o MODEL_DIR\n"
+          "       tacosc tune --train DATA.csv [--eval DATA2.csv] [--collective C[,C...]] [--seed S] -o MODEL_DIR\n"
           "\n"
           "Tuning data: every algorithm of each collective at every size on each topology, one CSV row per\n"
           "(collective, size, ranks, nodes, ranks per node, algorithm) with its time (man 5 tacosc-tune).\n"
@@ -43,7 +43,10 @@ static void usage(FILE *f)
           "                         C and gamma by 5-fold cross-validation on a stratified 80% split) and\n"
           "                         report its accuracy and the slowdown of its mispredictions on the\n"
           "                         held-out 20%; -o names the model directory (created), which\n"
-          "                         'tacosc TOPO.xml --algo auto --model DIR' uses\n"
+          "                         'tacosc TOPO.xml --algo auto --model DIR' uses; every score is printed\n"
+          "                         beside always-the-commonest-winner and always-tacos\n"
+          "      --eval DATA.csv    also score each model on this data (topologies it was not trained on:\n"
+          "                         the held-out evaluation across topology families), with the baselines\n"
           "  -c, --collective LIST  only these collectives of the data\n"
           "      --seed S           seed of the split and the folds (default 1)\n"
           "Other:\n"
@@ -55,7 +58,7 @@ static void usage(FILE *f)
 
 enum {
     O_SIZES = 256, O_ALGOS, O_SOURCE, O_COSTS, O_ROOT, O_UNWIND, O_SEED, O_REPEATS, O_ITERS, O_MPIRUN, O_TACOSRUN,
-    O_TRAIN
+    O_TRAIN, O_EVAL
 };
 
 /* The progress bar: "tune: [#####.....]  52%  1130/2187, 12 s left", redrawn at most 5 times a second. */
@@ -136,12 +139,15 @@ static tc_status parse_colls(tc_ctx *ctx, const char *list, unsigned *out)
 
 /* The model directory, made when missing. */
 
-static int train(tc_ctx *ctx, const char *data_path, unsigned colls, const char *dir, int quiet)
+static int train(tc_ctx *ctx, const char *data_path, const char *eval_path, unsigned colls, const char *dir,
+                 int quiet)
 {
-    tc_tune_data *d = NULL;
+    tc_tune_data *d = NULL, *ev = NULL;
     tc_tune_model *m = NULL;
     tc_status st = tc_tune_data_read(ctx, data_path, &d);
     if (st)
+        goto done;
+    if (eval_path && (st = tc_tune_data_read(ctx, eval_path, &ev)))
         goto done;
     unsigned have = 0;
     for (int i = 0; i < d->n_rows; i++)
@@ -191,22 +197,31 @@ static int train(tc_ctx *ctx, const char *data_path, unsigned colls, const char 
                    tc_coll_name((tc_coll)c), m->n_samples, m->n_topos, m->n_topos == 1 ? "y" : "ies",
                    m->n_classes, m->n_classes == 1 ? "" : "s", classes, tt);
             if (m->n_classes > 1)
-                printf("  RBF C-SVC, C 2^%.0f, gamma 2^%.0f: %d-fold cross-validation accuracy %.1f%% on %d samples\n",
-                       log2(m->C), log2(m->gamma), TC_TUNE_FOLDS, 100 * m->cv_accuracy, m->n_train);
+                printf("  RBF C-SVC, C 2^%.0f, gamma 2^%.0f: %d-fold cross-validation accuracy %.1f%% on %d samples%s\n",
+                       log2(m->C), log2(m->gamma), TC_TUNE_FOLDS, 100 * m->cv_accuracy, m->grid_samples,
+                       m->grid_samples < m->n_train ? " (a seeded subsample of the training samples: the grid's "
+                                                      "time grows faster than the samples)" : "");
             else
                 printf("  one winner: nothing to separate (the SVM predicts %s everywhere)\n", classes);
-            if (t->correct == t->n)
-                printf("  held out %d: accuracy %.1f%% (%d correct): no mispredictions\n", t->n, 100 * t->accuracy,
-                       t->correct);
-            else
-                printf("  held out %d: accuracy %.1f%% (%d correct); mispredictions: mean slowdown %.2f%%, worst "
-                       "%.2f%%; mean slowdown over all %.2f%%\n",
-                       t->n, 100 * t->accuracy, t->correct, 100 * t->mean_slowdown, 100 * t->worst_slowdown,
-                       100 * t->mean_slowdown_all);
+            if (!m->net)
+                printf("  warning: data without network features (version 1 CSV): the model serves only the "
+                       "topologies it was trained on\n");
+            tc_tune_report_print(stdout, "held out (same topologies as training)", &m->held);
             if (t->no_time)
                 printf("  %d misprediction%s of an algorithm with no time there\n", t->no_time,
                        t->no_time == 1 ? "" : "s");
             printf("  wrote %s, %s\n", svm_path, meta_path);
+        }
+        if (!st && ev) {
+            tc_tune_report r;
+            int has = 0;
+            for (int i = 0; i < ev->n_rows && !has; i++)
+                has = ev->rows[i].coll == (tc_coll)c;
+            if (has && !(st = tc_tune_evaluate(ctx, m, ev, &r)) && !quiet) {
+                char label[4200];
+                snprintf(label, sizeof label, "evaluated on %s", eval_path);
+                tc_tune_report_print(stdout, label, &r);
+            }
         }
         tc_tune_model_free(m);
         m = NULL;
@@ -216,6 +231,7 @@ static int train(tc_ctx *ctx, const char *data_path, unsigned colls, const char 
 done:
     tc_tune_model_free(m);
     tc_tune_data_free(d);
+    tc_tune_data_free(ev);
     return tc_cli_exit(st);
 }
 
@@ -229,6 +245,7 @@ int tc_cli_tune(int argc, char **argv)
         {"seed", required_argument, 0, O_SEED},     {"repeats", required_argument, 0, O_REPEATS},
         {"iters", required_argument, 0, O_ITERS},   {"mpirun", required_argument, 0, O_MPIRUN},
         {"tacos-run", required_argument, 0, O_TACOSRUN}, {"train", required_argument, 0, O_TRAIN},
+        {"eval", required_argument, 0, O_EVAL},
         {"output", required_argument, 0, 'o'},      {"quiet", no_argument, 0, 'q'},
         {"help", no_argument, 0, 'h'},              {0, 0, 0, 0},
     };
@@ -236,7 +253,8 @@ int tc_cli_tune(int argc, char **argv)
     tc_ctx_init(&ctx);
     tc_tune_opts o;
     tc_tune_opts_init(&o);
-    const char *sizes_s = "1K:1G:4", *costs = NULL, *out_path = NULL, *train_path = NULL, *colls_s = NULL;
+    const char *sizes_s = "1K:1G:4", *costs = NULL, *out_path = NULL, *train_path = NULL, *colls_s = NULL,
+               *eval_path = NULL;
     int opt, quiet = 0;
     char trbuf[4096];
     unsigned char seen[TC_CLI_MAX_OPT] = {0};
@@ -265,6 +283,7 @@ int tc_cli_tune(int argc, char **argv)
         case O_MPIRUN: o.mpirun = optarg; break;
         case O_TACOSRUN: o.tacos_run = optarg; break;
         case O_TRAIN: train_path = optarg; break;
+        case O_EVAL: eval_path = optarg; break;
         case 'o': out_path = optarg; break;
         case 'q': quiet = 1; break;
         case 'h': usage(stdout); return tc_cli_exit(tc_cli_stdout_close(&ctx));
@@ -283,6 +302,8 @@ int tc_cli_tune(int argc, char **argv)
                                        O_REPEATS, O_ITERS, O_MPIRUN, O_TACOSRUN};
     static const int measure_only[] = {O_REPEATS, O_ITERS, O_MPIRUN, O_TACOSRUN};
     char name[64];
+    if (eval_path && !train_path)
+        return tc_cli_usage(&ctx, "tune", "--eval applies to --train");
     if (train_path) {
         for (size_t i = 0; i < sizeof collect_only / sizeof collect_only[0]; i++)
             if (seen[collect_only[i]])
@@ -290,7 +311,7 @@ int tc_cli_tune(int argc, char **argv)
                                     tc_cli_opt_name(longopts, collect_only[i], name, sizeof name));
         if (optind < argc)
             return tc_cli_usage(&ctx, "tune", "unexpected argument '%s' (--train reads the CSV only)", argv[optind]);
-        return train(&ctx, train_path, colls, out_path, quiet);
+        return train(&ctx, train_path, eval_path, colls, out_path, quiet);
     }
     for (size_t i = 0; i < sizeof measure_only / sizeof measure_only[0]; i++)
         if (seen[measure_only[i]] && o.source != TC_TUNE_MEASURE)

@@ -36,6 +36,8 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+
+#include "calibrate.h"
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -112,6 +114,8 @@ static void usage(FILE *f)
             "      --corrupt-sparse    self-test: rank 0 damages every sparse message it sends, so the replay\n"
             "                          must fail on every rank\n"
             "  -v, --verbose           print the plan summary of every rank\n"
+            "      --calibrate         (first argument) measure alpha and beta, write a cost file instead\n"
+            "                          (tacos-run --calibrate --help)\n"
             "  -h, --help              this text\n"
             "  -V, --version           version\n"
             "\n"
@@ -1031,6 +1035,8 @@ static void print_cols(const result *res, double bytes, double factor, int check
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && !strcmp(argv[1], "--calibrate")) /* issue 24: calibrate.c */
+        return tc_exec_calibrate_main(argc, argv);
     opts o;
     int rc = parse_args(argc, argv, &o, 0);
     if (rc < 0) /* --help, --version: no MPI needed */

@@ -78,7 +78,7 @@ tc_status tc_tune_bundle_ranges(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, 
     if (n_sizes < 1)
         return tc_error(ctx, TC_ERR_INVALID, NULL, 0, "bundle: no sizes to sample");
     oracle o = {ctx, topo, coll, go, m, {0}};
-    tc_tune_topo_id_get(topo, &o.id);
+    tc_tune_topo_describe(topo, &o.id);
     int *win = malloc((size_t)n_sizes * sizeof *win), *seg = malloc((size_t)n_sizes * sizeof *seg);
     uint64_t *starts = malloc((size_t)n_sizes * sizeof *starts);
     tc_tune_range *r = malloc((size_t)n_sizes * sizeof *r);

@@ -8,8 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define HEADER "collective,bytes,ranks,nodes,ranks_per_node,algorithm,time_us,topology,fingerprint,chunks,source"
-enum { F_COLL, F_BYTES, F_RANKS, F_NODES, F_RPN, F_ALGO, F_TIME, F_TOPO, F_FP, F_CHUNKS, F_SOURCE, N_FIELDS };
+/* version 1 (11 fields) is read too: its topologies have no network features (tc_tune_features_get) */
+#define HEADER_V1 "collective,bytes,ranks,nodes,ranks_per_node,algorithm,time_us,topology,fingerprint,chunks,source"
+#define HEADER HEADER_V1 ",alpha_min_us,alpha_max_us,bw_min_gbs,bw_max_gbs,injection_gbs,diameter,degree,cut_ratio"
+enum { F_COLL, F_BYTES, F_RANKS, F_NODES, F_RPN, F_ALGO, F_TIME, F_TOPO, F_FP, F_CHUNKS, F_SOURCE, N_FIELDS_V1,
+       F_NET = N_FIELDS_V1, N_FIELDS = F_NET + TC_TUNE_NET };
+/* CSV units of the network columns (TC_TUNE_NET_* order): us, us, GB/s, GB/s, GB/s, hops, links, ratio */
+static const double net_unit[TC_TUNE_NET] = {1e-6, 1e-6, 1e9, 1e9, 1e9, 1, 1, 1};
 
 tc_status tc_tune_data_create(tc_tune_data **out)
 {
@@ -29,31 +34,83 @@ void tc_tune_data_free(tc_tune_data *d)
     for (int i = 0; i < d->n_notes; i++)
         free(d->notes[i]);
     free(d->topos);
+    free(d->topo_hash);
     free(d->notes);
     free(d->rows);
     free(d->file);
     free(d);
 }
 
+/* A topology name as a CSV field: no separators, quotes or line breaks in it (into buf, n bytes; longer
+ * names are cut). */
+static const char *csv_name(const char *name, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s", name ? name : "?");
+    for (char *p = buf; *p; p++)
+        if (*p == ',' || *p == '"' || *p == '\n' || *p == '\r')
+            *p = '_';
+    return buf;
+}
+
+static uint64_t name_hash(const char *name) { return tc_tune_fnv(TC_FNV_OFFSET, name, strlen(name)); }
+
+/* Rebuild d's hash index of topologies by name (open addressing, twice the topologies at least). */
+static tc_status rehash(tc_tune_data *d, int cap)
+{
+    int *h = malloc((size_t)cap * sizeof *h);
+    if (!h)
+        return TC_ERR_NOMEM;
+    for (int i = 0; i < cap; i++)
+        h[i] = -1;
+    for (int t = 0; t < d->n_topos; t++) {
+        size_t j = (size_t)(name_hash(d->topos[t].name) % (uint64_t)cap);
+        while (h[j] >= 0)
+            j = (j + 1) % (size_t)cap;
+        h[j] = t;
+    }
+    free(d->topo_hash);
+    d->topo_hash = h;
+    d->cap_hash = cap;
+    return TC_OK;
+}
+
+/* The first topology of d named `name` (already a CSV name) with fingerprint fp (any when !match_fp),
+ * -1 when none: constant time (the CSV of 60000 one-size topologies took 45 s by a linear search). */
+static int find_topo(const tc_tune_data *d, const char *name, uint64_t fp, int match_fp)
+{
+    if (!d->cap_hash)
+        return -1;
+    for (size_t j = (size_t)(name_hash(name) % (uint64_t)d->cap_hash); d->topo_hash[j] >= 0;
+         j = (j + 1) % (size_t)d->cap_hash) {
+        const tc_tune_topo_id *t = &d->topos[d->topo_hash[j]];
+        if (!strcmp(t->name, name) && (!match_fp || t->fingerprint == fp))
+            return d->topo_hash[j];
+    }
+    return -1;
+}
+
 tc_status tc_tune_data_topo(tc_tune_data *d, const tc_tune_topo_id *id, int *index)
 {
-    const char *name = id->name ? id->name : "?";
-    for (int i = 0; i < d->n_topos; i++)
-        if (d->topos[i].fingerprint == id->fingerprint && !strcmp(d->topos[i].name, name)) {
-            *index = i;
-            return TC_OK;
-        }
+    char buf[1024];
+    const char *name = csv_name(id->name, buf, sizeof buf);
+    int i = find_topo(d, name, id->fingerprint, 1);
+    if (i >= 0) {
+        *index = i;
+        return TC_OK;
+    }
     if (tc_grow((void **)&d->topos, &d->cap_topos, d->n_topos + 1, sizeof *d->topos))
         return TC_ERR_NOMEM;
     tc_tune_topo_id *t = &d->topos[d->n_topos];
     *t = *id;
-    /* a CSV field: no separators, quotes or line breaks in it */
     if (!(t->name = tc_strdup(name)))
         return TC_ERR_NOMEM;
-    for (char *p = t->name; *p; p++)
-        if (*p == ',' || *p == '"' || *p == '\n' || *p == '\r')
-            *p = '_';
     *index = d->n_topos++;
+    if (2 * d->n_topos > d->cap_hash)
+        return rehash(d, d->cap_hash ? 2 * d->cap_hash : 64);
+    size_t j = (size_t)(name_hash(name) % (uint64_t)d->cap_hash);
+    while (d->topo_hash[j] >= 0)
+        j = (j + 1) % (size_t)d->cap_hash;
+    d->topo_hash[j] = *index;
     return TC_OK;
 }
 
@@ -90,10 +147,13 @@ tc_status tc_tune_data_write(tc_ctx *ctx, const tc_tune_data *d, FILE *f)
     for (int i = 0; i < d->n_rows; i++) {
         const tc_tune_row *r = &d->rows[i];
         const tc_tune_topo_id *t = &d->topos[r->topo];
-        fprintf(f, "%s,%llu,%d,%d,%d,%s,%.6f,%s,%016llx,%d,%s\n", tc_coll_name(r->coll),
+        fprintf(f, "%s,%llu,%d,%d,%d,%s,%.6f,%s,%016llx,%d,%s", tc_coll_name(r->coll),
                 (unsigned long long)r->bytes, t->ranks, t->nodes, t->rpn, tc_algo_registry[r->algo].name,
                 r->time * 1e6, t->name, (unsigned long long)t->fingerprint, r->chunks,
                 tc_tune_source_name((tc_tune_source)r->source));
+        for (int k = 0; k < TC_TUNE_NET; k++) /* empty: not known (data read from a version 1 file) */
+            t->has_net ? fprintf(f, ",%.9g", t->net[k] / net_unit[k]) : fputc(',', f);
+        fputc('\n', f);
     }
     if (ferror(f))
         return tc_error(ctx, TC_ERR_IO, NULL, 0, "cannot write the tuning data: %s", strerror(errno ? errno : EIO));
@@ -163,7 +223,7 @@ static int cmp_seen(const void *pa, const void *pb)
     return a->line - b->line;
 }
 
-static tc_status parse_row(reader *rd, tc_tune_data *d, char **f, int *topo_line, int coll_line[][2])
+static tc_status parse_row(reader *rd, tc_tune_data *d, char **f, int nf, int *topo_line, int coll_line[][2])
 {
     char sb[80];
     tc_tune_row row = {0};
@@ -208,7 +268,8 @@ static tc_status parse_row(reader *rd, tc_tune_data *d, char **f, int *topo_line
     row.time = t * 1e-6;
     if (!*f[F_TOPO])
         return bad(rd, "empty topology name");
-    id.name = f[F_TOPO];
+    char nb[1024];
+    id.name = (char *)csv_name(f[F_TOPO], nb, sizeof nb); /* as tc_tune_data_topo stores it */
     size_t fl = strlen(f[F_FP]);
     if (fl != 16 || strspn(f[F_FP], "0123456789abcdefABCDEF") != 16)
         return bad(rd, "fingerprint '%s' is not 16 hexadecimal digits", shown(f[F_FP], sb, sizeof sb));
@@ -219,12 +280,39 @@ static tc_status parse_row(reader *rd, tc_tune_data *d, char **f, int *topo_line
         row.source = TC_TUNE_MEASURE;
     else
         return bad(rd, "source '%s' is not sim or measure", shown(f[F_SOURCE], sb, sizeof sb));
-    /* one topology name: one fingerprint and shape */
-    for (int i = 0; i < d->n_topos; i++) {
-        const tc_tune_topo_id *o = &d->topos[i];
-        if (strcmp(o->name, id.name))
-            continue;
-        if (o->fingerprint != id.fingerprint || o->ranks != id.ranks || o->nodes != id.nodes || o->rpn != id.rpn)
+    if (nf > N_FIELDS_V1) {
+        static const char *const net_name[TC_TUNE_NET] = {"alpha_min_us", "alpha_max_us", "bw_min_gbs", "bw_max_gbs",
+                                                          "injection_gbs", "diameter", "degree", "cut_ratio"};
+        id.has_net = 1;
+        for (int k = 0; k < TC_TUNE_NET; k++) {
+            const char *v = f[F_NET + k];
+            if (!*v && k == 0) { /* all empty: not known */
+                id.has_net = 0;
+                break;
+            }
+            errno = 0;
+            double x = strtod(v, &end);
+            if (!*v || *end || errno == ERANGE || !isfinite(x) || x < 0 ||
+                (x == 0 && k != TC_TUNE_NET_ALPHA_MIN && k != TC_TUNE_NET_ALPHA_MAX && k != TC_TUNE_NET_CUT))
+                return bad(rd, "%s '%s' is not a %s number", net_name[k], shown(v, sb, sizeof sb),
+                           k == TC_TUNE_NET_ALPHA_MIN || k == TC_TUNE_NET_ALPHA_MAX || k == TC_TUNE_NET_CUT
+                               ? "non-negative"
+                               : "positive");
+            id.net[k] = x * net_unit[k];
+        }
+        if (!id.has_net)
+            for (int k = 1; k < TC_TUNE_NET; k++)
+                if (*f[F_NET + k])
+                    return bad(rd, "%s is given but alpha_min_us is empty (all of the network columns or none)",
+                               net_name[k]);
+    }
+    /* one topology name: one fingerprint and shape (the first row of that name: others were refused) */
+    {
+        int i = find_topo(d, id.name, 0, 0);
+        const tc_tune_topo_id *o = i >= 0 ? &d->topos[i] : NULL;
+        if (o && (o->fingerprint != id.fingerprint || o->ranks != id.ranks || o->nodes != id.nodes ||
+                  o->rpn != id.rpn || o->has_net != id.has_net ||
+                  (id.has_net && memcmp(o->net, id.net, sizeof id.net))))
             return bad(rd,
                        "topology '%s' is %d ranks, %d nodes of %d, fingerprint %016llx on line %d, but %d ranks, %d "
                        "nodes of %d, fingerprint %016llx here (data of two different topologies under one name)",
@@ -302,11 +390,11 @@ tc_status tc_tune_data_read_mem(tc_ctx *ctx, const char *path, const char *text,
         if (!*line || *line == '#')
             continue;
         if (!header) {
-            if (strcmp(line, HEADER)) {
+            if (strcmp(line, HEADER) && strcmp(line, HEADER_V1)) {
                 st = bad(&rd, "the header must be '%s' (man 5 tacosc-tune)", HEADER);
                 goto fail;
             }
-            header = 1;
+            header = strcmp(line, HEADER) ? N_FIELDS_V1 : N_FIELDS;
             continue;
         }
         char *f[N_FIELDS + 1];
@@ -321,8 +409,9 @@ tc_status tc_tune_data_read_mem(tc_ctx *ctx, const char *path, const char *text,
             *c = 0;
             q = c + 1;
         }
-        if (nf != N_FIELDS) {
-            st = bad(&rd, "%d field%s, expected %d (%s)", nf, nf == 1 ? "" : "s", N_FIELDS, HEADER);
+        if (nf != header) {
+            st = bad(&rd, "%d field%s, expected %d (%s)", nf, nf == 1 ? "" : "s", header,
+                     header == N_FIELDS ? HEADER : HEADER_V1);
             goto fail;
         }
         if (d->n_topos + 1 > cap_tl) {
@@ -334,7 +423,7 @@ tc_status tc_tune_data_read_mem(tc_ctx *ctx, const char *path, const char *text,
             }
             topo_line = t;
         }
-        if ((st = parse_row(&rd, d, f, topo_line, coll_line)))
+        if ((st = parse_row(&rd, d, f, nf, topo_line, coll_line)))
             goto fail;
     }
     if (!header || d->n_rows == 0) {

@@ -13,10 +13,11 @@ tc_status tc_tune_choose(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const t
     c.runner_up = -1;
     if (m) {
         tc_tune_topo_id id;
-        tc_tune_topo_id_get(topo, &id);
+        tc_tune_topo_describe(topo, &id);
         tc_tune_model_predict(m, &id, go->size, &c.algo, &c.runner_up);
         c.by_model = 1;
-        c.outside = go->size < m->min_bytes || go->size > m->max_bytes;
+        c.outside = go->size < m->min_bytes || go->size > m->max_bytes ||
+                    tc_tune_model_outside(m, &id, go->size, 1, NULL, 0) > 0;
         if (c.runner_up >= 0 &&
             tc_tune_price(ctx, topo, coll, go, NULL, c.runner_up, &c.runner_up_time, NULL, NULL, 0) != TC_OK)
             c.runner_up_time = 0;

@@ -160,11 +160,27 @@ static tc_status launch(tc_ctx *ctx, const tc_topo *topo, const char *plan, cons
 tc_status tc_tune_measure(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, int algo, const uint64_t *sizes,
                           int n_sizes, const tc_tune_opts *o, double *times)
 {
-    char **text = calloc((size_t)n_sizes, sizeof *text);
-    size_t *len = calloc((size_t)n_sizes, sizeof *len);
+    const int reps = o->repeats > 0 ? o->repeats : 1;
+    double *runs = malloc((size_t)reps * (size_t)(n_sizes > 0 ? n_sizes : 1) * sizeof *runs);
+    if (!runs)
+        return TC_ERR_NOMEM;
+    tc_status st = tc_tune_measure_runs(ctx, topo, coll, algo, sizes, n_sizes, o, runs);
+    for (int i = 0; !st && i < n_sizes; i++) {
+        double *v = runs + (size_t)i * (size_t)reps;
+        qsort(v, (size_t)reps, sizeof *v, cmp_double);
+        times[i] = reps % 2 ? v[reps / 2] : (v[reps / 2 - 1] + v[reps / 2]) / 2;
+    }
+    free(runs);
+    return st;
+}
+
+tc_status tc_tune_measure_runs(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, int algo, const uint64_t *sizes,
+                               int n_sizes, const tc_tune_opts *o, double *runs)
+{
+    char **text = calloc((size_t)(n_sizes > 0 ? n_sizes : 1), sizeof *text);
+    size_t *len = calloc((size_t)(n_sizes > 0 ? n_sizes : 1), sizeof *len);
     int reps = o->repeats > 0 ? o->repeats : 1, made = 0;
-    double *runs = malloc((size_t)reps * (size_t)n_sizes * sizeof *runs);
-    tc_status st = text && len && runs ? TC_OK : TC_ERR_NOMEM;
+    tc_status st = text && len ? TC_OK : TC_ERR_NOMEM;
     const char *tmp = getenv("TMPDIR");
     char dirbuf[4096];
     snprintf(dirbuf, sizeof dirbuf, "%s/tacosc-tune-XXXXXX",
@@ -205,17 +221,11 @@ tc_status tc_tune_measure(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, int al
         unlink(plan);
         lo = hi + 1;
     }
-    for (int i = 0; !st && i < n_sizes; i++) {
-        double *v = runs + (size_t)i * (size_t)reps;
-        qsort(v, (size_t)reps, sizeof *v, cmp_double);
-        times[i] = reps % 2 ? v[reps / 2] : (v[reps / 2 - 1] + v[reps / 2]) / 2;
-    }
     if (made)
         rmdir(dirbuf);
     for (int i = 0; text && i < n_sizes; i++)
         free(text[i]);
     free(text);
     free(len);
-    free(runs);
     return st;
 }

@@ -11,9 +11,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char *const feature_names[TC_TUNE_FEATURES] = {"log2 bytes", "log2 ranks", "log2 nodes",
-                                                            "log2 ranks per node"};
-
 const char *tc_tune_model_path(const char *dir, tc_coll coll, const char *ext, char *buf, size_t n)
 {
     size_t l = strlen(dir);
@@ -86,7 +83,7 @@ tc_status tc_tune_model_write_meta(tc_ctx *ctx, const tc_tune_model *m, FILE *f)
     }
     fputs("\n  ],\n  \"features\": [", f);
     for (int k = 0; k < TC_TUNE_FEATURES; k++)
-        fprintf(f, "%s\"%s\"", k ? ", " : "", feature_names[k]);
+        fprintf(f, "%s\"%s\"", k ? ", " : "", tc_tune_feature_names[k]);
     fputs("],\n  \"scale_min\": ", f);
     jdoubles(f, m->scale_min, TC_TUNE_FEATURES);
     fputs(",\n  \"scale_max\": ", f);
@@ -104,6 +101,17 @@ tc_status tc_tune_model_write_meta(tc_ctx *ctx, const tc_tune_model *m, FILE *f)
                "\"gamma\": %.17g, \"cv_folds\": %d, \"cv_accuracy\": %.17g, \"cv_slowdown\": %.17g},\n",
             svm_name, (unsigned long long)m->svm_checksum, m->C, m->gamma, TC_TUNE_FOLDS, m->cv_accuracy,
             m->cv_slowdown);
+    fprintf(f, "  \"network_features\": %s,\n  \"commonest_winner\": \"%s\",\n  \"grid_samples\": %d,\n",
+            m->net ? "true" : "false", tc_algo_registry[m->common >= 0 ? m->common : m->classes[0]].name,
+            m->grid_samples);
+    const tc_tune_score *b[2] = {&m->held.common, &m->held.tacos};
+    const char *bn[2] = {"always_commonest", "always_tacos"};
+    fputs("  \"baselines\": {", f);
+    for (int i = 0; i < 2; i++)
+        fprintf(f, "%s\"%s\": {\"samples\": %d, \"accuracy\": %.17g, \"mean_slowdown_all\": %.17g, "
+                   "\"worst_slowdown\": %.17g}",
+                i ? ", " : "", bn[i], b[i]->n, b[i]->accuracy, b[i]->mean_slowdown_all, b[i]->worst_slowdown);
+    fputs("},\n", f);
     const tc_tune_score *t = &m->test;
     fprintf(f, "  \"test\": {\"train_samples\": %d, \"samples\": %d, \"correct\": %d, \"accuracy\": %.17g, "
                "\"mean_slowdown\": %.17g, \"worst_slowdown\": %.17g, \"mean_slowdown_all\": %.17g, "
@@ -197,7 +205,11 @@ static tc_status parse_meta(mreader *r, const cJSON *j, tc_tune_model *m, uint64
     double x;
     if (!cJSON_IsObject(j) || !(v = field(j, "format", cJSON_String)) || strcmp(v->valuestring, TC_TUNE_MODEL_FORMAT))
         return broken(r, "no \"format\": \"" TC_TUNE_MODEL_FORMAT "\"");
-    if (!int_field(j, "version", 0, 1e9, &x) || x != TC_TUNE_MODEL_VERSION)
+    if (!int_field(j, "version", 0, 1e9, &x))
+        return broken(r, "an unknown \"version\"");
+    if (x == 1)
+        return broken(r, "version 1 (4 features, before the network features): train it again with tacosc tune");
+    if (x != TC_TUNE_MODEL_VERSION)
         return broken(r, "an unknown \"version\"");
     tc_coll coll;
     if (!(v = field(j, "collective", cJSON_String)) || tc_coll_parse(v->valuestring, &coll) || coll != m->coll)
@@ -247,7 +259,7 @@ static tc_status parse_meta(mreader *r, const cJSON *j, tc_tune_model *m, uint64
     }
     if (!doubles_field(j, "scale_min", m->scale_min, TC_TUNE_FEATURES) ||
         !doubles_field(j, "scale_max", m->scale_max, TC_TUNE_FEATURES))
-        return broken(r, "\"scale_min\" or \"scale_max\" is not 4 numbers");
+        return broken(r, "\"scale_min\" or \"scale_max\" is not " TC_TUNE_FEATURES_STR " numbers");
     if (!(m->classes = malloc((size_t)nreg * sizeof *m->classes)) || !(m->cands = malloc((size_t)nreg * sizeof *m->cands)))
         return TC_ERR_NOMEM;
     if (!names_field(j, "classes", m->classes, &m->n_classes, nreg) || m->n_classes < 1)
@@ -260,6 +272,34 @@ static tc_status parse_meta(mreader *r, const cJSON *j, tc_tune_model *m, uint64
     m->runner_up = -1;
     if ((v = field(j, "runner_up", cJSON_String)) && (m->runner_up = tc_tune_algo_index(v->valuestring)) < 0)
         return broken(r, "\"runner_up\" is not an algorithm");
+    const cJSON *nf = cJSON_GetObjectItemCaseSensitive(j, "network_features");
+    if (!cJSON_IsBool(nf))
+        return broken(r, "\"network_features\" is not true or false");
+    m->net = cJSON_IsTrue(nf);
+    m->common = m->classes[0];
+    if ((v = field(j, "commonest_winner", cJSON_String)) && (m->common = tc_tune_algo_index(v->valuestring)) < 0)
+        return broken(r, "\"commonest_winner\" is not an algorithm");
+    if ((v = field(j, "grid_samples", cJSON_Number)) && v->valuedouble >= 0 && v->valuedouble <= 1e9)
+        m->grid_samples = (int)v->valuedouble;
+    const cJSON *bl = field(j, "baselines", cJSON_Object);
+    m->held.common_algo = m->common;
+    if (bl) {
+        const char *bn[2] = {"always_commonest", "always_tacos"};
+        tc_tune_score *b[2] = {&m->held.common, &m->held.tacos};
+        for (int i = 0; i < 2; i++) {
+            const cJSON *o = field(bl, bn[i], cJSON_Object), *x;
+            if (!o)
+                continue;
+            if ((x = field(o, "samples", cJSON_Number)) && x->valuedouble >= 0 && x->valuedouble <= 1e9)
+                b[i]->n = (int)x->valuedouble;
+            if ((x = field(o, "accuracy", cJSON_Number)))
+                b[i]->accuracy = x->valuedouble;
+            if ((x = field(o, "mean_slowdown_all", cJSON_Number)))
+                b[i]->mean_slowdown_all = x->valuedouble;
+            if ((x = field(o, "worst_slowdown", cJSON_Number)))
+                b[i]->worst_slowdown = x->valuedouble;
+        }
+    }
     const cJSON *svm = field(j, "svm", cJSON_Object);
     if (!svm || !hex_field(svm, "checksum", svm_sum))
         return broken(r, "no \"svm\".\"checksum\"");
@@ -382,32 +422,49 @@ tc_status tc_tune_model_check(tc_ctx *ctx, const tc_tune_model *m, const tc_topo
     tc_tune_topo_id_get(topo, &id);
     const char *name = topo->name ? topo->name : "?";
     const tc_tune_topo_id *same_name = NULL;
-    for (int i = 0; i < m->n_topos; i++) {
+    int seen = 0;
+    for (int i = 0; i < m->n_topos && !seen; i++) {
         if (m->topos[i].fingerprint == id.fingerprint)
-            goto topo_ok;
-        if (!strcmp(m->topos[i].name, name))
+            seen = 1;
+        else if (!strcmp(m->topos[i].name, name))
             same_name = &m->topos[i];
     }
-    if (same_name)
+    if (!seen && !m->net && same_name)
         return tc_error(ctx, TC_ERR_INVALID, where, 0,
                         "the %s model was trained on a topology '%s' with other links or costs (fingerprint %016llx, "
                         "this one %016llx): run tacosc tune on this one",
                         tc_coll_name(m->coll), name, (unsigned long long)same_name->fingerprint,
                         (unsigned long long)id.fingerprint);
-    char list[512] = "";
-    for (int i = 0; i < m->n_topos && i < 4; i++)
-        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s (%d ranks)", i ? ", " : "", m->topos[i].name,
-                 m->topos[i].ranks);
-    if (m->n_topos > 4)
-        snprintf(list + strlen(list), sizeof list - strlen(list), " and %d more", m->n_topos - 4);
-    return tc_error(ctx, TC_ERR_INVALID, where, 0,
-                    "the %s model was trained on %s, not on '%s' (%d ranks, fingerprint %016llx): run tacosc tune "
-                    "on it",
-                    tc_coll_name(m->coll), list, name, id.ranks, (unsigned long long)id.fingerprint);
-topo_ok:
+    if (!seen && !m->net) {
+        char list[512] = "";
+        for (int i = 0; i < m->n_topos && i < 4; i++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s (%d ranks)", i ? ", " : "",
+                     m->topos[i].name, m->topos[i].ranks);
+        if (m->n_topos > 4)
+            snprintf(list + strlen(list), sizeof list - strlen(list), " and %d more", m->n_topos - 4);
+        return tc_error(ctx, TC_ERR_INVALID, where, 0,
+                        "the %s model was trained on %s, not on '%s' (%d ranks, fingerprint %016llx), and without "
+                        "network features: run tacosc tune on it",
+                        tc_coll_name(m->coll), list, name, id.ranks, (unsigned long long)id.fingerprint);
+    }
     if (chunks != m->chunks)
         return tc_error(ctx, TC_ERR_INVALID, where, 0,
                         "the %s model was trained on plans of %d chunk%s per rank, not %d (--chunks)",
                         tc_coll_name(m->coll), m->chunks, m->chunks == 1 ? "" : "s", chunks);
+    if (!seen) { /* a topology it has not seen: by its features, saying how far they are from the trained ones */
+        tc_tune_topo_describe(topo, &id);
+        char why[1024];
+        int out = tc_tune_model_outside(m, &id, m->min_bytes, 0, why, sizeof why);
+        if (out)
+            tc_warn(ctx, where, 0,
+                    "the %s model was not trained on '%s' (%d ranks): choosing by its network features, %d of them "
+                    "outside the trained ranges: %s",
+                    tc_coll_name(m->coll), name, id.ranks, out, why);
+        else
+            tc_diag(ctx, TC_DIAG_NOTE, where, 0, 0,
+                    "the %s model was not trained on '%s' (%d ranks): choosing by its network features (within the "
+                    "trained ranges)",
+                    tc_coll_name(m->coll), name, id.ranks);
+    }
     return TC_OK;
 }

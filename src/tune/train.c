@@ -91,7 +91,7 @@ static tc_status make_samples(const tc_tune_data *d, tc_coll coll, int nreg, sam
             } else if (x->second < 0 || ts[a] < ts[x->second])
                 x->second = a;
         }
-        tc_tune_features(&d->topos[x->topo], x->bytes, x->x);
+        tc_tune_features_get(&d->topos[x->topo], x->bytes, x->x);
         i = j;
     }
     free(rows);
@@ -149,7 +149,7 @@ void tc_tune_model_predict(const tc_tune_model *m, const tc_tune_topo_id *id, ui
 {
     double x[TC_TUNE_FEATURES];
     struct svm_node nodes[TC_TUNE_FEATURES + 1];
-    tc_tune_features(id, bytes, x);
+    tc_tune_features_get(id, bytes, x);
     scale(m, x, nodes);
     int b, s;
     vote(m->svm, nodes, &b, &s);
@@ -159,16 +159,15 @@ void tc_tune_model_predict(const tc_tune_model *m, const tc_tune_topo_id *id, ui
         *second = -1;
 }
 
-/* Score a prediction (class `pred`) of sample x into sc. */
-static void score_add(tc_tune_score *sc, const tc_tune_model *m, const sample *x, int pred, double *sum_wrong,
-                      double *sum_all)
+/* Score a pick (registry index `algo`) of sample x into sc. */
+static void score_algo(tc_tune_score *sc, const sample *x, int algo, double *sum_wrong, double *sum_all)
 {
     sc->n++;
-    if (pred == x->label) {
+    if (algo == x->best) {
         sc->correct++;
         return;
     }
-    double tp = x->t[m->classes[pred]], tb = x->t[x->best];
+    double tp = algo >= 0 ? x->t[algo] : NAN, tb = x->t[x->best];
     if (isnan(tp)) {
         sc->no_time++;
         return;
@@ -182,12 +181,78 @@ static void score_add(tc_tune_score *sc, const tc_tune_model *m, const sample *x
         sc->worst_slowdown = sd;
 }
 
+/* Score a prediction (class `pred`) of sample x into sc. */
+static void score_add(tc_tune_score *sc, const tc_tune_model *m, const sample *x, int pred, double *sum_wrong,
+                      double *sum_all)
+{
+    score_algo(sc, x, m->classes[pred], sum_wrong, sum_all);
+}
+
 static void score_end(tc_tune_score *sc, double sum_wrong, double sum_all)
 {
     int wrong = sc->n - sc->correct - sc->no_time;
     sc->accuracy = sc->n ? (double)sc->correct / sc->n : 1;
     sc->mean_slowdown = wrong > 0 ? sum_wrong / wrong : 0;
     sc->mean_slowdown_all = sc->n - sc->no_time > 0 ? sum_all / (sc->n - sc->no_time) : 0;
+}
+
+/* Baselines and the model's own picks (pick[i], registry indices) on samples idx[0..n) into r. */
+static void report_fill(tc_tune_report *r, const sample *s, const int *idx, int n, const int *pick, int common)
+{
+    const int tacos = tc_tune_algo_index("tacos");
+    double sums[3][2] = {{0}};
+    int seen[64] = {0};
+    memset(r, 0, sizeof *r);
+    r->common_algo = common;
+    int has_tacos = 0;
+    for (int i = 0; i < n; i++)
+        has_tacos |= tacos >= 0 && !isnan(s[idx[i]].t[tacos]);
+    for (int i = 0; i < n; i++) {
+        const sample *x = &s[idx[i]];
+        score_algo(&r->model, x, pick[i], &sums[0][0], &sums[0][1]);
+        score_algo(&r->common, x, common, &sums[1][0], &sums[1][1]);
+        if (has_tacos)
+            score_algo(&r->tacos, x, tacos, &sums[2][0], &sums[2][1]);
+        if (pick[i] >= 0 && pick[i] < 64 && !seen[pick[i]]++)
+            r->distinct++;
+    }
+    score_end(&r->model, sums[0][0], sums[0][1]);
+    score_end(&r->common, sums[1][0], sums[1][1]);
+    score_end(&r->tacos, sums[2][0], sums[2][1]);
+    int topos = 0;
+    for (int i = 0; i < n; i++) {
+        int first = 1;
+        for (int j = 0; j < i && first; j++)
+            first = s[idx[j]].topo != s[idx[i]].topo;
+        topos += first;
+    }
+    r->n_topos = topos;
+}
+
+static void score_line(FILE *f, const char *what, const tc_tune_score *sc)
+{
+    fprintf(f, "    %-22s accuracy %5.1f%%  mean slowdown %7.3f%%  worst %7.2f%%", what, 100 * sc->accuracy,
+            100 * sc->mean_slowdown_all, 100 * sc->worst_slowdown);
+    if (sc->no_time)
+        fprintf(f, "  (%d pick%s without a time there, not in the means)", sc->no_time, sc->no_time == 1 ? "" : "s");
+    fputc('\n', f);
+}
+
+void tc_tune_report_print(FILE *f, const char *label, const tc_tune_report *r)
+{
+    char what[64];
+    fprintf(f, "  %s: %d sample%s on %d topolog%s (slowdown: time of the pick / time of the best - 1)\n", label,
+            r->model.n, r->model.n == 1 ? "" : "s", r->n_topos, r->n_topos == 1 ? "y" : "ies");
+    score_line(f, "model", &r->model);
+    snprintf(what, sizeof what, "always %s (commonest)", r->common_algo >= 0 ? tc_algo_registry[r->common_algo].name : "?");
+    score_line(f, what, &r->common);
+    if (r->tacos.n)
+        score_line(f, "always tacos", &r->tacos);
+    if (r->model.n < TC_TUNE_MIN_TEST)
+        fprintf(f, "  warning: only %d sample%s: too few for the accuracy to mean much (%d or more)\n", r->model.n,
+                r->model.n == 1 ? "" : "s", TC_TUNE_MIN_TEST);
+    if (r->distinct <= 1 && r->model.n > 0)
+        fprintf(f, "  warning: the model picked one algorithm for every sample: no better than always picking it\n");
 }
 
 /* Train on the samples idx[0..n) (nodes: 5 per sample, in sample order). */
@@ -304,6 +369,13 @@ tc_status tc_tune_train(tc_ctx *ctx, const tc_tune_data *d, tc_coll coll, tc_tun
     for (int i = 0; i < n; i++)
         s[i].label = cls_of[s[i].best];
     free(cls_of);
+    m->common = m->classes[0];
+    for (int a = 0; a < nreg; a++)
+        if (wins[a] > wins[m->common])
+            m->common = a;
+    m->net = 1;
+    for (int i = 0; i < n; i++)
+        m->net &= d->topos[s[i].topo].has_net;
     m->min_bytes = UINT64_MAX;
     for (int i = 0; i < n; i++) {
         if (s[i].bytes < m->min_bytes)
@@ -375,6 +447,23 @@ tc_status tc_tune_train(tc_ctx *ctx, const tc_tune_data *d, tc_coll coll, tc_tun
             train[n_train++] = i;
     }
     m->n_train = n_train;
+    /* the grid's cross-validation on at most TC_TUNE_GRID_SAMPLES of them: a seeded subsample, the rest
+     * (grid[i] 0) left out of the folds */
+    int *grid = calloc((size_t)n, sizeof *grid);
+    if (!grid) {
+        st = TC_ERR_NOMEM;
+        goto done;
+    }
+    for (int i = 0; i < n_train; i++)
+        idx[i] = train[i];
+    for (int i = n_train - 1; i > 0; i--) {
+        int j = (int)tc_rng_below(&rng, (uint64_t)i + 1), t = idx[i];
+        idx[i] = idx[j];
+        idx[j] = t;
+    }
+    m->grid_samples = n_train < TC_TUNE_GRID_SAMPLES ? n_train : TC_TUNE_GRID_SAMPLES;
+    for (int i = 0; i < m->grid_samples; i++)
+        grid[idx[i]] = 1;
     /* scaling over the training samples */
     for (int k = 0; k < TC_TUNE_FEATURES; k++) {
         m->scale_min[k] = INFINITY;
@@ -414,6 +503,8 @@ tc_status tc_tune_train(tc_ctx *ctx, const tc_tune_data *d, tc_coll coll, tc_tun
                 for (int f = 0; f < TC_TUNE_FOLDS && !st; f++) {
                     int ntr = 0, nte = 0;
                     for (int i = 0; i < n_train; i++) {
+                        if (!grid[train[i]])
+                            continue;
                         if (fold[train[i]] == f)
                             te[nte++] = train[i];
                         else
@@ -447,11 +538,14 @@ tc_status tc_tune_train(tc_ctx *ctx, const tc_tune_data *d, tc_coll coll, tc_tun
             }
         free(tr);
         free(te);
-        if (st)
+        if (st) {
+            free(grid);
             goto done;
-        m->cv_accuracy = (double)best_correct / n_train;
-        m->cv_slowdown = best_sum / n_train;
+        }
+        m->cv_accuracy = (double)best_correct / m->grid_samples;
+        m->cv_slowdown = best_sum / m->grid_samples;
     }
+    free(grid);
     struct svm_model *fm = train_on(s, train, n_train, nodes, m->C, m->gamma, y, xp, &why);
     if (!fm) {
         st = why ? tc_error(ctx, TC_ERR_INTERNAL, NULL, 0, "libsvm: %s", why) : TC_ERR_NOMEM;
@@ -464,8 +558,10 @@ tc_status tc_tune_train(tc_ctx *ctx, const tc_tune_data *d, tc_coll coll, tc_tun
         const sample *x = &s[hold[i]];
         int pred = (int)svm_predict(fm, nodes + (size_t)hold[i] * (TC_TUNE_FEATURES + 1));
         score_add(&m->test, m, x, pred, &sw, &sa);
+        idx[i] = m->classes[pred >= 0 && pred < m->n_classes ? pred : 0];
     }
     score_end(&m->test, sw, sa);
+    report_fill(&m->held, s, hold, n_test, idx, m->common);
     *out = m;
     m = NULL;
 done:
@@ -480,5 +576,60 @@ done:
     free(hold);
     free(y);
     free(xp);
+    return st;
+}
+
+int tc_tune_model_outside(const tc_tune_model *m, const tc_tune_topo_id *id, uint64_t bytes, int size_only,
+                          char *buf, size_t n)
+{
+    double x[TC_TUNE_FEATURES];
+    tc_tune_features_get(id, bytes, x);
+    int count = 0;
+    if (n)
+        buf[0] = 0;
+    for (int k = 0; k < TC_TUNE_FEATURES; k++) {
+        if (size_only != (k == 0 || k == 4))
+            continue;
+        const double lo = m->scale_min[k], hi = m->scale_max[k], eps = 1e-9 * (fabs(lo) + fabs(hi) + 1);
+        if (x[k] >= lo - eps && x[k] <= hi + eps)
+            continue;
+        size_t l = n ? strlen(buf) : 0;
+        if (l + 1 < n)
+            snprintf(buf + l, n - l, "%s%s %.3g (trained %.3g..%.3g)", count ? ", " : "", tc_tune_feature_names[k],
+                     x[k], lo, hi);
+        count++;
+    }
+    return count;
+}
+
+tc_status tc_tune_evaluate(tc_ctx *ctx, const tc_tune_model *m, const tc_tune_data *d, tc_tune_report *out)
+{
+    const int nreg = tc_tune_registry_size();
+    sample *s = NULL;
+    double *times = NULL;
+    int n = 0, *idx = NULL, *pick = NULL;
+    tc_status st = make_samples(d, m->coll, nreg, &s, &n, &times);
+    if (st)
+        return st;
+    if (n == 0) {
+        st = tc_error(ctx, TC_ERR_INVALID, d->file, 0, "no %s samples to evaluate the model on",
+                      tc_coll_name(m->coll));
+        goto done;
+    }
+    if (!(idx = malloc((size_t)n * sizeof *idx)) || !(pick = malloc((size_t)n * sizeof *pick))) {
+        st = TC_ERR_NOMEM;
+        goto done;
+    }
+    for (int i = 0; i < n; i++) {
+        int second;
+        idx[i] = i;
+        tc_tune_model_predict(m, &d->topos[s[i].topo], s[i].bytes, &pick[i], &second);
+    }
+    report_fill(out, s, idx, n, pick, m->common);
+done:
+    free(s);
+    free(times);
+    free(idx);
+    free(pick);
     return st;
 }

@@ -10,9 +10,17 @@
 #include <libsvm/svm.h>
 #else
 #include <svm.h>
+/** The same, every launch kept: runs[i * repeats + r] for size i and launch r (o->repeats launches). */
+tc_status tc_tune_measure_runs(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, int algo, const uint64_t *sizes,
+                               int n_sizes, const tc_tune_opts *o, double *runs);
+
 #endif
 #else
 #include <libsvm/svm.h>
+/** The same, every launch kept: runs[i * repeats + r] for size i and launch r (o->repeats launches). */
+tc_status tc_tune_measure_runs(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, int algo, const uint64_t *sizes,
+                               int n_sizes, const tc_tune_opts *o, double *runs);
+
 #endif
 
 #include <stddef.h>
@@ -54,5 +62,9 @@ void tc_tune_features(const tc_tune_topo_id *id, uint64_t bytes, double x[TC_TUN
 /** Replay the plans of one algorithm with tacos-run (measure.c): times[i] for sizes[i], in seconds. */
 tc_status tc_tune_measure(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, int algo, const uint64_t *sizes,
                           int n_sizes, const tc_tune_opts *o, double *times);
+
+/** The same, every launch kept: runs[i * repeats + r] for size i and launch r (o->repeats launches). */
+tc_status tc_tune_measure_runs(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, int algo, const uint64_t *sizes,
+                               int n_sizes, const tc_tune_opts *o, double *runs);
 
 #endif
