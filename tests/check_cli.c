@@ -5,10 +5,7 @@
 
 static char *tmpdir(void)
 {
-    char *d = malloc(64);
-    snprintf(d, 64, "/tmp/tacosc-cli-XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(d));
-    return d;
+    return tu_tmpdir("tacosc-cli");
 }
 
 START_TEST(test_help_version)
@@ -22,6 +19,29 @@ START_TEST(test_help_version)
     free(out);
     ck_assert_int_eq(tu_tacosc_run(&out, "%s", ""), 2);
     ck_assert_ptr_nonnull(strstr(out, "usage:"));
+    free(out);
+    /* every subcommand is listed by --help, and each answers its own --help */
+    static const char *const cmds[] = {"topo", "info", "verify", "sim", "compare", "route", "tune", "bundle"};
+    char *help;
+    ck_assert_int_eq(tu_tacosc_run(&help, "--help"), 0);
+    for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+        char want[64];
+        snprintf(want, sizeof want, "\n       tacosc %s ", cmds[i]);
+        ck_assert_msg(strstr(help, want), "--help does not list '%s'", cmds[i]);
+        ck_assert_int_eq(tu_tacosc_run(&out, "%s --help", cmds[i]), 0);
+        snprintf(want, sizeof want, "usage: tacosc %s ", cmds[i]);
+        ck_assert_msg(strstr(out, want), "tacosc %s --help: %s", cmds[i], out);
+        free(out);
+    }
+    free(help);
+    /* a mistyped subcommand is named as such, not read as a missing topology file */
+    ck_assert_int_eq(tu_tacosc_run(&out, "verfy plan.json"), 2);
+    ck_assert_str_eq(out, "tacosc: error: unknown subcommand 'verfy' (did you mean 'verify'?); subcommands: topo, "
+                          "info, verify, sim, compare, route, tune, bundle; or give a topology file (see 'tacosc "
+                          "--help')\n");
+    free(out);
+    ck_assert_int_eq(tu_tacosc_run(&out, "frobnicate"), 2);
+    ck_assert_ptr_nonnull(strstr(out, "tacosc: error: unknown subcommand 'frobnicate', and no such topology file"));
     free(out);
 }
 END_TEST
@@ -603,7 +623,7 @@ END_TEST
 START_TEST(test_memory_estimate)
 {
 #if defined(__SANITIZE_ADDRESS__)
-    fprintf(stderr, "test_memory_estimate: skipped under AddressSanitizer (ulimit -v)\n");
+    tu_skip("test_memory_estimate", "under AddressSanitizer (ulimit -v)");
 #else
     char *out, line[1024];
     snprintf(line, sizeof line, "ulimit -v 1000000; %s topologies/mesh2d-4x4.xml --collective allgather "

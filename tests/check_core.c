@@ -229,6 +229,7 @@ static Suite *suite(void)
 {
     Suite *s = suite_create("core");
     TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 60); /* not Check's 4 s default: the suite must pass on a loaded machine */
     tcase_add_test(tc, test_status_str);
     tcase_add_test(tc, test_diag_layout);
     tcase_add_test(tc, test_rng);

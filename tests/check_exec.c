@@ -50,6 +50,7 @@ static const char *workdir(void)
         char cmd[256];
         snprintf(cmd, sizeof cmd, "mkdir -p %s", tmpdir);
         ck_assert_int_eq(tu_run(cmd, NULL), 0);
+        tu_remove_at_exit(tmpdir);
     }
     return tmpdir;
 }
@@ -147,11 +148,11 @@ static void refused_same(int np, const char *args, const char *what)
 static int have_exec(const char *test)
 {
     if (access(tacosrun(), X_OK) != 0) {
-        fprintf(stderr, "%s: skipped: %s not built (no MPI compiler?)\n", test, tacosrun());
+        tu_skip(test, "%s not built (no MPI compiler?)", tacosrun());
         return 0;
     }
     if (tu_run("command -v mpirun", NULL) != 0) {
-        fprintf(stderr, "%s: skipped: mpirun not found\n", test);
+        tu_skip(test, "mpirun not found");
         return 0;
     }
     return 1;
@@ -174,7 +175,7 @@ START_TEST(test_examples)
         return;
     const char *dir = tu_examples_dir();
     if (!dir) {
-        fprintf(stderr, "test_examples: skipped: no MSCCL examples (../shared/msccl-examples, $TC_EXAMPLES)\n");
+        tu_skip("test_examples", "no MSCCL examples (../shared/msccl-examples, $TC_EXAMPLES)");
         return;
     }
     DIR *d = opendir(dir);
@@ -521,7 +522,7 @@ START_TEST(test_truncated_refused)
     const char *dir = tu_examples_dir();
     char src[1024], cmd[2048];
     if (!dir) {
-        fprintf(stderr, "test_truncated_refused: skipped: no MSCCL examples\n");
+        tu_skip("test_truncated_refused", "no MSCCL examples");
         return;
     }
     snprintf(src, sizeof src, "%s/allreduce_ring_4gpu_simple.mscclang.xml", dir);
@@ -568,7 +569,7 @@ START_TEST(test_check_counts_wrong)
     const char *dir = tu_examples_dir();
     char plan[1024], cmd[2048], *out = NULL, args[128];
     if (!dir) {
-        fprintf(stderr, "test_check_counts_wrong: skipped: no MSCCL examples\n");
+        tu_skip("test_check_counts_wrong", "no MSCCL examples");
         return;
     }
     snprintf(plan, sizeof plan, "%s/allgather_ring_4gpu_ll128.mscclang.xml", dir);
@@ -619,7 +620,7 @@ START_TEST(test_staged_and_prepost)
 {
     const char *dir = tu_examples_dir();
     if (!dir) {
-        fprintf(stderr, "test_staged_and_prepost: skipped: no MSCCL examples\n");
+        tu_skip("test_staged_and_prepost", "no MSCCL examples");
         return;
     }
     static const struct { const char *file; int np; const char *args; } runs[] = {
@@ -643,7 +644,7 @@ static int cuda_refused(const char *test, const char *cmd, int rc, const char *o
 {
     ck_assert_msg(rc != 124 && count_of(out, "tacos-run: error: --device cuda: ") == 1, "%s\n%s", cmd, tu_tail(out));
     const char *why = strstr(out, "--device cuda: ");
-    fprintf(stderr, "%s: skipped: %.*s\n", test, (int)strcspn(why, "\n"), why);
+    tu_skip(test, "%.*s", (int)strcspn(why, "\n"), why);
     return 1;
 }
 
@@ -762,7 +763,7 @@ START_TEST(test_cuda)
     const char *dir = tu_examples_dir();
     char plan[1024], cmd[2048], *out = NULL;
     if (!dir) {
-        fprintf(stderr, "test_cuda: skipped: no MSCCL examples\n");
+        tu_skip("test_cuda", "no MSCCL examples");
         return;
     }
     snprintf(plan, sizeof plan, "%s/allreduce_ring_4gpu_simple.mscclang.xml", dir);
@@ -787,7 +788,7 @@ START_TEST(test_mpich)
 {
     char cmd[2048], topo[256], plan[256], *out = NULL;
     if (access("/usr/bin/mpicc.mpich", X_OK) || access("/usr/bin/mpiexec.mpich", X_OK)) {
-        fprintf(stderr, "test_mpich: skipped: MPICH (mpicc.mpich, mpiexec.mpich) not installed\n");
+        tu_skip("test_mpich", "MPICH (mpicc.mpich, mpiexec.mpich) not installed");
         return;
     }
     ck_assert_msg(tu_run("env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "

@@ -119,7 +119,7 @@ START_TEST(test_examples)
 {
     const char *dir = tu_examples_dir();
     if (!dir) {
-        fprintf(stderr, "check_msccl: no MSCCL examples directory (set TC_EXAMPLES); skipped\n");
+        tu_skip("check_msccl examples", "no MSCCL examples directory (set TC_EXAMPLES)");
         return;
     }
     DIR *d = opendir(dir);
@@ -149,6 +149,23 @@ START_TEST(test_examples)
         } else {
             ck_assert_int_eq(m->legacy, 0);
             ck_assert_int_eq(ctx.n_warnings, 0);
+        }
+        if (m->legacy) { /* issue 21: under a runtime's target what the runtime refuses is an error */
+            tc_msccl_limits ex;
+            tc_msccl_limits_get(TC_TARGET_EXEC, &ex);
+            for (int k = 0; k < 3; k++) {
+                tu_ctx(&ctx);
+                st = tc_msccl_verify(&ctx, m, k == 0 ? &nccl : k == 1 ? &rccl : NULL, path);
+                ck_assert_msg(st == TC_ERR_LIMIT && strstr(tu_diags(), "<algo> lacks minBytes, maxBytes or "
+                                                                       "outofplace, which ") &&
+                                  strstr(tu_diags(), "[legacy]"),
+                              "%s: %s", path, tu_diags());
+            }
+            tu_ctx(&ctx);
+            ck_assert_msg(tc_msccl_verify(&ctx, m, &ex, path) == TC_OK, "%s: %s", path, tu_diags());
+            tc_msccl_free(m);
+            n++;
+            continue;
         }
         ck_assert_msg(tc_msccl_verify(&ctx, m, &nccl, path) == TC_OK, "%s: %s", path, tu_diags());
         ck_assert_msg(tc_msccl_verify(&ctx, m, NULL, path) == TC_OK, "%s: %s", path, tu_diags());
@@ -352,11 +369,17 @@ START_TEST(test_text_rules)
     t = subst(ring4_text(), "srcbuf=\"i\"", "srcbuf=\"x\"");
     expect(t, TC_ERR_PARSE, "t.xml:4: error: unknown buffer srcbuf=\"x\" (i, o or s) [buffer]");
     free(t);
-    /* legacy: a warning, still loads */
+    /* legacy: a warning when read, an error under a runtime's limits, accepted for tacos-run */
     t = subst(ring4_text(), " outofplace=\"0\" minBytes=\"0\" maxBytes=\"0\"", "");
-    ck_assert_int_eq(read_verify(t, NULL), TC_OK);
+    ck_assert_int_eq(read_verify(t, NULL), TC_ERR_LIMIT);
     ck_assert_str_eq(tu_diags(), "t.xml:1: warning: lacks attribute minBytes of <algo>: msccl-executor-nccl and RCCL "
-                                 "reject this file [legacy]\n");
+                                 "reject this file [legacy]\n"
+                                 "t.xml:1: error: <algo> lacks minBytes, maxBytes or outofplace, which each of NCCL "
+                                 "and RCCL requires: it refuses this file (--target tacos-run accepts it; tacos-run "
+                                 "--accept-legacy replays it) [legacy]\n");
+    tc_msccl_limits ex;
+    tc_msccl_limits_get(TC_TARGET_EXEC, &ex);
+    ck_assert_int_eq(read_verify(t, &ex), TC_OK);
     free(t);
 }
 END_TEST

@@ -908,6 +908,7 @@ START_TEST(test_cli_bad_input)
 {
     char dir[] = "/tmp/tacosc-photonic-XXXXXX", path[256], plan[256];
     ck_assert_ptr_nonnull(mkdtemp(dir));
+    tu_remove_at_exit(dir);
     snprintf(plan, sizeof plan, "%s/plan.json", dir);
     char *out;
     /* no <photonic> */
@@ -1025,6 +1026,7 @@ START_TEST(test_cli_end_to_end)
 {
     char dir[] = "/tmp/tacosc-photonic-XXXXXX", topo[256], cmd[1024];
     ck_assert_ptr_nonnull(mkdtemp(dir));
+    tu_remove_at_exit(dir);
     snprintf(topo, sizeof topo, "%s/t16.xml", dir);
     FILE *f = fopen(topo, "w");
     fputs(FABRIC16, f);

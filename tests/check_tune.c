@@ -30,10 +30,7 @@ static double now_s(void)
 
 static char *tmpdir(void)
 {
-    char *d = malloc(64);
-    snprintf(d, 64, "/tmp/tacosc-tune-test-XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(d));
-    return d;
+    return tu_tmpdir("tacosc-tune-test");
 }
 
 static void rm_rf(const char *d)
@@ -411,7 +408,7 @@ START_TEST(test_calibrate)
 {
     const char *tr = getenv("TACOSRUN");
     if (!tr || access(tr, X_OK) || tu_run("command -v mpirun", NULL)) {
-        fprintf(stderr, "test_calibrate: skipped: tacos-run or mpirun not found\n");
+        tu_skip("test_calibrate", "tacos-run or mpirun not found");
         return;
     }
     char *out = NULL;
@@ -1035,7 +1032,13 @@ START_TEST(test_bundle_cli)
     char *readme = tu_slurp(rp, NULL);
     ck_assert_ptr_nonnull(readme);
     ck_assert_ptr_nonnull(strstr(readme, "/b1/msccl-algorithms NCCL_DEBUG=INFO"));
-    ck_assert_ptr_nonnull(strstr(readme, "RCCL_MSCCL_FORCE_ENABLE=1"));
+    /* the README names RCCL only when every file passes RCCL's rules, as tacosc verify says */
+    char vcmd[1024];
+    snprintf(vcmd, sizeof vcmd, "for f in %s/*.xml; do %s verify --target rccl \"$f\" || exit 1; done", ad, tu_tacosc());
+    int rccl_ok = tu_run(vcmd, &out) == 0;
+    free(out);
+    ck_assert_msg(!strstr(readme, "RCCL_MSCCL_FORCE_ENABLE=1") == !rccl_ok, "rccl %d:\n%s", rccl_ok, readme);
+    ck_assert_msg(rccl_ok || strstr(readme, "(not RCCL: some files here break its rules"), "%s", readme);
     ck_assert_ptr_nonnull(strstr(readme, "man 7 tacosc-deploy"));
     free(readme);
     /* again into the same directory: the same files; and into another: the same bytes */
@@ -1069,6 +1072,78 @@ START_TEST(test_bundle_cli)
     rm_rf(dir);
     free(dir);
     free(tp);
+}
+END_TEST
+
+/* issue 23: a bundle is made aside and swapped in; it never writes through a link, never replaces a README
+ * it did not write, and leaves no staging directory behind. */
+START_TEST(test_bundle_safety)
+{
+    char *dir = tmpdir(), *out = NULL, b[300], cmd[2048], p[400];
+    char *tp = gen_topo(dir, "ring4", "biring 4");
+    snprintf(b, sizeof b, "%s/b", dir);
+    /* a user's README is left alone, and nothing is written */
+    snprintf(cmd, sizeof cmd, "mkdir -p %s && printf 'my notes\n' > %s/README", b, b);
+    ck_assert_int_eq(tu_run(cmd, NULL), 0);
+    ck_assert_int_eq(tu_tacosc_run(&out, "bundle %s -c allgather --sizes 1K:1M:1 -o %s", tp, b), 2);
+    snprintf(p, sizeof p, "%s/README", b);
+    char want[1024];
+    snprintf(want, sizeof want, "tacosc: error: '%s' was not written by tacosc: not replacing it", p);
+    ck_assert_msg(strstr(out, want), "%s", out);
+    free(out);
+    char *text = tu_slurp(p, NULL);
+    ck_assert_str_eq(text, "my notes\n");
+    free(text);
+    /* a good bundle, then an output file made a link to a file outside: refused, the target untouched */
+    snprintf(cmd, sizeof cmd, "rm %s/README", b);
+    ck_assert_int_eq(tu_run(cmd, NULL), 0);
+    ck_assert_int_eq(tu_tacosc_run(&out, "bundle %s -c allgather --sizes 1K:1M:1 -o %s", tp, b), 0);
+    free(out);
+    snprintf(cmd, sizeof cmd, "cd %s/msccl-algorithms && f=$(ls | head -1) && echo victim > %s/victim && rm \"$f\" && "
+                              "ln -s %s/victim \"$f\" && echo \"$f\"", b, dir, dir);
+    ck_assert_int_eq(tu_run(cmd, &out), 0);
+    char linked[256];
+    snprintf(linked, sizeof linked, "%.*s", (int)strcspn(out, "\n"), out);
+    free(out);
+    ck_assert_int_eq(tu_tacosc_run(&out, "bundle %s -c allgather --sizes 1K:1M:1 -o %s", tp, b), 2);
+    snprintf(want, sizeof want, "'%s/msccl-algorithms/%s' is a link or not a regular file", b, linked);
+    ck_assert_msg(strstr(out, want), "%s", out);
+    free(out);
+    snprintf(p, sizeof p, "%s/victim", dir);
+    text = tu_slurp(p, NULL);
+    ck_assert_str_eq(text, "victim\n");
+    free(text);
+    /* the link removed: a new bundle with other ranges replaces the earlier one whole, atomically */
+    snprintf(cmd, sizeof cmd, "rm %s/msccl-algorithms/%s", b, linked);
+    ck_assert_int_eq(tu_run(cmd, NULL), 0);
+    ck_assert_int_eq(tu_tacosc_run(&out, "bundle %s -c allgather --sizes 1K:64M:2 -o %s", tp, b), 0);
+    free(out);
+    snprintf(cmd, sizeof cmd, "ls -A %s | tr '\\n' ' '", b);
+    ck_assert_int_eq(tu_run(cmd, &out), 0);
+    ck_assert_str_eq(out, "README msccl-algorithms "); /* no staging directory left */
+    free(out);
+    tc_msccl *m[16] = {0};
+    snprintf(p, sizeof p, "%s/msccl-algorithms", b);
+    int n = bundle_files(p, m, 16, "nccl");
+    ck_assert_int_ge(n, 1);
+    /* the files cover every size once: the old 0..inf file of the first bundle is gone */
+    for (int i = 0; i < n; i++) /* by minBytes (names sort as text) */
+        for (int j = i + 1; j < n; j++)
+            if (m[j]->min_bytes < m[i]->min_bytes) {
+                tc_msccl *x = m[i];
+                m[i] = m[j];
+                m[j] = x;
+            }
+    ck_assert_uint_eq(m[0]->min_bytes, 0);
+    for (int i = 0; i < n; i++) {
+        if (i + 1 < n)
+            ck_assert_uint_eq(m[i + 1]->min_bytes, m[i]->max_bytes + 1);
+        else
+            ck_assert_uint_eq(m[i]->max_bytes, 0);
+        tc_msccl_free(m[i]);
+    }
+    free(tp);
+    free(dir);
 }
 END_TEST
 
@@ -1288,7 +1363,7 @@ START_TEST(test_measure)
 {
     const char *tr = getenv("TACOSRUN");
     if (!tr || access(tr, X_OK) || tu_run("command -v mpirun", NULL)) {
-        fprintf(stderr, "test_measure: skipped: tacos-run or mpirun not found\n");
+        tu_skip("test_measure", "tacos-run or mpirun not found");
         return;
     }
     char *out = NULL;
@@ -1339,6 +1414,7 @@ static Suite *make_suite(void)
 {
     Suite *s = suite_create("tune");
     TCase *data = tcase_create("data");
+    tcase_set_timeout(data, 60);
     tcase_add_test(data, test_csv_bad_rows);
     tcase_add_test(data, test_csv_roundtrip);
     tcase_add_test(data, test_csv_quoted_names);
@@ -1359,6 +1435,7 @@ static Suite *make_suite(void)
     tcase_add_test(bundle, test_vendor_uncovered);
     tcase_add_test(bundle, test_ranges_cover_once);
     tcase_add_test(bundle, test_bundle_cli);
+    tcase_add_test(bundle, test_bundle_safety);
     suite_add_tcase(s, bundle);
     TCase *dispatch = tcase_create("dispatch");
     tcase_set_timeout(dispatch, 180);

@@ -25,12 +25,52 @@ static inline void tu_ctx(tc_ctx *ctx)
 }
 static inline const char *tu_diags(void) { return tu_diag_buf.data ? tu_diag_buf.data : ""; }
 
+/* Temporary files and directories are removed when the process that made them exits (Check runs each
+ * test in a child process that exits normally, whether the test passed or failed). */
+#define TU_MAX_TEMPS 256
+static char *tu_temps[TU_MAX_TEMPS];
+static int tu_n_temps;
+static void tu_remove_temps(void)
+{
+    for (int i = 0; i < tu_n_temps; i++) {
+        char cmd[600];
+        snprintf(cmd, sizeof cmd, "rm -rf '%.500s'", tu_temps[i]);
+        if (system(cmd) != 0)
+            fprintf(stderr, "cannot remove %s\n", tu_temps[i]);
+        free(tu_temps[i]);
+    }
+    tu_n_temps = 0;
+}
+/* Remove path (a file or a whole directory) when this process exits. */
+static inline void tu_remove_at_exit(const char *path)
+{
+    static pid_t registered;
+    if (registered != getpid()) { /* a forked test child registers its own handler */
+        tu_n_temps = 0;
+        atexit(tu_remove_temps);
+        registered = getpid();
+    }
+    if (tu_n_temps < TU_MAX_TEMPS)
+        tu_temps[tu_n_temps++] = strdup(path);
+}
+
+/* A fresh directory /tmp/PREFIX-XXXXXX, removed with its contents at exit; returns a malloc'd path. */
+static inline char *tu_tmpdir(const char *prefix)
+{
+    char *d = malloc(128);
+    snprintf(d, 128, "/tmp/%.60s-XXXXXX", prefix);
+    ck_assert_ptr_nonnull(mkdtemp(d));
+    tu_remove_at_exit(d);
+    return d;
+}
+
 /* Write `text` to a fresh temporary file named with `suffix`; returns a malloc'd path. */
 static inline char *tu_tmpfile(const char *suffix, const char *text)
 {
     char *path = malloc(256);
     static int n;
     snprintf(path, 256, "/tmp/tacosc-test-%d-%d%s", (int)getpid(), n++, suffix ? suffix : "");
+    tu_remove_at_exit(path);
     FILE *f = fopen(path, "w");
     if (!f)
         return path;
@@ -57,6 +97,15 @@ static inline char *tu_slurp(const char *path, size_t *len)
         *len = got;
     return b;
 }
+
+/* A test (or part of one) that cannot run here says so on one line, "SKIP: TEST: why", which
+ * scripts/run-tests.sh counts as skipped rather than passed. */
+#define tu_skip(test, ...)                                                                              \
+    do {                                                                                                \
+        fprintf(stderr, "SKIP: %s: ", (test));                                                          \
+        fprintf(stderr, __VA_ARGS__);                                                                   \
+        fputc('\n', stderr);                                                                            \
+    } while (0)
 
 /* The real MSCCL examples beside the repository (../shared/msccl-examples), or $TC_EXAMPLES. */
 static inline const char *tu_examples_dir(void)

@@ -69,6 +69,9 @@ tc_status tc_cli_parse_seed(tc_ctx *ctx, const char *s, uint64_t *out);
 tc_status tc_cli_parse_seconds(tc_ctx *ctx, const char *opt, const char *s, double hi, double *out);
 
 struct tc_tune_model;
+/** The model directory --algo auto reads: model_dir when given, else TOPO.model beside the topology
+ *  (TOPO.xml -> TOPO.model).  Written into buf (n bytes), which is returned. */
+const char *tc_cli_model_dir(const char *topo_path, const char *model_dir, char *buf, size_t n);
 /**
  * The model --algo auto and tacosc bundle use for `coll` (cmd_tune.c): the one in model_dir when given
  * (errors when it has none for coll or was trained on another topology or chunk count); else TOPO.model

@@ -135,6 +135,69 @@ static void free_names(char **v, int n)
     free(v);
 }
 
+/* Remove a staging directory: its regular files, one level of subdirectories of regular files, and itself
+ * (tacosc made everything in it; links were refused before anything was staged). */
+static void remove_stage(const char *dir)
+{
+    DIR *dp = opendir(dir);
+    if (!dp)
+        return;
+    struct dirent *e;
+    char p[8400];
+    while ((e = readdir(dp))) {
+        if (e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
+            continue;
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        struct stat sb;
+        if (!lstat(p, &sb) && S_ISDIR(sb.st_mode))
+            remove_stage(p);
+        else
+            unlink(p);
+    }
+    closedir(dp);
+    rmdir(dir);
+}
+
+/* The first line of every README this command writes. */
+#define README_HEAD "MSCCL algorithm bundle written by tacosc"
+
+/* Refuse what a bundle must not touch: a link where the bundle writes (DIR/README, DIR/msccl-algorithms or
+ * a file in it: a link would be written through to a file outside DIR), and a README tacosc did not write. */
+static tc_status check_targets(tc_ctx *ctx, const char *out_dir, const char *algo_dir, char **files, int nf)
+{
+    char p[8400];
+    struct stat sb;
+    snprintf(p, sizeof p, "%s/README", out_dir);
+    if (!lstat(p, &sb)) {
+        if (!S_ISREG(sb.st_mode))
+            return tc_error(ctx, TC_ERR_USAGE, NULL, 0, "'%s' is a link or not a regular file: tacosc does not "
+                                                        "write through it (remove it or bundle into another directory)",
+                            p);
+        FILE *f = fopen(p, "r");
+        char head[sizeof README_HEAD] = "";
+        size_t got = f ? fread(head, 1, sizeof head - 1, f) : 0;
+        if (f)
+            fclose(f);
+        head[got] = 0;
+        if (strcmp(head, README_HEAD))
+            return tc_error(ctx, TC_ERR_USAGE, NULL, 0, "'%s' was not written by tacosc: not replacing it (move it "
+                                                        "away or bundle into another directory)",
+                            p);
+    }
+    if (!lstat(algo_dir, &sb) && !S_ISDIR(sb.st_mode))
+        return tc_error(ctx, TC_ERR_USAGE, NULL, 0, "'%s' is a link or not a directory: tacosc does not write "
+                                                    "through it",
+                        algo_dir);
+    for (int i = 0; i < nf; i++) {
+        snprintf(p, sizeof p, "%s/%s", algo_dir, files[i]);
+        if (!lstat(p, &sb) && !S_ISREG(sb.st_mode))
+            return tc_error(ctx, TC_ERR_USAGE, NULL, 0, "'%s' is a link or not a regular file: a bundle holds "
+                                                        "regular files only (remove it)",
+                            p);
+    }
+    return TC_OK;
+}
+
 /* Do [a0, a1] and [b0, b1] (1 = 0: no limit) meet? */
 static int overlap(uint64_t a0, uint64_t a1, uint64_t b0, uint64_t b1)
 {
@@ -147,19 +210,46 @@ static void readme(FILE *f, const char *abs, const tc_topo *topo, tc_coll coll, 
                    tc_msccl **progs, int nf)
 {
     char tb[32], sb[32];
-    fprintf(f, "MSCCL algorithm bundle written by tacosc %s (tacosc bundle; man 7 tacosc-deploy)\n\n", TC_VERSION);
+    fprintf(f, README_HEAD " %s (tacosc bundle; man 7 tacosc-deploy)\n\n", TC_VERSION);
     fprintf(f, "The plans are in " ALGO_DIR "/, one file per collective and byte range.  Keep this README and\n"
                "anything else out of that directory: MSCCL on NCCL and RCCL parse every regular file of their\n"
                "algorithm directory as an MSCCL program when a communicator is created, and fail to create it\n"
                "when one does not parse (src/misc/msccl/msccl_lifecycle.cc of Azure/msccl-executor-nccl and\n"
                "ROCm/rccl).\n\n");
+    /* only the runtimes every file passes (RCCL cannot launch rcs/rrs/rrc/rrcs steps: man 5 tacosc-msccl) */
+    int ok[2] = {1, 1};
+    const tc_msccl_target tg[2] = {TC_TARGET_NCCL, TC_TARGET_RCCL};
+    for (int t = 0; t < 2; t++) {
+        tc_msccl_limits lim;
+        tc_msccl_limits_get(tg[t], &lim);
+        if (lo->max_channels && lo->max_channels < lim.max_channels)
+            lim.max_channels = lo->max_channels;
+        for (int i = 0; i < nf && ok[t]; i++) {
+            tc_ctx quiet;
+            tc_buf sink = {0};
+            tc_ctx_init(&quiet);
+            quiet.sink = tc_diag_buffer;
+            quiet.sink_user = &sink;
+            ok[t] = tc_msccl_verify(&quiet, progs[i], &lim, files[i]) == TC_OK;
+            tc_buf_free(&sink);
+        }
+    }
     fprintf(f, "Point the runtime at it (an absolute path; change it if you move the directory):\n\n");
-    fprintf(f, "  MSCCL on NCCL (msccl-executor-nccl):\n"
-               "    MSCCL_ALGO_DIR=%s/" ALGO_DIR " NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT ./app\n"
-               "  RCCL:\n"
-               "    MSCCL_ALGO_DIR=%s/" ALGO_DIR " RCCL_MSCCL_FORCE_ENABLE=1 NCCL_DEBUG=INFO "
-               "NCCL_DEBUG_SUBSYS=INIT,COLL ./app\n\n",
-            abs, abs);
+    if (ok[0])
+        fprintf(f, "  MSCCL on NCCL (msccl-executor-nccl):\n"
+                   "    MSCCL_ALGO_DIR=%s/" ALGO_DIR " NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT ./app\n",
+                abs);
+    if (ok[1])
+        fprintf(f, "  RCCL:\n"
+                   "    MSCCL_ALGO_DIR=%s/" ALGO_DIR " RCCL_MSCCL_FORCE_ENABLE=1 NCCL_DEBUG=INFO "
+                   "NCCL_DEBUG_SUBSYS=INIT,COLL ./app\n",
+                abs);
+    if (!ok[0] && !ok[1])
+        fprintf(f, "  (neither: these files break both runtimes' rules and replay with tacos-run only)\n");
+    else if (!ok[0] || !ok[1])
+        fprintf(f, "  (not %s: some files here break its rules; tacosc verify --target %s FILE says which)\n",
+                ok[0] ? "RCCL" : "MSCCL on NCCL", ok[0] ? "rccl" : "nccl");
+    fputc('\n', f);
     fprintf(f, "Without MSCCL_ALGO_DIR the runtimes read " ALGO_DIR "/ beside libnccl.so or librccl.so: copying\n"
                "the directory there works too.  The log shows \"Using MSCCL Algo files from DIR\" at init and\n"
                "\"MSCCL: Setup Kernel finished\" at every launch of a plan (NCCL); \"Using MSCCL files from DIR\"\n"
@@ -277,7 +367,8 @@ int tc_cli_bundle(int argc, char **argv)
     uint64_t *sizes = NULL;
     int n_sizes = 0, nr = 0, nf = 0, nwritten = 0;
     tc_tune_range *r = NULL;
-    char **files = NULL, **written = NULL, algo_dir[4096], why[4096], how[4200], abs[4096];
+    char **files = NULL, **written = NULL, algo_dir[4096], why[4096], how[4200], abs[4096], stage[4200] = "",
+         stage_algo[4300];
     tc_msccl **progs = NULL;
     tc_msccl_limits lim;
     tc_msccl_limits_get(lo.target, &lim);
@@ -334,8 +425,32 @@ int tc_cli_bundle(int argc, char **argv)
     }
     /* what is there already: earlier bundles of these calls are replaced; anything else must load and must
      * not serve the same calls */
-    if ((st = list_dir(&ctx, algo_dir, &files, &nf)))
+    if ((st = list_dir(&ctx, algo_dir, &files, &nf)) || (st = check_targets(&ctx, abs, algo_dir, files, nf)))
         goto done;
+    /* The new bundle is made in a staging directory inside DIR (the same file system, so renames are atomic):
+     * the other files of the directory linked in, the new plans written and verified there, the README too;
+     * only then is it swapped in.  A failure before the swap leaves DIR as it was. */
+    snprintf(stage, sizeof stage, "%s/.tacosc-bundle-XXXXXX", abs);
+    if (!mkdtemp(stage)) {
+        st = tc_error(&ctx, TC_ERR_IO, NULL, 0, "cannot make a staging directory in '%s': %s", abs, strerror(errno));
+        stage[0] = 0;
+        goto done;
+    }
+    snprintf(stage_algo, sizeof stage_algo, "%s/" ALGO_DIR, stage);
+    if (mkdir(stage_algo, 0777)) {
+        st = tc_error(&ctx, TC_ERR_IO, NULL, 0, "cannot make directory '%s': %s", stage_algo, strerror(errno));
+        goto done;
+    }
+    for (int i = 0; i < nf && !st; i++) {
+        if (ours(files[i], coll, place, topo->n_npus))
+            continue; /* an earlier bundle of these calls: replaced */
+        char from[8300], to[8400];
+        snprintf(from, sizeof from, "%s/%s", algo_dir, files[i]);
+        snprintf(to, sizeof to, "%s/%s", stage_algo, files[i]);
+        if (link(from, to))
+            st = tc_error(&ctx, TC_ERR_IO, NULL, 0, "cannot link '%s' into the staging directory: %s", from,
+                          strerror(errno));
+    }
     for (int i = 0; i < nf && !st; i++) {
         if (ours(files[i], coll, place, topo->n_npus))
             continue;
@@ -371,7 +486,7 @@ int tc_cli_bundle(int argc, char **argv)
     for (int k = 0; k < nr && !st; k++) {
         char name[256], p[8300];
         range_name(name, sizeof name, coll, place, topo->n_npus, &r[k]);
-        snprintf(p, sizeof p, "%s/%s", algo_dir, name);
+        snprintf(p, sizeof p, "%s/%s", stage_algo, name);
         const char *aname = tc_algo_registry[r[k].algo].name;
         tc_gen_opts g = go;
         g.size = r[k].plan_bytes;
@@ -403,33 +518,21 @@ int tc_cli_bundle(int argc, char **argv)
         tc_msccl_free(m);
         tc_sched_free(s);
     }
-    /* earlier files of this bundle that the new ranges do not reuse */
-    for (int i = 0; i < nf && !st; i++) {
-        if (!ours(files[i], coll, place, topo->n_npus))
-            continue;
-        int keep = 0;
-        for (int k = 0; k < nwritten; k++)
-            keep |= !strcmp(files[i], written[k]);
-        char p[8300];
-        snprintf(p, sizeof p, "%s/%s", algo_dir, files[i]);
-        if (!keep && unlink(p))
-            st = tc_error(&ctx, TC_ERR_IO, NULL, 0, "cannot remove the earlier bundle's '%s': %s", p, strerror(errno));
-    }
     if (st)
         goto done;
-    /* read back every file and verify the new ones for the target */
+    /* read back every file of the new directory and verify the new ones for the target */
     free_names(files, nf);
     files = NULL;
     nf = 0;
-    if ((st = list_dir(&ctx, algo_dir, &files, &nf)))
+    if ((st = list_dir(&ctx, stage_algo, &files, &nf)))
         goto done;
     if (!(progs = calloc((size_t)nf + 1, sizeof *progs))) {
         st = TC_ERR_NOMEM;
         goto done;
     }
     for (int i = 0; i < nf && !st; i++) {
-        char p[8300];
-        snprintf(p, sizeof p, "%s/%s", algo_dir, files[i]);
+        char p[8400];
+        snprintf(p, sizeof p, "%s/%s", stage_algo, files[i]);
         if ((st = tc_msccl_read(&ctx, p, &progs[i])))
             break;
         for (int k = 0; k < nwritten; k++)
@@ -438,12 +541,35 @@ int tc_cli_bundle(int argc, char **argv)
     }
     if (st)
         goto done;
-    char readme_path[4200];
-    snprintf(readme_path, sizeof readme_path, "%s/README", abs);
+    char readme_path[4400], final_readme[4200], old_algo[4400];
+    snprintf(readme_path, sizeof readme_path, "%s/README", stage);
     tc_cli_out o;
     if (!(st = tc_cli_open_output(&ctx, readme_path, &o))) {
         readme(o.f, abs, topo, coll, how, &lo, ctx.seed, r, nr, files, progs, nf);
         st = tc_cli_close_output(&o, 1);
+    }
+    if (st)
+        goto done;
+    /* the swap: the old directory into the stage (removed with it), the new one into place, then the README */
+    snprintf(final_readme, sizeof final_readme, "%s/README", abs);
+    snprintf(old_algo, sizeof old_algo, "%s/old-" ALGO_DIR, stage);
+    if (rename(algo_dir, old_algo)) {
+        st = tc_error(&ctx, TC_ERR_IO, NULL, 0, "cannot move '%s' aside: %s", algo_dir, strerror(errno));
+        goto done;
+    }
+    if (rename(stage_algo, algo_dir)) {
+        int e = errno;
+        if (rename(old_algo, algo_dir)) {
+            tc_error(&ctx, TC_ERR_IO, NULL, 0, "the earlier plans are in '%s': move them back to '%s'", old_algo,
+                     algo_dir);
+            stage[0] = 0; /* kept: it holds them */
+        }
+        st = tc_error(&ctx, TC_ERR_IO, NULL, 0, "cannot move the new plans into '%s': %s", algo_dir, strerror(e));
+        goto done;
+    }
+    if (rename(readme_path, final_readme)) {
+        st = tc_error(&ctx, TC_ERR_IO, NULL, 0, "cannot write '%s': %s", final_readme, strerror(errno));
+        goto done;
     }
     if (!st && !quiet) {
         char tb[32];
@@ -463,6 +589,8 @@ int tc_cli_bundle(int argc, char **argv)
     if (!st)
         st = tc_cli_stdout_close(&ctx);
 done:
+    if (stage[0])
+        remove_stage(stage);
     for (int i = 0; progs && i < nf; i++)
         tc_msccl_free(progs[i]);
     free(progs);

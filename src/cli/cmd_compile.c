@@ -29,6 +29,10 @@ static void usage(FILE *f)
           "       tacosc sim PLAN TOPO.xml [--size S] [--model ab|event] [--svg F]  price a plan\n"
           "       tacosc compare TOPO.xml --collective C --size S [--chunks K] [--svg F]  every algorithm\n"
           "       tacosc route TOPO.xml (--circuits F | --random N) [-o F]  route optical circuits\n"
+          "       tacosc tune TOPO.xml... --collective C -o DATA.csv  measure or simulate the candidates\n"
+          "       tacosc tune --train DATA.csv -o DIR              train the dispatcher's models\n"
+          "       tacosc bundle TOPO.xml --collective C -o DIR      MSCCL XML files by byte range\n"
+          "  (each subcommand's --help lists its options)\n"
           "\n"
           "Compile a collective schedule for a topology.\n"
           "  -c, --collective C   allgather, reducescatter, allreduce, broadcast, reduce, gather, scatter,\n"
@@ -398,8 +402,17 @@ int tc_cli_compile(int argc, char **argv)
                                     chunks_auto ? "chunks" : "unwind", algo));
     ctx.progress = isatty(2);
 
-    const char *inputs[] = {topo_path, costs_path}, *what[] = {"topology file", "cost file"};
-    if ((st = tc_cli_check_output(&ctx, "-o", out_path, inputs, what, 2)))
+    /* -o never names a file this run reads: the topology, the costs, and the model files --algo auto reads */
+    char mdir[4096], mjson[4200], msvm[4200];
+    const int with_model = !strcmp(algo, "auto");
+    if (with_model) {
+        tc_cli_model_dir(topo_path, model_dir, mdir, sizeof mdir);
+        tc_tune_model_path(mdir, coll, "json", mjson, sizeof mjson);
+        tc_tune_model_path(mdir, coll, "svm", msvm, sizeof msvm);
+    }
+    const char *inputs[] = {topo_path, costs_path, with_model ? mjson : NULL, with_model ? msvm : NULL},
+               *what[] = {"topology file", "cost file", "model file", "model file"};
+    if ((st = tc_cli_check_output(&ctx, "-o", out_path, inputs, what, 4)))
         goto done;
     double t0 = tc_now();
     if (unwind_auto) { /* the search unwinds the switches itself */

@@ -457,6 +457,19 @@ static void keep_first(void *user, tc_diag_level level, const char *file, int li
     e->have = 1;
 }
 
+const char *tc_cli_model_dir(const char *topo_path, const char *model_dir, char *buf, size_t n)
+{
+    if (model_dir) {
+        snprintf(buf, n, "%s", model_dir);
+        return buf;
+    }
+    /* TOPO.xml -> TOPO.model, beside it */
+    const char *slash = strrchr(topo_path, '/'), *dot = strrchr(topo_path, '.');
+    size_t stem = dot && (!slash || dot > slash + 1) ? (size_t)(dot - topo_path) : strlen(topo_path);
+    snprintf(buf, n, "%.*s.model", (int)(stem < 4000 ? stem : 4000), topo_path);
+    return buf;
+}
+
 tc_status tc_cli_model_for(tc_ctx *ctx, const char *topo_path, const char *model_dir, const tc_topo *topo,
                            tc_coll coll, int chunks, tc_tune_model **out, char *why, size_t why_n)
 {
@@ -473,10 +486,7 @@ tc_status tc_cli_model_for(tc_ctx *ctx, const char *topo_path, const char *model
         *out = m;
         return st;
     }
-    /* TOPO.xml -> TOPO.model, beside it */
-    const char *slash = strrchr(topo_path, '/'), *dot = strrchr(topo_path, '.');
-    size_t stem = dot && (!slash || dot > slash + 1) ? (size_t)(dot - topo_path) : strlen(topo_path);
-    snprintf(found, sizeof found, "%.*s.model", (int)(stem < 4000 ? stem : 4000), topo_path);
+    tc_cli_model_dir(topo_path, NULL, found, sizeof found);
     struct stat sb;
     if (stat(found, &sb) || !S_ISDIR(sb.st_mode)) {
         snprintf(why, why_n, "no model given, none beside the topology (%s)", found);

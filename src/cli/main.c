@@ -376,6 +376,56 @@ tc_status tc_cli_load_topo(tc_ctx *ctx, const char *path, const char *costs_path
     return st;
 }
 
+/* Edit distance of two short words (insertions, deletions, substitutions), capped at 9. */
+static int distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 16 || lb > 16)
+        return 9;
+    int d[17][17];
+    for (size_t i = 0; i <= la; i++)
+        for (size_t j = 0; j <= lb; j++)
+            d[i][j] = !i ? (int)j : !j ? (int)i : 0;
+    for (size_t i = 1; i <= la; i++)
+        for (size_t j = 1; j <= lb; j++) {
+            int v = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1 < v)
+                v = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < v)
+                v = d[i][j - 1] + 1;
+            d[i][j] = v;
+        }
+    return d[la][lb];
+}
+
+/* A first argument that is a bare word (letters and dashes), not a file, is a mistyped subcommand, not a
+ * topology: say so, with the nearest subcommand when one is close.  Nonzero when it was reported. */
+static int unknown_command(const char *w)
+{
+    struct stat sb;
+    if (!*w || w[0] == '-' || strspn(w, "abcdefghijklmnopqrstuvwxyz-") != strlen(w) || stat(w, &sb) == 0)
+        return 0;
+    const char *best = NULL;
+    int bd = 3;
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        int d = distance(w, commands[i].name);
+        if (d < bd) {
+            bd = d;
+            best = commands[i].name;
+        }
+    }
+    char list[160] = "";
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", commands[i].name);
+    if (best)
+        fprintf(stderr, "tacosc: error: unknown subcommand '%s' (did you mean '%s'?); subcommands: %s; "
+                        "or give a topology file (see 'tacosc --help')\n", w, best, list);
+    else
+        fprintf(stderr, "tacosc: error: unknown subcommand '%s', and no such topology file; subcommands: %s "
+                        "(see 'tacosc --help')\n", w, list);
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     /* the stages allocate large arrays one after the other (synthesis, lowering, verification): keep
@@ -387,5 +437,7 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
             if (!strcmp(argv[1], commands[i].name))
                 return commands[i].fn(argc - 1, argv + 1);
+    if (argc >= 2 && unknown_command(argv[1]))
+        return 2;
     return tc_cli_compile(argc, argv);
 }

@@ -261,6 +261,13 @@ tc_status tc_msccl_check_limits(tc_ctx *ctx, const tc_msccl *m, const tc_msccl_l
     tc_status st = TC_ERR_LIMIT;
     const char *tn = tc_msccl_target_name(l->target);
     int line = m->line > 0 ? m->line : 1;
+    /* msccl-executor-nccl reads minBytes, maxBytes and outofplace with mscclXmlGetAttrInt64/Int, which fail
+     * on a missing attribute (src/misc/msccl/msccl_parser.cc, mscclAlgoXmlLoad); RCCL's parser is the same */
+    if (m->legacy && l->target != TC_TARGET_EXEC)
+        return tc_error(ctx, st, name, line,
+                        "<algo> lacks minBytes, maxBytes or outofplace, which %s requires: it refuses this file "
+                        "(--target tacos-run accepts it; tacos-run --accept-legacy replays it) [legacy]",
+                        l->target == TC_TARGET_COMMON ? "each of NCCL and RCCL" : tn);
     if (m->ngpus > l->max_gpus)
         return tc_error(ctx, st, name, line,
                         "ngpus=\"%d\": the runtimes' parser holds at most %d child elements per element "

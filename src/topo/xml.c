@@ -757,6 +757,48 @@ done:
     return st;
 }
 
+/* The most attributes an element of a topology may have: tacosc's elements have at most a dozen.  libxml2
+ * checks each attribute against all earlier ones of its element (quadratic: 50,000 attributes took 70 s
+ * before the schema refused them), so the count is bounded by a lexical scan before parsing. */
+#define MAX_ATTRS 64
+
+/* Zero, or the line of the first start tag with more than MAX_ATTRS attributes (an '=' outside quotes
+ * counts one); comments, declarations and processing instructions are skipped. */
+static int too_many_attrs(const char *b, size_t len)
+{
+    int line = 1;
+    for (size_t i = 0; i < len; i++) {
+        if (b[i] == '\n')
+            line++;
+        if (b[i] != '<' || i + 1 >= len)
+            continue;
+        if (b[i + 1] == '!' || b[i + 1] == '?') { /* <!-- -->, <![CDATA[ ]]>, <!DOCTYPE>, <?pi?> */
+            const char *end = len - i >= 4 && !memcmp(b + i, "<!--", 4)        ? "-->"
+                              : len - i >= 9 && !memcmp(b + i, "<![CDATA[", 9) ? "]]>"
+                                                                                : ">";
+            size_t el = strlen(end), j = i + 2;
+            while (j + el <= len && memcmp(b + j, end, el))
+                line += b[j++] == '\n';
+            i = j + el - 1;
+            continue;
+        }
+        int tag_line = line, n = 0;
+        char q = 0;
+        size_t j = i + 1;
+        for (; j < len && (q || b[j] != '>'); j++) {
+            line += b[j] == '\n';
+            if (q)
+                q = b[j] == q ? 0 : q;
+            else if (b[j] == '"' || b[j] == '\'')
+                q = b[j];
+            else if (b[j] == '=' && ++n > MAX_ATTRS)
+                return tag_line;
+        }
+        i = j;
+    }
+    return 0;
+}
+
 tc_status tc_topo_read_mem(tc_ctx *ctx, const char *name, const char *buf, size_t len, tc_topo **out)
 {
     tc_status st = TC_OK;
@@ -769,6 +811,11 @@ tc_status tc_topo_read_mem(tc_ctx *ctx, const char *name, const char *buf, size_
     r.file = name;
     if (len > INT_MAX)
         return tc_error(ctx, TC_ERR_LIMIT, name, 0, "topology file too large (%zu bytes)", len);
+    int at = too_many_attrs(buf, len);
+    if (at)
+        return tc_error(ctx, TC_ERR_LIMIT, name, at, "an element with more than %d attributes (a topology's "
+                                                     "elements have at most a dozen)",
+                        MAX_ATTRS);
     xmlInitParser();
     pc = xmlNewParserCtxt();
     if (!pc)
