@@ -46,6 +46,59 @@ START_TEST(test_help_version)
 }
 END_TEST
 
+/* issue 23: --unwind auto on a problem no candidate can write is refused before the search (it took 97 s
+ * and 1.1 GB), as the plain run refuses it */
+START_TEST(test_unwind_auto_refuses_first)
+{
+    char *d = tmpdir(), *out, cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s topo switch 60000 -o %s/sw.xml", tu_tacosc(), d);
+    ck_assert_int_eq(tu_run(cmd, NULL), 0);
+    for (int k = 0; k < 2; k++) {
+        double t0 = tc_now();
+        ck_assert_int_eq(tu_tacosc_run(&out, "%s/sw.xml -c allreduce%s -o %s/p.json", d, k ? " --unwind auto" : "", d),
+                         1);
+        ck_assert_msg(strstr(out, "tacosc: error: tacos: even the smallest candidate of the search (1 chunk per rank) "
+                                  "needs about 7199880000 transfers, 482.79 GiB of memory, more than the "),
+                      "%s", out);
+        fprintf(stderr, "60000-port switch%s refused in %.3f s\n", k ? ", --unwind auto," : "", tc_now() - t0);
+        free(out);
+    }
+    free(d);
+}
+END_TEST
+
+/* issue 23: -o never names a file the run reads, the model files --algo auto reads included */
+START_TEST(test_output_not_input)
+{
+    char *d = tmpdir(), *out, cmd[2048];
+    snprintf(cmd, sizeof cmd, "%s topo ring 4 -o %s/r.xml && mkdir %s/r.model && echo '{}' > %s/r.model/allreduce.json "
+                              "&& echo x > %s/r.model/allreduce.svm && mkdir %s/m && echo '{}' > %s/m/allgather.json",
+             tu_tacosc(), d, d, d, d, d, d);
+    ck_assert_int_eq(tu_run(cmd, NULL), 0);
+    static const struct { const char *args, *file; } cases[] = {
+        {"-c allreduce -a auto -o %s/r.model/allreduce.json", "r.model/allreduce.json"},
+        {"-c allreduce -a auto --format json -o %s/r.model/allreduce.svm", "r.model/allreduce.svm"},
+        {"-c allgather -a auto --model %s/m -o %s/m/allgather.json", "m/allgather.json"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char args[1024], full[1400];
+        snprintf(args, sizeof args, cases[i].args, d, d);
+        snprintf(full, sizeof full, "%s/r.xml %s", d, args);
+        ck_assert_int_eq(tu_tacosc_run(&out, "%s", full), 2);
+        char want[1024];
+        snprintf(want, sizeof want, "is the model file '%s/%s': writing it would destroy the input", d, cases[i].file);
+        ck_assert_msg(strstr(out, want), "%s", out);
+        free(out);
+    }
+    char p[600];
+    snprintf(p, sizeof p, "%s/r.model/allreduce.json", d);
+    char *text = tu_slurp(p, NULL);
+    ck_assert_str_eq(text, "{}\n");
+    free(text);
+    free(d);
+}
+END_TEST
+
 /* Every registry entry is listed by --list-algos and documented in the man page. */
 START_TEST(test_registry_documented)
 {
@@ -856,6 +909,8 @@ static Suite *suite(void)
     TCase *tc = tcase_create("cli");
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, test_help_version);
+    tcase_add_test(tc, test_output_not_input);
+    tcase_add_test(tc, test_unwind_auto_refuses_first);
     tcase_add_test(tc, test_registry_documented);
     tcase_add_test(tc, test_usage_errors);
     tcase_add_test(tc, test_unwritable_output);

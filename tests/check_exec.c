@@ -369,6 +369,19 @@ START_TEST(test_nccl_tests_habits)
     snprintf(args, sizeof args, "%s -g 2", plan);
     refused(4, args, "tacos-run: error: -g 2: tacos-run drives one GPU per rank (start one rank per GPU: mpirun -np N)\n",
             2);
+    /* issue 23: these turned the watchdog off or took -1 as a seed */
+    static const struct { const char *opt, *msg; } bad[] = {
+        {"--timeout nan", "tacos-run: error: --timeout: bad number of seconds 'nan' (0 turns the watchdog off; at most "
+                          "1e6)\n"},
+        {"--timeout=", "tacos-run: error: --timeout: bad number of seconds '' (0 turns the watchdog off; at most 1e6)\n"},
+        {"--timeout 0x10", "tacos-run: error: --timeout: bad number of seconds '0x10' (0 turns the watchdog off; at "
+                           "most 1e6)\n"},
+        {"--seed -1", "tacos-run: error: --seed: '-1' is not a non-negative integer\n"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        snprintf(args, sizeof args, "%s %s", plan, bad[i].opt);
+        refused(2, args, bad[i].msg, 2);
+    }
 }
 END_TEST
 

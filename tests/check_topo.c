@@ -399,6 +399,13 @@ START_TEST(test_costs_errors)
         {"codec pici 1GB 1GB/s", "codec pici: bad compression throughput: unknown bandwidth unit 'GB' (use B/s, KB/s, "
                                  "MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s or TiB/s)"},
         {"codec coo 1GB/s 0GB/s", "codec coo: decompression throughput must be positive, got '0GB/s'"},
+        /* issue 23: hexadecimal floats were accepted (strtod reads them); the man pages say decimal */
+        {"hx 0x1p-1us 1GB/s", "class 'hx': bad alpha: '0x1p-1us' is hexadecimal: numbers are decimal (man 5 "
+                             "tacosc-costs)"},
+        {"hx 1us 0x32GB/s", "class 'hx': bad bandwidth: '0x32GB/s' is hexadecimal: numbers are decimal (man 5 "
+                            "tacosc-costs)"},
+        {"codec pici 0X1p4GB/s 1GB/s", "codec pici: bad compression throughput: '0X1p4GB/s' is hexadecimal: numbers "
+                                       "are decimal (man 5 tacosc-costs)"},
         {"codec pici 1GB/s 2GB/s 3GB/s", "codec pici: unexpected '3GB/s' after the throughputs"},
     };
     tc_rng rng;
@@ -435,6 +442,12 @@ START_TEST(test_costs_errors)
     tu_ctx(&ctx);
     ck_assert_int_ne(tc_costs_read_mem(&ctx, "costs.txt", dup2, strlen(dup2), &c), TC_OK);
     ck_assert_str_eq(tu_diags(), "costs.txt:2: error: reconfig given twice (first on line 1)\n");
+    /* issue 23: a NUL byte ended the file silently (the bad line and the duplicate after it were ignored) */
+    const char nul[] = "a 1us 1GB/s\nb 2us\0 3GB/s\nc bad line\na 1us 1GB/s\n";
+    tu_ctx(&ctx);
+    ck_assert_int_ne(tc_costs_read_mem(&ctx, "costs.txt", nul, sizeof nul - 1, &c), TC_OK);
+    ck_assert_ptr_null(c);
+    ck_assert_str_eq(tu_diags(), "costs.txt:2: error: NUL byte in the cost file (a text file is expected)\n");
     const char *dup3 = "codec coo 1GB/s 1GB/s\ncodec pici 1GB/s 1GB/s\ncodec coo 2GB/s 2GB/s\n";
     tu_ctx(&ctx);
     ck_assert_int_ne(tc_costs_read_mem(&ctx, "costs.txt", dup3, strlen(dup3), &c), TC_OK);

@@ -382,6 +382,22 @@ static tc_status shorten(fctx *f, int cap)
                     path_load(f, tmp, 1);
                     int b = bfs_path(f, q[0], q[lq], cap, tmp2, prev, prev + f->V);
                     if (b >= 0 && a + b < len + lq) {
+                        /* a path buffer holds its own path only (improve() shrinks them): either new path may
+                         * be the longer one, so each buffer is sized for what it takes (issue 22: a heap
+                         * overflow on 64 servers with 512 circuits) */
+                        int *np = realloc(p, (size_t)((a > len ? a : len) + 2) * sizeof *p);
+                        if (np)
+                            f->paths[i] = p = np;
+                        int *nq = np ? realloc(q, (size_t)((b > lq ? b : lq) + 2) * sizeof *q) : NULL;
+                        if (nq)
+                            f->paths[j] = q = nq;
+                        if (!np || !nq) {
+                            path_load(f, tmp, -1);
+                            path_load(f, q, 1);
+                            path_load(f, p, 1);
+                            st = TC_ERR_NOMEM;
+                            goto done;
+                        }
                         memcpy(p, tmp, (size_t)(a + 2) * sizeof *p);
                         memcpy(q, tmp2, (size_t)(b + 2) * sizeof *q);
                         path_load(f, q, 1);

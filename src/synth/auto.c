@@ -176,6 +176,36 @@ tc_status tc_synth_tacos_search(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, 
             degree[nd++] = max_d;
     } else
         degree[nd++] = opts->unwind;
+    /* Estimate first, refuse first (issue 23): the plan written in the end has at least the transfers of the
+     * smallest candidate (one chunk per rank), whatever the degree; a plan whose transfer list cannot fit
+     * is refused now, as the plain run refuses it, not after unwinding and synthesizing every candidate. */
+    {
+        const int R = topo->n_npus;
+        const int K = search_chunks ? chunk_set[0] : opts->chunks;
+        const double least = (coll == TC_COLL_ALLREDUCE ? 2 : 1) * (double)R * (double)(R > 1 ? R - 1 : 1) * K;
+        const double need = least * (double)(sizeof(tc_xfer) + 24); /* as tc_synth_tacos_run estimates */
+        const uint64_t avail = tc_mem_available();
+        if (!opts->stats_only && (least > INT32_MAX || (avail && need > (double)avail))) {
+            char nb[32], ab[32];
+            return tc_error(ctx, TC_ERR_LIMIT, NULL, 0,
+                            "tacos: even the smallest candidate of the search (%d chunk%s per rank) needs about %.0f "
+                            "transfers, %s of memory, more than the %s available; use --stats-only",
+                            K, K == 1 ? "" : "s", least, tc_fmt_bytes(need, nb, sizeof nb),
+                            tc_fmt_bytes((double)avail, ab, sizeof ab));
+        }
+        /* the unwound copies: a degree whose links would not fit in memory is not searched */
+        for (int k = nd - 1; k > 0; k--) {
+            double links = topo->n_links;
+            for (int w = 0; w < topo->n_switches; w++)
+                if (topo->switches[w].model == TC_SWITCH_UNWIND)
+                    links += (double)topo->switches[w].n_ports * degree[k];
+            if (links * 64.0 * nd > (double)(avail ? avail : UINT64_MAX) / 4 || links > INT32_MAX) {
+                tc_diag(ctx, TC_DIAG_NOTE, NULL, 0, 0, "--unwind auto: degree %d (%.0f links) is not searched: too "
+                                                       "large", degree[k], links);
+                nd = k;
+            }
+        }
+    }
     search S = {.ctx = ctx, .opts = opts, .coll = coll, .degree = degree, .t1 = INFINITY, .t2 = INFINITY};
     tc_status st = TC_ERR_NOMEM;
     S.flat = calloc((size_t)nd, sizeof *S.flat);

@@ -71,6 +71,11 @@ static tc_status parse_unit(const char *s, const unit *units, const char *kind, 
     }
     char *end;
     double v;
+    const char *digits = s + (*s == '+' || *s == '-');
+    if (digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X')) {
+        set_why(why, n, "'%s' is hexadecimal: numbers are decimal (man 5 tacosc-costs)", s);
+        return TC_ERR_INVALID;
+    }
     if (tc_parse_decimal(s, &end, &v) || !isfinite(v)) {
         set_why(why, n, "bad number in '%s'", s);
         return TC_ERR_INVALID;
