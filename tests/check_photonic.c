@@ -463,6 +463,39 @@ START_TEST(test_fiber_random)
 }
 END_TEST
 
+/* issue 22: the paper's fiber setting (an 8 x 8 server grid, 512 random circuits between distinct servers,
+ * drawn as bench-photonic draws them): seed 2 overflowed a path buffer when two circuits were rerouted
+ * together (heap-buffer-overflow under make asan); two fresh seeds beside it.  Every routing is checked. */
+START_TEST(test_fiber_paper_scale)
+{
+    const int R = 8, C = 8, V = R * C, n = 512;
+    int *u, *v, E;
+    ck_assert_int_eq(tc_photonic_grid_edges(R, C, &u, &v, &E), TC_OK);
+    const unsigned long seeds[] = {2, tu_seed() % 100000 + 7, tu_seed() % 100000 + 100007};
+    for (size_t k = 0; k < sizeof seeds / sizeof *seeds; k++) {
+        int *src = malloc((size_t)n * sizeof *src), *dst = malloc((size_t)n * sizeof *dst);
+        tc_rng rng;
+        tc_rng_seed(&rng, seeds[k]);
+        for (int i = 0; i < n; i++) {
+            src[i] = (int)tc_rng_below(&rng, (uint64_t)V);
+            do
+                dst[i] = (int)tc_rng_below(&rng, (uint64_t)V);
+            while (dst[i] == src[i]);
+        }
+        tc_ph_fiber_in in = {.n_servers = V, .n_edges = E, .edge_u = u, .edge_v = v, .n_circ = n, .src = src,
+                             .dst = dst, .time_limit = 1};
+        tc_ph_fiber_out *o = NULL;
+        tc_ctx ctx;
+        tu_ctx(&ctx);
+        ck_assert_msg(tc_photonic_fiber_route(&ctx, &in, &o) == TC_OK, "seed %lu: %s", seeds[k], tu_diags());
+        check_fibers(&in, o);
+        tc_photonic_fiber_out_free(o);
+        free(src), free(dst);
+    }
+    free(u), free(v);
+}
+END_TEST
+
 /* k 4-cycles, each with circuits 0->2 and 1->3: the LP splits them (bound 1), any integer routing puts two
  * on one edge.  k = 4: branch and bound proves z = 2; k = 30 with a microsecond: the LP rounded. */
 static void gadgets(int k, double limit, int method)
@@ -1062,6 +1095,14 @@ START_TEST(test_cli_end_to_end)
     ck_assert_ptr_nonnull(strstr(out, "route on t16: 12 circuits, 4 servers (2x2 grid), 8x8 MZIs per server"));
     ck_assert_ptr_nonnull(strstr(out, "LP bound"));
     free(out);
+    /* issue 22: without an MZI mesh no wavelength is assigned, and --list says none (it printed -1) */
+    char nomzi[256];
+    snprintf(nomzi, sizeof nomzi, "%s/nomzi.xml", dir);
+    snprintf(cmd, sizeof cmd, "sed 's/ mzi=\"8\"//' %s > %s", topo, nomzi);
+    ck_assert_int_eq(tu_run(cmd, NULL), 0);
+    ck_assert_int_eq(tacosc(&out, "route %s --random 12 --seed 5 --list", nomzi), 0);
+    ck_assert_msg(!strstr(out, "wavelength -1") && !strstr(out, " MZIs\n") && strstr(out, " servers 1,0,2"), "%s", out);
+    free(out);
     snprintf(cmd, sizeof cmd, "%s/c.json", dir);
     out = tu_slurp(cmd, NULL);
     ck_assert_ptr_nonnull(strstr(out, "\"format\": \"tacosc-circuits\""));
@@ -1094,6 +1135,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_mzi_random);
     tcase_add_test(tc, test_mzi_no_wavelength);
     tcase_add_test(tc, test_fiber_random);
+    tcase_add_test(tc, test_fiber_paper_scale);
     tcase_add_test(tc, test_fiber_gap_and_time_limit);
     tcase_add_test(tc, test_fiber_disconnected);
     tcase_add_test(tc, test_plan_generators);
