@@ -419,6 +419,22 @@ START_TEST(test_truncated_and_corrupt)
     tu_ctx(&ctx);
     ck_assert_int_eq(tc_sparse_coo_decompress(&ctx, rec, 15, 12, 4, out), TC_ERR_INVALID);
     ck_assert_str_eq(tu_diags(), "tacosc: error: coo: truncated: 15 bytes are not a whole number of 8-byte records\n");
+    /* issue 23: an unknown element type (0-byte elements passed every size check) and a dense message whose
+     * nonzero count is not its length */
+    unsigned char dm[TC_SPARSE_HDR_BYTES + 8 * 4];
+    size_t dmb;
+    ck_assert_int_eq(tc_sparse_msg_encode(&ctx, TC_SP_DENSE, TC_SP_F32, x, 8, dm, sizeof dm, &dmb, NULL), TC_OK);
+    tu_ctx(&ctx);
+    ck_assert_int_eq(tc_sparse_msg_decode(&ctx, dm, dmb, (tc_sparse_dtype)(TC_SP_DTYPE_COUNT + 3), 8, out, 1),
+                     TC_ERR_INVALID);
+    char want[128];
+    snprintf(want, sizeof want, "tacosc: error: sparse message: unknown element type %d\n", TC_SP_DTYPE_COUNT + 3);
+    ck_assert_str_eq(tu_diags(), want);
+    uint64_t dn = 3;
+    memcpy(dm + 16, &dn, 8);
+    tu_ctx(&ctx);
+    ck_assert_int_eq(tc_sparse_msg_decode(&ctx, dm, dmb, TC_SP_F32, 8, out, 0), TC_ERR_INVALID);
+    ck_assert_str_eq(tu_diags(), "tacosc: error: sparse message: a dense message of 8 elements announces 3, not 8\n");
     /* too small an output buffer is a limit, not a crash */
     unsigned char small[40];
     size_t bytes;

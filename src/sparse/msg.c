@@ -80,6 +80,8 @@ tc_status tc_sparse_msg_header(tc_ctx *ctx, const void *msg, size_t bytes, tc_sp
 {
     const size_t e = tc_sparse_dtype_size(t);
     const unsigned char *m = msg;
+    if (!e) /* an unknown type has 0-byte elements: every size check below would pass and the add run wild */
+        return tc_error(ctx, TC_ERR_INVALID, NULL, 0, "sparse message: unknown element type %d", (int)t);
     if (bytes < TC_SPARSE_HDR_BYTES)
         return tc_error(ctx, TC_ERR_INVALID, NULL, 0, "sparse message: truncated: %zu bytes, less than its %d-byte header",
                         bytes, TC_SPARSE_HDR_BYTES);
@@ -103,6 +105,10 @@ tc_status tc_sparse_msg_header(tc_ctx *ctx, const void *msg, size_t bytes, tc_sp
     if (h->nnz > n)
         return tc_error(ctx, TC_ERR_INVALID, NULL, 0, "sparse message: %llu nonzeros in %llu elements",
                         (unsigned long long)h->nnz, (unsigned long long)n);
+    if (h->format == TC_SP_DENSE && h->nnz != n) /* the encoder counts every element of a dense message */
+        return tc_error(ctx, TC_ERR_INVALID, NULL, 0, "sparse message: a dense message of %llu elements announces "
+                                                      "%llu, not %llu",
+                        (unsigned long long)n, (unsigned long long)h->nnz, (unsigned long long)n);
     const uint64_t want = tc_sparse_payload_size(h->format, n, h->format == TC_SP_DENSE ? n : h->nnz, e);
     if (h->payload != want)
         return tc_error(ctx, TC_ERR_INVALID, NULL, 0, "sparse message: %s payload of %llu bytes, but %llu nonzeros take %llu",
