@@ -67,6 +67,25 @@ START_TEST(test_unwind_auto_refuses_first)
 }
 END_TEST
 
+/* issue 25: bandwidths in bits are exactly an eighth of bytes everywhere: a generated topology and a cost file
+ * given in Gb/s give byte-identical output to the same in GB/s */
+START_TEST(test_bit_units)
+{
+    char *d = tmpdir(), cmd[2048];
+    snprintf(cmd, sizeof cmd,
+             "cd %s && %s topo hier 2x4 --alpha 0.7us,2us --bandwidth 1200Gb/s,200Gbps -o bits.xml && "
+             "%s topo hier 2x4 --alpha 0.7us,2us --bandwidth 150GB/s,25GB/s -o bytes.xml && cmp bits.xml bytes.xml && "
+             "printf 'default 1us 400Gb/s\n' > bits.cost && printf 'default 1us 50GB/s\n' > bytes.cost && "
+             "%s topo ring 8 -o r.xml && %s r.xml --costs bits.cost -c allreduce -s 1M --seed 3 -o a.json && "
+             "%s r.xml --costs bytes.cost -c allreduce -s 1M --seed 3 -o b.json && cmp a.json b.json",
+             d, tu_tacosc(), tu_tacosc(), tu_tacosc(), tu_tacosc(), tu_tacosc());
+    char *out = NULL;
+    ck_assert_msg(tu_run(cmd, &out) == 0, "%s", out);
+    free(out);
+    free(d);
+}
+END_TEST
+
 /* issue 23: -o never names a file the run reads, the model files --algo auto reads included */
 START_TEST(test_output_not_input)
 {
@@ -910,6 +929,7 @@ static Suite *suite(void)
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, test_help_version);
     tcase_add_test(tc, test_output_not_input);
+    tcase_add_test(tc, test_bit_units);
     tcase_add_test(tc, test_unwind_auto_refuses_first);
     tcase_add_test(tc, test_registry_documented);
     tcase_add_test(tc, test_usage_errors);

@@ -213,9 +213,9 @@ START_TEST(test_read_negative)
          "b.xml:3: error: link 0->3: bandwidth must be positive, got '0GB/s'"},
         {HDR RING4 "<link src=\"0\" dst=\"3\" bandwidth=\"-5GB/s\"/>\n</topology>\n",
          "b.xml:3: error: link 0->3: bandwidth must be positive, got '-5GB/s'"},
-        {HDR RING4 "<link src=\"0\" dst=\"3\" bandwidth=\"5Gbps\"/>\n</topology>\n",
-         "b.xml:3: error: link 0->3: bad bandwidth: unknown bandwidth unit 'Gbps' (use B/s, KB/s, MB/s, GB/s, TB/s, "
-         "KiB/s, MiB/s, GiB/s or TiB/s)"},
+        {HDR RING4 "<link src=\"0\" dst=\"3\" bandwidth=\"5GBps\"/>\n</topology>\n",
+         "b.xml:3: error: link 0->3: bad bandwidth: unknown bandwidth unit 'GBps' (use B/s, KB/s, MB/s, GB/s, TB/s, "
+         "KiB/s, MiB/s, GiB/s, TiB/s or bits: b/s, Kb/s, Mb/s, Gb/s, Tb/s (also bps, Gbps, ...))"},
         {HDR RING4 "<link src=\"0\" dst=\"3\" alpha=\"5\"/>\n</topology>\n",
          "b.xml:3: error: link 0->3: bad alpha: missing time unit in '5' (use ns, us, ms or s)"},
         {HDR RING4 "<link src=\"0\" dst=\"3\" alpha=\"-1us\"/>\n</topology>\n",
@@ -312,15 +312,23 @@ START_TEST(test_units)
     static const struct { const char *s; double v; } bws[] = {
         {"1B/s", 1},           {"1KB/s", 1e3},          {"1MB/s", 1e6},          {"50GB/s", 50e9},
         {"2TB/s", 2e12},       {"1KiB/s", 1024},        {"1MiB/s", 1048576},     {"25 GiB/s", 25 * 1073741824.0},
-        {"1TiB/s", 1099511627776.0}};
+        {"1TiB/s", 1099511627776.0}, {"8b/s", 1},        {"200Gb/s", 25e9},       {"400Gbps", 50e9},
+        {"100 Mb/s", 12.5e6},  {"1Tbps", 125e9},        {"16Kb/s", 2e3}};
     for (size_t i = 0; i < sizeof bws / sizeof bws[0]; i++) {
         double v;
         ck_assert_int_eq(tc_parse_bandwidth(bws[i].s, &v), TC_OK);
         ck_assert_double_eq_tol(v, bws[i].v, bws[i].v * 1e-12);
     }
+    /* issue 25: bits are exactly an eighth of bytes (200Gb/s is 25GB/s to the last bit); that what tacosc
+     * writes stays in bytes is test_bit_units in check_cli */
+    double g1, g2;
+    ck_assert_int_eq(tc_parse_bandwidth("200Gb/s", &g1), TC_OK);
+    ck_assert_int_eq(tc_parse_bandwidth("25GB/s", &g2), TC_OK);
+    ck_assert(g1 == g2);
+
     static const char *bad_t[] = {"5", "5 xs", "us", "", "inf us", "nanus", "5 GB/s", "1000001s", "1e308s",
                                   "1e400s", "\xce\xbc", "5\xce\xbd" "s"};
-    static const char *bad_b[] = {"5", "5GB", "5Gb/s", "GB/s", "5 gb/s", "5s", "1e308TB/s", "1e-7B/s"};
+    static const char *bad_b[] = {"5", "5GB", "5Gb", "GB/s", "5 gb/s", "5s", "1e308TB/s", "1e-7B/s", "5gbps", "5GBps"};
     double v;
     for (size_t i = 0; i < sizeof bad_t / sizeof bad_t[0]; i++)
         ck_assert_msg(tc_parse_time(bad_t[i], &v) != TC_OK, "accepted time '%s'", bad_t[i]);
@@ -370,7 +378,7 @@ START_TEST(test_costs_errors)
     static const struct { const char *line, *want; } cases[] = {
         {"nvlink 0.7us", "class 'nvlink': missing bandwidth (expected 'CLASS ALPHA BANDWIDTH' or 'CLASS ALPHA beta=S_PER_GB')"},
         {"nvlink", "class 'nvlink': missing alpha and bandwidth (expected 'CLASS ALPHA BANDWIDTH' or 'CLASS ALPHA beta=S_PER_GB')"},
-        {"nvlink 0.7us 25GB", "class 'nvlink': bad bandwidth: unknown bandwidth unit 'GB' (use B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s or TiB/s)"},
+        {"nvlink 0.7us 25GB", "class 'nvlink': bad bandwidth: unknown bandwidth unit 'GB' (use B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s, TiB/s or bits: b/s, Kb/s, Mb/s, Gb/s, Tb/s (also bps, Gbps, ...))"},
         {"nvlink 0.7 25GB/s", "class 'nvlink': bad alpha: missing time unit in '0.7' (use ns, us, ms or s)"},
         {"nvlink 0.7xs 25GB/s", "class 'nvlink': bad alpha: unknown time unit 'xs' (use ns, us, ms or s)"},
         {"nvlink -1us 25GB/s", "class 'nvlink': alpha must not be negative, got '-1us'"},
@@ -397,7 +405,7 @@ START_TEST(test_costs_errors)
         {"codec pici 1GB/s", "codec pici: missing decompression throughput"},
         {"codec coo", "codec coo: missing compression throughput"},
         {"codec pici 1GB 1GB/s", "codec pici: bad compression throughput: unknown bandwidth unit 'GB' (use B/s, KB/s, "
-                                 "MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s or TiB/s)"},
+                                 "MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s, TiB/s or bits: b/s, Kb/s, Mb/s, Gb/s, Tb/s (also bps, Gbps, ...))"},
         {"codec coo 1GB/s 0GB/s", "codec coo: decompression throughput must be positive, got '0GB/s'"},
         /* issue 23: hexadecimal floats were accepted (strtod reads them); the man pages say decimal */
         {"hx 0x1p-1us 1GB/s", "class 'hx': bad alpha: '0x1p-1us' is hexadecimal: numbers are decimal (man 5 "

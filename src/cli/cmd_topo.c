@@ -178,7 +178,7 @@ int tc_cli_topo(int argc, char **argv)
                 if (tc_parse_bandwidth(s, &v) != TC_OK || !(v > 0))
                     st = tc_error(&ctx, TC_ERR_USAGE, NULL, 0,
                                   "topo: bad --bandwidth '%s' (a positive bandwidth with a unit: B/s, KB/s, "
-                                  "MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s or TiB/s)",
+                                  "MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s, TiB/s, or bits: Gb/s, Gbps, ...)",
                                   s);
                 else
                     beta = 1.0 / v;

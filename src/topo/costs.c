@@ -6,7 +6,8 @@
  * dense data per second, include/tacos/sparse.h); `#` starts a comment; blank lines are ignored.  A number and its unit may be separated
  * by blanks ("0.5 us").  Times: ns, us (or µs with the micro sign U+00B5, or μs with the Greek mu U+03BC),
  * ms, s.  Bandwidths: B/s; decimal KB/s MB/s GB/s TB/s (1e3 .. 1e12); binary KiB/s MiB/s GiB/s TiB/s
- * (2^10 .. 2^40).  Limits: a time is at most TC_TIME_MAX; a bandwidth is finite and at least
+ * (2^10 .. 2^40); bits b/s Kb/s Mb/s Gb/s Tb/s and bps Kbps Mbps Gbps Tbps (1/8 byte, decimal prefixes: 200Gb/s
+ * is exactly 25GB/s), read but never written.  Limits: a time is at most TC_TIME_MAX; a bandwidth is finite and at least
  * 1/TC_TIME_MAX bytes per second (one byte within TC_TIME_MAX).
  * Returns: a tc_costs with alpha in seconds and beta in seconds per byte.
  * Errors: `costs.txt:3: error: ...` for unknown units, missing fields, non-positive bandwidth, negative
@@ -21,24 +22,40 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct unit { const char *name; double factor; } unit;
+typedef struct unit {
+    const char *name;
+    double factor;
+    int read_only; /* accepted on input, never chosen when a value is written (bit rates, aliases) */
+} unit;
 
 /* "\xc2\xb5s": micro sign U+00B5; "\xce\xbcs": Greek small letter mu U+03BC (troff's \(*m).  Units that
  * start with a byte >= 0x80 are read, never written (fmt_exact). */
-static const unit time_units[] = {{"us", 1e-6},          {"ns", 1e-9},  {"\xc2\xb5s", 1e-6},
-                                  {"\xce\xbcs", 1e-6}, {"ms", 1e-3}, {"s", 1.0},
-                                  {NULL, 0}};
+static const unit time_units[] = {{"us", 1e-6, 0},          {"ns", 1e-9, 0},  {"\xc2\xb5s", 1e-6, 0},
+                                  {"\xce\xbcs", 1e-6, 0}, {"ms", 1e-3, 0}, {"s", 1.0, 0},
+                                  {NULL, 0, 0}};
 static const unit bw_units[] = {
-    {"B/s", 1.0},
-    {"KB/s", 1e3},
-    {"MB/s", 1e6},
-    {"GB/s", 1e9},
-    {"TB/s", 1e12},
-    {"KiB/s", 1024.0},
-    {"MiB/s", 1048576.0},
-    {"GiB/s", 1073741824.0},
-    {"TiB/s", 1099511627776.0},
-    {NULL, 0}};
+    {"B/s", 1.0, 0},
+    {"KB/s", 1e3, 0},
+    {"MB/s", 1e6, 0},
+    {"GB/s", 1e9, 0},
+    {"TB/s", 1e12, 0},
+    {"KiB/s", 1024.0, 0},
+    {"MiB/s", 1048576.0, 0},
+    {"GiB/s", 1073741824.0, 0},
+    {"TiB/s", 1099511627776.0, 0},
+    /* bit rates, as NICs and NCCL's topology dumps state them (net speed in Mb/s): 8 bits a byte, decimal
+     * prefixes; read only, so what tacosc writes stays in bytes per second */
+    {"b/s", 0.125, 1},
+    {"Kb/s", 125.0, 1},
+    {"Mb/s", 125e3, 1},
+    {"Gb/s", 125e6, 1},
+    {"Tb/s", 125e9, 1},
+    {"bps", 0.125, 1},
+    {"Kbps", 125.0, 1},
+    {"Mbps", 125e3, 1},
+    {"Gbps", 125e6, 1},
+    {"Tbps", 125e9, 1},
+    {NULL, 0, 0}};
 
 static void set_why(char *why, size_t n, const char *fmt, const char *a)
 {
@@ -118,7 +135,7 @@ static tc_status parse_unit(const char *s, const unit *units, const char *kind, 
 }
 
 #define TIME_LIST "ns, us, ms or s"
-#define BW_LIST "B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s or TiB/s"
+#define BW_LIST "B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s, TiB/s or bits: b/s, Kb/s, Mb/s, Gb/s, Tb/s (also bps, Gbps, ...)"
 
 tc_status tc_topo_parse_time_why(const char *s, double *out, char *why, size_t n)
 {
@@ -140,7 +157,7 @@ static const char *fmt_exact(double v, const unit *units, int inverse, char *buf
     double shown = inverse ? 1.0 / v : v;
     char best[64] = "", cand[64];
     for (const unit *u = units; u->name; u++) {
-        if ((unsigned char)u->name[0] >= 0x80)
+        if ((unsigned char)u->name[0] >= 0x80 || u->read_only)
             continue;
         for (int p = 1; p <= 17; p++) {
             snprintf(cand, sizeof cand, "%.*g%s", p, shown / u->factor, u->name);
