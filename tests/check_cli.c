@@ -86,6 +86,34 @@ START_TEST(test_bit_units)
 }
 END_TEST
 
+/* issue 22: tacosc topo --photonic adds a <photonic> element the reader judges, and the README's photonic
+ * examples run as written on it */
+START_TEST(test_topo_photonic)
+{
+    char *d = tmpdir(), cmd[2048], *out = NULL;
+    snprintf(cmd, sizeof cmd,
+             "cd %s && %s topo torus 4x4x4 --photonic reconfig=5us,tx=4,rx=4,wavelengths=4,mzi=16,fibers=8 -o tp.xml "
+             "&& grep -c '<photonic reconfig=\"5us\" tx=\"4\" rx=\"4\" wavelengths=\"4\" mzi=\"16\" fibers=\"8\"/>' "
+             "tp.xml && printf 'default 0.5us 400Gb/s\n' > c.cost && "
+             "%s tp.xml --costs c.cost -c reducescatter -a rhd --photonic -o p.json && %s verify p.json && "
+             "%s route tp.xml --random 64 --list",
+             d, tu_tacosc(), tu_tacosc(), tu_tacosc(), tu_tacosc());
+    ck_assert_msg(tu_run(cmd, &out) == 0, "%s", out);
+    ck_assert_ptr_nonnull(strstr(out, "route on torus3d-4x4x4: 64 circuits"));
+    free(out);
+    /* the reader's own rule, with its place named */
+    ck_assert_int_eq(tu_tacosc_run(&out, "topo ring 4 --photonic tx=0"), 1);
+    ck_assert_msg(strstr(out, "tacosc topo --photonic:") &&
+                      strstr(out, ": error: photonic: tx=\"0\": an npu needs at least one transmitter"),
+                  "%s", out);
+    free(out);
+    ck_assert_int_eq(tu_tacosc_run(&out, "topo ring 4 --photonic 'tx=\"2'"), 2);
+    ck_assert_ptr_nonnull(strstr(out, "--photonic: 'tx=\"2': NAME=VALUE pairs separated by commas"));
+    free(out);
+    free(d);
+}
+END_TEST
+
 /* issue 23: -o never names a file the run reads, the model files --algo auto reads included */
 START_TEST(test_output_not_input)
 {
@@ -929,6 +957,7 @@ static Suite *suite(void)
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, test_help_version);
     tcase_add_test(tc, test_output_not_input);
+    tcase_add_test(tc, test_topo_photonic);
     tcase_add_test(tc, test_bit_units);
     tcase_add_test(tc, test_unwind_auto_refuses_first);
     tcase_add_test(tc, test_registry_documented);

@@ -10,12 +10,15 @@
 static void topo_usage(FILE *f)
 {
     fprintf(f,
-            "usage: tacosc topo KIND [DIMS] [--class C]... [--alpha T[,T...]] [--bandwidth B[,B...]] [-o FILE]\n"
+            "usage: tacosc topo KIND [DIMS] [--class C]... [--alpha T[,T...]] [--bandwidth B[,B...]]\n"
+            "                   [--photonic SPEC] [-o FILE]\n"
             "Write a generated topology as XML (man 5 tacosc-topology); stdout without -o.\n"
             "  --class C        link class of the next dimension (repeat: one per dimension, the last repeats)\n"
             "  --alpha T        latency of the classes in dimension order, e.g. 0.5us or 0.7us,1us\n"
             "  --bandwidth B    bandwidth of the classes in dimension order, e.g. 50GB/s or 400GB/s,200GB/s\n"
             "                   (classes without values get 0.5us and 50GB/s; a cost file overrides both)\n"
+            "  --photonic SPEC  add a <photonic> element: its attributes as NAME=VALUE,... (man 5 tacosc-topology),\n"
+            "                   e.g. reconfig=5us,tx=4,rx=4,wavelengths=2,mzi=16,grid=2x2,fibers=8\n"
             "  -o FILE          output file\n"
             "kinds:\n");
     tc_topo_list_kinds(f);
@@ -28,6 +31,51 @@ static int split(char *s, char **parts, int max)
     for (char *p = strtok(s, ","); p && n < max; p = strtok(NULL, ","))
         parts[n++] = p;
     return n;
+}
+
+/* The topology t with a <photonic> element of the attributes in spec ("a=1,b=2x2") added: written, the
+ * element spliced in, and read back, so the reader's own rules judge it (issue 22).  *out replaces t. */
+static tc_status add_photonic(tc_ctx *ctx, const tc_topo *t, const char *spec, tc_topo **out)
+{
+    char *xml = NULL, *full = NULL;
+    size_t len = 0;
+    tc_buf el = {0};
+    tc_status st = TC_OK;
+    if (strpbrk(spec, "\"'<>& \t\n"))
+        return tc_error(ctx, TC_ERR_USAGE, NULL, 0, "--photonic: '%s': NAME=VALUE pairs separated by commas, "
+                                                    "without quotes, blanks or markup",
+                        spec);
+    tc_buf_printf(&el, "  <photonic");
+    for (const char *p = spec; *p;) {
+        size_t n = strcspn(p, ","), eq = strcspn(p, "=");
+        if (eq >= n || eq == 0 || eq + 1 == n) {
+            st = tc_error(ctx, TC_ERR_USAGE, NULL, 0, "--photonic: '%.*s' is not NAME=VALUE", (int)n, p);
+            goto done;
+        }
+        tc_buf_printf(&el, " %.*s=\"%.*s\"", (int)eq, p, (int)(n - eq - 1), p + eq + 1);
+        p += n + (p[n] == ',');
+    }
+    tc_buf_printf(&el, "/>\n");
+    FILE *f = open_memstream(&xml, &len);
+    if (!f)
+        return tc_error(ctx, TC_ERR_NOMEM, NULL, 0, "out of memory");
+    st = tc_topo_write(ctx, t, f);
+    fclose(f);
+    const char *end = xml ? strstr(xml, "</topology>") : NULL;
+    if (!st && (!end || !(full = malloc(len + el.len + 1))))
+        st = tc_error(ctx, TC_ERR_NOMEM, NULL, 0, "out of memory");
+    if (st)
+        goto done;
+    size_t head = (size_t)(end - xml);
+    memcpy(full, xml, head);
+    memcpy(full + head, el.data, el.len);
+    strcpy(full + head + el.len, end);
+    st = tc_topo_read_mem(ctx, "tacosc topo --photonic", full, strlen(full), out);
+done:
+    free(xml);
+    free(full);
+    tc_buf_free(&el);
+    return st;
 }
 
 static int class_used(const tc_topo *t, int k)
@@ -53,7 +101,7 @@ int tc_cli_topo(int argc, char **argv)
 {
     tc_ctx ctx;
     tc_ctx_init(&ctx);
-    const char *kind = NULL, *dims = NULL, *outp = "-";
+    const char *kind = NULL, *dims = NULL, *outp = "-", *photonic = NULL;
     char *alpha_arg = NULL, *bw_arg = NULL;
     const char **classes = calloc((size_t)argc + 1, sizeof *classes);
     int n_classes = 0;
@@ -69,15 +117,17 @@ int tc_cli_topo(int argc, char **argv)
             free(classes);
             return tc_cli_exit(tc_cli_stdout_close(&ctx));
         } else if (!strcmp(a, "--class") || !strcmp(a, "--alpha") || !strcmp(a, "--bandwidth") ||
-                   !strcmp(a, "-o") || !strcmp(a, "--output")) {
+                   !strcmp(a, "--photonic") || !strcmp(a, "-o") || !strcmp(a, "--output")) {
             if (i + 1 >= argc) {
                 tc_cli_usage(&ctx, "topo", "option '%s' needs a value", a);
                 st = TC_ERR_USAGE;
                 goto done;
             }
             const char *v = argv[++i];
-            const char **slot = !strcmp(a, "--alpha") ? (const char **)&alpha_arg
-                                : !strcmp(a, "--bandwidth") ? (const char **)&bw_arg : NULL;
+            const char **slot = !strcmp(a, "--alpha")       ? (const char **)&alpha_arg
+                                : !strcmp(a, "--bandwidth") ? (const char **)&bw_arg
+                                : !strcmp(a, "--photonic")  ? &photonic
+                                                            : NULL;
             if (!strcmp(a, "--class"))
                 classes[n_classes++] = v;
             else if (slot && *slot) {
@@ -191,6 +241,13 @@ int tc_cli_topo(int argc, char **argv)
         free(bbuf);
         if (st != TC_OK)
             goto done;
+    }
+    if (photonic) {
+        tc_topo *u = NULL;
+        if ((st = add_photonic(&ctx, t, photonic, &u)))
+            goto done;
+        tc_topo_free(t);
+        t = u;
     }
     tc_cli_out o;
     st = tc_cli_open_output(&ctx, outp, &o);
