@@ -61,6 +61,7 @@ typedef struct search {
     int n, next, end;     /* candidates; the next to take and the end of the current round */
     int by_sim;           /* rank by the simulated time of full plans (small problems) */
     double t1, t2;        /* the two best finished times so far */
+    double first;         /* the first candidate's time (run alone): no candidate with a higher bound runs */
     pthread_mutex_t lock, igraph_lock;
 } search;
 
@@ -100,7 +101,9 @@ static void *worker(void *arg)
         }
         tc_sched_free(shape);
         pthread_mutex_lock(&S->lock);
-        const int hopeless = c->bound > S->t2; /* cannot be among the first two */
+        /* cannot be among the first two, or cannot beat the first candidate (fixed before the others start,
+         * so which candidates are skipped does not depend on the threads' timing) */
+        const int hopeless = c->bound > S->t2 || c->bound > S->first;
         pthread_mutex_unlock(&S->lock);
         if (hopeless)
             continue;
@@ -176,7 +179,8 @@ tc_status tc_synth_tacos_search(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, 
             degree[nd++] = max_d;
     } else
         degree[nd++] = opts->unwind;
-    search S = {.ctx = ctx, .opts = opts, .coll = coll, .degree = degree, .t1 = INFINITY, .t2 = INFINITY};
+    search S = {.ctx = ctx, .opts = opts, .coll = coll, .degree = degree, .t1 = INFINITY, .t2 = INFINITY,
+                .first = INFINITY};
     tc_status st = TC_ERR_NOMEM;
     S.flat = calloc((size_t)nd, sizeof *S.flat);
     S.c = calloc((size_t)nd * (sizeof chunk_set / sizeof chunk_set[0]) + 1, sizeof *S.c);
@@ -219,7 +223,13 @@ tc_status tc_synth_tacos_search(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, 
             goto done;
         pthread_mutex_init(&S.lock, NULL);
         pthread_mutex_init(&S.igraph_lock, NULL);
-        for (S.next = 0; S.next < S.n;) { /* round by round while the best improves */
+        /* the least work first, alone: its time prunes every candidate whose bound is above it before any
+         * of them is synthesized (latency-bound problems stop here: more chunks only add α per hop) */
+        S.next = 0;
+        S.end = 1;
+        worker(&S);
+        S.first = S.c[0].time;
+        for (S.next = 1; S.next < S.n;) { /* round by round while the best improves */
             S.end = S.next;
             while (S.end < S.n && S.c[S.end].round == S.c[S.next].round)
                 S.end++;
