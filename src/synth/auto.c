@@ -12,7 +12,12 @@
  *   count within SEARCH_WORK; 1 always); unwinding degrees 1, 2, 4, ... up to the smallest switch's
  *   ports - 1, and that largest degree itself (only when the topology has switches to unwind).  A search
  *   with one candidate left synthesizes nothing.
- * Method: rounds of candidates, chunks 1 and 2 first, then 3 and 4, then 6 and 8 (each with every degree),
+ *   Degrees above 1 whose estimated work (transfers x links of the unwinding / links of degree 1) passes
+ *   UNWIND_WORK are dropped before anything is unwound.
+ * Method: the least-work candidate (one chunk per rank, the lowest degree) is synthesized alone first: every
+ *   other candidate whose bound is above its time is never synthesized (latency-bound problems stop there),
+ *   and when it fails (a size its links cannot carry) the search stops and the caller reports why.  Then
+ *   rounds of candidates, chunks 1 and 2 first, then 3 and 4, then 6 and 8 (each with every degree),
  *   the next round only while the fastest so far has the most chunks tried (small problems: every round).  In a round the candidates are synthesized,
  *   least work first, in up to opts->threads threads (0: one per core).  A candidate whose lower bound
  *   (tc_sim_bound of its shape) is above the second-best time finished so far is skipped, and (stats-only)
@@ -37,7 +42,8 @@
 #include <unistd.h>
 
 #define SEARCH_WORK ((double)(1 << 27)) /* largest transfer count of a candidate (estimated) */
-#define SIM_WORK ((double)(1 << 14))    /* up to this, candidates are full plans ranked by the simulator */
+#define SIM_WORK ((double)(1 << 14))
+#define UNWIND_WORK ((double)(1 << 24)) /* largest estimated work (transfers x link ratio) of a degree above 1 */    /* up to this, candidates are full plans ranked by the simulator */
 
 static const int chunk_set[] = {1, 2, 3, 4, 6, 8};
 
@@ -177,6 +183,26 @@ tc_status tc_synth_tacos_search(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, 
             degree[nd++] = d;
         if (degree[nd - 1] != max_d)
             degree[nd++] = max_d;
+        /* estimate first: a degree whose unwinding has r times the links of degree 1 costs about r times the
+         * synthesis (every NPU matches over r times the out-links); degrees above 1 whose estimated work passes
+         * UNWIND_WORK are dropped before anything is unwound (a 1000-port switch: degrees 1 to 16, not 999) */
+        const double R = topo->n_npus, tr = R * (R > 1 ? R - 1 : 1);
+        double l1 = topo->n_links;
+        for (int s = 0; s < topo->n_switches; s++)
+            if (topo->switches[s].model == TC_SWITCH_UNWIND)
+                l1 += topo->switches[s].n_ports;
+        int keep = 1;
+        for (int k = 1; k < nd; k++) {
+            double lk = topo->n_links;
+            for (int s = 0; s < topo->n_switches; s++)
+                if (topo->switches[s].model == TC_SWITCH_UNWIND) {
+                    const int p = topo->switches[s].n_ports;
+                    lk += (double)p * (degree[k] < p - 1 ? degree[k] : p - 1);
+                }
+            if (tr * (l1 > 0 ? lk / l1 : 1) <= UNWIND_WORK)
+                degree[keep++] = degree[k];
+        }
+        nd = keep;
     } else
         degree[nd++] = opts->unwind;
     search S = {.ctx = ctx, .opts = opts, .coll = coll, .degree = degree, .t1 = INFINITY, .t2 = INFINITY,
@@ -229,7 +255,13 @@ tc_status tc_synth_tacos_search(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, 
         S.end = 1;
         worker(&S);
         S.first = S.c[0].time;
-        for (S.next = 1; S.next < S.n;) { /* round by round while the best improves */
+        /* refuse first: when the first candidate fails (too large, a size its links cannot carry), so would
+         * the others; the caller synthesizes the choice again and says why */
+        if (S.c[0].st)
+            S.next = S.n;
+        else
+            S.next = 1;
+        while (S.next < S.n) { /* round by round while the best improves */
             S.end = S.next;
             while (S.end < S.n && S.c[S.end].round == S.c[S.next].round)
                 S.end++;
