@@ -661,6 +661,71 @@ START_TEST(test_switch_vertices)
 }
 END_TEST
 
+/* --chunks auto, latency-bound (a 16x16 mesh all-reduce of 64 KiB: a chunk of 128 B, α dominates): the first
+ * candidate (one chunk per rank) is synthesized alone and every other's bound is above its time, so none of
+ * them is synthesized; oracle: the bound of two chunks per rank and the synthesized two-chunk plan are both
+ * slower than the choice. */
+START_TEST(test_search_latency_bound_one_candidate)
+{
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    ctx.seed = tu_seed();
+    tc_topo *t = NULL;
+    ck_assert_int_eq(tc_topo_generate(&ctx, "mesh", "16x16", NULL, 0, &t), TC_OK);
+    tc_gen_opts o;
+    tc_gen_opts_init(&o);
+    o.size = 64 << 10;
+    tc_synth_search a;
+    ck_assert_int_eq(tc_synth_tacos_search(&ctx, t, TC_COLL_ALLREDUCE, &o, 1, 0, &a), TC_OK);
+    ck_assert_int_eq(a.best.chunks, 1);
+    ck_assert_int_gt(a.candidates, 1);
+    ck_assert_int_eq(a.synthesized, 1);
+    ck_assert_int_eq(a.simulated, 0);
+    o.stats_only = 1;
+    o.chunks = 2;
+    tc_sched *s = NULL;
+    ck_assert_int_eq(tc_synth_tacos(&ctx, t, TC_COLL_ALLREDUCE, &o, &s), TC_OK);
+    tc_bound bd;
+    ck_assert_int_eq(tc_sim_bound(&ctx, t, s, 0, &bd), TC_OK);
+    ck_assert_msg(bd.time > a.best.time, "bound of 2 chunks %.9g, choice %.9g", bd.time, a.best.time);
+    ck_assert(s->time > a.best.time);
+    tc_sched_free(s);
+    tc_topo_free(t);
+}
+END_TEST
+
+/* --unwind auto on one 1000-port switch estimates before it unwinds: degrees 1, 2, 4, 8, 16 only (degree 999
+ * would unwind a million links and take minutes), and a size no link can carry is refused after the first
+ * candidate (the plain run's refusal), not after every degree. */
+START_TEST(test_search_unwind_estimate_first)
+{
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    ctx.seed = tu_seed();
+    enum { P = 1000 };
+    int npus[P];
+    for (int i = 0; i < P; i++)
+        npus[i] = i;
+    tc_topo *t = NULL;
+    ck_assert_int_eq(tc_topo_create("switch1000", P, &t), TC_OK);
+    ck_assert_int_eq(tc_topo_add_switch(t, "sw", npus, P, 0, 0, 0), TC_OK);
+    ck_assert_int_eq(tc_topo_index(t), TC_OK);
+    tc_gen_opts o;
+    tc_gen_opts_init(&o);
+    o.size = 1 << 20;
+    tc_synth_search a;
+    ck_assert_int_eq(tc_synth_tacos_search(&ctx, t, TC_COLL_ALLGATHER, &o, 0, 1, &a), TC_OK);
+    ck_assert_int_eq(a.candidates, 5); /* degrees 1, 2, 4, 8, 16; one chunk per rank */
+    ck_assert(a.best.unwind >= 1 && a.best.unwind <= 16);
+    o.size = 900000ull << 40; /* every chunk takes longer than tacosc handles */
+    ctx.sink = NULL;
+    ck_assert_int_eq(tc_synth_tacos_search(&ctx, t, TC_COLL_ALLGATHER, &o, 0, 1, &a), TC_OK);
+    ck_assert_int_eq(a.synthesized, 1);
+    ck_assert_int_eq(a.best.unwind, 1);
+    tc_topo_free(t);
+}
+END_TEST
+
 /* --chunks auto / --unwind auto: the choice is a real candidate's own time, never slower than one chunk per
  * rank or degree 1, and the same with one thread or two. */
 START_TEST(test_search_chunks_and_unwind)
@@ -830,6 +895,8 @@ static Suite *synth_suite(void)
     tcase_add_test(tc, test_bound_is_lower_bound);
     tcase_add_test(tc, test_allreduce_overlap_never_slower);
     tcase_add_test(tc, test_search_chunks_and_unwind);
+    tcase_add_test(tc, test_search_latency_bound_one_candidate);
+    tcase_add_test(tc, test_search_unwind_estimate_first);
     tcase_add_test(tc, test_switch_vertices);
     tcase_add_test(tc, test_early_stop_keeps_winners);
     tcase_add_test(tc, test_stats_only_and_cheapest_link);

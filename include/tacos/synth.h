@@ -65,7 +65,9 @@ typedef struct tc_synth_search {
  * 2^14 transfers (then every round runs), else by the synthesizer's time (ties: fewer chunks, lower degree;
  * independent of the thread count).  `topo` keeps its switches; the caller unwinds it
  * with the chosen degree and synthesizes the choice with tc_synth_tacos.  Candidates whose transfer count
- * would pass 2^27 are skipped (chunks 1 always stays).
+ * would pass 2^27 are skipped (chunks 1 always stays), and degrees above 1 whose transfers times link ratio
+ * to degree 1 would pass 2^24.  The first candidate (1 chunk, lowest degree) runs alone first; a candidate
+ * whose bound is above its time is never synthesized, and none is when it fails.
  */
 tc_status tc_synth_tacos_search(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_gen_opts *opts,
                                 int search_chunks, int search_unwind, tc_synth_search *out);

@@ -12,7 +12,12 @@
  *   count within SEARCH_WORK; 1 always); unwinding degrees 1, 2, 4, ... up to the smallest switch's
  *   ports - 1, and that largest degree itself (only when the topology has switches to unwind).  A search
  *   with one candidate left synthesizes nothing.
- * Method: rounds of candidates, chunks 1 and 2 first, then 3 and 4, then 6 and 8 (each with every degree),
+ *   Degrees above 1 whose estimated work (transfers x links of the unwinding / links of degree 1) passes
+ *   UNWIND_WORK are dropped before anything is unwound.
+ * Method: the least-work candidate (one chunk per rank, the lowest degree) is synthesized alone first: every
+ *   other candidate whose bound is above its time is never synthesized (latency-bound problems stop there),
+ *   and when it fails (a size its links cannot carry) the search stops and the caller reports why.  Then
+ *   rounds of candidates, chunks 1 and 2 first, then 3 and 4, then 6 and 8 (each with every degree),
  *   the next round only while the fastest so far has the most chunks tried (small problems: every round).  In a round the candidates are synthesized,
  *   least work first, in up to opts->threads threads (0: one per core).  A candidate whose lower bound
  *   (tc_sim_bound of its shape) is above the second-best time finished so far is skipped, and (stats-only)
@@ -37,7 +42,8 @@
 #include <unistd.h>
 
 #define SEARCH_WORK ((double)(1 << 27)) /* largest transfer count of a candidate (estimated) */
-#define SIM_WORK ((double)(1 << 14))    /* up to this, candidates are full plans ranked by the simulator */
+#define SIM_WORK ((double)(1 << 14))
+#define UNWIND_WORK ((double)(1 << 24)) /* largest estimated work (transfers x link ratio) of a degree above 1 */    /* up to this, candidates are full plans ranked by the simulator */
 
 static const int chunk_set[] = {1, 2, 3, 4, 6, 8};
 
@@ -61,6 +67,7 @@ typedef struct search {
     int n, next, end;     /* candidates; the next to take and the end of the current round */
     int by_sim;           /* rank by the simulated time of full plans (small problems) */
     double t1, t2;        /* the two best finished times so far */
+    double first;         /* the first candidate's time (run alone): no candidate with a higher bound runs */
     pthread_mutex_t lock, igraph_lock;
 } search;
 
@@ -100,7 +107,9 @@ static void *worker(void *arg)
         }
         tc_sched_free(shape);
         pthread_mutex_lock(&S->lock);
-        const int hopeless = c->bound > S->t2; /* cannot be among the first two */
+        /* cannot be among the first two, or cannot beat the first candidate (fixed before the others start,
+         * so which candidates are skipped does not depend on the threads' timing) */
+        const int hopeless = c->bound > S->t2 || c->bound > S->first;
         pthread_mutex_unlock(&S->lock);
         if (hopeless)
             continue;
@@ -174,6 +183,26 @@ tc_status tc_synth_tacos_search(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, 
             degree[nd++] = d;
         if (degree[nd - 1] != max_d)
             degree[nd++] = max_d;
+        /* estimate first: a degree whose unwinding has r times the links of degree 1 costs about r times the
+         * synthesis (every NPU matches over r times the out-links); degrees above 1 whose estimated work passes
+         * UNWIND_WORK are dropped before anything is unwound (a 1000-port switch: degrees 1 to 16, not 999) */
+        const double R = topo->n_npus, tr = R * (R > 1 ? R - 1 : 1);
+        double l1 = topo->n_links;
+        for (int s = 0; s < topo->n_switches; s++)
+            if (topo->switches[s].model == TC_SWITCH_UNWIND)
+                l1 += topo->switches[s].n_ports;
+        int keep = 1;
+        for (int k = 1; k < nd; k++) {
+            double lk = topo->n_links;
+            for (int s = 0; s < topo->n_switches; s++)
+                if (topo->switches[s].model == TC_SWITCH_UNWIND) {
+                    const int p = topo->switches[s].n_ports;
+                    lk += (double)p * (degree[k] < p - 1 ? degree[k] : p - 1);
+                }
+            if (tr * (l1 > 0 ? lk / l1 : 1) <= UNWIND_WORK)
+                degree[keep++] = degree[k];
+        }
+        nd = keep;
     } else
         degree[nd++] = opts->unwind;
     /* Estimate first, refuse first (issue 23): the plan written in the end has at least the transfers of the
@@ -193,20 +222,9 @@ tc_status tc_synth_tacos_search(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, 
                             K, K == 1 ? "" : "s", least, tc_fmt_bytes(need, nb, sizeof nb),
                             tc_fmt_bytes((double)avail, ab, sizeof ab));
         }
-        /* the unwound copies: a degree whose links would not fit in memory is not searched */
-        for (int k = nd - 1; k > 0; k--) {
-            double links = topo->n_links;
-            for (int w = 0; w < topo->n_switches; w++)
-                if (topo->switches[w].model == TC_SWITCH_UNWIND)
-                    links += (double)topo->switches[w].n_ports * degree[k];
-            if (links * 64.0 * nd > (double)(avail ? avail : UINT64_MAX) / 4 || links > INT32_MAX) {
-                tc_diag(ctx, TC_DIAG_NOTE, NULL, 0, 0, "--unwind auto: degree %d (%.0f links) is not searched: too "
-                                                       "large", degree[k], links);
-                nd = k;
-            }
-        }
     }
-    search S = {.ctx = ctx, .opts = opts, .coll = coll, .degree = degree, .t1 = INFINITY, .t2 = INFINITY};
+    search S = {.ctx = ctx, .opts = opts, .coll = coll, .degree = degree, .t1 = INFINITY, .t2 = INFINITY,
+                .first = INFINITY};
     tc_status st = TC_ERR_NOMEM;
     S.flat = calloc((size_t)nd, sizeof *S.flat);
     S.c = calloc((size_t)nd * (sizeof chunk_set / sizeof chunk_set[0]) + 1, sizeof *S.c);
@@ -249,7 +267,19 @@ tc_status tc_synth_tacos_search(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, 
             goto done;
         pthread_mutex_init(&S.lock, NULL);
         pthread_mutex_init(&S.igraph_lock, NULL);
-        for (S.next = 0; S.next < S.n;) { /* round by round while the best improves */
+        /* the least work first, alone: its time prunes every candidate whose bound is above it before any
+         * of them is synthesized (latency-bound problems stop here: more chunks only add α per hop) */
+        S.next = 0;
+        S.end = 1;
+        worker(&S);
+        S.first = S.c[0].time;
+        /* refuse first: when the first candidate fails (too large, a size its links cannot carry), so would
+         * the others; the caller synthesizes the choice again and says why */
+        if (S.c[0].st)
+            S.next = S.n;
+        else
+            S.next = 1;
+        while (S.next < S.n) { /* round by round while the best improves */
             S.end = S.next;
             while (S.end < S.n && S.c[S.end].round == S.c[S.next].round)
                 S.end++;
