@@ -553,7 +553,7 @@ START_TEST(test_decisions)
     /* auto at 99.9%: both admitted, at equal codec throughputs COO's messages are smaller (0.002 against
      * 0.0325 of dense) */
     for (int f = TC_SP_PICI; f <= TC_SP_COO; f++)
-        t->codec_bw[f][0] = t->codec_bw[f][1] = 10e9;
+        t->codec_bw[f][0] = t->codec_bw[f][1] = 10e12; /* fast enough to beat a dense 50 GB/s send */
     tc_sparse_opts_init(&o);
     o.format = TC_SP_AUTO;
     o.density = 0.001;
@@ -567,13 +567,21 @@ START_TEST(test_decisions)
     fmt_by_k(s, sp, k, got, 4);
     ck_assert_str_eq(got, "-pppp");
     tc_sched_sparse_free(sp);
-    /* at the measured defaults, Pici's faster codec outweighs COO's smaller messages on 50 GB/s links */
-    memset(t->codec_bw, 0, sizeof t->codec_bw);
+    /* codecs at 10 GB/s: 2/10e9 s per dense byte of coding alone exceeds a 50 GB/s link's beta (2e-11):
+     * auto keeps every send dense (never priced slower than dense), while --sparse-format pici still obeys */
+    for (int f = TC_SP_PICI; f <= TC_SP_COO; f++)
+        t->codec_bw[f][0] = t->codec_bw[f][1] = 10e9;
     o.density = 0.001;
+    ck_assert_int_eq(tc_sparse_plan(&ctx, t, s, &o, &sp), TC_OK);
+    tc_sparse_counts(sp, cnt);
+    ck_assert_int_eq(cnt[TC_SP_DENSE], s->n_xfers);
+    tc_sched_sparse_free(sp);
+    o.format = TC_SP_PICI;
     ck_assert_int_eq(tc_sparse_plan(&ctx, t, s, &o, &sp), TC_OK);
     tc_sparse_counts(sp, cnt);
     ck_assert_int_eq(cnt[TC_SP_PICI], s->n_xfers);
     tc_sched_sparse_free(sp);
+    memset(t->codec_bw, 0, sizeof t->codec_bw);
     /* topology-aware: nodes {0,1} {2,3}; d0 = 0.45, k = 1: sparsity 0.55, inter (0.5) Pici, intra (0.6) dense */
     t->node_of = malloc(4 * sizeof *t->node_of);
     for (int v = 0; v < 4; v++)

@@ -19,7 +19,9 @@
  * 1 - d is strictly above the threshold ("at or below, dense").  SpCCL decides a step from the sparsity of
  * the step before (what it measured); the forecast here is the message's own.
  * Auto: of Pici and COO, those admitted by their thresholds; when both are, the lower modelled time per
- * dense byte on the transfer's links (scale x beta + 1/compress + 1/decompress, tc_sparse_cost).
+ * dense byte on the transfer's links (scale x beta + 1/compress + 1/decompress, tc_sparse_cost), and only
+ * where that is below the dense send's beta: auto never prices a send slower than dense (without a
+ * topology beta is 0 and auto keeps every send dense).
  * Cost: O(M log M) for M transfers (two sorts), O(R C) ints of contribution counts for reducing collectives.
  * Trace (ring all-reduce on 4 ranks, d0 = 0.01, Pici 0.6/0.5/0.1, one node): step 0 sends carry k = 1
  * (d 0.0100), step 1 k = 2 (0.0199), step 2 k = 3 (0.0297), all sparsity > 0.6: Pici; then the all-gather
@@ -250,7 +252,11 @@ tc_status tc_sparse_plan(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, co
             if (!(sparsity > sp->th[f][kind]))
                 continue;
             const double scale = f == TC_SP_PICI ? d + (0.125 + 4.0 / TC_PICI_TILE) / e : d * (4 + e) / e;
-            const double cost = scale * xfer_beta(topo, s, x) + 1 / bw[f][0] + 1 / bw[f][1];
+            const double beta = xfer_beta(topo, s, x), cost = scale * beta + 1 / bw[f][0] + 1 / bw[f][1];
+            /* auto: a format only where its modelled time per dense byte beats the dense send's (beta), so
+             * no send is priced slower than it would be dense (issue 26) */
+            if (o->format == TC_SP_AUTO && !(cost < beta))
+                continue;
             if (best == TC_SP_DENSE || cost < best_cost) {
                 best = f;
                 best_cost = cost;
