@@ -261,7 +261,10 @@ int tc_cli_route(int argc, char **argv)
             printf("  MZIs: %lld crossed in total, longest circuit %d; wavelengths in use %d\n", mzis, longest, wl);
         for (int i = 0; list && i < rt->n_circuits; i++) {
             const tc_ph_circuit *c = &rt->circuits[i];
-            printf("  %d->%d: wavelength %d, servers", c->src, c->dst, c->wavelength);
+            if (c->wavelength >= 0) /* no MZI mesh: no wavelength assigned, none printed */
+                printf("  %d->%d: wavelength %d, servers", c->src, c->dst, c->wavelength);
+            else
+                printf("  %d->%d: servers", c->src, c->dst);
             for (int k = 0; k < c->n_srv; k++)
                 printf("%s%d", k ? "," : " ", rt->ints[c->srv_off + k]);
             if (c->n_srv > 1) {
@@ -269,7 +272,10 @@ int tc_cli_route(int argc, char **argv)
                 for (int k = 0; k + 1 < c->n_srv; k++)
                     printf("%s%d", k ? "," : " ", rt->ints[c->fib_off + k]);
             }
-            printf(", %d MZIs\n", c->n_mzi);
+            if (fab->mzi)
+                printf(", %d MZIs\n", c->n_mzi);
+            else
+                printf("\n");
         }
         if (out_path)
             printf("  wrote %s\n", out_path);

@@ -213,7 +213,9 @@ static tc_status take_unit(fctx *f, int si, const int *path, int len, double amo
     for (int i = 0; i < f->in->n_circ && units > 0; i++) {
         if (f->paths[i] || f->in->src[i] != s || f->in->dst[i] != t)
             continue;
-        int *p = malloc((size_t)(len + 2) * sizeof *p);
+        /* every path buffer holds V + 2 entries: shorten() and improve() rewrite paths in place, and a
+         * rerouted path may be longer than the one it replaces */
+        int *p = malloc((size_t)((len > f->V ? len : f->V) + 2) * sizeof *p);
         if (!p)
             return TC_ERR_NOMEM;
         memcpy(p, path, (size_t)(len + 2) * sizeof *p);
@@ -434,16 +436,8 @@ static tc_status improve(fctx *f, int floor)
                 continue;
             path_load(f, p, -1);
             int n = bfs_path(f, p[0], p[len], z - 1, tmp, prev, prev + f->V);
-            if (n >= 0) {
-                int *q = realloc(p, (size_t)(n + 2) * sizeof *q);
-                if (!q) {
-                    path_load(f, p, 1);
-                    free(tmp);
-                    free(prev);
-                    return TC_ERR_NOMEM;
-                }
-                memcpy(q, tmp, (size_t)(n + 2) * sizeof *q);
-                f->paths[i] = p = q;
+            if (n >= 0) { /* in place: the buffer holds V + 2 (a shrunk buffer overflowed in shorten()) */
+                memcpy(p, tmp, (size_t)(n + 2) * sizeof *p);
                 moved++;
             }
             path_load(f, p, 1);
