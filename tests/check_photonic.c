@@ -463,6 +463,38 @@ START_TEST(test_fiber_random)
 }
 END_TEST
 
+/* The paper's fiber setting (64 servers in an 8x8 grid, 512 random circuits): improve() used to shrink a
+ * path buffer that shorten() then overwrote with a longer reroute (heap overflow, 3 of 6 seeds aborted).
+ * The routing must come back valid (check_fibers: every circuit joins its servers over grid edges, loads
+ * and fiber counts consistent). */
+START_TEST(test_fiber_paper_scale)
+{
+    srand((unsigned)tu_seed() + 9);
+    int *u, *v, E;
+    ck_assert_int_eq(tc_photonic_grid_edges(8, 8, &u, &v, &E), TC_OK);
+    for (int rep = 0; rep < 3; rep++) {
+        const int n = 512;
+        int *s = malloc((size_t)n * sizeof *s), *d = malloc((size_t)n * sizeof *d);
+        for (int i = 0; i < n; i++) {
+            s[i] = rand() % 64;
+            do
+                d[i] = rand() % 64;
+            while (d[i] == s[i]);
+        }
+        tc_ph_fiber_in in = {.n_servers = 64, .n_edges = E, .edge_u = u, .edge_v = v, .n_circ = n, .src = s,
+                             .dst = d, .time_limit = 0.3};
+        tc_ph_fiber_out *o = NULL;
+        tc_ctx ctx;
+        tu_ctx(&ctx);
+        ck_assert_msg(tc_photonic_fiber_route(&ctx, &in, &o) == TC_OK, "%s", tu_diags());
+        check_fibers(&in, o);
+        tc_photonic_fiber_out_free(o);
+        free(s), free(d);
+    }
+    free(u), free(v);
+}
+END_TEST
+
 /* k 4-cycles, each with circuits 0->2 and 1->3: the LP splits them (bound 1), any integer routing puts two
  * on one edge.  k = 4: branch and bound proves z = 2; k = 30 with a microsecond: the LP rounded. */
 static void gadgets(int k, double limit, int method)
@@ -1089,6 +1121,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_mzi_random);
     tcase_add_test(tc, test_mzi_no_wavelength);
     tcase_add_test(tc, test_fiber_random);
+    tcase_add_test(tc, test_fiber_paper_scale);
     tcase_add_test(tc, test_fiber_gap_and_time_limit);
     tcase_add_test(tc, test_fiber_disconnected);
     tcase_add_test(tc, test_plan_generators);
