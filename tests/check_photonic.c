@@ -496,6 +496,49 @@ START_TEST(test_fiber_paper_scale)
 }
 END_TEST
 
+/* The paper's fiber setting (64 servers in an 8x8 grid, 512 circuits within tx = rx = 8, as `route
+ * --random 512`): improve() used to shrink a path buffer that shorten() then overwrote with a longer
+ * reroute (heap overflow; with the old fiber.c under ASan, TC_TEST_SEED=2 reports it here).  The routing
+ * must come back valid (check_fibers: every circuit joins its servers over grid edges, loads and fiber
+ * counts consistent); `make valgrind` checks the memory. */
+START_TEST(test_fiber_paper_scale_route)
+{
+    srand((unsigned)tu_seed() + 9);
+    int *u, *v, E;
+    ck_assert_int_eq(tc_photonic_grid_edges(8, 8, &u, &v, &E), TC_OK);
+    for (int rep = 0; rep < 3; rep++) {
+        const int n = 512;
+        int *s = malloc((size_t)n * sizeof *s), *d = malloc((size_t)n * sizeof *d);
+        for (int k = 0; k < 8; k++) { /* as `route --random` with tx = rx = 8: 8 random derangements */
+            int *pm = d + 64 * k, fixed = 1;
+            while (fixed) {
+                for (int i = 0; i < 64; i++)
+                    pm[i] = i;
+                for (int i = 63; i > 0; i--) {
+                    const int j = rand() % (i + 1), t = pm[i];
+                    pm[i] = pm[j], pm[j] = t;
+                }
+                fixed = 0;
+                for (int i = 0; i < 64; i++)
+                    fixed |= pm[i] == i;
+            }
+            for (int i = 0; i < 64; i++)
+                s[64 * k + i] = i;
+        }
+        tc_ph_fiber_in in = {.n_servers = 64, .n_edges = E, .edge_u = u, .edge_v = v, .n_circ = n, .src = s,
+                             .dst = d, .time_limit = 0.3};
+        tc_ph_fiber_out *o = NULL;
+        tc_ctx ctx;
+        tu_ctx(&ctx);
+        ck_assert_msg(tc_photonic_fiber_route(&ctx, &in, &o) == TC_OK, "%s", tu_diags());
+        check_fibers(&in, o);
+        tc_photonic_fiber_out_free(o);
+        free(s), free(d);
+    }
+    free(u), free(v);
+}
+END_TEST
+
 /* k 4-cycles, each with circuits 0->2 and 1->3: the LP splits them (bound 1), any integer routing puts two
  * on one edge.  k = 4: branch and bound proves z = 2; k = 30 with a microsecond: the LP rounded. */
 static void gadgets(int k, double limit, int method)
@@ -1136,6 +1179,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_mzi_no_wavelength);
     tcase_add_test(tc, test_fiber_random);
     tcase_add_test(tc, test_fiber_paper_scale);
+    tcase_add_test(tc, test_fiber_paper_scale_route);
     tcase_add_test(tc, test_fiber_gap_and_time_limit);
     tcase_add_test(tc, test_fiber_disconnected);
     tcase_add_test(tc, test_plan_generators);

@@ -213,7 +213,9 @@ static tc_status take_unit(fctx *f, int si, const int *path, int len, double amo
     for (int i = 0; i < f->in->n_circ && units > 0; i++) {
         if (f->paths[i] || f->in->src[i] != s || f->in->dst[i] != t)
             continue;
-        int *p = malloc((size_t)(len + 2) * sizeof *p);
+        /* every path buffer holds V + 2 entries: shorten() and improve() rewrite paths in place, and a
+         * rerouted path may be longer than the one it replaces */
+        int *p = malloc((size_t)((len > f->V ? len : f->V) + 2) * sizeof *p);
         if (!p)
             return TC_ERR_NOMEM;
         memcpy(p, path, (size_t)(len + 2) * sizeof *p);
@@ -382,22 +384,6 @@ static tc_status shorten(fctx *f, int cap)
                     path_load(f, tmp, 1);
                     int b = bfs_path(f, q[0], q[lq], cap, tmp2, prev, prev + f->V);
                     if (b >= 0 && a + b < len + lq) {
-                        /* a path buffer holds its own path only (improve() shrinks them): either new path may
-                         * be the longer one, so each buffer is sized for what it takes (issue 22: a heap
-                         * overflow on 64 servers with 512 circuits) */
-                        int *np = realloc(p, (size_t)((a > len ? a : len) + 2) * sizeof *p);
-                        if (np)
-                            f->paths[i] = p = np;
-                        int *nq = np ? realloc(q, (size_t)((b > lq ? b : lq) + 2) * sizeof *q) : NULL;
-                        if (nq)
-                            f->paths[j] = q = nq;
-                        if (!np || !nq) {
-                            path_load(f, tmp, -1);
-                            path_load(f, q, 1);
-                            path_load(f, p, 1);
-                            st = TC_ERR_NOMEM;
-                            goto done;
-                        }
                         memcpy(p, tmp, (size_t)(a + 2) * sizeof *p);
                         memcpy(q, tmp2, (size_t)(b + 2) * sizeof *q);
                         path_load(f, q, 1);
@@ -450,16 +436,8 @@ static tc_status improve(fctx *f, int floor)
                 continue;
             path_load(f, p, -1);
             int n = bfs_path(f, p[0], p[len], z - 1, tmp, prev, prev + f->V);
-            if (n >= 0) {
-                int *q = realloc(p, (size_t)(n + 2) * sizeof *q);
-                if (!q) {
-                    path_load(f, p, 1);
-                    free(tmp);
-                    free(prev);
-                    return TC_ERR_NOMEM;
-                }
-                memcpy(q, tmp, (size_t)(n + 2) * sizeof *q);
-                f->paths[i] = p = q;
+            if (n >= 0) { /* in place: the buffer holds V + 2 (a shrunk buffer overflowed in shorten()) */
+                memcpy(p, tmp, (size_t)(n + 2) * sizeof *p);
                 moved++;
             }
             path_load(f, p, 1);
