@@ -978,6 +978,153 @@ fail:
     return st;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/*
+ * A delayed send (placed just before its arrival, as routed_copy's are) reads the same data as at its
+ * start when nothing writes the chunk at its source in between: no transfer of that chunk into the source
+ * arrives in (start, arrival].  safe[i] says it for every transfer; arrivals are bucketed per (rank, chunk)
+ * and sorted, so O(T log T).  Times on the grid of q, as order_events compares them.
+ */
+static tc_status delay_safe(const lw *L, double q, char *safe)
+{
+    const tc_sched *s = L->s;
+    const size_t RN = (size_t)L->R * L->N;
+    int *off = calloc(RN + 1, sizeof *off);
+    double *arr = malloc(((size_t)s->n_xfers + 1) * sizeof *arr);
+    if (!off || !arr) {
+        free(off);
+        free(arr);
+        return TC_ERR_NOMEM;
+    }
+#define TQ(t) (q > 0 ? round((t) / q) : (t))
+    for (int i = 0; i < s->n_xfers; i++)
+        off[(size_t)s->xfers[i].dst * L->N + s->xfers[i].chunk + 1]++;
+    for (size_t w = 0; w < RN; w++)
+        off[w + 1] += off[w];
+    for (int i = 0; i < s->n_xfers; i++) /* fill from the top of each bucket down: off[w] ends at its start */
+        arr[--off[(size_t)s->xfers[i].dst * L->N + s->xfers[i].chunk + 1]] = TQ(s->xfers[i].t_end);
+    for (size_t w = 0; w < RN; w++)
+        qsort(arr + off[w], (size_t)(off[w + 1] - off[w]), sizeof *arr, cmp_double);
+    for (int i = 0; i < s->n_xfers; i++) {
+        const tc_xfer *x = &s->xfers[i];
+        const size_t w = (size_t)x->src * L->N + x->chunk;
+        const double ts = TQ(x->t_start), te = TQ(x->t_end);
+        int lo = off[w], hi = off[w + 1]; /* first arrival > ts */
+        while (lo < hi) {
+            const int mid = lo + (hi - lo) / 2;
+            if (arr[mid] > ts)
+                hi = mid;
+            else
+                lo = mid + 1;
+        }
+        safe[i] = !(lo < off[w + 1] && arr[lo] <= te);
+    }
+#undef TQ
+    free(off);
+    free(arr);
+    return TC_OK;
+}
+
+/*
+ * The global event order (see the header): sends at their start (routed copies, and with `delay` every
+ * transfer that delay_safe allows, just before their arrival), receives at their arrival moved after the
+ * previous receive of their connection (FIFO).  TC_ERR_UNSUPPORTED without a diagnostic, pair[] set, when
+ * moving the receives would reorder a rank's accesses to a chunk (the caller repairs or reports).
+ */
+static tc_status order_events(lw *L, int delay, int pair[2])
+{
+    const tc_sched *s = L->s;
+    const size_t RN = (size_t)L->R * L->N;
+    tc_status st = TC_OK;
+    L->ne = 0;
+    /* times are compared on a grid of 1e-9 of the makespan: rounding in a generator's sums must not
+     * put a forwarding send before the receive that feeds it */
+    double q = tc_sched_makespan(s) * 1e-9;
+    char *safe = NULL;
+    if (delay && (!(safe = malloc((size_t)s->n_xfers + 1)) || delay_safe(L, q, safe))) {
+        free(safe);
+        return TC_ERR_NOMEM;
+    }
+    /* the sends first, then the receives, each in IR order: a canonical IR (sorted by start) makes them
+     * two nearly sorted runs for the natural merge sort */
+    for (int i = 0; i < s->n_xfers; i++) {
+        const tc_xfer *x = &s->xfers[i];
+        double ts = q > 0 ? round(x->t_start / q) : x->t_start, te = q > 0 ? round(x->t_end / q) : x->t_end;
+        if ((routed_copy(x) || (safe && safe[i])) && te - 0.5 > ts)
+            ts = te - 0.5; /* sent as it is delivered, before anything at its arrival (see routed_copy) */
+        L->e[L->ne++] = (ev){x->src, i, 1, x->chunk, x->dst, x->op, ts, i, 0, 0, 0, 0, 1, -1};
+    }
+    free(safe);
+    for (int i = 0; i < s->n_xfers; i++) {
+        const tc_xfer *x = &s->xfers[i];
+        double ts = q > 0 ? round(x->t_start / q) : x->t_start, te = q > 0 ? round(x->t_end / q) : x->t_end;
+        te = te > ts ? te : ts;
+        L->e[L->ne++] = (ev){x->dst, i, 0, x->chunk, x->src, x->op, te, i, 0, 0, 0, 0, 1, -1};
+    }
+    if ((st = sort_events(L)))
+        return st;
+    /* receives: after their send, and per connection (src, dst) in the send order (FIFO) */
+    for (int i = 0; i < L->ne; i++)
+        L->e[i].fused = i; /* original position, kept while adjusting */
+    {
+        int *last = malloc((size_t)L->R * L->R * sizeof(int));
+        int *recv_of = malloc(((size_t)s->n_xfers + 1) * sizeof(int));
+        if (!last || !recv_of) {
+            free(last);
+            free(recv_of);
+            return TC_ERR_NOMEM;
+        }
+        for (int i = 0; i < L->ne; i++)
+            if (L->e[i].kind == 0)
+                recv_of[L->e[i].xfer] = i;
+        for (int i = 0; i < L->R * L->R; i++)
+            last[i] = -1;
+        for (int i = 0; i < L->ne; i++) {
+            if (L->e[i].kind != 1)
+                continue;
+            ev *rv = &L->e[recv_of[L->e[i].xfer]];
+            int cn = L->e[i].rank * L->R + L->e[i].peer;
+            /* after its own send and after the previous receive of the connection, in the sort order */
+            const ev *after = &L->e[i];
+            if (last[cn] >= 0 && cmp_ev(&L->e[last[cn]], after) > 0)
+                after = &L->e[last[cn]];
+            if (cmp_ev(rv, after) <= 0)
+                rv->t = nextafter(after->t, 1e300);
+            last[cn] = recv_of[L->e[i].xfer];
+        }
+        free(last);
+        free(recv_of);
+    }
+    if ((st = sort_events(L)))
+        return st;
+    {   /* moving receives must not reorder the accesses of one rank to one chunk */
+        int *lastpos = malloc(RN * sizeof(int));
+        if (!lastpos)
+            return TC_ERR_NOMEM;
+        for (size_t i = 0; i < RN; i++)
+            lastpos[i] = -1;
+        for (int i = 0; i < L->ne && !st; i++) {
+            int w = L->e[i].rank * L->N + L->e[i].chunk;
+            if (L->e[i].fused < lastpos[w]) {
+                pair[0] = L->e[i].kind ? L->e[i].rank : L->e[i].peer;
+                pair[1] = L->e[i].kind ? L->e[i].peer : L->e[i].rank;
+                st = TC_ERR_UNSUPPORTED;
+            }
+            lastpos[w] = L->e[i].fused;
+            L->e[i].fused = 0;
+        }
+        free(lastpos);
+        if (st)
+            return st;
+    }
+    return TC_OK;
+}
+
 tc_status tc_msccl_lower(tc_ctx *ctx, const tc_sched *s, const tc_msccl_lower_opts *o, tc_msccl **out)
 {
     tc_msccl_lower_opts def;
@@ -1052,82 +1199,22 @@ tc_status tc_msccl_lower(tc_ctx *ctx, const tc_sched *s, const tc_msccl_lower_op
     for (size_t i = 0; i < RN; i++)
         L.wbuf[i] = L.inb[i] = L.outb[i] = -1;
     /* events in IR order */
-    /* times are compared on a grid of 1e-9 of the makespan: rounding in a generator's sums must not
-     * put a forwarding send before the receive that feeds it */
-    double q = tc_sched_makespan(s) * 1e-9;
-    /* the sends first, then the receives, each in IR order: a canonical IR (sorted by start) makes them
-     * two nearly sorted runs for the natural merge sort */
-    for (int i = 0; i < s->n_xfers; i++) {
-        const tc_xfer *x = &s->xfers[i];
-        double ts = q > 0 ? round(x->t_start / q) : x->t_start, te = q > 0 ? round(x->t_end / q) : x->t_end;
-        if (routed_copy(x) && te - 0.5 > ts)
-            ts = te - 0.5; /* sent as it is delivered, before anything at its arrival (see routed_copy) */
-        L.e[L.ne++] = (ev){x->src, i, 1, x->chunk, x->dst, x->op, ts, i, 0, 0, 0, 0, 1, -1};
-    }
-    for (int i = 0; i < s->n_xfers; i++) {
-        const tc_xfer *x = &s->xfers[i];
-        double ts = q > 0 ? round(x->t_start / q) : x->t_start, te = q > 0 ? round(x->t_end / q) : x->t_end;
-        te = te > ts ? te : ts;
-        L.e[L.ne++] = (ev){x->dst, i, 0, x->chunk, x->src, x->op, te, i, 0, 0, 0, 0, 1, -1};
-    }
-    if ((st = sort_events(&L)))
+    /* the FIFO connections: when receiving in send order would reorder a rank's accesses to a chunk,
+     * repair by sending every transfer whose data allows it just before its arrival (then a connection's
+     * sends go in arrival order); only when that fails too, name the pair */
+    int pair[2] = {-1, -1};
+    st = order_events(&L, 0, pair);
+    if (st == TC_ERR_UNSUPPORTED)
+        st = order_events(&L, 1, pair);
+    if (st == TC_ERR_UNSUPPORTED)
+        st = tc_error(ctx, TC_ERR_UNSUPPORTED, s->file, 0,
+                      "%s of %llu bytes (%s): transfers from rank %d to rank %d overtake each other; MSCCL "
+                      "connections are FIFO and this schedule cannot be lowered, even with sends delayed to "
+                      "their arrival",
+                      tc_coll_name(s->coll), (unsigned long long)s->size_bytes, s->algo ? s->algo : "tacos",
+                      pair[0], pair[1]);
+    if (st)
         goto done;
-    /* receives: after their send, and per connection (src, dst) in the send order (FIFO) */
-    for (int i = 0; i < L.ne; i++)
-        L.e[i].fused = i; /* original position, kept while adjusting */
-    {
-        int *last = malloc((size_t)L.R * L.R * sizeof(int));
-        int *recv_of = malloc(((size_t)s->n_xfers + 1) * sizeof(int));
-        if (!last || !recv_of) {
-            free(last); free(recv_of);
-            st = TC_ERR_NOMEM;
-            goto done;
-        }
-        for (int i = 0; i < L.ne; i++)
-            if (L.e[i].kind == 0)
-                recv_of[L.e[i].xfer] = i;
-        for (int i = 0; i < L.R * L.R; i++)
-            last[i] = -1;
-        for (int i = 0; i < L.ne; i++) {
-            if (L.e[i].kind != 1)
-                continue;
-            ev *rv = &L.e[recv_of[L.e[i].xfer]];
-            int cn = L.e[i].rank * L.R + L.e[i].peer;
-            /* after its own send and after the previous receive of the connection, in the sort order */
-            const ev *after = &L.e[i];
-            if (last[cn] >= 0 && cmp_ev(&L.e[last[cn]], after) > 0)
-                after = &L.e[last[cn]];
-            if (cmp_ev(rv, after) <= 0)
-                rv->t = nextafter(after->t, 1e300);
-            last[cn] = recv_of[L.e[i].xfer];
-        }
-        free(last);
-        free(recv_of);
-    }
-    if ((st = sort_events(&L)))
-        goto done;
-    {   /* moving receives must not reorder the accesses of one rank to one chunk */
-        int *lastpos = malloc(RN * sizeof(int));
-        if (!lastpos) {
-            st = TC_ERR_NOMEM;
-            goto done;
-        }
-        for (size_t i = 0; i < RN; i++)
-            lastpos[i] = -1;
-        for (int i = 0; i < L.ne && !st; i++) {
-            int w = L.e[i].rank * L.N + L.e[i].chunk;
-            if (L.e[i].fused < lastpos[w])
-                st = tc_error(ctx, TC_ERR_UNSUPPORTED, NULL, 0,
-                              "transfers from rank %d to rank %d overtake each other; MSCCL connections are FIFO and "
-                              "this schedule cannot be lowered",
-                              L.e[i].kind ? L.e[i].rank : L.e[i].peer, L.e[i].kind ? L.e[i].peer : L.e[i].rank);
-            lastpos[w] = L.e[i].fused;
-            L.e[i].fused = 0;
-        }
-        free(lastpos);
-        if (st)
-            goto done;
-    }
     /* slots; copy-in events first */
     int nx = L.ne;
     double tmin = 0;
