@@ -8,8 +8,12 @@
  * links, such as through a switch vertex, by t_end: see routed_copy) and a receive at its destination
  * (ordered by t_end; receives before sends at equal times; times compared on a grid of 1e-9 of
  * the makespan so that rounding in a generator's sums cannot put a forwarding send before its receive).
- * Per connection the receive order follows the send order (MSCCL connections are FIFO); a schedule whose
- * transfers overtake in a way that would reorder a rank's accesses to a chunk is refused.  All events of
+ * Per connection the receive order follows the send order (MSCCL connections are FIFO).  When that would
+ * reorder a rank's accesses to a chunk (two routes between a pair, as on a rail cluster), the order is
+ * repaired: first every transfer whose source does not write the chunk before its arrival is sent just
+ * before that arrival (delay_safe), then each rank's accesses to a chunk are retimed back into their IR
+ * order, the FIFO rule applied again, until both hold (order_events); only a conflict that this cannot
+ * resolve is refused, naming collective, size, algorithm and the pair.  All events of
  * all ranks get one global order.  Each rank keeps every chunk it touches in one working slot: its output
  * place when it has one (out-of-place: one cpy from the input first), else its input place, else a
  * scratch slot (chunks routed through a rank that neither starts nor ends with them; in-place alltoall
@@ -1071,57 +1075,92 @@ static tc_status order_events(lw *L, int delay, int pair[2])
     /* receives: after their send, and per connection (src, dst) in the send order (FIFO) */
     for (int i = 0; i < L->ne; i++)
         L->e[i].fused = i; /* original position, kept while adjusting */
-    {
-        int *last = malloc((size_t)L->R * L->R * sizeof(int));
-        int *recv_of = malloc(((size_t)s->n_xfers + 1) * sizeof(int));
-        if (!last || !recv_of) {
+    for (int pass = 0;; pass++) {
+        {
+            int *last = malloc((size_t)L->R * L->R * sizeof(int));
+            int *recv_of = malloc(((size_t)s->n_xfers + 1) * sizeof(int));
+            if (!last || !recv_of) {
+                free(last);
+                free(recv_of);
+                return TC_ERR_NOMEM;
+            }
+            for (int i = 0; i < L->ne; i++)
+                if (L->e[i].kind == 0)
+                    recv_of[L->e[i].xfer] = i;
+            for (int i = 0; i < L->R * L->R; i++)
+                last[i] = -1;
+            for (int i = 0; i < L->ne; i++) {
+                if (L->e[i].kind != 1)
+                    continue;
+                ev *rv = &L->e[recv_of[L->e[i].xfer]];
+                int cn = L->e[i].rank * L->R + L->e[i].peer;
+                /* after its own send and after the previous receive of the connection, in the sort order */
+                const ev *after = &L->e[i];
+                if (last[cn] >= 0 && cmp_ev(&L->e[last[cn]], after) > 0)
+                    after = &L->e[last[cn]];
+                if (cmp_ev(rv, after) <= 0)
+                    rv->t = nextafter(after->t, 1e300);
+                last[cn] = recv_of[L->e[i].xfer];
+            }
             free(last);
             free(recv_of);
-            return TC_ERR_NOMEM;
         }
-        for (int i = 0; i < L->ne; i++)
-            if (L->e[i].kind == 0)
-                recv_of[L->e[i].xfer] = i;
-        for (int i = 0; i < L->R * L->R; i++)
-            last[i] = -1;
-        for (int i = 0; i < L->ne; i++) {
-            if (L->e[i].kind != 1)
-                continue;
-            ev *rv = &L->e[recv_of[L->e[i].xfer]];
-            int cn = L->e[i].rank * L->R + L->e[i].peer;
-            /* after its own send and after the previous receive of the connection, in the sort order */
-            const ev *after = &L->e[i];
-            if (last[cn] >= 0 && cmp_ev(&L->e[last[cn]], after) > 0)
-                after = &L->e[last[cn]];
-            if (cmp_ev(rv, after) <= 0)
-                rv->t = nextafter(after->t, 1e300);
-            last[cn] = recv_of[L->e[i].xfer];
-        }
-        free(last);
-        free(recv_of);
-    }
-    if ((st = sort_events(L)))
-        return st;
-    {   /* moving receives must not reorder the accesses of one rank to one chunk */
-        int *lastpos = malloc(RN * sizeof(int));
-        if (!lastpos)
-            return TC_ERR_NOMEM;
-        for (size_t i = 0; i < RN; i++)
-            lastpos[i] = -1;
-        for (int i = 0; i < L->ne && !st; i++) {
-            int w = L->e[i].rank * L->N + L->e[i].chunk;
-            if (L->e[i].fused < lastpos[w]) {
-                pair[0] = L->e[i].kind ? L->e[i].rank : L->e[i].peer;
-                pair[1] = L->e[i].kind ? L->e[i].peer : L->e[i].rank;
-                st = TC_ERR_UNSUPPORTED;
+        if ((st = sort_events(L)))
+            return st;
+        {   /* moving receives must not reorder the accesses of one rank to one chunk */
+            int *lastpos = malloc(RN * sizeof(int));
+            if (!lastpos)
+                return TC_ERR_NOMEM;
+            for (size_t i = 0; i < RN; i++)
+                lastpos[i] = -1;
+            st = TC_OK;
+            for (int i = 0; i < L->ne && !st; i++) {
+                int w = L->e[i].rank * L->N + L->e[i].chunk;
+                if (L->e[i].fused < lastpos[w]) {
+                    pair[0] = L->e[i].kind ? L->e[i].rank : L->e[i].peer;
+                    pair[1] = L->e[i].kind ? L->e[i].peer : L->e[i].rank;
+                    st = TC_ERR_UNSUPPORTED;
+                }
+                lastpos[w] = L->e[i].fused;
             }
-            lastpos[w] = L->e[i].fused;
-            L->e[i].fused = 0;
+            free(lastpos);
         }
-        free(lastpos);
-        if (st)
+        if (st != TC_ERR_UNSUPPORTED)
+            break;
+        if (delay < 2 || pass == 256)
+            return st;
+        /* retime: every rank's accesses to a chunk back in their original order, each just after the one
+         * before it when a moved receive put it earlier; then the FIFO rule again (times only grow) */
+        int *pos = malloc((size_t)L->ne * sizeof *pos);
+        double *tmax = malloc(RN * sizeof *tmax);
+        if (!pos || !tmax) {
+            free(pos);
+            free(tmax);
+            return TC_ERR_NOMEM;
+        }
+        for (size_t w = 0; w < RN; w++)
+            tmax[w] = -HUGE_VAL;
+        for (int i = 0; i < L->ne; i++)
+            pos[L->e[i].fused] = i;
+        int moved = 0;
+        for (int k = 0; k < L->ne; k++) {
+            ev *e = &L->e[pos[k]];
+            const size_t w = (size_t)e->rank * L->N + e->chunk;
+            if (!(e->t > tmax[w]) && tmax[w] > -HUGE_VAL) {
+                e->t = nextafter(tmax[w], 1e300);
+                moved++;
+            }
+            tmax[w] = e->t;
+        }
+        free(pos);
+        free(tmax);
+        if (!moved) /* a fixed point that still breaks the order: the FIFO rule and the data order conflict */
+            return TC_ERR_UNSUPPORTED;
+        if ((st = sort_events(L)))
             return st;
     }
+    for (int i = 0; i < L->ne; i++)
+        L->e[i].fused = 0;
     return TC_OK;
 }
 
@@ -1204,13 +1243,13 @@ tc_status tc_msccl_lower(tc_ctx *ctx, const tc_sched *s, const tc_msccl_lower_op
      * sends go in arrival order); only when that fails too, name the pair */
     int pair[2] = {-1, -1};
     st = order_events(&L, 0, pair);
-    if (st == TC_ERR_UNSUPPORTED)
-        st = order_events(&L, 1, pair);
+    for (int delay = 1; delay <= 2 && st == TC_ERR_UNSUPPORTED; delay++)
+        st = order_events(&L, delay, pair);
     if (st == TC_ERR_UNSUPPORTED)
         st = tc_error(ctx, TC_ERR_UNSUPPORTED, s->file, 0,
                       "%s of %llu bytes (%s): transfers from rank %d to rank %d overtake each other; MSCCL "
                       "connections are FIFO and this schedule cannot be lowered, even with sends delayed to "
-                      "their arrival",
+                      "their arrival and the accesses retimed",
                       tc_coll_name(s->coll), (unsigned long long)s->size_bytes, s->algo ? s->algo : "tacos",
                       pair[0], pair[1]);
     if (st)
