@@ -121,6 +121,11 @@ int tc_cli_verify(int argc, char **argv)
         tc_check_opts co = {.topo = flat};
         if ((st = tc_sched_check(&ctx, s, &co, path)))
             goto done;
+        /* verify ok implies tacos-run replays: the same lowering and program check as tacos-run's */
+        if ((st = tc_msccl_lower_replay(&ctx, s, NULL))) {
+            tc_error(&ctx, st, path, 0, "tacos-run cannot replay this plan (see above)");
+            goto done;
+        }
         char tb[32];
         printf("%s: ok: %s, %d ranks, %d chunks, %d transfers, %d steps, predicted %s\n", path,
                tc_coll_name(s->coll), s->n_ranks, s->n_chunks, s->n_xfers, s->n_steps,

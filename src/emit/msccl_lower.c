@@ -1437,3 +1437,23 @@ done:
     free(L.pgrp);
     return st;
 }
+
+tc_status tc_msccl_lower_replay(tc_ctx *ctx, const tc_sched *s, tc_msccl **out)
+{
+    tc_msccl_lower_opts lo;
+    tc_msccl_lower_opts_init(&lo);
+    lo.target = TC_TARGET_EXEC;
+    lo.inplace = lo.outofplace = 1;
+    lo.sparse = 1; /* the plan's sparse formats, step by step */
+    tc_msccl *m = NULL;
+    tc_msccl_limits lim;
+    tc_msccl_limits_get(TC_TARGET_EXEC, &lim);
+    tc_status st = tc_msccl_lower(ctx, s, &lo, &m);
+    if (!st)
+        st = tc_msccl_verify(ctx, m, &lim, s->file ? s->file : "plan");
+    if (st || !out)
+        tc_msccl_free(m);
+    else
+        *out = m;
+    return st;
+}
