@@ -27,7 +27,8 @@ static void usage(FILE *f)
           "the time over the TACOS paper's ideal, for comparison with the paper.\n"
           "  -c, --collective C  the collective\n"
           "  -s, --size BYTES    collective size (default 1M)\n"
-          "  -k, --chunks K      chunks per rank (default 1)\n"
+          "  -k, --chunks K|auto chunks per rank; auto (the default) prices each plan as tacosc compiles it:\n"
+          "                      tacos with its --chunks auto search, the others with 1\n"
           "      --costs FILE    alpha-beta cost file (default 0.5us, 50GB/s)\n"
           "      --model M       event (default) or ab (see tacosc sim --help)\n"
           "      --svg FILE      a bar chart of every algorithm's time (one scale, bound marked), and per\n"
@@ -63,7 +64,10 @@ static tc_status price_sparse(const tc_topo *topo, tc_coll coll, const tc_gen_op
     tc_sim_opts o = *so;
     o.bins = 0;
     o.no_bound = 1;
-    tc_status st = tc_algo_run(&sub, tc_algo_registry[algo].name, topo, coll, go, &s);
+    tc_gen_opts g = *go; /* the chunks the dense row was priced with */
+    tc_status st = tc_tune_chunks(&sub, topo, coll, go, algo, &g.chunks);
+    if (st == TC_OK)
+        st = tc_algo_run(&sub, tc_algo_registry[algo].name, topo, coll, &g, &s);
     if (st == TC_OK)
         st = tc_sparse_plan(&sub, topo, s, spo, &s->sparse);
     if (st == TC_OK)
@@ -100,6 +104,7 @@ int tc_cli_compare(int argc, char **argv)
     int unwind = 0, swmodel = 0, opt;
     tc_gen_opts go;
     tc_gen_opts_init(&go);
+    go.chunks = 0; /* auto: each row is the plan compile would write */
     tc_sim_opts so;
     tc_sim_opts_init(&so);
     unsigned char seen[TC_CLI_MAX_OPT] = {0};
@@ -114,7 +119,9 @@ int tc_cli_compare(int argc, char **argv)
             }
             break;
         case 'k':
-            if (tc_cli_parse_int(&ctx, "chunks", optarg, 1, 1 << 20, &go.chunks))
+            if (!strcmp(optarg, "auto"))
+                go.chunks = 0; /* as compile: the search for tacos, 1 for the others */
+            else if (tc_cli_parse_int(&ctx, "chunks", optarg, 1, 1 << 20, &go.chunks))
                 return 2;
             break;
         case O_COSTS: costs = optarg; break;
@@ -166,7 +173,7 @@ int tc_cli_compare(int argc, char **argv)
     if (!st)
         st = tc_cli_load_topo(&ctx, argv[optind], costs, unwind, swmodel, &topo);
     if (!st)
-        st = tc_cli_check_size(&ctx, go.size, coll, topo->n_npus, go.chunks);
+        st = tc_cli_check_size(&ctx, go.size, coll, topo->n_npus, go.chunks > 0 ? go.chunks : 1);
     go.unwind = unwind;
     go.switch_model = swmodel;
     if (!st) /* every generator of the collective, priced best first (tune's candidates) */

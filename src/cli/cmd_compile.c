@@ -210,7 +210,8 @@ static tc_status choose(tc_ctx *ctx, const char *topo_path, const char *model_di
     tc_tune_model *m = NULL;
     tc_tune_choice c;
     char why[4096], tb[32], rb[64] = "no runner-up";
-    tc_status st = tc_cli_model_for(ctx, topo_path, model_dir, topo, coll, g->chunks, &m, why, sizeof why);
+    tc_status st = tc_cli_model_for(ctx, topo_path, model_dir, topo, coll, g->chunks > 0 ? g->chunks : 1, &m, why,
+                                    sizeof why);
     if (!st)
         st = tc_tune_choose(ctx, topo, coll, g, m, &c);
     if (!st) {
@@ -415,9 +416,15 @@ int tc_cli_compile(int argc, char **argv)
                 flat->name ? flat->name : "topology", flat->n_npus, flat->n_links, tc_now() - t0);
     if ((st = tc_cli_check_size(&ctx, g.size, coll, flat->n_npus, g.chunks)))
         goto done;
-    if (!strcmp(algo, "auto") && (st = choose(&ctx, topo_path, model_dir, flat, coll, &g, &algo, auto_line,
-                                               sizeof auto_line, &runner_up_time)))
-        goto done;
+    if (!strcmp(algo, "auto")) {
+        /* candidates priced as this compile writes them: without -k, tacos with its chunk search */
+        tc_gen_opts ga = g;
+        if (!seen['k'])
+            ga.chunks = 0;
+        if ((st = choose(&ctx, topo_path, model_dir, flat, coll, &ga, &algo, auto_line, sizeof auto_line,
+                         &runner_up_time)))
+            goto done;
+    }
     if (strcmp(algo, "tacos")) { /* --algo auto chose another generator */
         if (chunks_auto || unwind_auto)
             tc_diag(&ctx, TC_DIAG_NOTE, NULL, 0, 0, "--%s auto applies to tacos only; the dispatcher chose %s",

@@ -3,6 +3,7 @@
 #include "tune_int.h"
 
 #include "tacos/check.h"
+#include "tacos/synth.h"
 
 #include <errno.h>
 #include <math.h>
@@ -60,6 +61,26 @@ void tc_tune_first_message(const tc_buf *b, char *out, size_t n)
     out[len] = 0;
 }
 
+tc_status tc_tune_chunks(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_gen_opts *go, int algo,
+                         int *chunks)
+{
+    /* priced as compile writes it: chunks < 1 is compile's default choice, the --chunks auto search for
+     * tacos (src/synth/auto.c) and one chunk per rank for the other generators (cmd_compile.c) */
+    *chunks = go->chunks;
+    if (go->chunks >= 1)
+        return TC_OK;
+    *chunks = 1;
+    if (tc_algo_registry[algo].fn != tc_synth_tacos)
+        return TC_OK;
+    tc_gen_opts g = *go;
+    g.chunks = 1;
+    tc_synth_search search;
+    tc_status st = tc_synth_tacos_search(ctx, topo, coll, &g, 1, 0, &search);
+    if (!st)
+        *chunks = search.best.chunks;
+    return st;
+}
+
 tc_status tc_tune_price(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_gen_opts *go,
                         const tc_sim_opts *so, int algo, double *time, tc_sim_result **res, char *note,
                         size_t note_n)
@@ -79,7 +100,10 @@ tc_status tc_tune_price(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc
     const char *name = tc_algo_registry[algo].name;
     tc_sched *s = NULL;
     tc_sim_result *r = NULL;
-    tc_status st = tc_algo_run(&sub, name, topo, coll, go, &s);
+    tc_gen_opts g = *go;
+    tc_status st = tc_tune_chunks(&sub, topo, coll, go, algo, &g.chunks);
+    if (st == TC_OK)
+        st = tc_algo_run(&sub, name, topo, coll, &g, &s);
     if (st == TC_OK) {
         tc_check_opts co = {.topo = topo};
         st = tc_sched_check(&sub, s, &co, name);
