@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -231,6 +232,40 @@ static tc_status choose(tc_ctx *ctx, const char *topo_path, const char *model_di
                      c.n_candidates, c.n_refused, why, rb);
     }
     tc_tune_model_free(m);
+    return st;
+}
+
+/* The prediction is the file's: an MSCCL program prices as `tacosc sim FILE TOPO --size S` does (the
+ * program's own sends, so a switch's multicast, which MSCCL XML cannot express, becomes a send per copy).
+ * When that differs from the plan's time the summary takes the program's and a warning says what was lost. */
+static tc_status price_artifact(tc_ctx *ctx, const tc_topo *topo, const tc_msccl *m, tc_sched *s, int quiet)
+{
+    tc_sched *a = NULL;
+    tc_sim_result *r = NULL;
+    tc_sim_opts so;
+    tc_sim_opts_init(&so);
+    so.no_bound = 1;
+    so.size = s->size_bytes;
+    tc_status st = tc_msccl_to_sched(ctx, m, "lowered MSCCL program", &a);
+    if (!st)
+        st = tc_sim_run(ctx, a, topo, &so, &r);
+    if (!st && s->time > 0 && fabs(r->time - s->time) > 1e-9 * s->time) {
+        int mc = 0;
+        for (int i = 0; i < topo->n_swnodes; i++)
+            mc |= topo->swnodes[i].multicast != 0;
+        char ta[32], tp[32];
+        if (!quiet)
+            tc_warn(ctx, NULL, 0, "the MSCCL XML as tacosc sim prices it runs in %s, not the plan's %s (%+.1f%%)%s; the summary gives the "
+                    "file's time",
+                    tc_fmt_time(r->time, ta, sizeof ta), tc_fmt_time(s->time, tp, sizeof tp),
+                    100 * (r->time / s->time - 1),
+                    mc ? ": MSCCL XML has no multicast, each switch copy is a send of its own"
+                       : ": MSCCL XML keeps no link choice and no times, only each rank's order of sends and "
+                         "receives");
+        s->time = r->time;
+    }
+    tc_sim_result_free(r);
+    tc_sched_free(a);
     return st;
 }
 
@@ -532,6 +567,8 @@ int tc_cli_compile(int argc, char **argv)
             tc_msccl_limits_get(lo.target, &lim);
             if (lo.max_channels)
                 lim.max_channels = lo.max_channels;
+            if (!g.stats_only && !photonic && !sparse && (st = price_artifact(&ctx, flat, m, s, quiet)))
+                goto done;
         }
         t0 = tc_now();
         if ((st = tc_cli_open_output(&ctx, out_path, &o)))
