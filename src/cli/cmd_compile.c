@@ -567,8 +567,6 @@ int tc_cli_compile(int argc, char **argv)
             tc_msccl_limits_get(lo.target, &lim);
             if (lo.max_channels)
                 lim.max_channels = lo.max_channels;
-            if (!g.stats_only && !photonic && !sparse && (st = price_artifact(&ctx, flat, m, s, quiet)))
-                goto done;
         }
         t0 = tc_now();
         if ((st = tc_cli_open_output(&ctx, out_path, &o)))
@@ -588,6 +586,9 @@ int tc_cli_compile(int argc, char **argv)
         if (!st)
             st = cst;
         if (st)
+            goto done;
+        if (fmt == TC_FMT_MSCCL && !g.stats_only && !photonic && !sparse &&
+            (st = price_artifact(&ctx, flat, m, s, quiet)))
             goto done;
         if (ctx.verbose)
             tc_diag(&ctx, TC_DIAG_NOTE, NULL, 0, 0, "wrote %s in %.3f s", out_path, tc_now() - t0);
