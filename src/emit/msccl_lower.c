@@ -1243,7 +1243,8 @@ tc_status tc_msccl_lower(tc_ctx *ctx, const tc_sched *s, const tc_msccl_lower_op
      * sends go in arrival order); only when that fails too, name the pair */
     int pair[2] = {-1, -1};
     st = order_events(&L, 0, pair);
-    for (int delay = 1; delay <= 2 && st == TC_ERR_UNSUPPORTED; delay++)
+    int repaired = 0;
+    for (int delay = 1; delay <= 2 && st == TC_ERR_UNSUPPORTED; delay++, repaired = 1)
         st = order_events(&L, delay, pair);
     if (st == TC_ERR_UNSUPPORTED)
         st = tc_error(ctx, TC_ERR_UNSUPPORTED, s->file, 0,
@@ -1416,6 +1417,26 @@ tc_status tc_msccl_lower(tc_ctx *ctx, const tc_sched *s, const tc_msccl_lower_op
             nch = maxch;
         if (nch > L.N)
             nch = L.N;
+    }
+    if (repaired) {
+        /* a repaired order keeps every message forward in it, but it may queue more messages on a connection
+         * than the runtime buffers: verified here, so a repair that cannot run is named as such */
+        tc_buf msg = {0};
+        tc_ctx sub = *ctx;
+        sub.sink = tc_diag_buffer;
+        sub.sink_user = &msg;
+        if (tc_msccl_verify(&sub, m, &L.lim, "lowered MSCCL program")) {
+            const char *e = msg.data ? strstr(msg.data, "error: ") : NULL;
+            const int len = e ? (int)strcspn(e + 7, "\n") : 0;
+            st = tc_error(ctx, TC_ERR_UNSUPPORTED, s->file, 0,
+                          "%s of %llu bytes (%s): MSCCL connections are FIFO; the order repaired for them does not "
+                          "run (%.*s)",
+                          tc_coll_name(s->coll), (unsigned long long)s->size_bytes, s->algo ? s->algo : "tacos",
+                          len, e ? e + 7 : "");
+        }
+        tc_buf_free(&msg);
+        if (st)
+            goto done;
     }
     *out = m;
     m = NULL;
