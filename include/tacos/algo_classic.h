@@ -1,6 +1,6 @@
 /**
  * @file algo_classic.h
- * Classic schedule generators (src/algo/), registered in src/algo/registry.c.  Each has the tc_gen_fn
+ * Classic schedule generators (src/algo/), registered in src/compile/registry.c.  Each has the tc_gen_fn
  * signature of algo.h and returns TC_ERR_UNSUPPORTED, with a diagnostic giving the reason, for inputs
  * it cannot serve.  Times in their schedules are alpha-beta estimates without congestion (see each
  * file's header); `tacosc sim` gives the simulated time.
