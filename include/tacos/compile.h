@@ -43,6 +43,8 @@ typedef struct tc_compile_opts {
     int photonic;            /**< run the photonic pass with photonic_opts */
     tc_photonic_opts photonic_opts;
     const tc_msccl_lower_opts *lower; /**< non-NULL: lower for this MSCCL target and price the program */
+    const tc_sim_opts *sim;  /**< the plan's simulation options (NULL: defaults) */
+    int keep_sim;            /**< keep the plan's simulation result in res->sim */
     int no_bound;            /**< skip the lower bound (quiet runs, candidates) */
     int silent;              /**< diagnostics only into the result, not to ctx's sink */
 } tc_compile_opts;
@@ -55,6 +57,7 @@ typedef struct tc_compile_result {
     tc_synth_search search;  /**< what the chunk/unwind search tried (candidates 0: no search) */
     int searched;            /**< the search ran */
     tc_bound bound;          /**< the lower bound (unless no_bound) */
+    tc_sim_result *sim;      /**< keep_sim: the plan's simulation result (dense messages) */
     int checked;             /**< 0: too large for the checker, kept unchecked */
     double plan_time;        /**< the plan's own simulated time (before the target's lowering) */
     double dense_time;       /**< sparse: the time with dense messages */

@@ -26,6 +26,8 @@ void tc_compile_result_free(tc_compile_result *res)
     tc_sched_free(res->sched);
     tc_msccl_free(res->msccl);
     tc_topo_free(res->unwound);
+    tc_sim_result_free(res->sim);
+    res->sim = NULL;
     res->sched = NULL;
     res->msccl = NULL;
     res->unwound = NULL;
@@ -194,6 +196,8 @@ tc_status tc_compile(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_co
     sub.sink = record;
     sub.sink_user = &rec;
     sub.n_errors = sub.n_warnings = 0;
+    if (o->silent)
+        sub.progress = 0;
     tc_gen_opts g = o->gen;
     tc_sim_result *r = NULL;
     tc_status st = choose_chunks(&sub, &topo, coll, o, &g, res);
@@ -210,8 +214,11 @@ tc_status tc_compile(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_co
                 res->searched ? ", searched" : "", tc_now() - t0);
     if (!g.stats_only) {
         tc_sim_opts so;
-        tc_sim_opts_init(&so);
-        so.no_bound = o->no_bound;
+        if (o->sim)
+            so = *o->sim;
+        else
+            tc_sim_opts_init(&so);
+        so.no_bound |= o->no_bound;
         t0 = tc_now();
         if ((st = check(&sub, topo, s, o->algo, &res->checked)))
             goto done;
@@ -222,6 +229,10 @@ tc_status tc_compile(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_co
             goto done;
         s->time = r->time;
         res->bound = r->bound;
+        if (o->keep_sim) {
+            res->sim = r;
+            r = NULL;
+        }
         if (o->sparse && (st = sparse_pass(&sub, topo, s, o, res)))
             goto done;
     } else if (!o->no_bound)
@@ -239,8 +250,10 @@ tc_status tc_compile(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_co
         st = lower(&sub, topo, s, o, res);
 done:
     tc_sim_result_free(r);
-    ctx->n_errors += sub.n_errors;
-    ctx->n_warnings += sub.n_warnings;
+    if (!o->silent) { /* a silent run's refusals are its caller's to report */
+        ctx->n_errors += sub.n_errors;
+        ctx->n_warnings += sub.n_warnings;
+    }
     if (st) {
         res->diag.status = st;
         if (!res->diag.msg[0])

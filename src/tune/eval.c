@@ -3,6 +3,7 @@
 #include "tune_int.h"
 
 #include "tacos/check.h"
+#include "tacos/compile.h"
 #include "tacos/synth.h"
 
 #include <errno.h>
@@ -85,46 +86,29 @@ tc_status tc_tune_price(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc
                         const tc_sim_opts *so, int algo, double *time, tc_sim_result **res, char *note,
                         size_t note_n)
 {
-    tc_buf diag = {0};
-    tc_ctx sub;
-    tc_ctx_init(&sub);
-    sub.seed = ctx->seed;
-    sub.sink = tc_diag_buffer;
-    sub.sink_user = &diag;
-    tc_sim_opts dso;
-    if (!so) {
-        tc_sim_opts_init(&dso);
-        dso.no_bound = 1;
-        so = &dso;
-    }
-    const char *name = tc_algo_registry[algo].name;
-    tc_sched *s = NULL;
-    tc_sim_result *r = NULL;
-    tc_gen_opts g = *go;
-    tc_status st = tc_tune_chunks(&sub, topo, coll, go, algo, &g.chunks);
-    if (st == TC_OK)
-        st = tc_algo_run(&sub, name, topo, coll, &g, &s);
-    if (st == TC_OK) {
-        tc_check_opts co = {.topo = topo};
-        st = tc_sched_check(&sub, s, &co, name);
-        if (st == TC_OK)
-            st = tc_sim_run(&sub, s, topo, so, &r);
-    }
+    /* the compile pipeline itself (tc_compile), silent: chunks < 1 is compile's default choice, and a
+     * refusal's reason comes back as its structured diagnostic */
+    tc_compile_opts co;
+    tc_compile_opts_init(&co);
+    co.algo = tc_algo_registry[algo].name;
+    co.gen = *go;
+    co.sim = so;
+    co.keep_sim = res != NULL;
+    co.no_bound = so ? so->no_bound : 1;
+    co.silent = 1;
+    tc_compile_result cr;
+    tc_status st = tc_compile(ctx, topo, coll, &co, &cr);
     if (note && note_n)
         note[0] = 0;
     if (st == TC_OK) {
-        *time = r->time;
-        if (res)
-            *res = r;
-        else
-            tc_sim_result_free(r);
-    } else if (note && note_n) {
-        tc_tune_first_message(&diag, note, note_n);
-        if (!note[0])
-            snprintf(note, note_n, "%s", tc_status_str(st));
-    }
-    tc_sched_free(s);
-    tc_buf_free(&diag);
+        *time = cr.sched->time;
+        if (res) {
+            *res = cr.sim;
+            cr.sim = NULL;
+        }
+    } else if (note && note_n)
+        snprintf(note, note_n, "%s", cr.diag.msg);
+    tc_compile_result_free(&cr);
     return st;
 }
 
