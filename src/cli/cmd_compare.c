@@ -2,6 +2,7 @@
  * schedule checked and simulated, printed best first (the TACOS paper's Fig. 15 as a table).  Generators
  * that refuse the input are listed last with their reason. */
 #include "cli.h"
+#include "tacos/compile.h"
 #include "tacos/algo.h"
 #include "tacos/check.h"
 #include "tacos/sim.h"
@@ -53,34 +54,30 @@ static tc_status price_sparse(const tc_topo *topo, tc_coll coll, const tc_gen_op
                               const tc_sparse_opts *spo, uint64_t seed, int algo, double *time, double *wire,
                               char *note, size_t n)
 {
-    tc_buf diag = {0};
+    /* the compile pipeline with its sparse pass, silent: the chunks the dense row was priced with */
     tc_ctx sub;
     tc_ctx_init(&sub);
     sub.seed = seed;
-    sub.sink = tc_diag_buffer;
-    sub.sink_user = &diag;
-    tc_sched *s = NULL;
-    tc_sim_result *rs = NULL;
     tc_sim_opts o = *so;
     o.bins = 0;
     o.no_bound = 1;
-    tc_gen_opts g = *go; /* the chunks the dense row was priced with */
-    tc_status st = tc_tune_chunks(&sub, topo, coll, go, algo, &g.chunks);
-    if (st == TC_OK)
-        st = tc_algo_run(&sub, tc_algo_registry[algo].name, topo, coll, &g, &s);
-    if (st == TC_OK)
-        st = tc_sparse_plan(&sub, topo, s, spo, &s->sparse);
-    if (st == TC_OK)
-        st = tc_cli_sim_sparse(&sub, topo, s, &o, &rs, wire);
-    if (st == TC_OK)
-        *time = rs->time;
-    else {
-        const char *e = diag.data ? strstr(diag.data, "error: ") : NULL;
-        snprintf(note, n, "sparse: %.*s", e ? (int)strcspn(e + 7, "\n") : 0, e ? e + 7 : "");
-    }
-    tc_sim_result_free(rs);
-    tc_sched_free(s);
-    tc_buf_free(&diag);
+    tc_compile_opts co;
+    tc_compile_opts_init(&co);
+    co.algo = tc_algo_registry[algo].name;
+    co.gen = *go;
+    co.sim = &o;
+    co.no_bound = 1;
+    co.silent = 1;
+    co.sparse = 1;
+    co.sparse_opts = *spo;
+    tc_compile_result cr;
+    tc_status st = tc_compile(&sub, topo, coll, &co, &cr);
+    if (st == TC_OK) {
+        *time = cr.sched->time;
+        *wire = cr.wire;
+    } else
+        snprintf(note, n, "sparse: %.180s", cr.diag.msg);
+    tc_compile_result_free(&cr);
     return st;
 }
 

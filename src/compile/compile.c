@@ -141,8 +141,12 @@ static tc_status sparse_pass(tc_ctx *ctx, const tc_topo *topo, tc_sched *s, cons
         st = tc_sparse_cost_create(ctx, topo, s, &c);
     if (!st) {
         tc_sim_opts so;
-        tc_sim_opts_init(&so);
+        if (o->sim)
+            so = *o->sim;
+        else
+            tc_sim_opts_init(&so);
         so.no_bound = 1;
+        so.bins = 0;
         so.xfer_scale = c->scale;
         so.xfer_pre = c->pre;
         so.xfer_post = c->post;
