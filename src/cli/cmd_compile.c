@@ -207,7 +207,8 @@ static void summary(const tc_topo *topo, const tc_sched *s, const tc_bound *b, c
 /* --algo auto: the dispatcher's choice (*algo) and a line for the summary saying why and what the runner-up
  * would cost. */
 static tc_status choose(tc_ctx *ctx, const char *topo_path, const char *model_dir, const tc_topo *topo, tc_coll coll,
-                        const tc_gen_opts *g, const char **algo, char *line, size_t n, double *runner_up_time)
+                        const tc_gen_opts *g, const char **algo, const char **runner_up, char *line, size_t n,
+                        double *runner_up_time)
 {
     tc_tune_model *m = NULL;
     tc_tune_choice c;
@@ -218,6 +219,7 @@ static tc_status choose(tc_ctx *ctx, const char *topo_path, const char *model_di
         st = tc_tune_choose(ctx, topo, coll, g, m, &c);
     if (!st) {
         *algo = tc_algo_registry[c.algo].name;
+        *runner_up = c.runner_up >= 0 && c.runner_up_time > 0 ? tc_algo_registry[c.runner_up].name : NULL;
         *runner_up_time = c.runner_up_time;
         if (c.runner_up >= 0 && c.runner_up_time > 0)
             snprintf(rb, sizeof rb, "runner-up %s would take %s", tc_algo_registry[c.runner_up].name,
@@ -269,6 +271,7 @@ int tc_cli_compile(int argc, char **argv)
     const char *model_dir = NULL;
     char auto_line[2200] = "";
     double runner_up_time = 0;
+    const char *runner_up = NULL; /* --algo auto: the fallback when the choice cannot be written */
     const char *sp_density = NULL, *sp_sparsity = NULL, *sp_format = NULL, *sp_thresholds = NULL;
     int quiet = 0, opt, photonic = 0, sparse = 0;
     tc_sparse_opts spo;
@@ -425,7 +428,7 @@ int tc_cli_compile(int argc, char **argv)
         tc_gen_opts ga = g;
         if (!seen['k'])
             ga.chunks = 0;
-        if ((st = choose(&ctx, topo_path, model_dir, flat, coll, &ga, &algo, auto_line, sizeof auto_line,
+        if ((st = choose(&ctx, topo_path, model_dir, flat, coll, &ga, &algo, &runner_up, auto_line, sizeof auto_line,
                          &runner_up_time)))
             goto done;
     }
@@ -452,7 +455,21 @@ int tc_cli_compile(int argc, char **argv)
     co.lower = out_path && fmt == TC_FMT_MSCCL ? &lo : NULL;
     co.no_bound = quiet;
     t0 = tc_now();
-    if ((st = tc_compile(&ctx, flat, coll, &co, &res)))
+    co.silent = runner_up != NULL;
+    if ((st = tc_compile(&ctx, flat, coll, &co, &res)) && runner_up && st != TC_ERR_NOMEM) {
+        /* --algo auto: the runner-up instead of failing (issue 21: bundle and auto fall back) */
+        tc_warn(&ctx, NULL, 0, "auto: %s cannot be written for this target (%s); falling back to the runner-up %s",
+                algo, res.diag.msg, runner_up);
+        co.algo = algo = runner_up;
+        co.silent = 0;
+        co.chunks_auto = !strcmp(algo, "tacos") && !seen['k'];
+        co.unwind_auto = 0;
+        snprintf(auto_line + strlen(auto_line), sizeof auto_line - strlen(auto_line), "; fell back to %s",
+                 runner_up);
+        runner_up_time = 0;
+        st = tc_compile(&ctx, flat, coll, &co, &res);
+    }
+    if (st)
         goto done;
     s = res.sched;
     m = res.msccl;

@@ -190,6 +190,113 @@ static tc_status lower(tc_ctx *ctx, const tc_topo *topo, tc_sched *s, const tc_c
     return TC_OK;
 }
 
+/* generate, check and price one chunk choice */
+static tc_status build(tc_ctx *sub, const tc_topo *topo, tc_coll coll, const tc_compile_opts *o, const tc_gen_opts *g,
+                       tc_compile_result *res)
+{
+    double t0 = tc_now();
+    tc_sim_result *r = NULL;
+    tc_status st = tc_algo_run(sub, o->algo, topo, coll, g, &res->sched);
+    if (st)
+        goto done;
+    tc_sched *s = res->sched;
+    if (sub->verbose)
+        tc_diag(sub, TC_DIAG_NOTE, NULL, 0, 0, "%s %s: %d transfers, %d steps, chunk %llu B (%d per rank%s) in %.3f s",
+                o->algo, tc_coll_name(coll), s->n_xfers, s->n_steps, (unsigned long long)s->chunk_bytes, g->chunks,
+                res->searched ? ", searched" : "", tc_now() - t0);
+    if (!g->stats_only) {
+        tc_sim_opts so;
+        if (o->sim)
+            so = *o->sim;
+        else
+            tc_sim_opts_init(&so);
+        so.no_bound |= o->no_bound;
+        t0 = tc_now();
+        if ((st = check(sub, topo, s, o->algo, &res->checked)))
+            goto done;
+        if (sub->verbose && res->checked)
+            tc_diag(sub, TC_DIAG_NOTE, NULL, 0, 0, "checked the schedule (symbolic execution) in %.3f s",
+                    tc_now() - t0);
+        if ((st = tc_sim_run(sub, s, topo, &so, &r)))
+            goto done;
+        s->time = r->time;
+        res->bound = r->bound;
+        if (o->keep_sim) {
+            res->sim = r;
+            r = NULL;
+        }
+        if (o->sparse && (st = sparse_pass(sub, topo, s, o, res)))
+            goto done;
+    } else if (!o->no_bound)
+        tc_sim_bound(sub, topo, s, 0, &res->bound);
+    if (o->photonic) { /* the plan's rounds on reconfigured circuits: the photonic model's time */
+        tc_sched_photonic *ph = NULL;
+        if ((st = tc_photonic_plan(sub, topo, s, &o->photonic_opts, &ph)))
+            goto done;
+        tc_sched_photonic_free(s->photonic);
+        s->photonic = ph;
+        s->time = tc_ph_breakdown_sum(&ph->total);
+    }
+    res->plan_time = s->time;
+done:
+    tc_sim_result_free(r);
+    return st;
+}
+
+/* Lowering, and when the chosen chunking cannot run on FIFO connections, another one (the search's
+ * runner-up, then one chunk per rank) before refusing with the first finding (issue 21: repair, not refuse). */
+static tc_status lower_or_rechunk(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_compile_opts *o,
+                                  tc_gen_opts *g, tc_compile_result *res)
+{
+    int tries[3] = {g->chunks, 0, 0}, n = 1;
+    if (!strcmp(o->algo, "tacos") && res->searched && !g->stats_only && !o->photonic && !o->sparse) {
+        int ru = res->search.runner_up.chunks;
+        if (ru > 0 && ru != g->chunks)
+            tries[n++] = ru;
+        if (g->chunks != 1 && tries[n - 1] != 1)
+            tries[n++] = 1;
+    }
+    tc_compile_diag first;
+    memset(&first, 0, sizeof first);
+    tc_status st = TC_OK, st0 = TC_OK;
+    for (int i = 0; i < n; i++) {
+        if (i > 0) {
+            tc_sched_free(res->sched);
+            tc_sim_result_free(res->sim);
+            res->sched = NULL;
+            res->sim = NULL;
+            g->chunks = tries[i];
+            if ((st = build(ctx, topo, coll, o, g, res)))
+                return st;
+        }
+        tc_compile_diag d;
+        memset(&d, 0, sizeof d);
+        recorder rec = {.outer = ctx, .silent = 1, .rec = &d};
+        tc_ctx lc = *ctx;
+        lc.sink = record;
+        lc.sink_user = &rec;
+        st = lower(n > 1 ? &lc : ctx, topo, res->sched, o, res);
+        if (!st) {
+            res->chunks = g->chunks;
+            if (i > 0)
+                tc_warn(ctx, NULL, 0,
+                        "%s with %d chunks per rank cannot be lowered to FIFO connections (%s); wrote %d chunks "
+                        "per rank instead",
+                        o->algo, tries[0], first.msg, tries[i]);
+            return TC_OK;
+        }
+        tc_msccl_free(res->msccl);
+        res->msccl = NULL;
+        if (st == TC_ERR_NOMEM || n == 1)
+            return st;
+        if (i == 0) {
+            first = d;
+            st0 = st;
+        }
+    }
+    return tc_error(ctx, st0, first.file[0] ? first.file : NULL, first.line, "%s", first.msg);
+}
+
 tc_status tc_compile(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_compile_opts *o,
                      tc_compile_result *res)
 {
@@ -203,57 +310,12 @@ tc_status tc_compile(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_co
     if (o->silent)
         sub.progress = 0;
     tc_gen_opts g = o->gen;
-    tc_sim_result *r = NULL;
     tc_status st = choose_chunks(&sub, &topo, coll, o, &g, res);
     res->chunks = g.chunks;
-    double t0 = tc_now();
     if (!st)
-        st = tc_algo_run(&sub, o->algo, topo, coll, &g, &res->sched);
-    if (st)
-        goto done;
-    tc_sched *s = res->sched;
-    if (ctx->verbose)
-        tc_diag(&sub, TC_DIAG_NOTE, NULL, 0, 0, "%s %s: %d transfers, %d steps, chunk %llu B (%d per rank%s) in %.3f s",
-                o->algo, tc_coll_name(coll), s->n_xfers, s->n_steps, (unsigned long long)s->chunk_bytes, g.chunks,
-                res->searched ? ", searched" : "", tc_now() - t0);
-    if (!g.stats_only) {
-        tc_sim_opts so;
-        if (o->sim)
-            so = *o->sim;
-        else
-            tc_sim_opts_init(&so);
-        so.no_bound |= o->no_bound;
-        t0 = tc_now();
-        if ((st = check(&sub, topo, s, o->algo, &res->checked)))
-            goto done;
-        if (ctx->verbose && res->checked)
-            tc_diag(&sub, TC_DIAG_NOTE, NULL, 0, 0, "checked the schedule (symbolic execution) in %.3f s",
-                    tc_now() - t0);
-        if ((st = tc_sim_run(&sub, s, topo, &so, &r)))
-            goto done;
-        s->time = r->time;
-        res->bound = r->bound;
-        if (o->keep_sim) {
-            res->sim = r;
-            r = NULL;
-        }
-        if (o->sparse && (st = sparse_pass(&sub, topo, s, o, res)))
-            goto done;
-    } else if (!o->no_bound)
-        tc_sim_bound(&sub, topo, s, 0, &res->bound);
-    if (o->photonic) { /* the plan's rounds on reconfigured circuits: the photonic model's time */
-        tc_sched_photonic *ph = NULL;
-        if ((st = tc_photonic_plan(&sub, topo, s, &o->photonic_opts, &ph)))
-            goto done;
-        tc_sched_photonic_free(s->photonic);
-        s->photonic = ph;
-        s->time = tc_ph_breakdown_sum(&ph->total);
-    }
-    res->plan_time = s->time;
-    if (o->lower)
-        st = lower(&sub, topo, s, o, res);
-done:
-    tc_sim_result_free(r);
+        st = build(&sub, topo, coll, o, &g, res);
+    if (!st && o->lower)
+        st = lower_or_rechunk(&sub, topo, coll, o, &g, res);
     if (!o->silent) { /* a silent run's refusals are its caller's to report */
         ctx->n_errors += sub.n_errors;
         ctx->n_warnings += sub.n_warnings;
