@@ -280,9 +280,9 @@ static tc_status lower_or_rechunk(tc_ctx *ctx, const tc_topo *topo, tc_coll coll
             res->chunks = g->chunks;
             if (i > 0)
                 tc_warn(ctx, NULL, 0,
-                        "%s with %d chunks per rank cannot be lowered to FIFO connections (%s); wrote %d chunks "
+                        "%s with %d chunk%s per rank cannot be lowered to FIFO connections (%s); wrote %d chunk%s "
                         "per rank instead",
-                        o->algo, tries[0], first.msg, tries[i]);
+                        o->algo, tries[0], tries[0] == 1 ? "" : "s", first.msg, tries[i], tries[i] == 1 ? "" : "s");
             return TC_OK;
         }
         tc_msccl_free(res->msccl);

@@ -1164,6 +1164,15 @@ static tc_status order_events(lw *L, int delay, int pair[2])
     return TC_OK;
 }
 
+/* a sink keeping the first error's message (char[1024]), so a finding is passed on as it was reported */
+static void first_error(void *user, tc_diag_level level, const char *file, int line, int col, const char *msg)
+{
+    char *first = user;
+    (void)file, (void)line, (void)col;
+    if (level == TC_DIAG_ERROR && !first[0])
+        snprintf(first, 1024, "%s", msg);
+}
+
 tc_status tc_msccl_lower(tc_ctx *ctx, const tc_sched *s, const tc_msccl_lower_opts *o, tc_msccl **out)
 {
     tc_msccl_lower_opts def;
@@ -1421,20 +1430,16 @@ tc_status tc_msccl_lower(tc_ctx *ctx, const tc_sched *s, const tc_msccl_lower_op
     if (repaired) {
         /* a repaired order keeps every message forward in it, but it may queue more messages on a connection
          * than the runtime buffers: verified here, so a repair that cannot run is named as such */
-        tc_buf msg = {0};
+        char first[1024] = "";
         tc_ctx sub = *ctx;
-        sub.sink = tc_diag_buffer;
-        sub.sink_user = &msg;
-        if (tc_msccl_verify(&sub, m, &L.lim, "lowered MSCCL program")) {
-            const char *e = msg.data ? strstr(msg.data, "error: ") : NULL;
-            const int len = e ? (int)strcspn(e + 7, "\n") : 0;
+        sub.sink = first_error;
+        sub.sink_user = first;
+        if (tc_msccl_verify(&sub, m, &L.lim, "lowered MSCCL program"))
             st = tc_error(ctx, TC_ERR_UNSUPPORTED, s->file, 0,
                           "%s of %llu bytes (%s): MSCCL connections are FIFO; the order repaired for them does not "
-                          "run (%.*s)",
+                          "run (%s)",
                           tc_coll_name(s->coll), (unsigned long long)s->size_bytes, s->algo ? s->algo : "tacos",
-                          len, e ? e + 7 : "");
-        }
-        tc_buf_free(&msg);
+                          first);
         if (st)
             goto done;
     }
