@@ -189,7 +189,7 @@ START_TEST(test_grid_from_links)
         free(t->name);
         t->name = strdup("cluster-7"); /* nothing to read from the name */
         int dims[8] = {0};
-        const int nd = tc_algo_torus_dims(t, dims);
+        const int nd = tc_topo_grid_dims(t, dims);
         ck_assert_msg(nd == cases[i].nd, "%s %s: %d dims", cases[i].kind, cases[i].dims, nd);
         for (int d = 0; d < nd; d++)
             ck_assert_int_eq(dims[d], cases[i].want[d]);
@@ -198,7 +198,7 @@ START_TEST(test_grid_from_links)
             /* one link across the grid: no longer a torus or a mesh */
             tc_topo_add_link(t, 0, t->n_npus - 2, 0, -1, -1, 0);
             ck_assert_int_eq(tc_topo_index(t), TC_OK);
-            ck_assert_int_eq(tc_algo_torus_dims(t, dims), 0);
+            ck_assert_int_eq(tc_topo_grid_dims(t, dims), 0);
         }
         tc_topo_free(t);
     }

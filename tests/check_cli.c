@@ -245,6 +245,62 @@ START_TEST(test_torus_ring_allgather)
 }
 END_TEST
 
+/* The rail cluster (issue 21): compile to MSCCL XML succeeds at 64 KiB now that the lowering repairs FIFO
+ * overtakes, and `verify` of a JSON plan applies tacos-run's lowerability rule: the 64 MiB reduce-scatter,
+ * whose FIFO order the repair cannot fix, is refused naming the pair, where before it verified ok and
+ * tacos-run then died on it. */
+START_TEST(test_rail_lowerable)
+{
+    char *d = tmpdir(), *out;
+    const char *T = "topologies/rail-2x8.xml --costs topologies/rail-2x8.cost";
+    ck_assert_int_eq(tu_tacosc_run(&out, "%s -c allreduce --size 64K -o %s/ar.xml", T, d), 0);
+    free(out);
+    ck_assert_int_eq(tu_tacosc_run(&out, "verify --target nccl %s/ar.xml", d), 0);
+    free(out);
+    ck_assert_int_eq(tu_tacosc_run(&out, "%s -c allreduce --size 64K -o %s/ar.json", T, d), 0);
+    free(out);
+    ck_assert_int_eq(tu_tacosc_run(&out, "verify %s/ar.json", d), 0);
+    ck_assert_ptr_nonnull(strstr(out, ": ok: allreduce, 16 ranks"));
+    free(out);
+    ck_assert_int_eq(tu_tacosc_run(&out, "%s -c reducescatter --size 64M -o %s/rs.json", T, d), 0);
+    free(out);
+    ck_assert_int_eq(tu_tacosc_run(&out, "verify %s/rs.json", d), 1);
+    ck_assert_msg(strstr(out, "rs.json: error: reducescatter of 67108864 bytes (tacos): transfers from rank ") &&
+                      strstr(out, "overtake each other; MSCCL connections are FIFO") &&
+                      strstr(out, "rs.json: error: tacos-run cannot replay this plan (see above)"),
+                  "%s", out);
+    free(out);
+    free(d);
+}
+END_TEST
+
+/* The prediction is the file's (issue 21): with multicast switches the MSCCL XML (no multicast) runs slower
+ * than the plan; the summary gives the time `tacosc sim` prints for the written file, and a warning says
+ * what was lost. */
+START_TEST(test_artifact_time)
+{
+    char *d = tmpdir(), *out;
+    ck_assert_int_eq(tu_tacosc_run(&out, "topologies/dgx2-2x16.xml -c allreduce --size 64M --switch-model multicast "
+                                         "-o %s/mc.xml", d), 0);
+    ck_assert_msg(strstr(out, "tacosc: warning: the MSCCL XML as tacosc sim prices it runs in ") &&
+                      strstr(out, "MSCCL XML has no multicast, each switch copy is a send of its own"), "%s", out);
+    const char *p = strstr(out, "predicted time ");
+    ck_assert_ptr_nonnull(p);
+    char pred[64];
+    ck_assert_int_eq(sscanf(p + 15, "%63[^(]", pred), 1);
+    free(out);
+    ck_assert_int_eq(tu_tacosc_run(&out, "sim %s/mc.xml topologies/dgx2-2x16.xml --size 64M --switch-model multicast",
+                                   d), 0);
+    char want[80];
+    snprintf(want, sizeof want, "  time %s,", pred);
+    want[strlen(want) - 2] = ','; /* "1.893 ms ," -> "1.893 ms," */
+    want[strlen(want) - 1] = 0;
+    ck_assert_msg(strstr(out, want) != NULL, "summary %s, sim: %s", pred, out);
+    free(out);
+    free(d);
+}
+END_TEST
+
 /* tacos picks its chunks per rank by default and says so: on the two NDv2 chassis 8 beat 6 and 1. */
 START_TEST(test_chunks_auto)
 {
@@ -965,6 +1021,8 @@ static Suite *suite(void)
     tcase_add_test(tc, test_unwritable_output);
     tcase_add_test(tc, test_missing_topology);
     tcase_add_test(tc, test_torus_ring_allgather);
+    tcase_add_test(tc, test_rail_lowerable);
+    tcase_add_test(tc, test_artifact_time);
     tcase_add_test(tc, test_deterministic);
     tcase_add_test(tc, test_golden_json);
     tcase_add_test(tc, test_bad_topology_line);

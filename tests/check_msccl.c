@@ -547,6 +547,47 @@ static void limit_case(tc_msccl *m, tc_msccl_target tg, tc_status want, const ch
 /* Switches as nodes: tacos plans whose transfers cross a node or multicast switch (routes of two links)
  * lower to GPU-to-GPU sends and verify, for every collective but all-to-all, with one and two chunks per
  * rank; a multicast becomes one send per destination. */
+/* The two-server rail cluster (topologies/rail-2x8.xml: an NVSwitch per server and four rails, all switch
+ * vertices): TACOS plans whose receives overtake on a connection (two routes between a pair) used to be
+ * refused; the lowering repairs them (delayed sends, retimed accesses) and the verifier, which simulates the
+ * program independently of the lowering, accepts the result.  The sizes and collectives of issue 21. */
+START_TEST(test_fifo_repair)
+{
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_topo *raw = NULL, *t = NULL;
+    ck_assert_msg(tc_topo_read(&ctx, "topologies/rail-2x8.xml", &raw) == TC_OK, "%s", tu_diags());
+    ck_assert_int_eq(tc_topo_unwind(&ctx, raw, 0, &t), TC_OK);
+    tc_msccl_limits lim;
+    tc_msccl_limits_get(TC_TARGET_NCCL, &lim);
+    const tc_coll colls[] = {TC_COLL_ALLREDUCE, TC_COLL_ALLGATHER, TC_COLL_REDUCESCATTER};
+    const uint64_t sizes[] = {1u << 10, 64u << 10, 1u << 20};
+    int lowered_n = 0;
+    for (int c = 0; c < 3; c++)
+        for (int z = 0; z < 3; z++) {
+            tc_gen_opts go;
+            tc_gen_opts_init(&go);
+            go.size = sizes[z];
+            tc_sched *s = NULL;
+            tc_msccl *m = NULL;
+            ck_assert_int_eq(tc_algo_run(&ctx, "tacos", t, colls[c], &go, &s), TC_OK);
+            tc_msccl_lower_opts lo;
+            tc_msccl_lower_opts_init(&lo);
+            tu_diag_buf.len = 0;
+            tc_status st = tc_msccl_lower(&ctx, s, &lo, &m);
+            ck_assert_msg(st == TC_OK, "%s %llu: %s", tc_coll_name(colls[c]), (unsigned long long)sizes[z], tu_diags());
+            ck_assert_msg(tc_msccl_verify(&ctx, m, &lim, "rail plan") == TC_OK, "%s %llu: %s",
+                          tc_coll_name(colls[c]), (unsigned long long)sizes[z], tu_diags());
+            lowered_n++;
+            tc_msccl_free(m);
+            tc_sched_free(s);
+        }
+    ck_assert_int_eq(lowered_n, 9);
+    tc_topo_free(t);
+    tc_topo_free(raw);
+}
+END_TEST
+
 START_TEST(test_switch_plans)
 {
     tc_ctx ctx;
@@ -888,6 +929,7 @@ static Suite *msccl_suite(void)
     tcase_add_test(tc, test_rule_files);
     tcase_add_test(tc, test_writer_property);
     tcase_add_test(tc, test_switch_plans);
+    tcase_add_test(tc, test_fifo_repair);
     suite_add_tcase(s, tc);
     return s;
 }

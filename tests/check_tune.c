@@ -1410,6 +1410,60 @@ START_TEST(test_measure)
 }
 END_TEST
 
+/* Property (issue 21): --algo auto is never slower than the default.  Over random grids, rings and fully
+ * connected topologies with random per-link costs, collectives and sizes, the dispatcher (no model: it
+ * simulates every candidate as compile writes it, chunks < 1) picks a time no larger than tacos priced
+ * as compile's default writes it (its chunk search), and equal to the best of the candidate list. */
+START_TEST(test_auto_never_slower)
+{
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    unsigned long seed = tu_seed();
+    srand((unsigned)seed);
+    const char *kinds[] = {"mesh", "torus", "ring", "fc"};
+    const tc_coll colls[] = {TC_COLL_ALLREDUCE, TC_COLL_ALLGATHER, TC_COLL_REDUCESCATTER};
+    const int tacos = tc_tune_algo_index("tacos");
+    ck_assert_int_ge(tacos, 0);
+    for (int it = 0; it < 8; it++) {
+        const char *kind = kinds[rand() % 4];
+        char dims[32];
+        if (!strcmp(kind, "mesh") || !strcmp(kind, "torus"))
+            snprintf(dims, sizeof dims, "%dx%d", 2 + rand() % 3, 2 + rand() % 2);
+        else
+            snprintf(dims, sizeof dims, "%d", 3 + rand() % 6);
+        tc_topo *t = NULL;
+        ck_assert_int_eq(tc_topo_generate(&ctx, kind, dims, NULL, 0, &t), TC_OK);
+        for (int l = 0; l < t->n_links; l++) { /* heterogeneous links: 0.2-2 us, 10-100 GB/s */
+            t->links[l].alpha = (0.2 + 1.8 * rand() / (double)RAND_MAX) * 1e-6;
+            t->links[l].beta = 1 / ((10 + 90 * rand() / (double)RAND_MAX) * 1e9);
+        }
+        const tc_coll coll = colls[rand() % 3];
+        tc_gen_opts go;
+        tc_gen_opts_init(&go);
+        go.size = (uint64_t)t->n_npus * 64 << (rand() % 18);
+        go.chunks = 0; /* compile's default chunk choice */
+        tc_tune_choice c;
+        ck_assert_msg(tc_tune_choose(&ctx, t, coll, &go, NULL, &c) == TC_OK, "%s", tu_diags());
+        tc_tune_cand *tc = NULL, *all = NULL;
+        int n = 0, na = 0;
+        ck_assert_int_eq(tc_tune_eval(&ctx, t, coll, &go, NULL, (tc_tune_algos)1 << tacos, 0, &tc, &n), TC_OK);
+        ck_assert_int_eq(n, 1);
+        ck_assert_int_eq(tc[0].status, TC_OK);
+        ck_assert_int_eq(tc_tune_eval(&ctx, t, coll, &go, NULL, 0, 0, &all, &na), TC_OK);
+        ck_assert_msg(c.time > 0 && c.time <= tc[0].time * (1 + 1e-12),
+                      "seed %lu: %s %s %s %llu B: auto chose %s at %g s, default tacos %g s", seed, kind, dims,
+                      tc_coll_name(coll), (unsigned long long)go.size, tc_algo_registry[c.algo].name, c.time,
+                      tc[0].time);
+        ck_assert_int_eq(all[0].status, TC_OK);
+        ck_assert_msg(fabs(c.time - all[0].time) <= 1e-12 * all[0].time, "seed %lu: auto %g, best candidate %g",
+                      seed, c.time, all[0].time);
+        tc_tune_cands_free(tc, n);
+        tc_tune_cands_free(all, na);
+        tc_topo_free(t);
+    }
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     Suite *s = suite_create("tune");
@@ -1441,6 +1495,7 @@ static Suite *make_suite(void)
     tcase_set_timeout(dispatch, 180);
     tcase_add_test(dispatch, test_calibrate);
     tcase_add_test(dispatch, test_auto_picks_sim_best);
+    tcase_add_test(dispatch, test_auto_never_slower);
     tcase_add_test(dispatch, test_auto_by_model);
     tcase_add_test(dispatch, test_usage);
     tcase_add_test(dispatch, test_measure);

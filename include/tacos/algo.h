@@ -1,6 +1,6 @@
 /**
  * @file algo.h
- * The registry of schedule generators (src/algo/registry.c).  Every generator, classic or synthesized,
+ * The registry of schedule generators (src/compile/registry.c).  Every generator, classic or synthesized,
  * has the same signature and one entry in the table; the table drives --algo, --list-algos, the JSON
  * `algorithm` field and the man page.
  */

@@ -1,6 +1,6 @@
 /**
  * @file algo_classic.h
- * Classic schedule generators (src/algo/), registered in src/algo/registry.c.  Each has the tc_gen_fn
+ * Classic schedule generators (src/algo/), registered in src/compile/registry.c.  Each has the tc_gen_fn
  * signature of algo.h and returns TC_ERR_UNSUPPORTED, with a diagnostic giving the reason, for inputs
  * it cannot serve.  Times in their schedules are alpha-beta estimates without congestion (see each
  * file's header); `tacosc sim` gives the simulated time.
@@ -9,6 +9,7 @@
 #define TACOS_ALGO_CLASSIC_H
 
 #include "tacos/algo.h"
+#include "tacos/topo.h"
 
 /** Bidirectional ring: half of each block each way (2K chunks per rank). */
 tc_status tc_algo_ring2(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_gen_opts *opts,
@@ -34,16 +35,5 @@ tc_status tc_algo_hier_ring(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, cons
 /** Big Send-off two-level design, inter-node recursive doubling/halving, intra-node ring. */
 tc_status tc_algo_hier_rec(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_gen_opts *opts,
                            tc_sched **out);
-
-/**
- * Torus or mesh dimensions of an indexed topology (tc_topo_index), for bucket and Swing.  From the name
- * first: it holds "AxB[xC...]" whose product is the NPU count and, for one of the two rank orders (first
- * or last dimension fastest), every NPU is linked both ways with its +1 neighbour in every dimension (as
- * `tacosc topo` writes tori and meshes).  Otherwise from the links alone: at least two dimensions, every
- * +1 neighbour linked, and every link between grid neighbours (+-1 in one coordinate, or a torus's
- * wrap-around), so a fully-connected topology is not a grid.  Writes up to 8 dims (fastest first) and
- * returns how many; 0 when the topology is not recognised as a torus or mesh.
- */
-int tc_algo_torus_dims(const tc_topo *topo, int dims[8]);
 
 #endif

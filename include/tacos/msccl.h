@@ -117,6 +117,12 @@ void tc_msccl_lower_opts_init(tc_msccl_lower_opts *o);
 /** Lower a checked schedule to thread blocks, applying the target's limits (TC_ERR_LIMIT naming the
  *  limit when it cannot be met). */
 tc_status tc_msccl_lower(tc_ctx *ctx, const tc_sched *s, const tc_msccl_lower_opts *o, tc_msccl **out);
+
+/** The lowerability rule of a JSON plan, shared by `tacosc verify` and tacos-run: lower it as tacos-run
+ *  replays it (target tacos-run, one program for both placements, sparse formats kept) and verify the
+ *  program under that target's limits.  TC_OK: tacos-run can replay the plan; otherwise the diagnostic
+ *  names why (a FIFO conflict with the pair of ranks, a limit, ...).  *out (may be NULL) gets the program. */
+tc_status tc_msccl_lower_replay(tc_ctx *ctx, const tc_sched *s, tc_msccl **out);
 /** Write MSCCL XML: one element per line, double quotes, no declaration, no tabs. */
 tc_status tc_msccl_write(tc_ctx *ctx, const tc_msccl *m, FILE *f);
 /** Write m to f while tc_msccl_verify checks it with lim in parallel (a second thread): returns the

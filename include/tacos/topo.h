@@ -138,5 +138,16 @@ tc_status tc_topo_unwind(tc_ctx *ctx, const tc_topo *t, int d, tc_topo **out);
 /** Give every switch of t the model m (the command line's --switch-model). */
 void tc_topo_set_switch_model(tc_topo *t, tc_switch_model m);
 
+/**
+ * Torus or mesh dimensions of an indexed topology (tc_topo_index), for bucket, Swing, the lower bound and the SVG layout.  From the name
+ * first: it holds "AxB[xC...]" whose product is the NPU count and, for one of the two rank orders (first
+ * or last dimension fastest), every NPU is linked both ways with its +1 neighbour in every dimension (as
+ * `tacosc topo` writes tori and meshes).  Otherwise from the links alone: at least two dimensions, every
+ * +1 neighbour linked, and every link between grid neighbours (+-1 in one coordinate, or a torus's
+ * wrap-around), so a fully-connected topology is not a grid.  Writes up to 8 dims (fastest first) and
+ * returns how many; 0 when the topology is not recognised as a torus or mesh.
+ */
+int tc_topo_grid_dims(const tc_topo *topo, int dims[8]);
+
 
 #endif

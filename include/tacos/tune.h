@@ -79,6 +79,13 @@ typedef struct tc_tune_cand {
     tc_sim_result *res;   /**< the simulation, when kept (keep), else NULL; owned */
 } tc_tune_cand;
 
+/** The chunks per rank a candidate is priced and written with: go->chunks when >= 1, else compile's
+ *  default (the --chunks auto search for tacos, 1 for the other generators).  tc_tune_eval, the
+ *  dispatcher, bundle and compare all price through it, so their times are those of the file compile
+ *  writes. */
+tc_status tc_tune_chunks(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_gen_opts *go, int algo,
+                         int *chunks);
+
 /**
  * Generate, check and simulate every candidate of `coll` in `algos` on `topo` (indexed, unwound) with
  * go (its size) and so.  *out has one entry per candidate that serves the collective, sorted: priced

@@ -2,7 +2,7 @@
  * bucket: the multi-dimensional bucket algorithm on a torus or mesh: one unidirectional ring per
  * dimension, dimension after dimension (all-gather), and the reverse (reduce-scatter).
  *
- * Accepts: all-gather, reduce-scatter and all-reduce on a topology that tc_algo_torus_dims() recognises
+ * Accepts: all-gather, reduce-scatter and all-reduce on a topology that tc_topo_grid_dims() recognises
  *   as a torus or mesh, from its name ("torus-4x4x4", "mesh-4x8") or from its links (dims[0] varies
  *   fastest in the rank numbering it found).  Other topologies are refused with the reason.
  * Returns: all-gather: for dimension d = 0..D-1, n_d - 1 steps of a ring along d; in sub-step j rank r
@@ -13,7 +13,7 @@
  * Cost (alpha-beta, S bytes, torus links alpha a, beta b, P_d = n_0 ... n_(d-1)):
  *     all-gather  sum_d (n_d - 1) (a + b S P_d / R)  =  (sum_d (n_d - 1)) a + (R-1)/R b S
  *     all-reduce  twice that.  On a mesh the wrap-around hop of each ring is routed n_d - 1 hops back.
- * Limits: needs a torus or mesh as tc_algo_torus_dims() defines them; R = 1 refused.
+ * Limits: needs a torus or mesh as tc_topo_grid_dims() defines them; R = 1 refused.
  * Trace, 2x2 torus (ranks 0..3, dim 0 fastest), K = 1, all-gather:
  *   step 0 (dim 0)  0->1 c0  1->0 c1  2->3 c2  3->2 c3
  *   step 1 (dim 1)  0->2 c0 c1  1->3 c0 c1  2->0 c2 c3  3->1 c2 c3
@@ -27,7 +27,7 @@ tc_status tc_algo_bucket(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const t
     if (coll != TC_COLL_ALLGATHER && coll != TC_COLL_REDUCESCATTER && coll != TC_COLL_ALLREDUCE)
         return tc_error(ctx, TC_ERR_UNSUPPORTED, NULL, 0, "bucket does not generate %s", tc_coll_name(coll));
     int dims[8];
-    const int nd = tc_algo_torus_dims(topo, dims);
+    const int nd = tc_topo_grid_dims(topo, dims);
     if (nd < 1 || R < 2)
         return tc_error(ctx, TC_ERR_UNSUPPORTED, topo->file, 0,
                         "bucket needs a torus or mesh: a name giving its dimensions (e.g. torus-4x4) or links "

@@ -4,7 +4,7 @@
  * (distances 1, 1, 3, 5, 11, 21, ...), and the all-gather replays the steps in reverse order.
  *
  * Accepts: all-gather, reduce-scatter and all-reduce on any connected topology with R >= 2 NPUs.
- *   1D on every topology; multi-dimensional when tc_algo_torus_dims() recognises the topology as a torus
+ *   1D on every topology; multi-dimensional when tc_topo_grid_dims() recognises the topology as a torus
  *   or mesh (from its name, "torus-4x4", or its links) and every side is a power of two: steps then
  *   cycle over the dimensions (step s uses dimension s mod D among those with steps left) and the peer
  *   moves by +-rho along that dimension, the sign by the parity of the coordinate.
@@ -69,7 +69,7 @@ tc_status tc_algo_swing(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc
     if (coll != TC_COLL_ALLGATHER && coll != TC_COLL_REDUCESCATTER && coll != TC_COLL_ALLREDUCE)
         return tc_error(ctx, TC_ERR_UNSUPPORTED, NULL, 0, "swing does not generate %s", tc_coll_name(coll));
     swing_md md = {0};
-    const int grid = tc_algo_torus_dims(topo, md.dims);
+    const int grid = tc_topo_grid_dims(topo, md.dims);
     md.nd = grid;
     for (int d = 0; d < grid; d++)
         if (md.dims[d] != tc_algo_pow2_floor(md.dims[d]))

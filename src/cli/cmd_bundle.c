@@ -5,6 +5,7 @@
  * communicator creation on one they cannot parse (Azure/msccl-executor-nccl and ROCm/rccl,
  * src/misc/msccl/msccl_lifecycle.cc, mscclInternalSchedulerInit). */
 #include "cli.h"
+#include "tacos/compile.h"
 #include "tacos/algo.h"
 #include "tacos/check.h"
 #include "tacos/msccl.h"
@@ -490,19 +491,19 @@ int tc_cli_bundle(int argc, char **argv)
         const char *aname = tc_algo_registry[r[k].algo].name;
         tc_gen_opts g = go;
         g.size = r[k].plan_bytes;
-        tc_sched *s = NULL;
-        tc_msccl *m = NULL;
         tc_msccl_lower_opts l = lo;
         l.min_bytes = r[k].min_bytes;
         l.max_bytes = r[k].max_bytes;
-        if (!(st = tc_algo_run(&ctx, aname, topo, coll, &g, &s))) {
-            tc_check_opts co = {.topo = topo};
-            if (tc_sched_check(&ctx, s, &co, aname))
-                st = tc_error(&ctx, TC_ERR_INTERNAL, NULL, 0, "%s produced an incorrect schedule (a bug in tacosc)",
-                              aname);
-        }
-        if (!st)
-            st = tc_msccl_lower(&ctx, s, &l, &m);
+        /* the compile pipeline: generate, check, lower (include/tacos/compile.h) */
+        tc_compile_opts cpo;
+        tc_compile_opts_init(&cpo);
+        cpo.algo = aname;
+        cpo.gen = g;
+        cpo.lower = &l;
+        cpo.no_bound = 1;
+        tc_compile_result cres;
+        st = tc_compile(&ctx, topo, coll, &cpo, &cres);
+        tc_msccl *m = cres.msccl;
         tc_cli_out o;
         if (!st && !(st = tc_cli_open_output(&ctx, p, &o))) {
             tc_status vst = TC_OK;
@@ -515,8 +516,7 @@ int tc_cli_bundle(int argc, char **argv)
         }
         if (!st && !(written[nwritten++] = tc_strdup(name)))
             st = TC_ERR_NOMEM;
-        tc_msccl_free(m);
-        tc_sched_free(s);
+        tc_compile_result_free(&cres);
     }
     if (st)
         goto done;

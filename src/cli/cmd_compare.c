@@ -2,6 +2,7 @@
  * schedule checked and simulated, printed best first (the TACOS paper's Fig. 15 as a table).  Generators
  * that refuse the input are listed last with their reason. */
 #include "cli.h"
+#include "tacos/compile.h"
 #include "tacos/algo.h"
 #include "tacos/check.h"
 #include "tacos/sim.h"
@@ -27,7 +28,8 @@ static void usage(FILE *f)
           "the time over the TACOS paper's ideal, for comparison with the paper.\n"
           "  -c, --collective C  the collective\n"
           "  -s, --size BYTES    collective size (default 1M)\n"
-          "  -k, --chunks K      chunks per rank (default 1)\n"
+          "  -k, --chunks K|auto chunks per rank; auto (the default) prices each plan as tacosc compiles it:\n"
+          "                      tacos with its --chunks auto search, the others with 1\n"
           "      --costs FILE    alpha-beta cost file (default 0.5us, 50GB/s)\n"
           "      --model M       event (default) or ab (see tacosc sim --help)\n"
           "      --svg FILE      a bar chart of every algorithm's time (one scale, bound marked), and per\n"
@@ -52,31 +54,30 @@ static tc_status price_sparse(const tc_topo *topo, tc_coll coll, const tc_gen_op
                               const tc_sparse_opts *spo, uint64_t seed, int algo, double *time, double *wire,
                               char *note, size_t n)
 {
-    tc_buf diag = {0};
+    /* the compile pipeline with its sparse pass, silent: the chunks the dense row was priced with */
     tc_ctx sub;
     tc_ctx_init(&sub);
     sub.seed = seed;
-    sub.sink = tc_diag_buffer;
-    sub.sink_user = &diag;
-    tc_sched *s = NULL;
-    tc_sim_result *rs = NULL;
     tc_sim_opts o = *so;
     o.bins = 0;
     o.no_bound = 1;
-    tc_status st = tc_algo_run(&sub, tc_algo_registry[algo].name, topo, coll, go, &s);
-    if (st == TC_OK)
-        st = tc_sparse_plan(&sub, topo, s, spo, &s->sparse);
-    if (st == TC_OK)
-        st = tc_cli_sim_sparse(&sub, topo, s, &o, &rs, wire);
-    if (st == TC_OK)
-        *time = rs->time;
-    else {
-        const char *e = diag.data ? strstr(diag.data, "error: ") : NULL;
-        snprintf(note, n, "sparse: %.*s", e ? (int)strcspn(e + 7, "\n") : 0, e ? e + 7 : "");
-    }
-    tc_sim_result_free(rs);
-    tc_sched_free(s);
-    tc_buf_free(&diag);
+    tc_compile_opts co;
+    tc_compile_opts_init(&co);
+    co.algo = tc_algo_registry[algo].name;
+    co.gen = *go;
+    co.sim = &o;
+    co.no_bound = 1;
+    co.silent = 1;
+    co.sparse = 1;
+    co.sparse_opts = *spo;
+    tc_compile_result cr;
+    tc_status st = tc_compile(&sub, topo, coll, &co, &cr);
+    if (st == TC_OK) {
+        *time = cr.sched->time;
+        *wire = cr.wire;
+    } else
+        snprintf(note, n, "sparse: %.180s", cr.diag.msg);
+    tc_compile_result_free(&cr);
     return st;
 }
 
@@ -100,6 +101,7 @@ int tc_cli_compare(int argc, char **argv)
     int unwind = 0, swmodel = 0, opt;
     tc_gen_opts go;
     tc_gen_opts_init(&go);
+    go.chunks = 0; /* auto: each row is the plan compile would write */
     tc_sim_opts so;
     tc_sim_opts_init(&so);
     unsigned char seen[TC_CLI_MAX_OPT] = {0};
@@ -114,7 +116,9 @@ int tc_cli_compare(int argc, char **argv)
             }
             break;
         case 'k':
-            if (tc_cli_parse_int(&ctx, "chunks", optarg, 1, 1 << 20, &go.chunks))
+            if (!strcmp(optarg, "auto"))
+                go.chunks = 0; /* as compile: the search for tacos, 1 for the others */
+            else if (tc_cli_parse_int(&ctx, "chunks", optarg, 1, 1 << 20, &go.chunks))
                 return 2;
             break;
         case O_COSTS: costs = optarg; break;
@@ -166,7 +170,7 @@ int tc_cli_compare(int argc, char **argv)
     if (!st)
         st = tc_cli_load_topo(&ctx, argv[optind], costs, unwind, swmodel, &topo);
     if (!st)
-        st = tc_cli_check_size(&ctx, go.size, coll, topo->n_npus, go.chunks);
+        st = tc_cli_check_size(&ctx, go.size, coll, topo->n_npus, go.chunks > 0 ? go.chunks : 1);
     go.unwind = unwind;
     go.switch_model = swmodel;
     if (!st) /* every generator of the collective, priced best first (tune's candidates) */

@@ -3,6 +3,7 @@
 #include "cli.h"
 #include "tacos/algo.h"
 #include "tacos/check.h"
+#include "tacos/compile.h"
 #include "tacos/emit.h"
 #include "tacos/msccl.h"
 #include "tacos/sim.h"
@@ -15,6 +16,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -209,16 +211,19 @@ static void summary(const tc_topo *topo, const tc_sched *s, const tc_bound *b, c
 /* --algo auto: the dispatcher's choice (*algo) and a line for the summary saying why and what the runner-up
  * would cost. */
 static tc_status choose(tc_ctx *ctx, const char *topo_path, const char *model_dir, const tc_topo *topo, tc_coll coll,
-                        const tc_gen_opts *g, const char **algo, char *line, size_t n, double *runner_up_time)
+                        const tc_gen_opts *g, const char **algo, const char **runner_up, char *line, size_t n,
+                        double *runner_up_time)
 {
     tc_tune_model *m = NULL;
     tc_tune_choice c;
     char why[4096], tb[32], rb[64] = "no runner-up";
-    tc_status st = tc_cli_model_for(ctx, topo_path, model_dir, topo, coll, g->chunks, &m, why, sizeof why);
+    tc_status st = tc_cli_model_for(ctx, topo_path, model_dir, topo, coll, g->chunks > 0 ? g->chunks : 1, &m, why,
+                                    sizeof why);
     if (!st)
         st = tc_tune_choose(ctx, topo, coll, g, m, &c);
     if (!st) {
         *algo = tc_algo_registry[c.algo].name;
+        *runner_up = c.runner_up >= 0 && c.runner_up_time > 0 ? tc_algo_registry[c.runner_up].name : NULL;
         *runner_up_time = c.runner_up_time;
         if (c.runner_up >= 0 && c.runner_up_time > 0)
             snprintf(rb, sizeof rb, "runner-up %s would take %s", tc_algo_registry[c.runner_up].name,
@@ -270,6 +275,7 @@ int tc_cli_compile(int argc, char **argv)
     const char *model_dir = NULL;
     char auto_line[2200] = "";
     double runner_up_time = 0;
+    const char *runner_up = NULL; /* --algo auto: the fallback when the choice cannot be written */
     const char *sp_density = NULL, *sp_sparsity = NULL, *sp_format = NULL, *sp_thresholds = NULL;
     int quiet = 0, opt, photonic = 0, sparse = 0;
     tc_sparse_opts spo;
@@ -283,8 +289,10 @@ int tc_cli_compile(int argc, char **argv)
     memset(&search, 0, sizeof search);
     tc_sched *s = NULL;
     tc_msccl *m = NULL;
-    tc_sim_result *r = NULL;
     tc_bound bound = {0};
+    tc_compile_result res;
+    memset(&res, 0, sizeof res);
+    const tc_topo *topo_run = NULL;
 
     unsigned char seen[TC_CLI_MAX_OPT] = {0};
     optind = 1;
@@ -428,9 +436,15 @@ int tc_cli_compile(int argc, char **argv)
                 flat->name ? flat->name : "topology", flat->n_npus, flat->n_links, tc_now() - t0);
     if ((st = tc_cli_check_size(&ctx, g.size, coll, flat->n_npus, g.chunks)))
         goto done;
-    if (!strcmp(algo, "auto") && (st = choose(&ctx, topo_path, model_dir, flat, coll, &g, &algo, auto_line,
-                                               sizeof auto_line, &runner_up_time)))
-        goto done;
+    if (!strcmp(algo, "auto")) {
+        /* candidates priced as this compile writes them: without -k, tacos with its chunk search */
+        tc_gen_opts ga = g;
+        if (!seen['k'])
+            ga.chunks = 0;
+        if ((st = choose(&ctx, topo_path, model_dir, flat, coll, &ga, &algo, &runner_up, auto_line, sizeof auto_line,
+                         &runner_up_time)))
+            goto done;
+    }
     if (strcmp(algo, "tacos")) { /* --algo auto chose another generator */
         if (chunks_auto || unwind_auto)
             tc_diag(&ctx, TC_DIAG_NOTE, NULL, 0, 0, "--%s auto applies to tacos only; the dispatcher chose %s",
@@ -438,103 +452,52 @@ int tc_cli_compile(int argc, char **argv)
         chunks_auto = unwind_auto = 0;
     } else if (!seen['k'])
         chunks_auto = 1; /* the default for tacos */
-    if (chunks_auto || unwind_auto) {
-        t0 = tc_now();
-        if ((st = tc_synth_tacos_search(&ctx, unwind_auto ? raw : flat, coll, &g, chunks_auto, unwind_auto, &search)))
-            goto done;
-        g.chunks = search.best.chunks;
-        if (unwind_auto && raw->n_switches > 0) {
-            g.unwind = search.best.unwind;
-            tc_topo_free(flat);
-            flat = NULL;
-            if ((st = tc_topo_unwind(&ctx, raw, g.unwind, &flat)))
-                goto done;
-        }
-        if (ctx.verbose)
-            tc_diag(&ctx, TC_DIAG_NOTE, NULL, 0, 0, "auto: %d candidate%s in %.3f s: %d chunks per rank, unwind %d",
-                    search.candidates, search.candidates == 1 ? "" : "s", tc_now() - t0, g.chunks, g.unwind);
-    }
+    /* the pipeline (include/tacos/compile.h): chunk choice, generation, check, passes, lowering, price */
+    tc_compile_opts co;
+    tc_compile_opts_init(&co);
+    co.algo = algo;
+    co.gen = g;
+    co.chunks_auto = chunks_auto;
+    co.unwind_auto = unwind_auto;
+    co.raw = raw;
+    co.sparse = sparse;
+    if (sparse)
+        co.sparse_opts = spo;
+    co.photonic = photonic;
+    co.photonic_opts = po;
+    co.lower = out_path && fmt == TC_FMT_MSCCL ? &lo : NULL;
+    co.no_bound = quiet;
     t0 = tc_now();
-    if ((st = tc_algo_run(&ctx, algo, flat, coll, &g, &s)))
-        goto done;
-    if (ctx.verbose)
-        tc_diag(&ctx, TC_DIAG_NOTE, NULL, 0, 0, "%s %s: %d transfers, %d steps, chunk %llu B in %.3f s", algo,
-                tc_coll_name(coll), s->n_xfers, s->n_steps, (unsigned long long)s->chunk_bytes, tc_now() - t0);
-    if (!g.stats_only) {
-        tc_check_opts co = {.topo = flat};
-        t0 = tc_now();
-        /* the checker's own messages are caught: a plan too large for its state is written unchecked, with a
-         * warning, where every other finding is a bug of the generator */
-        tc_ctx cc = ctx;
-        tc_buf msg = {0};
-        int checked = 1;
-        cc.sink = tc_diag_buffer;
-        cc.sink_user = &msg;
-        st = tc_sched_check(&cc, s, &co, "generated schedule");
-        if (st == TC_ERR_LIMIT) {
-            char *nl = msg.data ? strchr(msg.data, '\n') : NULL;
-            if (nl)
-                *nl = 0;
-            const char *why = msg.data ? strstr(msg.data, "checker: ") : NULL;
-            tc_warn(&ctx, NULL, 0, "the plan is not checked: %s", why ? why + 9 : "its state would not fit");
-            st = TC_OK;
-            checked = 0;
-        } else if (st) {
-            tc_sched_check(&ctx, s, &co, "generated schedule"); /* again, to report its finding */
-            tc_error(&ctx, TC_ERR_INTERNAL, NULL, 0, "%s produced an incorrect schedule (a bug in tacosc)", algo);
-            st = TC_ERR_INTERNAL;
-        }
-        tc_buf_free(&msg);
-        if (st)
-            goto done;
-        if (ctx.verbose && checked)
-            tc_diag(&ctx, TC_DIAG_NOTE, NULL, 0, 0, "checked the schedule (symbolic execution) in %.3f s",
-                    tc_now() - t0);
-        /* the one prediction: the event simulation of the plan, as `tacosc sim` prints it */
-        tc_sim_opts so;
-        tc_sim_opts_init(&so);
-        so.no_bound = quiet;
-        if ((st = tc_sim_run(&ctx, s, flat, &so, &r)))
-            goto done;
-        s->time = r->time;
-        bound = r->bound;
-        if (sparse) { /* the sparse pass: a format per send; the prediction prices them (eq. 4-6) */
-            tc_sim_result *rs = NULL;
-            t0 = tc_now();
-            if ((st = tc_sparse_plan(&ctx, flat, s, &spo, &s->sparse)))
-                goto done;
-            so.no_bound = 1;
-            if ((st = tc_cli_sim_sparse(&ctx, flat, s, &so, &rs, &wire)))
-                goto done;
-            dense_time = s->time;
-            s->time = rs->time;
-            tc_sim_result_free(rs);
-            if (s->time > dense_time && !quiet)
-                tc_diag(&ctx, TC_DIAG_NOTE, NULL, 0, 0,
-                        "the sparse messages are predicted %.2fx slower than dense ones: compression and "
-                        "decompression cost more than the bytes they save on these links (codec throughputs: "
-                        "man 5 tacosc-costs; thresholds: --thresholds)",
-                        s->time / dense_time);
-            if (ctx.verbose)
-                tc_diag(&ctx, TC_DIAG_NOTE, NULL, 0, 0, "sparse pass and its simulation in %.3f s", tc_now() - t0);
-        }
-    } else if (!quiet)
-        tc_sim_bound(&ctx, flat, s, 0, &bound);
-    if (photonic) { /* the plan's rounds on reconfigured circuits: the photonic model's time is the prediction */
-        tc_sched_photonic *ph = NULL;
-        if ((st = tc_photonic_plan(&ctx, flat, s, &po, &ph)))
-            goto done;
-        tc_sched_photonic_free(s->photonic);
-        s->photonic = ph;
-        s->time = tc_ph_breakdown_sum(&ph->total);
+    co.silent = runner_up != NULL;
+    if ((st = tc_compile(&ctx, flat, coll, &co, &res)) && runner_up && st != TC_ERR_NOMEM) {
+        /* --algo auto: the runner-up instead of failing (issue 21: bundle and auto fall back) */
+        tc_warn(&ctx, NULL, 0, "auto: %s cannot be written for this target (%s); falling back to the runner-up %s",
+                algo, res.diag.msg, runner_up);
+        co.algo = algo = runner_up;
+        co.silent = 0;
+        co.chunks_auto = !strcmp(algo, "tacos") && !seen['k'];
+        co.unwind_auto = 0;
+        snprintf(auto_line + strlen(auto_line), sizeof auto_line - strlen(auto_line), "; fell back to %s",
+                 runner_up);
+        runner_up_time = 0;
+        st = tc_compile(&ctx, flat, coll, &co, &res);
     }
+    if (st)
+        goto done;
+    s = res.sched;
+    m = res.msccl;
+    bound = res.bound;
+    search = res.search;
+    dense_time = res.dense_time;
+    wire = res.wire;
+    g.chunks = res.chunks;
+    if (res.unwound)
+        topo_run = res.unwound;
     if (out_path) {
         tc_cli_out o;
         tc_msccl_limits lim;
         tc_status vst = TC_OK;
         if (fmt == TC_FMT_MSCCL) {
-            if ((st = tc_msccl_lower(&ctx, s, &lo, &m)))
-                goto done;
             tc_msccl_limits_get(lo.target, &lim);
             if (lo.max_channels)
                 lim.max_channels = lo.max_channels;
@@ -558,11 +521,19 @@ int tc_cli_compile(int argc, char **argv)
             st = cst;
         if (st)
             goto done;
+        if (res.lost[0] && !quiet) { /* the prediction is the file's (tc_compile priced the program) */
+            char ta[32], tp[32];
+            tc_warn(&ctx, NULL, 0,
+                    "the MSCCL XML as tacosc sim prices it runs in %s, not the plan's %s (%+.1f%%): %s; the "
+                    "summary gives the file's time",
+                    tc_fmt_time(s->time, ta, sizeof ta), tc_fmt_time(res.plan_time, tp, sizeof tp),
+                    100 * (s->time / res.plan_time - 1), res.lost);
+        }
         if (ctx.verbose)
             tc_diag(&ctx, TC_DIAG_NOTE, NULL, 0, 0, "wrote %s in %.3f s", out_path, tc_now() - t0);
     }
     if (!quiet && !(out_path && !strcmp(out_path, "-"))) /* the plan itself went to stdout */
-        summary(flat, s, &bound,
+        summary(topo_run ? topo_run : flat, s, &bound,
                 photonic     ? "photonic: each round on its circuits, reconfigurations included; the breakdown below"
                 : g.stats_only ? "synthesizer's estimate: no transfers kept"
                 : sparse       ? "event simulation of the plan with its sparse messages, as tacosc sim"
@@ -571,9 +542,7 @@ int tc_cli_compile(int argc, char **argv)
                 chunks_auto || unwind_auto ? &search : NULL, unwind_auto, dense_time, wire);
     st = tc_cli_stdout_close(&ctx);
 done:
-    tc_sim_result_free(r);
-    tc_msccl_free(m);
-    tc_sched_free(s);
+    tc_compile_result_free(&res);
     tc_topo_free(flat);
     tc_topo_free(raw);
     return tc_cli_exit(st);

@@ -20,7 +20,8 @@ static void usage(FILE *f)
           "one chunk per link at a time, the collective's postcondition); with --topo its links and routes\n"
           "must exist in that topology (switches unwound with degree D, default the degree the plan records,\n"
           "else each switch's own; switches modelled as M, unwind, node or multicast, default the model the\n"
-          "plan records, else each switch's own).\n"
+          "plan records, else each switch's own).  It must also lower to the program tacos-run replays\n"
+          "(FIFO connections), so a plan that verifies replays.\n"
           "An MSCCL XML plan is checked for the runtime's structural rules, matched send/receive sequences,\n"
           "deadlock freedom and the collective's result, within a runtime's limits: --target nccl or rccl for\n"
           "one runtime (--max-channels N: the device's channel limit, rccl default 20), common (default) for\n"
@@ -121,6 +122,11 @@ int tc_cli_verify(int argc, char **argv)
         tc_check_opts co = {.topo = flat};
         if ((st = tc_sched_check(&ctx, s, &co, path)))
             goto done;
+        /* verify ok implies tacos-run replays: the same lowering and program check as tacos-run's */
+        if ((st = tc_msccl_lower_replay(&ctx, s, NULL))) {
+            tc_error(&ctx, st, path, 0, "tacos-run cannot replay this plan (see above)");
+            goto done;
+        }
         char tb[32];
         printf("%s: ok: %s, %d ranks, %d chunks, %d transfers, %d steps, predicted %s\n", path,
                tc_coll_name(s->coll), s->n_ranks, s->n_chunks, s->n_xfers, s->n_steps,

@@ -8,8 +8,12 @@
  * links, such as through a switch vertex, by t_end: see routed_copy) and a receive at its destination
  * (ordered by t_end; receives before sends at equal times; times compared on a grid of 1e-9 of
  * the makespan so that rounding in a generator's sums cannot put a forwarding send before its receive).
- * Per connection the receive order follows the send order (MSCCL connections are FIFO); a schedule whose
- * transfers overtake in a way that would reorder a rank's accesses to a chunk is refused.  All events of
+ * Per connection the receive order follows the send order (MSCCL connections are FIFO).  When that would
+ * reorder a rank's accesses to a chunk (two routes between a pair, as on a rail cluster), the order is
+ * repaired: first every transfer whose source does not write the chunk before its arrival is sent just
+ * before that arrival (delay_safe), then each rank's accesses to a chunk are retimed back into their IR
+ * order, the FIFO rule applied again, until both hold (order_events); only a conflict that this cannot
+ * resolve is refused, naming collective, size, algorithm and the pair.  All events of
  * all ranks get one global order.  Each rank keeps every chunk it touches in one working slot: its output
  * place when it has one (out-of-place: one cpy from the input first), else its input place, else a
  * scratch slot (chunks routed through a rank that neither starts nor ends with them; in-place alltoall
@@ -978,6 +982,197 @@ fail:
     return st;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/*
+ * A delayed send (placed just before its arrival, as routed_copy's are) reads the same data as at its
+ * start when nothing writes the chunk at its source in between: no transfer of that chunk into the source
+ * arrives in (start, arrival].  safe[i] says it for every transfer; arrivals are bucketed per (rank, chunk)
+ * and sorted, so O(T log T).  Times on the grid of q, as order_events compares them.
+ */
+static tc_status delay_safe(const lw *L, double q, char *safe)
+{
+    const tc_sched *s = L->s;
+    const size_t RN = (size_t)L->R * L->N;
+    int *off = calloc(RN + 1, sizeof *off);
+    double *arr = malloc(((size_t)s->n_xfers + 1) * sizeof *arr);
+    if (!off || !arr) {
+        free(off);
+        free(arr);
+        return TC_ERR_NOMEM;
+    }
+#define TQ(t) (q > 0 ? round((t) / q) : (t))
+    for (int i = 0; i < s->n_xfers; i++)
+        off[(size_t)s->xfers[i].dst * L->N + s->xfers[i].chunk + 1]++;
+    for (size_t w = 0; w < RN; w++)
+        off[w + 1] += off[w];
+    for (int i = 0; i < s->n_xfers; i++) /* fill from the top of each bucket down: off[w] ends at its start */
+        arr[--off[(size_t)s->xfers[i].dst * L->N + s->xfers[i].chunk + 1]] = TQ(s->xfers[i].t_end);
+    for (size_t w = 0; w < RN; w++)
+        qsort(arr + off[w], (size_t)(off[w + 1] - off[w]), sizeof *arr, cmp_double);
+    for (int i = 0; i < s->n_xfers; i++) {
+        const tc_xfer *x = &s->xfers[i];
+        const size_t w = (size_t)x->src * L->N + x->chunk;
+        const double ts = TQ(x->t_start), te = TQ(x->t_end);
+        int lo = off[w], hi = off[w + 1]; /* first arrival > ts */
+        while (lo < hi) {
+            const int mid = lo + (hi - lo) / 2;
+            if (arr[mid] > ts)
+                hi = mid;
+            else
+                lo = mid + 1;
+        }
+        safe[i] = !(lo < off[w + 1] && arr[lo] <= te);
+    }
+#undef TQ
+    free(off);
+    free(arr);
+    return TC_OK;
+}
+
+/*
+ * The global event order (see the header): sends at their start (routed copies, and with `delay` every
+ * transfer that delay_safe allows, just before their arrival), receives at their arrival moved after the
+ * previous receive of their connection (FIFO).  TC_ERR_UNSUPPORTED without a diagnostic, pair[] set, when
+ * moving the receives would reorder a rank's accesses to a chunk (the caller repairs or reports).
+ */
+static tc_status order_events(lw *L, int delay, int pair[2])
+{
+    const tc_sched *s = L->s;
+    const size_t RN = (size_t)L->R * L->N;
+    tc_status st = TC_OK;
+    L->ne = 0;
+    /* times are compared on a grid of 1e-9 of the makespan: rounding in a generator's sums must not
+     * put a forwarding send before the receive that feeds it */
+    double q = tc_sched_makespan(s) * 1e-9;
+    char *safe = NULL;
+    if (delay && (!(safe = malloc((size_t)s->n_xfers + 1)) || delay_safe(L, q, safe))) {
+        free(safe);
+        return TC_ERR_NOMEM;
+    }
+    /* the sends first, then the receives, each in IR order: a canonical IR (sorted by start) makes them
+     * two nearly sorted runs for the natural merge sort */
+    for (int i = 0; i < s->n_xfers; i++) {
+        const tc_xfer *x = &s->xfers[i];
+        double ts = q > 0 ? round(x->t_start / q) : x->t_start, te = q > 0 ? round(x->t_end / q) : x->t_end;
+        if ((routed_copy(x) || (safe && safe[i])) && te - 0.5 > ts)
+            ts = te - 0.5; /* sent as it is delivered, before anything at its arrival (see routed_copy) */
+        L->e[L->ne++] = (ev){x->src, i, 1, x->chunk, x->dst, x->op, ts, i, 0, 0, 0, 0, 1, -1};
+    }
+    free(safe);
+    for (int i = 0; i < s->n_xfers; i++) {
+        const tc_xfer *x = &s->xfers[i];
+        double ts = q > 0 ? round(x->t_start / q) : x->t_start, te = q > 0 ? round(x->t_end / q) : x->t_end;
+        te = te > ts ? te : ts;
+        L->e[L->ne++] = (ev){x->dst, i, 0, x->chunk, x->src, x->op, te, i, 0, 0, 0, 0, 1, -1};
+    }
+    if ((st = sort_events(L)))
+        return st;
+    /* receives: after their send, and per connection (src, dst) in the send order (FIFO) */
+    for (int i = 0; i < L->ne; i++)
+        L->e[i].fused = i; /* original position, kept while adjusting */
+    for (int pass = 0;; pass++) {
+        {
+            int *last = malloc((size_t)L->R * L->R * sizeof(int));
+            int *recv_of = malloc(((size_t)s->n_xfers + 1) * sizeof(int));
+            if (!last || !recv_of) {
+                free(last);
+                free(recv_of);
+                return TC_ERR_NOMEM;
+            }
+            for (int i = 0; i < L->ne; i++)
+                if (L->e[i].kind == 0)
+                    recv_of[L->e[i].xfer] = i;
+            for (int i = 0; i < L->R * L->R; i++)
+                last[i] = -1;
+            for (int i = 0; i < L->ne; i++) {
+                if (L->e[i].kind != 1)
+                    continue;
+                ev *rv = &L->e[recv_of[L->e[i].xfer]];
+                int cn = L->e[i].rank * L->R + L->e[i].peer;
+                /* after its own send and after the previous receive of the connection, in the sort order */
+                const ev *after = &L->e[i];
+                if (last[cn] >= 0 && cmp_ev(&L->e[last[cn]], after) > 0)
+                    after = &L->e[last[cn]];
+                if (cmp_ev(rv, after) <= 0)
+                    rv->t = nextafter(after->t, 1e300);
+                last[cn] = recv_of[L->e[i].xfer];
+            }
+            free(last);
+            free(recv_of);
+        }
+        if ((st = sort_events(L)))
+            return st;
+        {   /* moving receives must not reorder the accesses of one rank to one chunk */
+            int *lastpos = malloc(RN * sizeof(int));
+            if (!lastpos)
+                return TC_ERR_NOMEM;
+            for (size_t i = 0; i < RN; i++)
+                lastpos[i] = -1;
+            st = TC_OK;
+            for (int i = 0; i < L->ne && !st; i++) {
+                int w = L->e[i].rank * L->N + L->e[i].chunk;
+                if (L->e[i].fused < lastpos[w]) {
+                    pair[0] = L->e[i].kind ? L->e[i].rank : L->e[i].peer;
+                    pair[1] = L->e[i].kind ? L->e[i].peer : L->e[i].rank;
+                    st = TC_ERR_UNSUPPORTED;
+                }
+                lastpos[w] = L->e[i].fused;
+            }
+            free(lastpos);
+        }
+        if (st != TC_ERR_UNSUPPORTED)
+            break;
+        if (delay < 2 || pass == 256)
+            return st;
+        /* retime: every rank's accesses to a chunk back in their original order, each just after the one
+         * before it when a moved receive put it earlier; then the FIFO rule again (times only grow) */
+        int *pos = malloc((size_t)L->ne * sizeof *pos);
+        double *tmax = malloc(RN * sizeof *tmax);
+        if (!pos || !tmax) {
+            free(pos);
+            free(tmax);
+            return TC_ERR_NOMEM;
+        }
+        for (size_t w = 0; w < RN; w++)
+            tmax[w] = -HUGE_VAL;
+        for (int i = 0; i < L->ne; i++)
+            pos[L->e[i].fused] = i;
+        int moved = 0;
+        for (int k = 0; k < L->ne; k++) {
+            ev *e = &L->e[pos[k]];
+            const size_t w = (size_t)e->rank * L->N + e->chunk;
+            if (!(e->t > tmax[w]) && tmax[w] > -HUGE_VAL) {
+                e->t = nextafter(tmax[w], 1e300);
+                moved++;
+            }
+            tmax[w] = e->t;
+        }
+        free(pos);
+        free(tmax);
+        if (!moved) /* a fixed point that still breaks the order: the FIFO rule and the data order conflict */
+            return TC_ERR_UNSUPPORTED;
+        if ((st = sort_events(L)))
+            return st;
+    }
+    for (int i = 0; i < L->ne; i++)
+        L->e[i].fused = 0;
+    return TC_OK;
+}
+
+/* a sink keeping the first error's message (char[1024]), so a finding is passed on as it was reported */
+static void first_error(void *user, tc_diag_level level, const char *file, int line, int col, const char *msg)
+{
+    char *first = user;
+    (void)file, (void)line, (void)col;
+    if (level == TC_DIAG_ERROR && !first[0])
+        snprintf(first, 1024, "%s", msg);
+}
+
 tc_status tc_msccl_lower(tc_ctx *ctx, const tc_sched *s, const tc_msccl_lower_opts *o, tc_msccl **out)
 {
     tc_msccl_lower_opts def;
@@ -1052,82 +1247,23 @@ tc_status tc_msccl_lower(tc_ctx *ctx, const tc_sched *s, const tc_msccl_lower_op
     for (size_t i = 0; i < RN; i++)
         L.wbuf[i] = L.inb[i] = L.outb[i] = -1;
     /* events in IR order */
-    /* times are compared on a grid of 1e-9 of the makespan: rounding in a generator's sums must not
-     * put a forwarding send before the receive that feeds it */
-    double q = tc_sched_makespan(s) * 1e-9;
-    /* the sends first, then the receives, each in IR order: a canonical IR (sorted by start) makes them
-     * two nearly sorted runs for the natural merge sort */
-    for (int i = 0; i < s->n_xfers; i++) {
-        const tc_xfer *x = &s->xfers[i];
-        double ts = q > 0 ? round(x->t_start / q) : x->t_start, te = q > 0 ? round(x->t_end / q) : x->t_end;
-        if (routed_copy(x) && te - 0.5 > ts)
-            ts = te - 0.5; /* sent as it is delivered, before anything at its arrival (see routed_copy) */
-        L.e[L.ne++] = (ev){x->src, i, 1, x->chunk, x->dst, x->op, ts, i, 0, 0, 0, 0, 1, -1};
-    }
-    for (int i = 0; i < s->n_xfers; i++) {
-        const tc_xfer *x = &s->xfers[i];
-        double ts = q > 0 ? round(x->t_start / q) : x->t_start, te = q > 0 ? round(x->t_end / q) : x->t_end;
-        te = te > ts ? te : ts;
-        L.e[L.ne++] = (ev){x->dst, i, 0, x->chunk, x->src, x->op, te, i, 0, 0, 0, 0, 1, -1};
-    }
-    if ((st = sort_events(&L)))
+    /* the FIFO connections: when receiving in send order would reorder a rank's accesses to a chunk,
+     * repair by sending every transfer whose data allows it just before its arrival (then a connection's
+     * sends go in arrival order); only when that fails too, name the pair */
+    int pair[2] = {-1, -1};
+    st = order_events(&L, 0, pair);
+    int repaired = 0;
+    for (int delay = 1; delay <= 2 && st == TC_ERR_UNSUPPORTED; delay++, repaired = 1)
+        st = order_events(&L, delay, pair);
+    if (st == TC_ERR_UNSUPPORTED)
+        st = tc_error(ctx, TC_ERR_UNSUPPORTED, s->file, 0,
+                      "%s of %llu bytes (%s): transfers from rank %d to rank %d overtake each other; MSCCL "
+                      "connections are FIFO and this schedule cannot be lowered, even with sends delayed to "
+                      "their arrival and the accesses retimed",
+                      tc_coll_name(s->coll), (unsigned long long)s->size_bytes, s->algo ? s->algo : "tacos",
+                      pair[0], pair[1]);
+    if (st)
         goto done;
-    /* receives: after their send, and per connection (src, dst) in the send order (FIFO) */
-    for (int i = 0; i < L.ne; i++)
-        L.e[i].fused = i; /* original position, kept while adjusting */
-    {
-        int *last = malloc((size_t)L.R * L.R * sizeof(int));
-        int *recv_of = malloc(((size_t)s->n_xfers + 1) * sizeof(int));
-        if (!last || !recv_of) {
-            free(last); free(recv_of);
-            st = TC_ERR_NOMEM;
-            goto done;
-        }
-        for (int i = 0; i < L.ne; i++)
-            if (L.e[i].kind == 0)
-                recv_of[L.e[i].xfer] = i;
-        for (int i = 0; i < L.R * L.R; i++)
-            last[i] = -1;
-        for (int i = 0; i < L.ne; i++) {
-            if (L.e[i].kind != 1)
-                continue;
-            ev *rv = &L.e[recv_of[L.e[i].xfer]];
-            int cn = L.e[i].rank * L.R + L.e[i].peer;
-            /* after its own send and after the previous receive of the connection, in the sort order */
-            const ev *after = &L.e[i];
-            if (last[cn] >= 0 && cmp_ev(&L.e[last[cn]], after) > 0)
-                after = &L.e[last[cn]];
-            if (cmp_ev(rv, after) <= 0)
-                rv->t = nextafter(after->t, 1e300);
-            last[cn] = recv_of[L.e[i].xfer];
-        }
-        free(last);
-        free(recv_of);
-    }
-    if ((st = sort_events(&L)))
-        goto done;
-    {   /* moving receives must not reorder the accesses of one rank to one chunk */
-        int *lastpos = malloc(RN * sizeof(int));
-        if (!lastpos) {
-            st = TC_ERR_NOMEM;
-            goto done;
-        }
-        for (size_t i = 0; i < RN; i++)
-            lastpos[i] = -1;
-        for (int i = 0; i < L.ne && !st; i++) {
-            int w = L.e[i].rank * L.N + L.e[i].chunk;
-            if (L.e[i].fused < lastpos[w])
-                st = tc_error(ctx, TC_ERR_UNSUPPORTED, NULL, 0,
-                              "transfers from rank %d to rank %d overtake each other; MSCCL connections are FIFO and "
-                              "this schedule cannot be lowered",
-                              L.e[i].kind ? L.e[i].rank : L.e[i].peer, L.e[i].kind ? L.e[i].peer : L.e[i].rank);
-            lastpos[w] = L.e[i].fused;
-            L.e[i].fused = 0;
-        }
-        free(lastpos);
-        if (st)
-            goto done;
-    }
     /* slots; copy-in events first */
     int nx = L.ne;
     double tmin = 0;
@@ -1291,6 +1427,22 @@ tc_status tc_msccl_lower(tc_ctx *ctx, const tc_sched *s, const tc_msccl_lower_op
         if (nch > L.N)
             nch = L.N;
     }
+    if (repaired) {
+        /* a repaired order keeps every message forward in it, but it may queue more messages on a connection
+         * than the runtime buffers: verified here, so a repair that cannot run is named as such */
+        char first[1024] = "";
+        tc_ctx sub = *ctx;
+        sub.sink = first_error;
+        sub.sink_user = first;
+        if (tc_msccl_verify(&sub, m, &L.lim, "lowered MSCCL program"))
+            st = tc_error(ctx, TC_ERR_UNSUPPORTED, s->file, 0,
+                          "%s of %llu bytes (%s): MSCCL connections are FIFO; the order repaired for them does not "
+                          "run (%s)",
+                          tc_coll_name(s->coll), (unsigned long long)s->size_bytes, s->algo ? s->algo : "tacos",
+                          first);
+        if (st)
+            goto done;
+    }
     *out = m;
     m = NULL;
 done:
@@ -1309,5 +1461,25 @@ done:
     free(L.psend);
     free(L.precv);
     free(L.pgrp);
+    return st;
+}
+
+tc_status tc_msccl_lower_replay(tc_ctx *ctx, const tc_sched *s, tc_msccl **out)
+{
+    tc_msccl_lower_opts lo;
+    tc_msccl_lower_opts_init(&lo);
+    lo.target = TC_TARGET_EXEC;
+    lo.inplace = lo.outofplace = 1;
+    lo.sparse = 1; /* the plan's sparse formats, step by step */
+    tc_msccl *m = NULL;
+    tc_msccl_limits lim;
+    tc_msccl_limits_get(TC_TARGET_EXEC, &lim);
+    tc_status st = tc_msccl_lower(ctx, s, &lo, &m);
+    if (!st)
+        st = tc_msccl_verify(ctx, m, &lim, s->file ? s->file : "plan");
+    if (st || !out)
+        tc_msccl_free(m);
+    else
+        *out = m;
     return st;
 }

@@ -20,7 +20,7 @@
  *   - cut S (s NPUs) into / out of S: all-gather K(R-s) / Ks; reduce-scatter Ks / K(R-s); all-reduce C / C;
  *     broadcast C into S when the root is outside, else out; reduce the mirror; gather K(R-s) into S when
  *     the root is inside, else Ks out; scatter the mirror; all-to-all Ks(R-s) each way.  Sets: each server
- *     (<nodes>, <npu node>), the lower half of each grid dimension (tc_algo_torus_dims), and the partition
+ *     (<nodes>, <npu node>), the lower half of each grid dimension (tc_topo_grid_dims), and the partition
  *     of the minimum cut by bandwidth (igraph_mincut, max-flow based; up to 256 NPUs).
  *   - latency: store and forward, the cheapest sum of c_l from a source to a destination that must hear
  *     from it, over the farthest such pair (exact up to 1024 NPUs, else from 32 spread sources: a pair's
@@ -32,7 +32,7 @@
  */
 #include "sim_int.h"
 
-#include "tacos/algo_classic.h"
+#include "tacos/topo.h"
 #include "tacos/topo.h"
 
 #include <math.h>
@@ -577,7 +577,7 @@ static tc_status cut_bounds(bctx *b, tc_bound *out)
         return st;
     }
     int dims[8];
-    const int nd = t->n_swnodes ? 0 : tc_algo_torus_dims(t, dims);
+    const int nd = t->n_swnodes ? 0 : tc_topo_grid_dims(t, dims);
     for (int d = 0, stride = 1; d < nd; stride *= dims[d], d++) {
         if (dims[d] < 2)
             continue;

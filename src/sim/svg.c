@@ -23,7 +23,7 @@
  * Deterministic: fixed float formats, id order, igraph layouts without randomness (Kamada-Kawai from a
  *   circle), no timestamps.
  */
-#include "tacos/algo_classic.h"
+#include "tacos/topo.h"
 #include "tacos/sim.h"
 #include "tacos/topo.h"
 
@@ -174,7 +174,7 @@ static tc_status layout(const tc_topo *t, double *xy, double *height)
     *height = 1;
     const int n = tc_topo_n_vertices(t);
     int dims[8];
-    const int nd = n > 1 && !t->n_swnodes ? tc_algo_torus_dims(t, dims) : 0;
+    const int nd = n > 1 && !t->n_swnodes ? tc_topo_grid_dims(t, dims) : 0;
     if (nd == 2 || nd == 3) { /* the grid itself; a 3D grid's planes side by side */
         const int a = dims[0], b = dims[1], c = nd == 3 ? dims[2] : 1;
         const double wx = (double)(a * c + (c - 1)), wy = (double)b, span = wx > wy ? wx : wy;

@@ -3,6 +3,8 @@
 #include "tune_int.h"
 
 #include "tacos/check.h"
+#include "tacos/compile.h"
+#include "tacos/synth.h"
 
 #include <errno.h>
 #include <math.h>
@@ -60,47 +62,53 @@ void tc_tune_first_message(const tc_buf *b, char *out, size_t n)
     out[len] = 0;
 }
 
+tc_status tc_tune_chunks(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_gen_opts *go, int algo,
+                         int *chunks)
+{
+    /* priced as compile writes it: chunks < 1 is compile's default choice, the --chunks auto search for
+     * tacos (src/synth/auto.c) and one chunk per rank for the other generators (cmd_compile.c) */
+    *chunks = go->chunks;
+    if (go->chunks >= 1)
+        return TC_OK;
+    *chunks = 1;
+    if (tc_algo_registry[algo].fn != tc_synth_tacos)
+        return TC_OK;
+    tc_gen_opts g = *go;
+    g.chunks = 1;
+    tc_synth_search search;
+    tc_status st = tc_synth_tacos_search(ctx, topo, coll, &g, 1, 0, &search);
+    if (!st)
+        *chunks = search.best.chunks;
+    return st;
+}
+
 tc_status tc_tune_price(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_gen_opts *go,
                         const tc_sim_opts *so, int algo, double *time, tc_sim_result **res, char *note,
                         size_t note_n)
 {
-    tc_buf diag = {0};
-    tc_ctx sub;
-    tc_ctx_init(&sub);
-    sub.seed = ctx->seed;
-    sub.sink = tc_diag_buffer;
-    sub.sink_user = &diag;
-    tc_sim_opts dso;
-    if (!so) {
-        tc_sim_opts_init(&dso);
-        dso.no_bound = 1;
-        so = &dso;
-    }
-    const char *name = tc_algo_registry[algo].name;
-    tc_sched *s = NULL;
-    tc_sim_result *r = NULL;
-    tc_status st = tc_algo_run(&sub, name, topo, coll, go, &s);
-    if (st == TC_OK) {
-        tc_check_opts co = {.topo = topo};
-        st = tc_sched_check(&sub, s, &co, name);
-        if (st == TC_OK)
-            st = tc_sim_run(&sub, s, topo, so, &r);
-    }
+    /* the compile pipeline itself (tc_compile), silent: chunks < 1 is compile's default choice, and a
+     * refusal's reason comes back as its structured diagnostic */
+    tc_compile_opts co;
+    tc_compile_opts_init(&co);
+    co.algo = tc_algo_registry[algo].name;
+    co.gen = *go;
+    co.sim = so;
+    co.keep_sim = res != NULL;
+    co.no_bound = so ? so->no_bound : 1;
+    co.silent = 1;
+    tc_compile_result cr;
+    tc_status st = tc_compile(ctx, topo, coll, &co, &cr);
     if (note && note_n)
         note[0] = 0;
     if (st == TC_OK) {
-        *time = r->time;
-        if (res)
-            *res = r;
-        else
-            tc_sim_result_free(r);
-    } else if (note && note_n) {
-        tc_tune_first_message(&diag, note, note_n);
-        if (!note[0])
-            snprintf(note, note_n, "%s", tc_status_str(st));
-    }
-    tc_sched_free(s);
-    tc_buf_free(&diag);
+        *time = cr.sched->time;
+        if (res) {
+            *res = cr.sim;
+            cr.sim = NULL;
+        }
+    } else if (note && note_n)
+        snprintf(note, note_n, "%s", cr.diag.msg);
+    tc_compile_result_free(&cr);
     return st;
 }
 

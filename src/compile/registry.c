@@ -1,5 +1,7 @@
-/* The one registry of schedule generators: drives --algo, --list-algos, the JSON `algorithm` field and
- * the man page.  Selection is data: add a row, never an `if`. */
+/* The one registry of schedule generators and the synthesizer: drives --algo, --list-algos, the JSON
+ * `algorithm` field and the man page.  Selection is data: add a row, never an `if`.  It sits above both
+ * (src/compile): src/algo never calls into src/synth and src/sim never into src/algo
+ * (scripts/check-layout.sh checks the folder graph). */
 #include "tacos/algo.h"
 #include "tacos/algo_classic.h"
 #include "tacos/synth.h"
@@ -29,15 +31,6 @@ const tc_algo_entry tc_algo_registry[] = {
     /* classic generators: end */
     {NULL, NULL, 0, NULL},
 };
-
-void tc_gen_opts_init(tc_gen_opts *o)
-{
-    memset(o, 0, sizeof *o);
-    o->size = 1u << 20;
-    o->chunks = 1;
-    o->trials = 1;
-    o->match = TC_MATCH_BEST;
-}
 
 const tc_algo_entry *tc_algo_find(const char *name)
 {

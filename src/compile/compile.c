@@ -1,0 +1,333 @@
+/* The compile pipeline (include/tacos/compile.h): chunk choice, generation, check, the sparse and photonic
+ * passes, lowering for an MSCCL target and the prediction of what is written. */
+#include "tacos/compile.h"
+
+#include "tacos/check.h"
+#include "tacos/topo.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void tc_compile_opts_init(tc_compile_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->algo = "tacos";
+    tc_gen_opts_init(&o->gen);
+    o->gen.chunks = 0; /* compile's default choice */
+    tc_photonic_opts_init(&o->photonic_opts);
+}
+
+void tc_compile_result_free(tc_compile_result *res)
+{
+    if (!res)
+        return;
+    tc_sched_free(res->sched);
+    tc_msccl_free(res->msccl);
+    tc_topo_free(res->unwound);
+    tc_sim_result_free(res->sim);
+    res->sim = NULL;
+    res->sched = NULL;
+    res->msccl = NULL;
+    res->unwound = NULL;
+}
+
+/* The sink of a pipeline run: the first error kept as a record, every diagnostic passed on unless silent. */
+typedef struct {
+    tc_ctx *outer;
+    int silent;
+    tc_compile_diag *rec;
+    int have;
+} recorder;
+
+static void record(void *user, tc_diag_level level, const char *file, int line, int col, const char *msg)
+{
+    recorder *r = user;
+    if (level == TC_DIAG_ERROR && !r->have) {
+        r->have = 1;
+        snprintf(r->rec->file, sizeof r->rec->file, "%s", file ? file : "");
+        r->rec->line = line;
+        r->rec->col = col;
+        snprintf(r->rec->msg, sizeof r->rec->msg, "%s", msg);
+    }
+    if (!r->silent && r->outer->sink)
+        r->outer->sink(r->outer->sink_user, level, file, line, col, msg);
+}
+
+tc_status tc_compile_price_msccl(tc_ctx *ctx, const tc_topo *topo, const tc_msccl *m, uint64_t size,
+                                 double *time)
+{
+    tc_sched *a = NULL;
+    tc_sim_result *r = NULL;
+    tc_sim_opts so;
+    tc_sim_opts_init(&so);
+    so.no_bound = 1;
+    so.size = size;
+    tc_status st = tc_msccl_to_sched(ctx, m, "lowered MSCCL program", &a);
+    if (!st)
+        st = tc_sim_run(ctx, a, topo, &so, &r);
+    if (!st)
+        *time = r->time;
+    tc_sim_result_free(r);
+    tc_sched_free(a);
+    return st;
+}
+
+/* chunk choice: compile's default (gen.chunks < 1) is the search for tacos and one chunk elsewhere */
+static tc_status choose_chunks(tc_ctx *ctx, const tc_topo **topo, tc_coll coll, const tc_compile_opts *o,
+                               tc_gen_opts *g, tc_compile_result *res)
+{
+    int tacos = !strcmp(o->algo, "tacos");
+    int chunks_auto = tacos && (o->chunks_auto || g->chunks < 1), unwind_auto = tacos && o->unwind_auto && o->raw;
+    if (!chunks_auto && !unwind_auto) {
+        if (g->chunks < 1)
+            g->chunks = 1;
+        return TC_OK;
+    }
+    if (g->chunks < 1)
+        g->chunks = 1;
+    tc_status st = tc_synth_tacos_search(ctx, unwind_auto ? o->raw : *topo, coll, g, chunks_auto, unwind_auto,
+                                         &res->search);
+    if (st)
+        return st;
+    res->searched = 1;
+    g->chunks = res->search.best.chunks;
+    if (unwind_auto && o->raw->n_switches > 0) {
+        g->unwind = res->search.best.unwind;
+        if ((st = tc_topo_unwind(ctx, o->raw, g->unwind, &res->unwound)))
+            return st;
+        *topo = res->unwound;
+    }
+    return TC_OK;
+}
+
+/* the checker's own messages are caught: a plan too large for its state is kept unchecked, with a warning,
+ * where every other finding is a bug of the generator */
+static tc_status check(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, const char *algo, int *checked)
+{
+    tc_check_opts co = {.topo = topo};
+    tc_ctx cc = *ctx;
+    tc_buf msg = {0};
+    cc.sink = tc_diag_buffer;
+    cc.sink_user = &msg;
+    *checked = 1;
+    tc_status st = tc_sched_check(&cc, s, &co, "generated schedule");
+    if (st == TC_ERR_LIMIT) {
+        char *nl = msg.data ? strchr(msg.data, '\n') : NULL;
+        if (nl)
+            *nl = 0;
+        const char *why = msg.data ? strstr(msg.data, "checker: ") : NULL;
+        tc_warn(ctx, NULL, 0, "the plan is not checked: %s", why ? why + 9 : "its state would not fit");
+        st = TC_OK;
+        *checked = 0;
+    } else if (st) {
+        tc_sched_check(ctx, s, &co, "generated schedule"); /* again, to report its finding */
+        tc_error(ctx, TC_ERR_INTERNAL, NULL, 0, "%s produced an incorrect schedule (a bug in tacosc)", algo);
+        st = TC_ERR_INTERNAL;
+    }
+    tc_buf_free(&msg);
+    return st;
+}
+
+/* the sparse pass: a format per send; the prediction prices them (eq. 4-6) */
+static tc_status sparse_pass(tc_ctx *ctx, const tc_topo *topo, tc_sched *s, const tc_compile_opts *o,
+                             tc_compile_result *res)
+{
+    tc_sparse_cost *c = NULL;
+    tc_sim_result *r = NULL;
+    tc_status st = tc_sparse_plan(ctx, topo, s, &o->sparse_opts, &s->sparse);
+    if (!st)
+        st = tc_sparse_cost_create(ctx, topo, s, &c);
+    if (!st) {
+        tc_sim_opts so;
+        if (o->sim)
+            so = *o->sim;
+        else
+            tc_sim_opts_init(&so);
+        so.no_bound = 1;
+        so.bins = 0;
+        so.xfer_scale = c->scale;
+        so.xfer_pre = c->pre;
+        so.xfer_post = c->post;
+        st = tc_sim_run(ctx, s, topo, &so, &r);
+    }
+    if (!st) {
+        res->wire = c->wire;
+        res->dense_time = s->time;
+        s->time = r->time;
+        if (s->time > res->dense_time && !o->no_bound)
+            tc_diag(ctx, TC_DIAG_NOTE, NULL, 0, 0,
+                    "the sparse messages are predicted %.2fx slower than dense ones: compression and "
+                    "decompression cost more than the bytes they save on these links (codec throughputs: "
+                    "man 5 tacosc-costs; thresholds: --thresholds)",
+                    s->time / res->dense_time);
+    }
+    tc_sim_result_free(r);
+    tc_sparse_cost_free(c);
+    return st;
+}
+
+/* lowering for the MSCCL target; the prediction is the program's, and what the format lost is named */
+static tc_status lower(tc_ctx *ctx, const tc_topo *topo, tc_sched *s, const tc_compile_opts *o,
+                       tc_compile_result *res)
+{
+    tc_status st = tc_msccl_lower(ctx, s, o->lower, &res->msccl);
+    if (st || o->gen.stats_only || o->photonic || o->sparse)
+        return st;
+    double t;
+    if ((st = tc_compile_price_msccl(ctx, topo, res->msccl, s->size_bytes, &t)))
+        return st;
+    if (s->time > 0 && fabs(t - s->time) > 1e-9 * s->time) {
+        int mc = 0;
+        for (int i = 0; i < topo->n_swnodes; i++)
+            mc |= topo->swnodes[i].multicast != 0;
+        snprintf(res->lost, sizeof res->lost, "%s",
+                 mc ? "MSCCL XML has no multicast, each switch copy is a send of its own"
+                    : "MSCCL XML keeps no link choice and no times, only each rank's order of sends and receives");
+        s->time = t;
+    }
+    return TC_OK;
+}
+
+/* generate, check and price one chunk choice */
+static tc_status build(tc_ctx *sub, const tc_topo *topo, tc_coll coll, const tc_compile_opts *o, const tc_gen_opts *g,
+                       tc_compile_result *res)
+{
+    double t0 = tc_now();
+    tc_sim_result *r = NULL;
+    tc_status st = tc_algo_run(sub, o->algo, topo, coll, g, &res->sched);
+    if (st)
+        goto done;
+    tc_sched *s = res->sched;
+    if (sub->verbose)
+        tc_diag(sub, TC_DIAG_NOTE, NULL, 0, 0, "%s %s: %d transfers, %d steps, chunk %llu B (%d per rank%s) in %.3f s",
+                o->algo, tc_coll_name(coll), s->n_xfers, s->n_steps, (unsigned long long)s->chunk_bytes, g->chunks,
+                res->searched ? ", searched" : "", tc_now() - t0);
+    if (!g->stats_only) {
+        tc_sim_opts so;
+        if (o->sim)
+            so = *o->sim;
+        else
+            tc_sim_opts_init(&so);
+        so.no_bound |= o->no_bound;
+        t0 = tc_now();
+        if ((st = check(sub, topo, s, o->algo, &res->checked)))
+            goto done;
+        if (sub->verbose && res->checked)
+            tc_diag(sub, TC_DIAG_NOTE, NULL, 0, 0, "checked the schedule (symbolic execution) in %.3f s",
+                    tc_now() - t0);
+        if ((st = tc_sim_run(sub, s, topo, &so, &r)))
+            goto done;
+        s->time = r->time;
+        res->bound = r->bound;
+        if (o->keep_sim) {
+            res->sim = r;
+            r = NULL;
+        }
+        if (o->sparse && (st = sparse_pass(sub, topo, s, o, res)))
+            goto done;
+    } else if (!o->no_bound)
+        tc_sim_bound(sub, topo, s, 0, &res->bound);
+    if (o->photonic) { /* the plan's rounds on reconfigured circuits: the photonic model's time */
+        tc_sched_photonic *ph = NULL;
+        if ((st = tc_photonic_plan(sub, topo, s, &o->photonic_opts, &ph)))
+            goto done;
+        tc_sched_photonic_free(s->photonic);
+        s->photonic = ph;
+        s->time = tc_ph_breakdown_sum(&ph->total);
+    }
+    res->plan_time = s->time;
+done:
+    tc_sim_result_free(r);
+    return st;
+}
+
+/* Lowering, and when the chosen chunking cannot run on FIFO connections, another one (the search's
+ * runner-up, then one chunk per rank) before refusing with the first finding (issue 21: repair, not refuse). */
+static tc_status lower_or_rechunk(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_compile_opts *o,
+                                  tc_gen_opts *g, tc_compile_result *res)
+{
+    int tries[3] = {g->chunks, 0, 0}, n = 1;
+    if (!strcmp(o->algo, "tacos") && res->searched && !g->stats_only && !o->photonic && !o->sparse) {
+        int ru = res->search.runner_up.chunks;
+        if (ru > 0 && ru != g->chunks)
+            tries[n++] = ru;
+        if (g->chunks != 1 && tries[n - 1] != 1)
+            tries[n++] = 1;
+    }
+    tc_compile_diag first;
+    memset(&first, 0, sizeof first);
+    tc_status st = TC_OK, st0 = TC_OK;
+    for (int i = 0; i < n; i++) {
+        if (i > 0) {
+            tc_sched_free(res->sched);
+            tc_sim_result_free(res->sim);
+            res->sched = NULL;
+            res->sim = NULL;
+            g->chunks = tries[i];
+            if ((st = build(ctx, topo, coll, o, g, res)))
+                return st;
+        }
+        tc_compile_diag d;
+        memset(&d, 0, sizeof d);
+        recorder rec = {.outer = ctx, .silent = 1, .rec = &d};
+        tc_ctx lc = *ctx;
+        lc.sink = record;
+        lc.sink_user = &rec;
+        st = lower(n > 1 ? &lc : ctx, topo, res->sched, o, res);
+        if (!st) {
+            res->chunks = g->chunks;
+            if (i > 0)
+                tc_warn(ctx, NULL, 0,
+                        "%s with %d chunk%s per rank cannot be lowered to FIFO connections (%s); wrote %d chunk%s "
+                        "per rank instead",
+                        o->algo, tries[0], tries[0] == 1 ? "" : "s", first.msg, tries[i], tries[i] == 1 ? "" : "s");
+            return TC_OK;
+        }
+        tc_msccl_free(res->msccl);
+        res->msccl = NULL;
+        if (st == TC_ERR_NOMEM || n == 1)
+            return st;
+        if (i == 0) {
+            first = d;
+            st0 = st;
+        }
+    }
+    return tc_error(ctx, st0, first.file[0] ? first.file : NULL, first.line, "%s", first.msg);
+}
+
+tc_status tc_compile(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_compile_opts *o,
+                     tc_compile_result *res)
+{
+    memset(res, 0, sizeof *res);
+    res->wire = 1;
+    recorder rec = {.outer = ctx, .silent = o->silent, .rec = &res->diag};
+    tc_ctx sub = *ctx;
+    sub.sink = record;
+    sub.sink_user = &rec;
+    sub.n_errors = sub.n_warnings = 0;
+    if (o->silent)
+        sub.progress = 0;
+    tc_gen_opts g = o->gen;
+    tc_status st = choose_chunks(&sub, &topo, coll, o, &g, res);
+    res->chunks = g.chunks;
+    if (!st)
+        st = build(&sub, topo, coll, o, &g, res);
+    if (!st && o->lower)
+        st = lower_or_rechunk(&sub, topo, coll, o, &g, res);
+    if (!o->silent) { /* a silent run's refusals are its caller's to report */
+        ctx->n_errors += sub.n_errors;
+        ctx->n_warnings += sub.n_warnings;
+    }
+    if (st) {
+        res->diag.status = st;
+        if (!res->diag.msg[0])
+            snprintf(res->diag.msg, sizeof res->diag.msg, "%s", tc_status_str(st));
+        tc_compile_diag d = res->diag;
+        tc_compile_result_free(res);
+        memset(res, 0, sizeof *res);
+        res->diag = d;
+    }
+    return st;
+}
