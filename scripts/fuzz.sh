@@ -13,7 +13,7 @@ for name in "$@"; do
     corpus=$dir/corpus/$name
     mkdir -p "$corpus"
     case $name in
-    topo) seeds="topologies/*.xml" ;;
+    topo | photonic) seeds="topologies/*.xml" ;;
     costs) seeds="topologies/*.cost" ;;
     json) seeds="schedules/*.json tests/golden/*.json" ;;
     msccl) seeds="schedules/*.xml tests/golden/*.xml $examples/*.xml" ;;
