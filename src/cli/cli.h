@@ -89,10 +89,6 @@ struct tc_sim_result;
  *  density was given.  Usage errors name the option. */
 tc_status tc_cli_sparse_opts(tc_ctx *ctx, const char *density, const char *sparsity, const char *format,
                              const char *thresholds, struct tc_sparse_opts *o, int *on);
-/** Simulate s (s->sparse set) with its sparse messages priced by the cost model (tc_sparse_cost) on top of
- *  so; *wire (may be NULL) gets the bytes on the wire over dense. */
-tc_status tc_cli_sim_sparse(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, const struct tc_sim_opts *so,
-                            struct tc_sim_result **out, double *wire);
 /** The summary lines of an annotated plan: density, thresholds, formats, wire bytes, dense against sparse. */
 void tc_cli_print_sparse(const tc_sched *s, double wire, double dense, double sparse, const char *indent);
 

@@ -50,24 +50,6 @@ tc_status tc_cli_sparse_opts(tc_ctx *ctx, const char *density, const char *spars
     return TC_OK;
 }
 
-tc_status tc_cli_sim_sparse(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, const tc_sim_opts *so,
-                            tc_sim_result **out, double *wire)
-{
-    tc_sparse_cost *c = NULL;
-    tc_status st = tc_sparse_cost_create(ctx, topo, s, &c);
-    if (st)
-        return st;
-    tc_sim_opts o = *so;
-    o.xfer_scale = c->scale;
-    o.xfer_pre = c->pre;
-    o.xfer_post = c->post;
-    st = tc_sim_run(ctx, s, topo, &o, out);
-    if (!st && wire)
-        *wire = c->wire;
-    tc_sparse_cost_free(c);
-    return st;
-}
-
 void tc_cli_print_sparse(const tc_sched *s, double wire, double dense, double sparse, const char *indent)
 {
     const tc_sched_sparse *sp = s->sparse;

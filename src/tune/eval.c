@@ -199,14 +199,6 @@ void tc_tune_topo_id_get(const tc_topo *topo, tc_tune_topo_id *out)
     out->rpn = rpn;
 }
 
-void tc_tune_features(const tc_tune_topo_id *id, uint64_t bytes, double x[TC_TUNE_FEATURES])
-{
-    x[0] = log2((double)bytes);
-    x[1] = log2((double)id->ranks);
-    x[2] = log2((double)id->nodes);
-    x[3] = log2((double)id->rpn);
-}
-
 const char *tc_tune_source_name(tc_tune_source s) { return s == TC_TUNE_MEASURE ? "measure" : "sim"; }
 
 void tc_tune_opts_init(tc_tune_opts *o)

@@ -56,8 +56,6 @@ tc_status tc_tune_price(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc
                         const tc_sim_opts *so, int algo, double *time, tc_sim_result **res, char *note,
                         size_t note_n);
 
-/** Features of a sample, unscaled (log2 of bytes, ranks, nodes, ranks per node). */
-void tc_tune_features(const tc_tune_topo_id *id, uint64_t bytes, double x[TC_TUNE_FEATURES]);
 
 /** Replay the plans of one algorithm with tacos-run (measure.c): times[i] for sizes[i], in seconds. */
 tc_status tc_tune_measure(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, int algo, const uint64_t *sizes,
