@@ -826,6 +826,10 @@ START_TEST(test_forged_svm)
         {"label ", "label 0 0", "\"label\" names a class twice"},
         {"label ", "label 0 7", "one class index per class, each below the class count"},
         {"kernel_type ", "kernel_type linear", "kernel_type must be rbf"},
+        /* found by make fuzz: libsvm's fscanf leaves the point of "0." for its next read, and reads a
+         * second header line over the first */
+        {"gamma ", "gamma 0.", "gamma must be one finite positive number"},
+        {"gamma ", "gamma 0.5\ngamma 0.5", "\"gamma\" given twice"},
     };
     snprintf(line, sizeof line, "nr_sv %d %d", n0 + 1, n1); /* one more than the lines present */
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {

@@ -43,10 +43,19 @@ static const char *token(char **p)
     return s;
 }
 
+/* A number as libsvm writes one (%.17g) and its fscanf("%lf") reads whole: digits, optionally a point
+ * with digits after it, optionally an exponent.  "0." or ".5" would leave text for the next read (fuzz:
+ * "rho 0.1 -0.2 0." made libsvm fail on "[.]"). */
 static int finite_num(const char *t, double *v)
 {
     char *end;
-    return t && !tc_parse_decimal(t, &end, v) && !*end && isfinite(*v);
+    if (!t)
+        return 0;
+    const char *p = t + (*t == '+' || *t == '-');
+    size_t ip = strspn(p, "0123456789");
+    if (!ip || (p[ip] == '.' && !strspn(p + ip + 1, "0123456789")))
+        return 0;
+    return !tc_parse_decimal(t, &end, v) && !*end && isfinite(*v);
 }
 
 static int int_num(const char *t, long lo, long hi, long *v)
@@ -87,6 +96,7 @@ tc_status tc_tune_svm_check(tc_ctx *ctx, const char *path, const char *text, siz
     buf[len] = 0;
     tc_status st = TC_OK;
     long k = -1, total = -1, sum = 0, sv_lines = 0;
+    unsigned seen = 0; /* header keys given, one bit each: libsvm reads a second one over the first */
     int have_type = 0, have_kernel = 0, have_gamma = 0, have_rho = 0, have_label = 0, have_nrsv = 0, in_sv = 0;
     char *p = buf;
     while (*p && !st) {
@@ -156,6 +166,16 @@ tc_status tc_tune_svm_check(tc_ctx *ctx, const char *path, const char *text, siz
                 st = bad(&r, "libsvm model: \"nr_sv\" does not add up to \"%s\"", "total_sv");
             continue;
         }
+        static const char *const keys[] = {"svm_type", "kernel_type", "gamma", "nr_class", "total_sv",
+                                           "rho",      "label",       "probA", "probB",    "nr_sv"};
+        for (int q = 0; q < 10; q++)
+            if (!strcmp(key, keys[q])) {
+                if (seen & (1u << q))
+                    st = bad(&r, "libsvm model: \"%s\" given twice", key);
+                seen |= 1u << q;
+            }
+        if (st)
+            break;
         const char *v = NULL;
         if (!strcmp(key, "svm_type")) {
             if (!(v = token(&rest)) || strcmp(v, "c_svc") || token(&rest))
