@@ -402,25 +402,39 @@ START_TEST(test_vendor_uncovered)
 }
 END_TEST
 
+/* The tacos-run under test and an mpirun launcher for it ("timeout 60 mpirun", with Open MPI's
+ * --oversubscribe and, as root, --allow-run-as-root); NULL, the test reported as skipped, when either is
+ * missing. */
+static const char *mpi_launcher(const char *test, char *launcher, size_t n)
+{
+    const char *tr = getenv("TACOSRUN");
+    if (!tr || access(tr, X_OK) || tu_run("command -v mpirun", NULL)) {
+        tu_skip(test, "tacos-run or mpirun not found");
+        return NULL;
+    }
+    char *out = NULL;
+    tu_run("mpirun --version", &out);
+    const int ompi = out && strstr(out, "Open MPI");
+    free(out);
+    snprintf(launcher, n, "timeout 60 mpirun%s%s", ompi ? " --oversubscribe" : "",
+             ompi && geteuid() == 0 ? " --allow-run-as-root" : "");
+    return tr;
+}
+
 /* tacos-run --calibrate over 2 ranks: a cost file tacosc reads back, with a positive alpha and bandwidth
  * for the class, and the spread of the repetitions as comments. */
 START_TEST(test_calibrate)
 {
-    const char *tr = getenv("TACOSRUN");
-    if (!tr || access(tr, X_OK) || tu_run("command -v mpirun", NULL)) {
-        tu_skip("test_calibrate", "tacos-run or mpirun not found");
+    char launcher[256];
+    const char *tr = mpi_launcher("test_calibrate", launcher, sizeof launcher);
+    if (!tr)
         return;
-    }
-    char *out = NULL;
-    tu_run("mpirun --version", &out);
-    int ompi = out && strstr(out, "Open MPI");
-    free(out);
-    char *dir = tmpdir(), cmd[1024], path[300];
+    char *out = NULL, *dir = tmpdir(), cmd[1024], path[300];
     snprintf(path, sizeof path, "%s/c.cost", dir);
     snprintf(cmd, sizeof cmd,
-             "ASAN_OPTIONS=detect_leaks=0 OMPI_MCA_btl_vader_single_copy_mechanism=none timeout 60 mpirun%s%s -np 2 "
+             "ASAN_OPTIONS=detect_leaks=0 OMPI_MCA_btl_vader_single_copy_mechanism=none %s -np 2 "
              "%s --calibrate --reps 3 --class nvlink -o %s 2>&1",
-             ompi ? " --oversubscribe" : "", ompi && geteuid() == 0 ? " --allow-run-as-root" : "", tr, path);
+             launcher, tr, path);
     ck_assert_msg(tu_run(cmd, &out) == 0, "%s", out ? tu_tail(out) : "");
     free(out);
     size_t len = 0;
@@ -439,8 +453,7 @@ START_TEST(test_calibrate)
     tc_costs_free(c);
     free(text);
     /* bad arguments: usage errors */
-    snprintf(cmd, sizeof cmd, "timeout 60 mpirun%s%s -np 2 %s --calibrate --reps 0 2>&1",
-             ompi ? " --oversubscribe" : "", ompi && geteuid() == 0 ? " --allow-run-as-root" : "", tr);
+    snprintf(cmd, sizeof cmd, "%s -np 2 %s --calibrate --reps 0 2>&1", launcher, tr);
     ck_assert_int_ne(tu_run(cmd, &out), 0);
     ck_assert_msg(strstr(out, "tacos-run: error: --reps '0' is not an integer from 1 to 1000"), "%s", out);
     free(out);
@@ -1365,18 +1378,10 @@ END_TEST
 /* --source measure: the plans replayed by tacos-run under mpirun; one row per size and algorithm. */
 START_TEST(test_measure)
 {
-    const char *tr = getenv("TACOSRUN");
-    if (!tr || access(tr, X_OK) || tu_run("command -v mpirun", NULL)) {
-        tu_skip("test_measure", "tacos-run or mpirun not found");
+    char launcher[256], *out = NULL;
+    const char *tr = mpi_launcher("test_measure", launcher, sizeof launcher);
+    if (!tr)
         return;
-    }
-    char *out = NULL;
-    tu_run("mpirun --version", &out);
-    int ompi = out && strstr(out, "Open MPI");
-    free(out);
-    char launcher[256];
-    snprintf(launcher, sizeof launcher, "timeout 60 mpirun%s%s", ompi ? " --oversubscribe" : "",
-             ompi && geteuid() == 0 ? " --allow-run-as-root" : "");
     char *dir = tmpdir(), *tp = gen_topo(dir, "r4", "biring 4");
     ck_assert_msg(tu_tacosc_run(&out,
                                 "tune %s -c allreduce --source measure --sizes 1K:2K:1 --algos ring,direct --repeats 1 "
