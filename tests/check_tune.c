@@ -181,8 +181,8 @@ START_TEST(test_csv_quoted_names)
 }
 END_TEST
 
-/* 60000 rows of as many topologies read in linear time (a linear search per row took 45 s), and the
- * network columns: all or none, numbers in range. */
+/* 60000 rows of as many topologies read (a linear search per row took 45 s: make bench-tune times it), and
+ * the network columns: all or none, numbers in range. */
 START_TEST(test_csv_many_topologies)
 {
     const int n = 60000;
@@ -200,7 +200,6 @@ START_TEST(test_csv_many_topologies)
     double dt = now_s() - t0;
     printf("test_csv_many_topologies: %d rows, %d topologies read in %.3f s\n", n, d->n_topos, dt);
     ck_assert_int_eq(d->n_topos, n);
-    ck_assert_msg(dt < 5, "%d topologies took %.1f s", n, dt);
     /* round trip with the network columns */
     tc_tune_data_free(d);
     free(text);
@@ -296,8 +295,8 @@ START_TEST(test_train_report)
 END_TEST
 
 /* Random labels (nothing to learn: the worst case of libsvm's training) on 400 samples: the grid
- * cross-validates a subsample of TC_TUNE_GRID_SAMPLES and the training stays within seconds (1000 such
- * samples took 97 s over the full grid). */
+ * cross-validates a subsample of TC_TUNE_GRID_SAMPLES (1000 such samples took 97 s over the full grid;
+ * make bench-tune times it). */
 START_TEST(test_train_time_bounded)
 {
     unsigned long seed = tu_seed();
@@ -334,7 +333,6 @@ START_TEST(test_train_time_bounded)
            m->grid_samples, dt);
     ck_assert_int_eq(m->grid_samples, TC_TUNE_GRID_SAMPLES);
     ck_assert_int_gt(m->n_train, TC_TUNE_GRID_SAMPLES);
-    ck_assert_msg(dt < 60, "training took %.1f s", dt);
     tc_tune_model_free(m);
     tc_tune_data_free(d);
 }
@@ -1092,6 +1090,62 @@ START_TEST(test_bundle_cli)
 }
 END_TEST
 
+/* issue 21: a range whose algorithm cannot be written for the target (tacos on a 64-rank ring with one
+ * channel needs 64 or more steps per thread block, over NCCL's limit) is served by the fastest candidate that
+ * can, with a warning naming both; when none can, the error names the collective, ranks, range and algorithm,
+ * and a directory the call made is gone again. */
+START_TEST(test_bundle_runner_up)
+{
+    char *dir = tmpdir(), *out = NULL, b[300], ad[320], x[300];
+    char *tp = gen_topo(dir, "ring64", "ring 64");
+    snprintf(b, sizeof b, "%s/b", dir);
+    snprintf(x, sizeof x, "%s/x.xml", dir);
+    /* the oracle: compile refuses tacos with one channel, and writes rhd */
+    ck_assert_int_eq(tu_tacosc_run(&out, "%s -c allreduce --size 1M --max-channels 1 -o %s", tp, x), 1);
+    ck_assert_msg(strstr(out, "NCCL allows fewer than 64 steps per thread block"), "%s", out);
+    free(out);
+    ck_assert_int_eq(tu_tacosc_run(&out, "%s -c allreduce --algo rhd --size 1M --max-channels 1 -o %s", tp, x), 0);
+    char *pt = strstr(out, "predicted time "), rhd_time[32] = "";
+    ck_assert_ptr_nonnull(pt);
+    sscanf(pt + 15, "%31[^(]", rhd_time);
+    rhd_time[strlen(rhd_time) - 1] = 0; /* the space before "(" */
+    free(out);
+    ck_assert_int_eq(tu_tacosc_run(&out, "bundle %s -c allreduce --sizes 1M:1M:1 --max-channels 1 -o %s", tp, b), 0);
+    ck_assert_msg(strstr(out, "tacosc: warning: bundle: allreduce on 64 ranks, 0 bytes and up: tacos cannot be "
+                              "written for NCCL (a thread block needs 64 or more steps with 1 channel(s)"),
+                  "%s", out);
+    char want[128];
+    snprintf(want, sizeof want, "the runner-up rhd serves the range (%s against", rhd_time);
+    ck_assert_msg(strstr(out, want), "want '%s' in\n%s", want, out);
+    snprintf(want, sizeof want, "rhd        %s at 1048576 B", rhd_time);
+    ck_assert_msg(strstr(out, want), "want '%s' in\n%s", want, out);
+    free(out);
+    snprintf(ad, sizeof ad, "%s/msccl-algorithms", b);
+    tc_msccl *p[4] = {0};
+    ck_assert_int_eq(bundle_files(ad, p, 4, "nccl"), 1);
+    ck_assert_str_eq(p[0]->name, "rhd");
+    ck_assert_int_eq(p[0]->nchannels, 1);
+    tc_msccl_free(p[0]);
+    /* nothing else serves: the error says what, and the new directory is removed */
+    char b2[320];
+    snprintf(b2, sizeof b2, "%s/none", dir);
+    ck_assert_int_eq(
+        tu_tacosc_run(&out, "bundle %s -c allreduce --sizes 1M:1M:1 --max-channels 1 --algos tacos,ring -o %s", tp,
+                      b2),
+        1);
+    ck_assert_msg(strstr(out, "tacosc: error: bundle: allreduce on 64 ranks, 0 bytes and up, planned at 1048576 B "
+                              "with tacos: a thread block needs 64 or more steps with 1 channel(s): NCCL allows "
+                              "fewer than 64 steps per thread block; no other candidate can be written either\n"),
+                  "%s", out);
+    free(out);
+    struct stat sb;
+    ck_assert_int_ne(stat(b2, &sb), 0);
+    rm_rf(dir);
+    free(dir);
+    free(tp);
+}
+END_TEST
+
 /* issue 23: a bundle is made aside and swapped in; it never writes through a link, never replaces a README
  * it did not write, and leaves no staging directory behind. */
 START_TEST(test_bundle_safety)
@@ -1499,6 +1553,7 @@ static Suite *make_suite(void)
     tcase_add_test(bundle, test_ranges_cover_once);
     tcase_add_test(bundle, test_bundle_cli);
     tcase_add_test(bundle, test_bundle_safety);
+    tcase_add_test(bundle, test_bundle_runner_up);
     suite_add_tcase(s, bundle);
     TCase *dispatch = tcase_create("dispatch");
     tcase_set_timeout(dispatch, 180);

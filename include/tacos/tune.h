@@ -32,6 +32,7 @@
 
 #include "tacos/algo.h"
 #include "tacos/sim.h"
+#include "tacos/msccl.h"
 
 /** Network features of a topology (tc_tune_topo_id.net, tc_tune_topo_describe; CSV columns alpha_min_us ..
  *  cut_ratio): smallest and largest link alpha (s), smallest and largest link bandwidth and the smallest
@@ -392,5 +393,39 @@ int tc_tune_vendor_time_of(int lib, const tc_topo *topo, tc_coll coll, uint64_t 
 tc_status tc_tune_vendor_uncover(tc_ctx *ctx, int lib, const tc_topo *topo, tc_coll coll, const tc_gen_opts *go,
                                  const uint64_t *sizes, int n_sizes, tc_tune_range **ranges, int *n_ranges,
                                  int *n_uncovered);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Writing a bundle (bundle_write.c)                                                                 */
+
+/** The folder of DIR the runtimes read (MSCCL_ALGO_DIR, or msccl-algorithms/ beside the library). */
+#define TC_BUNDLE_ALGO_DIR "msccl-algorithms"
+/** The first line of every README tacosc writes into a bundle (a README without it is never replaced). */
+#define TC_BUNDLE_README_HEAD "MSCCL algorithm bundle written by tacosc"
+
+typedef struct tc_tune_bundle_opts {
+    tc_coll coll;
+    tc_gen_opts gen;               /**< chunks, root, unwind of every plan (size: each range's plan_bytes) */
+    tc_msccl_lower_opts lower;     /**< target, channels, protocol, placement (min/max bytes: each range's) */
+    tc_tune_algos algos;           /**< candidates for a range whose algorithm cannot be written (0: every one) */
+    const char *how;               /**< how the ranges were chosen, for the README */
+} tc_tune_bundle_opts;
+
+void tc_tune_bundle_opts_init(tc_tune_bundle_opts *o);
+
+/** The file name of range r: COLL[-outofplace|-both]-nRANKS-MIN-MAX.xml (MAX "inf" for no limit). */
+void tc_tune_bundle_file_name(char *buf, size_t n, tc_coll coll, const tc_msccl_lower_opts *lo, int ranks,
+                              const tc_tune_range *r);
+
+/**
+ * Write the bundle of ranges r[0..nr) for topo into out_dir (created): each range's plan made by the
+ * compile pipeline and lowered for o->lower's target (a range whose algorithm cannot be written gets the
+ * fastest other candidate that can, with a warning; r[k].algo and r[k].time then name what is written),
+ * every file read back and verified, DIR/README written.  Files of an earlier bundle of the same
+ * collective, rank count and placement are replaced; another file that does not load or serves the same
+ * calls is an error; links where the bundle writes and a README tacosc did not write are refused.  The
+ * bundle is staged in DIR and renamed into place: on any error DIR is left as it was.
+ */
+tc_status tc_tune_bundle_write(tc_ctx *ctx, const char *out_dir, const tc_topo *topo, const tc_tune_bundle_opts *o,
+                               tc_tune_range *r, int nr);
 
 #endif

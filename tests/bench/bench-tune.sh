@@ -37,6 +37,27 @@ report() { # name model_dir [measured: the targets are for simulated data]
     done
 }
 
+# Scale (issue 23: timing limits live here, not in make check): 60,000 rows of as many topologies read
+# and trained in linear time (a linear search per row took 45 s; target < 5 s), and 400 random-label
+# samples trained with the grid cross-validating at most 300 (1000 took 97 s over the full grid; < 60 s).
+awk 'BEGIN { print "collective,bytes,ranks,nodes,ranks_per_node,algorithm,time_us,topology,fingerprint,chunks,source"
+             for (i = 0; i < 60000; i++)
+                 printf "allgather,1024,4,1,4,ring,%d.5,t%d,%016x,1,sim\n", 1 + i % 97, i, (i * 2654435761) % 4294967296 }' \
+    >"$tmp/many.csv"
+awk 'BEGIN { srand(17); print "collective,bytes,ranks,nodes,ranks_per_node,algorithm,time_us,topology,fingerprint,chunks,source"
+             for (t = 0; t < 4; t++) for (i = 0; i < 100; i++) { b = 1 + int(rand() * 1073741824)
+                 for (k = 0; k < 2; k++) printf "allreduce,%d,%d,1,%d,%s,%d,r%d,%016x,1,sim\n", b, 4 * 2 ^ t, 4 * 2 ^ t,
+                     k ? "ring" : "tacos", 1 + int(rand() * 1000), t, t + 1 } }' >"$tmp/random.csv"
+for case in "many 5" "random 60"; do
+    set -- $case
+    t0=$(date +%s.%N)
+    "$TACOSC" tune --train "$tmp/$1.csv" -o "$tmp/$1-model" >/dev/null
+    dt=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
+    ok=$(awk -v d="$dt" -v l="$2" 'BEGIN { print (d < l) ? "meets" : "SHORT" }')
+    [ "$ok" = meets ] || short=1
+    printf 'bench-tune: scale %-6s tune --train %6s s (target < %s s)  %s\n' "$1" "$dt" "$2" "$ok"
+done
+
 # cross-family: train on 45 topologies of 6 families (3 cost sets each), evaluate on 20 of 7 other families
 # or sizes (ranks and costs unseen): the model's mean slowdown against the oracle must be at most half of
 # always-the-commonest-winner's and of always-tacos' (issue 24).  BENCH_TUNE_ONLY=cross runs only this.
