@@ -1498,7 +1498,7 @@ START_TEST(test_auto_never_slower)
         ck_assert_int_eq(tc_topo_generate(&ctx, kind, dims, NULL, 0, &t), TC_OK);
         for (int l = 0; l < t->n_links; l++) { /* heterogeneous links: 0.2-2 us, 10-100 GB/s */
             t->links[l].alpha = (0.2 + 1.8 * rand() / (double)RAND_MAX) * 1e-6;
-            t->links[l].beta = 1 / ((10 + 90 * rand() / (double)RAND_MAX) * 1e9);
+            t->links[l].beta = 1 / ((10 + 90.0 * rand() / (double)RAND_MAX) * 1e9);
         }
         const tc_coll coll = colls[rand() % 3];
         tc_gen_opts go;
