@@ -38,8 +38,10 @@
 #include <getopt.h>
 
 #include "calibrate.h"
+#include "predict.h"
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +73,7 @@ typedef struct opts {
     int verbose;
     double sparsity; /* --sparsity: fraction of input elements zeroed (-1: not given) */
     int corrupt_sparse; /* self-test: rank 0 damages every sparse message it sends */
+    const char *topo, *costs; /* --topo, --costs: price the plan with tacosc's event model (predict.c) */
 } opts;
 
 enum { MODE_OOP = 1, MODE_IP = 2 };
@@ -113,6 +116,11 @@ static void usage(FILE *f)
             "                          dense: columns dense (us), speedup and wire (bytes sent over dense)\n"
             "      --corrupt-sparse    self-test: rank 0 damages every sparse message it sends, so the replay\n"
             "                          must fail on every rank\n"
+            "      --topo FILE         the topology the plan was made for: tacosc's event model prices the\n"
+            "                          plan at every size, printed beside the measured time with the ratio\n"
+            "                          measured / predicted (default: a JSON plan's stored prediction, at\n"
+            "                          its own size only)\n"
+            "      --costs FILE        the cost file for --topo (man 5 tacosc-costs; default: the topology's)\n"
             "  -v, --verbose           print the plan summary of every rank\n"
             "      --calibrate         (first argument) measure alpha and beta, write a cost file instead\n"
             "                          (tacos-run --calibrate --help)\n"
@@ -144,6 +152,7 @@ static int parse_args(int argc, char **argv, opts *o, int print)
         {"verbose", no_argument, 0, 'v'},         {"help", no_argument, 0, 'h'},
         {"version", no_argument, 0, 'V'},         {"corrupt", required_argument, 0, 8},
         {"sparsity", required_argument, 0, 11},   {"corrupt-sparse", no_argument, 0, 12},
+        {"topo", required_argument, 0, 13},       {"costs", required_argument, 0, 14},
         {0, 0, 0, 0},
     };
     memset(o, 0, sizeof *o);
@@ -284,6 +293,8 @@ static int parse_args(int argc, char **argv, opts *o, int print)
                 BAD("--sparsity: '%s' is not a number from 0 to 1", optarg);
             break;
         case 12: o->corrupt_sparse = 1; break;
+        case 13: o->topo = optarg; break;
+        case 14: o->costs = optarg; break;
         case 'v': o->verbose = 1; break;
         case 'h':
             if (print)
@@ -307,6 +318,8 @@ static int parse_args(int argc, char **argv, opts *o, int print)
             o->maxbytes);
     if (!have_max)
         o->maxbytes = o->minbytes;
+    if (o->costs && !o->topo)
+        BAD("--costs %s: give the topology too (--topo FILE): the costs price the plan on it", o->costs);
     return 0;
 #undef BAD
 }
@@ -1059,6 +1072,11 @@ typedef struct job {
     int64_t wrong_total;
     double busbw_sum, speedup_sum, wire_sum;
     int rows;
+    /* rank 0: the plan's predicted time (predict.c); ratios measured / predicted of the rows that have one */
+    tc_exec_predict *pred;
+    int has_pred;       /* the table has the prediction columns (known to every rank) */
+    double *ratios;
+    int n_ratios;
 } job;
 
 /* 1. load: rank 0 loads and verifies the whole plan; every rank gets its own section; everything is
@@ -1070,8 +1088,12 @@ static tc_status load_pass(job *J)
     int rank = J->rank, n = J->n;
     J->root_src = ROOT_NONE;
     tc_status st = rank == 0 ? load_plan(ctx, o, n, &J->m, &J->root_src) : TC_OK;
+    if (!st && rank == 0) /* the plan's predicted time: refused here, before any message of the replay */
+        st = tc_exec_predict_create(ctx, o->plan, o->topo, o->costs, n, &J->pred);
     if ((st = report(&J->ss, J->comm, st)))
         return st;
+    J->has_pred = J->pred != NULL;
+    MPI_Bcast(&J->has_pred, 1, MPI_INT, 0, J->comm);
     st = share_plan(ctx, J->comm, rank, n, &J->m, &J->root_src);
     if (!st)
         st = tc_exec_plan_create(ctx, J->m, rank, o->plan, &J->plan);
@@ -1250,7 +1272,13 @@ static void header_pass(job *J)
         }
         const char *sp_hdr[2][3] = {{"    dense", "speedup", "  wire"}, {"     (us)", "", ""}};
         const int blk = sparse_mode ? 60 : 35;
-        printf("# %40s  %-*s%-*s%s\n", "", blk, "         --- out-of-place ---", blk, "           --- in-place ---",
+        char pdesc[320];
+        printf("# predicted: %s%s\n", tc_exec_predict_describe(J->pred, pdesc, sizeof pdesc),
+               J->has_pred ? (ratio_mode == MODE_OOP ? "; ratio = out-of-place measured / predicted"
+                                                     : "; ratio = in-place measured / predicted")
+                           : "");
+        printf("# %40s  %-*s%-*s%s%s\n", "", blk, "         --- out-of-place ---", blk, "           --- in-place ---",
+               J->has_pred ? "   --- prediction ---" : "",
                o->mpi_ref ? (ratio_mode == MODE_OOP ? "  MPI library, out-of-place" : "  MPI library, in-place") : "");
         for (int l = 0; l < 2; l++) {
             const char *const *h = l ? (const char *const[]){"(B)", "(elements)", "", "", "(us)", "(GB/s)", "(GB/s)", ""}
@@ -1262,6 +1290,8 @@ static void header_pass(job *J)
                 if (sparse_mode)
                     printf(" %9s %7s %6s", sp_hdr[l][0], sp_hdr[l][1], sp_hdr[l][2]);
             }
+            if (J->has_pred)
+                printf("  %9s %8s", l ? "(us)" : "predicted", l ? "" : "ratio");
             printf("%s\n", o->mpi_ref ? (l ? "       (us)    (GB/s)" : "   mpi-time mpi-busbw  ratio") : "");
         }
         fflush(stdout);
@@ -1281,7 +1311,7 @@ static void header_pass(job *J)
 }
 
 /* One table row (rank 0). */
-static void print_row(const job *J, size_t T, const result res[2], const result *mres)
+static void print_row(job *J, size_t T, const result res[2], const result *mres)
 {
     const tc_coll coll = J->m->coll;
     const double bytes = (double)(T * tc_exec_dtype_size(J->o.dtype));
@@ -1290,6 +1320,18 @@ static void print_row(const job *J, size_t T, const result res[2], const result 
            tc_coll_reduces(coll) ? tc_exec_redop_name(J->o.op) : "none");
     print_cols(&res[0], bytes, factor, J->o.check, J->sparse_mode);
     print_cols(&res[1], bytes, factor, J->o.check, J->sparse_mode);
+    if (J->has_pred) {
+        const result *meas = &res[ratio_mode_of(J) == MODE_IP];
+        double p = tc_exec_predict_time(&J->ctx, J->pred, (uint64_t)bytes, (uint64_t)(J->U * tc_exec_dtype_size(J->o.dtype)));
+        if (p > 0 && meas->ran) {
+            printf("  %9.2f %8.3f", p * 1e6, meas->time / p);
+            J->ratios[J->n_ratios++] = meas->time / p;
+        } else if (p > 0) {
+            printf("  %9.2f %8s", p * 1e6, "N/A");
+        } else {
+            printf("  %9s %8s", "N/A", "N/A");
+        }
+    }
     if (J->o.mpi_ref) {
         if (mres->ran) {
             double mbw = bytes / mres->time / 1e9 * factor;
@@ -1318,6 +1360,15 @@ static tc_status sweep_pass(job *J, int *agreed)
     size_t lastT = 0;
     tc_status st = TC_OK;
     *agreed = 0;
+    if (J->pred) { /* at most one ratio per row: the rows are at most log_factor(max / min) + 1 */
+        size_t cap = (size_t)(log((double)o->maxbytes / (double)o->minbytes) / log(o->factor)) + 2;
+        if (!(J->ratios = malloc(cap * sizeof *J->ratios)))
+            st = TC_ERR_NOMEM;
+    }
+    if ((st = report(&J->ss, J->comm, st))) {
+        *agreed = 1;
+        return st;
+    }
     for (double sz = (double)o->minbytes; sz <= (double)o->maxbytes * (1 + 1e-9) && !st; sz *= o->factor) {
         size_t T = (size_t)(sz / (double)es) / U * U;
         if (T == 0)
@@ -1359,7 +1410,14 @@ static tc_status sweep_pass(job *J, int *agreed)
     return st;
 }
 
-/* 6. the summary lines (rank 0). */
+/* qsort order of doubles, ascending. */
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* 6. the summary lines (rank 0); within 25%: predicted / measured from 0.75 to 1.25. */
 static void summary_pass(const job *J)
 {
     if (J->rank != 0)
@@ -1371,7 +1429,19 @@ static void summary_pass(const job *J)
     if (J->sparse_mode)
         printf("# Avg sparse speedup   : %.2fx over dense messages, %.1f%% of the dense bytes on the wire\n",
                rows ? J->speedup_sum / (rows * cols) : 0.0, rows ? 100 * J->wire_sum / (rows * cols) : 0.0);
+    if (J->has_pred && J->n_ratios) {
+        double *v = J->ratios;
+        int k = J->n_ratios, within = 0;
+        qsort(v, (size_t)k, sizeof *v, cmp_double);
+        for (int i = 0; i < k; i++)
+            within += v[i] >= 1 / 1.25 && v[i] <= 1 / 0.75;
+        printf("# Measured / predicted : median %.3f, from %.3f to %.3f over %d size%s, %d within 25%%\n",
+               k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2, v[0], v[k - 1], k, k == 1 ? "" : "s", within);
+    } else if (J->has_pred) {
+        printf("# Measured / predicted : no size of the sweep has a prediction\n");
+    }
 }
+
 
 int main(int argc, char **argv)
 {
@@ -1424,6 +1494,8 @@ out:
     if (st)
         exit_code = st == TC_ERR_USAGE ? 2 : 1;
     tc_exec_engine_free(J.eng);
+    tc_exec_predict_free(J.pred);
+    free(J.ratios);
     tc_exec_plan_free(J.plan);
     tc_msccl_free(J.m);
     if (J.have_be)
