@@ -488,7 +488,8 @@ static const char *mpi_launcher(const char *test, char *launcher, size_t n)
 }
 
 /* tacos-run --calibrate over 2 ranks: a cost file tacosc reads back, with a positive alpha and bandwidth
- * for the class, and the spread of the repetitions as comments. */
+ * for the class, the spread of the repetitions and each size's beta as comments, and the class's beta
+ * the geometric mean of the extreme sizes' (recomputed from the comments); bad -b/-e are usage errors. */
 START_TEST(test_calibrate)
 {
     char launcher[256];
@@ -499,7 +500,7 @@ START_TEST(test_calibrate)
     snprintf(path, sizeof path, "%s/c.cost", dir);
     snprintf(cmd, sizeof cmd,
              "ASAN_OPTIONS=detect_leaks=0 OMPI_MCA_btl_vader_single_copy_mechanism=none %s -np 2 "
-             "%s --calibrate --reps 3 --class nvlink -o %s 2>&1",
+             "%s --calibrate --reps 3 --class nvlink -b 64K -e 256K -o %s 2>&1",
              launcher, tr, path);
     ck_assert_msg(tu_run(cmd, &out) == 0, "%s", out ? tu_tail(out) : "");
     free(out);
@@ -516,12 +517,36 @@ START_TEST(test_calibrate)
     ck_assert_str_eq(c->classes[0].name, "nvlink");
     ck_assert(c->classes[0].alpha > 0 && c->classes[0].alpha < 1e-2);
     ck_assert(c->classes[0].beta > 0 && c->classes[0].beta < 1e-6); /* over 1 MB/s */
+    /* one beta(S) per size, 64K, 128K, 256K; the class's bandwidth is the geometric mean of the extremes */
+    double bw[3], lo = 0, hi = 0;
+    const unsigned long want_s[3] = {65536, 131072, 262144};
+    for (int z = 0; z < 3; z++) {
+        char key[64];
+        snprintf(key, sizeof key, "#   S %10lu: copy ", want_s[z]);
+        const char *l = strstr(text, key), *g = l ? strstr(l, "), ") : NULL;
+        g = g ? strstr(g + 3, "), ") : NULL; /* after the reduce step's spread */
+        ck_assert_msg(g && sscanf(g, "), %lf GB/s", &bw[z]) == 1 && bw[z] > 0, "%s\n%s", key, text);
+        lo = z == 0 || bw[z] < lo ? bw[z] : lo;
+        hi = z == 0 || bw[z] > hi ? bw[z] : hi;
+    }
+    const double gm = sqrt(lo * hi) * 1e9, got = 1 / c->classes[0].beta;
+    ck_assert_msg(fabs(got - gm) <= 3e-3 * gm + 2e5, "bandwidth %g B/s, geometric mean of %g and %g GB/s: %g\n%s", got,
+                  lo, hi, gm, text);
+    ck_assert_msg(strstr(text, "#   the class's beta: the geometric mean of the smallest and largest, "), "%s", text);
     tc_costs_free(c);
     free(text);
     /* bad arguments: usage errors */
     snprintf(cmd, sizeof cmd, "%s -np 2 %s --calibrate --reps 0 2>&1", launcher, tr);
     ck_assert_int_ne(tu_run(cmd, &out), 0);
     ck_assert_msg(strstr(out, "tacos-run: error: --reps '0' is not an integer from 1 to 1000"), "%s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s -np 2 %s --calibrate -b 2M -e 1M 2>&1", launcher, tr);
+    ck_assert_int_ne(tu_run(cmd, &out), 0);
+    ck_assert_msg(strstr(out, "tacos-run: error: --calibrate: -b 2097152 is above -e 1048576"), "%s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s -np 2 %s --calibrate -e 12Q 2>&1", launcher, tr);
+    ck_assert_int_ne(tu_run(cmd, &out), 0);
+    ck_assert_msg(strstr(out, "tacos-run: error: --calibrate -e: bad size '12Q' (1K to 4G)"), "%s", out);
     free(out);
     rm_rf(dir);
     free(dir);

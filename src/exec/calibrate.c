@@ -1,6 +1,6 @@
 /* tacos-run --calibrate: alpha and beta of the link classes the job's ranks actually have, measured.
  *
- *   mpirun -np N tacos-run --calibrate [-o FILE] [--reps R] [--class NAME]
+ *   mpirun -np N tacos-run --calibrate [-o FILE] [--reps R] [--class NAME] [-b SIZE] [-e SIZE]
  *
  * Classes: ranks sharing memory (MPI_Comm_split_type MPI_COMM_TYPE_SHARED) talk over the class NAME
  * (default "default"); with several nodes the ranks of different nodes talk over "inter", and the
@@ -9,26 +9,37 @@
  *   of another node across), 200 round trips per repetition, half the mean round trip.
  * beta: streaming over the whole job as a ring collective loads it: every rank sends S/N bytes to the
  *   next rank of the ring and receives as many from the previous one at once (MPI_Sendrecv), N - 1 such
- *   steps back to back (one phase of a ring collective of S bytes), timed per step at S = 1 MiB and
- *   16 MiB; beta = (t(16 MiB / N) - t(1 MiB / N)) / (15 MiB / N).  Two kinds of step, as a ring all-reduce
- *   has as many of each: a copy step (receive into place) and a reduce step (receive, then sum float32
- *   into the local buffer); the class's beta is their mean, both are written as comments.  Across nodes the ring
- *   is ordered so that each node is entered once (the slowest hop rules a ring step).
+ *   steps back to back (one phase of a ring collective of S bytes), timed per step, at every size S from
+ *   -b to -e (default 1 MiB to 64 MiB, doubling: the sizes the file is meant to price).  Two kinds of
+ *   step, as a ring all-reduce has as many of each: a copy step (receive into place) and a reduce step
+ *   (receive, then sum float32 into the local buffer); a size's step time is their mean.  Per size,
+ *   beta(S) = (median step time - alpha) / (S/N).  The bytes move at different speeds at different sizes
+ *   (caches below, memory bandwidth above), so no one beta fits them all; the file's beta is the one
+ *   that keeps the largest relative error over the sizes smallest: the geometric mean of the smallest
+ *   and largest beta(S) (a size whose step is mostly alpha counts as well: its beta(S) is still what
+ *   the model needs there).  Every beta(S) is written as a comment, and how far the file's beta is from
+ *   the extremes (the error to expect at those sizes).  Across nodes the ring is ordered so that each
+ *   node is entered once (the slowest hop rules a ring step).
+ *   Earlier versions took (t(16 MiB) - t(1 MiB)) / 15 MiB: on a loaded machine the difference of two
+ *   noisy times went negative, and its one beta missed the replayed all-reduce by 2-6x at 1-8 MiB.
  * Each measurement is repeated R times (default 7), after one untimed warm-up; the file gets the median
  * and, as comments, the spread (smallest and largest).  Rank 0 writes the file (stdout without -o); a
  * regular file is written through a temporary file renamed into place.
  */
 #include "calibrate.h"
 
+#include "tacos/ir.h"
+
+#include <math.h>
 #include <mpi.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #define PP_ITERS 200
-#define S_SMALL (1u << 20)
-#define S_BIG (16u << 20)
+#define MAX_SIZES 24
 
 static int cmp_d(const void *a, const void *b)
 {
@@ -90,11 +101,12 @@ static double ring_step(MPI_Comm comm, int next, int prev, float *send, float *r
 static int usage(FILE *f, int rank)
 {
     if (rank == 0)
-        fputs("usage: mpirun -np N tacos-run --calibrate [-o FILE] [--reps R] [--class NAME]\n"
-              "Measure alpha (8-byte ping-pong) and beta (ring streaming of copy and reduce steps) of the\n"
-              "job's link classes, R repetitions each (default 7), and write a cost file (man 5 tacosc-costs)\n"
-              "with the medians and, as comments, the spread.  --class names the class of ranks sharing\n"
-              "memory (default \"default\"); across nodes the class is \"inter\".\n",
+        fputs("usage: mpirun -np N tacos-run --calibrate [-o FILE] [--reps R] [--class NAME] [-b SIZE] [-e SIZE]\n"
+              "Measure alpha (8-byte ping-pong) and beta (ring streaming of copy and reduce steps at every\n"
+              "size from -b to -e, doubling; default 1M to 64M) of the job's link classes, R repetitions each\n"
+              "(default 7), and write a cost file (man 5 tacosc-costs) with the medians and, as comments, the\n"
+              "spread and each size's beta.  --class names the class of ranks sharing memory (default\n"
+              "\"default\"); across nodes the class is \"inter\".\n",
               f);
     return 2;
 }
@@ -109,6 +121,7 @@ int tc_exec_calibrate_main(int argc, char **argv)
     MPI_Comm_size(comm, &n);
     const char *out = NULL, *cls = "default";
     int reps = 7;
+    uint64_t smin = 1u << 20, smax = 64u << 20;
     for (int i = 2; i < argc; i++) {
         if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) && i + 1 < argc)
             out = argv[++i];
@@ -124,6 +137,17 @@ int tc_exec_calibrate_main(int argc, char **argv)
             reps = (int)v;
         } else if (!strcmp(argv[i], "--class") && i + 1 < argc)
             cls = argv[++i];
+        else if ((!strcmp(argv[i], "-b") || !strcmp(argv[i], "-e")) && i + 1 < argc) {
+            uint64_t *dst = argv[i][1] == 'b' ? &smin : &smax;
+            if (tc_parse_size(argv[i + 1], dst) || *dst < 1024 || *dst > (1ull << 32)) {
+                if (rank == 0)
+                    fprintf(stderr, "tacos-run: error: --calibrate %s: bad size '%s' (1K to 4G)\n", argv[i],
+                            argv[i + 1]);
+                rc = 2;
+                goto done;
+            }
+            i++;
+        }
         else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             usage(stdout, rank);
             rc = 0;
@@ -135,6 +159,17 @@ int tc_exec_calibrate_main(int argc, char **argv)
             goto done;
         }
     }
+    if (smin > smax) {
+        if (rank == 0)
+            fprintf(stderr, "tacos-run: error: --calibrate: -b %llu is above -e %llu\n", (unsigned long long)smin,
+                    (unsigned long long)smax);
+        rc = 2;
+        goto done;
+    }
+    int n_sizes = 0;
+    uint64_t sizes[MAX_SIZES];
+    for (uint64_t sz = smin; sz <= smax && n_sizes < MAX_SIZES; sz *= 2)
+        sizes[n_sizes++] = sz;
     if (n < 2) {
         if (rank == 0)
             fprintf(stderr, "tacos-run: error: --calibrate needs at least 2 ranks (mpirun -np N, N >= 2)\n");
@@ -146,8 +181,9 @@ int tc_exec_calibrate_main(int argc, char **argv)
     MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, shm);
     MPI_Comm_free(&shm);
     int *node = malloc((size_t)n * sizeof *node), *order = malloc((size_t)n * sizeof *order);
-    float *send = malloc(S_BIG), *recv = malloc(S_BIG), *acc = malloc(S_BIG);
-    double *v = malloc((size_t)reps * 6 * sizeof *v);
+    const size_t step_max = ((size_t)(sizes[n_sizes - 1] / (uint64_t)n) + 63) & ~(size_t)63;
+    float *send = malloc(step_max), *recv = malloc(step_max), *acc = malloc(step_max);
+    double *v = malloc((size_t)reps * (2 + 3 * (size_t)n_sizes) * sizeof *v);
     if (!node || !order || !send || !recv || !acc || !v) {
         fprintf(stderr, "tacos-run: error: out of memory\n");
         MPI_Abort(comm, 1);
@@ -173,28 +209,48 @@ int tc_exec_calibrate_main(int argc, char **argv)
         if (order[i] == rank)
             pos = i;
     const int next = order[(pos + 1) % n], prev = order[(pos + n - 1) % n];
-    for (size_t i = 0; i < S_BIG / sizeof(float); i++)
+    for (size_t i = 0; i < step_max / sizeof(float); i++)
         send[i] = (float)((i + (size_t)rank) % 17), acc[i] = 0;
-    double *a_in = v, *a_out = v + reps, *cp = v + 2 * reps, *rd = v + 3 * reps, *bt = v + 4 * reps;
+    /* per repetition: alpha in, alpha out; per size: copy, reduce and mean step times */
+    double *a_in = v, *a_out = v + reps, *per = v + 2 * reps;
+#define STEP(kind, z, i) per[((size_t)(z) * 3 + (kind)) * (size_t)reps + (size_t)(i)]
     pingpong(comm, rank, 0, intra_peer >= 0 ? intra_peer : inter_peer); /* warm-up */
     const int steps = n - 1; /* a ring collective's steps of one phase */
-    const size_t s_small = S_SMALL / (size_t)n & ~(size_t)63, s_big = S_BIG / (size_t)n & ~(size_t)63;
-    ring_step(comm, next, prev, send, recv, acc, s_big, 1, steps);
+    size_t step_bytes[MAX_SIZES];
+    for (int z = 0; z < n_sizes; z++) {
+        step_bytes[z] = (size_t)(sizes[z] / (uint64_t)n) & ~(size_t)63;
+        if (step_bytes[z] < 64)
+            step_bytes[z] = 64;
+    }
+    ring_step(comm, next, prev, send, recv, acc, step_bytes[n_sizes - 1], 1, steps); /* warm-up */
     for (int i = 0; i < reps; i++) {
         a_in[i] = intra_peer >= 0 ? pingpong(comm, rank, 0, intra_peer) : 0;
         a_out[i] = inter_peer >= 0 ? pingpong(comm, rank, 0, inter_peer) : 0;
-        double c1 = ring_step(comm, next, prev, send, recv, acc, s_small, 0, steps);
-        double c2 = ring_step(comm, next, prev, send, recv, acc, s_big, 0, steps);
-        double r1 = ring_step(comm, next, prev, send, recv, acc, s_small, 1, steps);
-        double r2 = ring_step(comm, next, prev, send, recv, acc, s_big, 1, steps);
-        cp[i] = (c2 - c1) / (double)(s_big - s_small);
-        rd[i] = (r2 - r1) / (double)(s_big - s_small);
-        bt[i] = (cp[i] + rd[i]) / 2;
+        for (int z = 0; z < n_sizes; z++) {
+            STEP(0, z, i) = ring_step(comm, next, prev, send, recv, acc, step_bytes[z], 0, steps);
+            STEP(1, z, i) = ring_step(comm, next, prev, send, recv, acc, step_bytes[z], 1, steps);
+            STEP(2, z, i) = (STEP(0, z, i) + STEP(1, z, i)) / 2;
+        }
     }
     rc = 0;
     if (rank == 0) {
-        stat3 ai = stats(a_in, reps), ao = stats(a_out, reps), sc = stats(cp, reps), sr = stats(rd, reps),
-              sb = stats(bt, reps);
+        stat3 ai = stats(a_in, reps), ao = stats(a_out, reps);
+        const double a_cls = intra_peer >= 0 ? ai.med : ao.med;
+        /* per size: the median step time of each kind, and beta(S) = (mean step - alpha) / bytes */
+        stat3 sc[MAX_SIZES], sr[MAX_SIZES], sm[MAX_SIZES];
+        double bz[MAX_SIZES], bmin = 0, bmax = 0;
+        for (int z = 0; z < n_sizes; z++) {
+            sc[z] = stats(&STEP(0, z, 0), reps);
+            sr[z] = stats(&STEP(1, z, 0), reps);
+            sm[z] = stats(&STEP(2, z, 0), reps);
+            double t = sm[z].med - a_cls;
+            bz[z] = (t > 0 ? t : sm[z].med) / (double)step_bytes[z];
+            if (z == 0 || bz[z] < bmin)
+                bmin = bz[z];
+            if (z == 0 || bz[z] > bmax)
+                bmax = bz[z];
+        }
+        const double beta = sqrt(bmin * bmax); /* the largest relative error over the sizes, smallest */
         char host[256] = "?";
         gethostname(host, sizeof host - 1);
         char tmp[4200];
@@ -215,18 +271,21 @@ int tc_exec_calibrate_main(int argc, char **argv)
             if (inter_peer >= 0)
                 fprintf(f, "# alpha across nodes: 8-byte ping-pong 0<->%d, half round trip %.4f us (%.4f..%.4f)\n",
                         inter_peer, ao.med * 1e6, ao.lo * 1e6, ao.hi * 1e6);
-            fprintf(f, "# beta: ring streaming of every rank at once, %d steps back to back, per step "
-                       "(t(16 MiB/%d) - t(1 MiB/%d)) / (15 MiB/%d):\n", steps, n, n, n);
-            fprintf(f, "#   copy step %.4f GB/s (%.4f..%.4f), reduce step (float32 sum) %.4f GB/s (%.4f..%.4f)\n",
-                    1e-9 / sc.med, 1e-9 / sc.hi, 1e-9 / sc.lo, 1e-9 / sr.med, 1e-9 / sr.hi, 1e-9 / sr.lo);
-            fprintf(f, "#   the class's beta: their mean (a ring all-reduce has as many of each), %.4f GB/s "
-                       "(%.4f..%.4f)\n", 1e-9 / sb.med, 1e-9 / sb.hi, 1e-9 / sb.lo);
-            const double a_cls = intra_peer >= 0 ? ai.med : ao.med;
-            fprintf(f, "%-10s %.4f us %.4f GB/s\n", cls, a_cls * 1e6, 1e-9 / sb.med);
+            fprintf(f, "# beta: ring streaming of every rank at once, %d step%s back to back of S/%d bytes; per size S "
+                       "the median step time (us) of a copy step and of a reduce step (float32 sum), and "
+                       "beta(S) = (their mean - alpha) / (S/%d):\n", steps, steps == 1 ? "" : "s", n, n);
+            for (int z = 0; z < n_sizes; z++)
+                fprintf(f, "#   S %10llu: copy %.1f (%.1f..%.1f), reduce %.1f (%.1f..%.1f), %.4f GB/s\n",
+                        (unsigned long long)sizes[z], sc[z].med * 1e6, sc[z].lo * 1e6, sc[z].hi * 1e6,
+                        sr[z].med * 1e6, sr[z].lo * 1e6, sr[z].hi * 1e6, 1e-9 / bz[z]);
+            fprintf(f, "#   the class's beta: the geometric mean of the smallest and largest, %.4f GB/s (from %.4f to "
+                       "%.4f: within %.0f%% of every size's)\n",
+                    1e-9 / beta, 1e-9 / bmax, 1e-9 / bmin, 100 * (sqrt(bmax / bmin) - 1));
+            fprintf(f, "%-10s %.4f us %.4f GB/s\n", cls, a_cls * 1e6, 1e-9 / beta);
             if (nodes > 1) {
-                fprintf(f, "%-10s %.4f us %.4f GB/s\n", "intra", a_cls * 1e6, 1e-9 / sb.med);
+                fprintf(f, "%-10s %.4f us %.4f GB/s\n", "intra", a_cls * 1e6, 1e-9 / beta);
                 fprintf(f, "%-10s %.4f us %.4f GB/s   # the ring crosses nodes: its beta is the slowest hop's\n",
-                        "inter", ao.med * 1e6, 1e-9 / sb.med);
+                        "inter", ao.med * 1e6, 1e-9 / beta);
             }
             if (out) {
                 if (fclose(f) || rename(tmp, out)) {
@@ -245,6 +304,7 @@ int tc_exec_calibrate_main(int argc, char **argv)
     free(recv);
     free(acc);
     free(v);
+#undef STEP
 done:
     MPI_Comm_free(&comm);
     MPI_Finalize();
