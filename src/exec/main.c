@@ -1079,6 +1079,34 @@ typedef struct job {
     int n_ratios;
 } job;
 
+/* The elements of the sweep's row for size sz (bytes), 0 for a size the row before already had; *lastT
+ * tracks it.  Sizes are rounded down to a multiple of U elements (at least U). */
+static size_t row_elems(const job *J, double sz, size_t *lastT)
+{
+    const size_t es = tc_exec_dtype_size(J->o.dtype);
+    size_t T = (size_t)(sz / (double)es) / J->U * J->U;
+    if (T == 0)
+        T = J->U;
+    if (T == *lastT)
+        return 0;
+    *lastT = T;
+    return T;
+}
+
+#define FOR_EACH_SIZE(J, sz) \
+    for (double sz = (double)(J)->o.minbytes; sz <= (double)(J)->o.maxbytes * (1 + 1e-9); sz *= (J)->o.factor)
+
+/* Rank 0: does some row of the sweep have a prediction? */
+static int prediction_in_sweep(job *J)
+{
+    const uint64_t es = tc_exec_dtype_size(J->o.dtype);
+    size_t lastT = 0, T;
+    FOR_EACH_SIZE(J, sz)
+        if ((T = row_elems(J, sz, &lastT)) && tc_exec_predict_time(&J->ctx, J->pred, T * es, J->U * es) > 0)
+            return 1;
+    return 0;
+}
+
 /* 1. load: rank 0 loads and verifies the whole plan; every rank gets its own section; everything is
  * refused before any message of the replay is sent. */
 static tc_status load_pass(job *J)
@@ -1092,8 +1120,6 @@ static tc_status load_pass(job *J)
         st = tc_exec_predict_create(ctx, o->plan, o->topo, o->costs, n, &J->pred);
     if ((st = report(&J->ss, J->comm, st)))
         return st;
-    J->has_pred = J->pred != NULL;
-    MPI_Bcast(&J->has_pred, 1, MPI_INT, 0, J->comm);
     st = share_plan(ctx, J->comm, rank, n, &J->m, &J->root_src);
     if (!st)
         st = tc_exec_plan_create(ctx, J->m, rank, o->plan, &J->plan);
@@ -1141,6 +1167,11 @@ static tc_status load_pass(job *J)
                            "gpu %d addresses %d chunks of buffer o but the %s %s output holds %zu", rank,
                            J->plan->buf_chunks[1], mname, tc_coll_name(coll), L.o_avail / ch);
     }
+    /* the prediction columns: with --topo every row has one; a JSON plan's stored prediction only when a
+     * row of the sweep is at the plan's size */
+    if (rank == 0 && J->pred)
+        J->has_pred = tc_exec_predict_every_size(J->pred) || prediction_in_sweep(J);
+    MPI_Bcast(&J->has_pred, 1, MPI_INT, 0, J->comm);
     return report(&J->ss, J->comm, fit);
 }
 
@@ -1274,9 +1305,10 @@ static void header_pass(job *J)
         const int blk = sparse_mode ? 60 : 35;
         char pdesc[320];
         printf("# predicted: %s%s\n", tc_exec_predict_describe(J->pred, pdesc, sizeof pdesc),
-               J->has_pred ? (ratio_mode == MODE_OOP ? "; ratio = out-of-place measured / predicted"
-                                                     : "; ratio = in-place measured / predicted")
-                           : "");
+               J->has_pred   ? (ratio_mode == MODE_OOP ? "; ratio = out-of-place measured / predicted"
+                                                       : "; ratio = in-place measured / predicted")
+               : J->pred ? "; no row of this sweep is at that size"
+                         : "");
         printf("# %40s  %-*s%-*s%s%s\n", "", blk, "         --- out-of-place ---", blk, "           --- in-place ---",
                J->has_pred ? "   --- prediction ---" : "",
                o->mpi_ref ? (ratio_mode == MODE_OOP ? "  MPI library, out-of-place" : "  MPI library, in-place") : "");
@@ -1352,7 +1384,7 @@ static tc_status sweep_pass(job *J, int *agreed)
     const opts *o = &J->o;
     const tc_coll coll = J->m->coll;
     const int C = J->m->nchunksperloop;
-    const size_t es = tc_exec_dtype_size(o->dtype), U = J->U;
+    const size_t es = tc_exec_dtype_size(o->dtype);
     const double factor = tc_coll_busbw_factor(coll, J->n);
     const int ratio_mode = ratio_mode_of(J);
     runner r = {&J->ctx, o, J->m, J->plan, &J->be, J->comm, J->rank, J->n, J->seed, &J->ss, 0, J->sparse_mode,
@@ -1369,13 +1401,10 @@ static tc_status sweep_pass(job *J, int *agreed)
         *agreed = 1;
         return st;
     }
-    for (double sz = (double)o->minbytes; sz <= (double)o->maxbytes * (1 + 1e-9) && !st; sz *= o->factor) {
-        size_t T = (size_t)(sz / (double)es) / U * U;
-        if (T == 0)
-            T = U;
-        if (T == lastT)
+    FOR_EACH_SIZE(J, sz) {
+        size_t T = row_elems(J, sz, &lastT);
+        if (!T)
             continue;
-        lastT = T;
         size_t chunk = T / (size_t)C;
         tc_exec_run_opts ro = {o->dtype, o->op, chunk, o->timeout, o->prepost, o->idle_sleep, J->sparse_plan,
                                o->corrupt_sparse && J->rank == 0};

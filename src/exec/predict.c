@@ -138,6 +138,11 @@ double tc_exec_predict_time(tc_ctx *ctx, tc_exec_predict *p, uint64_t bytes, uin
     return t;
 }
 
+int tc_exec_predict_every_size(const tc_exec_predict *p)
+{
+    return p && p->topo;
+}
+
 const char *tc_exec_predict_describe(const tc_exec_predict *p, char *buf, size_t n)
 {
     if (!p)
