@@ -151,9 +151,11 @@ static void copy_path_free(copy_path *cp)
     cp->be.fini(&cp->be);
 }
 
-/* One replay of the ring all-reduce of `bytes` (rounded down to whole chunks) in place: the slowest
- * rank's time between a barrier before and one after, as tacos-run times it; *used the bytes. */
-static tc_status copy_path_run(copy_path *cp, MPI_Comm comm, uint64_t bytes, double *time, uint64_t *used)
+/* The ring all-reduce of `bytes` (rounded down to whole chunks) in place, as tacos-run times a size: one
+ * engine and one set of buffers, one untimed warm-up run, then `reps` runs, each the slowest rank's time
+ * between a barrier before and one after, into times[stride * i]; *used the bytes. */
+static tc_status copy_path_time(copy_path *cp, MPI_Comm comm, uint64_t bytes, int reps, double *times, size_t stride,
+                                uint64_t *used)
 {
     const int C = cp->m->nchunksperloop;
     size_t chunk = (size_t)(bytes / sizeof(float)) / (size_t)C;
@@ -166,19 +168,20 @@ static tc_status copy_path_run(copy_path *cp, MPI_Comm comm, uint64_t bytes, dou
     tc_status st = !a || (s_elems && !sc) ? TC_ERR_NOMEM : TC_OK;
     if (!st)
         st = tc_exec_engine_create(&cp->ctx, cp->plan, &cp->be, comm, &ro, &eng);
-    double t = 0;
-    if (!st) {
-        void *bufs[3] = {a, a, sc};
+    void *bufs[3] = {a, a, sc};
+    for (int i = -1; i < reps && !st; i++) {
         MPI_Barrier(comm);
         double t0 = MPI_Wtime();
         st = tc_exec_engine_run(eng, bufs);
         MPI_Barrier(comm);
-        t = MPI_Wtime() - t0;
+        double t = MPI_Wtime() - t0, tmax = 0;
+        MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, comm);
+        if (i >= 0)
+            times[stride * (size_t)i] = tmax;
     }
     tc_exec_engine_free(eng);
     free(a);
     free(sc);
-    MPI_Allreduce(&t, time, 1, MPI_DOUBLE, MPI_MAX, comm);
     *used = (uint64_t)T * sizeof(float);
     return st;
 }
@@ -325,11 +328,11 @@ int tc_exec_calibrate_main(int argc, char **argv)
         fprintf(stderr, "tacos-run: error: --calibrate: cannot build the ring all-reduce replay (rank %d)\n", rank);
         MPI_Abort(comm, 1);
     }
-    {
-        double tw;
-        if (copy_path_run(&cpath, comm, sizes[n_sizes - 1], &tw, &used[n_sizes - 1])) /* warm-up */
+    for (int z = 0; z < n_sizes; z++) /* per size: one engine, a warm-up, then the repetitions */
+        if (copy_path_time(&cpath, comm, sizes[z], reps, &STEP(3, z, 0), 1, &used[z])) {
+            fprintf(stderr, "tacos-run: error: --calibrate: the ring all-reduce replay failed on rank %d\n", rank);
             MPI_Abort(comm, 1);
-    }
+        }
     for (int i = 0; i < reps; i++) {
         a_in[i] = intra_peer >= 0 ? pingpong(comm, rank, 0, intra_peer) : 0;
         a_out[i] = inter_peer >= 0 ? pingpong(comm, rank, 0, inter_peer) : 0;
@@ -337,10 +340,6 @@ int tc_exec_calibrate_main(int argc, char **argv)
             STEP(0, z, i) = ring_step(comm, next, prev, send, recv, acc, step_bytes[z], 0, steps);
             STEP(1, z, i) = ring_step(comm, next, prev, send, recv, acc, step_bytes[z], 1, steps);
             STEP(2, z, i) = (STEP(0, z, i) + STEP(1, z, i)) / 2;
-            if (copy_path_run(&cpath, comm, sizes[z], &STEP(3, z, i), &used[z])) {
-                fprintf(stderr, "tacos-run: error: --calibrate: the ring all-reduce replay failed on rank %d\n", rank);
-                MPI_Abort(comm, 1);
-            }
         }
     }
     rc = 0;
