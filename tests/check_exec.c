@@ -15,6 +15,7 @@
 
 #include <dirent.h>
 #include <limits.h>
+#include <math.h>
 
 #include "tacos/ir.h"
 
@@ -857,6 +858,132 @@ START_TEST(test_usage)
 }
 END_TEST
 
+/* issue 24: the prediction column.  Oracles: `tacosc sim PLAN TOPO --costs C --size S` for --topo (every
+ * row), the JSON plan's own predicted_time for a JSON plan alone (its row only); the ratio is the measured
+ * time over the predicted one.  Costs and sizes are drawn from the test seed. */
+
+/* Token k (0-based) of the data row of size `bytes`, into buf; 0 when there is none. */
+static int row_token(const char *out, unsigned long bytes, int k, char *buf, size_t n)
+{
+    for (const char *p = out; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+        char line[1024];
+        size_t len = strcspn(p, "\n");
+        if (p[0] != ' ' || len >= sizeof line)
+            continue;
+        memcpy(line, p, len);
+        line[len] = 0;
+        char *save = NULL, *t = strtok_r(line, " ", &save);
+        if (!t || strtoul(t, NULL, 10) != bytes)
+            continue;
+        for (int i = 0; i < k && t; i++)
+            t = strtok_r(NULL, " ", &save);
+        if (!t)
+            return 0;
+        snprintf(buf, n, "%s", t);
+        return 1;
+    }
+    return 0;
+}
+
+/* `tacosc sim` time of plan on topo with costs at size bytes, in microseconds. */
+static double sim_us(const char *plan, const char *topo, const char *costs, unsigned long bytes)
+{
+    char cmd[1024], *out = NULL, unit[8] = "";
+    double t = -1;
+    snprintf(cmd, sizeof cmd, "%s sim %s %s --costs %s --size %lu", tu_tacosc(), plan, topo, costs, bytes);
+    ck_assert_msg(tu_run(cmd, &out) == 0, "%s\n%s", cmd, tu_tail(out));
+    const char *p = strstr(out, "\n  time ");
+    ck_assert_msg(p && sscanf(p, "\n  time %lf %7s", &t, unit) == 2, "%s", out);
+    free(out);
+    return !strcmp(unit, "ms") ? t * 1e3 : !strcmp(unit, "s") ? t * 1e6 : t;
+}
+
+START_TEST(test_predicted_time)
+{
+    if (!have_exec("test_predicted_time"))
+        return;
+    tc_rng r;
+    tc_rng_seed(&r, tu_seed() + 24);
+    char cmd[2048], topo[256], costs[256], plan[256], json[256], args[1024], *out = NULL, tok[64];
+    snprintf(topo, sizeof topo, "%s/pred-ring.xml", workdir());
+    snprintf(costs, sizeof costs, "%s/pred.cost", workdir());
+    snprintf(plan, sizeof plan, "%s/pred.xml", workdir());
+    snprintf(json, sizeof json, "%s/pred.json", workdir());
+    FILE *f = fopen(costs, "w");
+    ck_assert_ptr_nonnull(f);
+    double alpha = 0.2 + (double)tc_rng_below(&r, 50) / 10, bw = 1 + (double)tc_rng_below(&r, 100);
+    fprintf(f, "default %.1fus %.0fGB/s\n", alpha, bw);
+    fclose(f);
+    const unsigned long size = 4096ul << tc_rng_below(&r, 4); /* 4 KiB .. 32 KiB, whole chunks of 4 ranks */
+    snprintf(cmd, sizeof cmd,
+             "%s topo ring 4 -o %s && %s %s --costs %s -c allreduce --algo ring -o %s -q && "
+             "%s %s --costs %s -c allgather --size %lu -o %s -q",
+             tu_tacosc(), topo, tu_tacosc(), topo, costs, plan, tu_tacosc(), topo, costs, size, json);
+    ck_assert_msg(tu_run(cmd, &out) == 0, "%s\n%s", cmd, tu_tail(out));
+    free(out);
+
+    /* MSCCL XML with --topo --costs: every row priced as tacosc sim prices it */
+    snprintf(cmd, sizeof cmd, "%s -np 4 %s %s -c 0 -b %lu -e %lu -f 4 -n 1 -w 0 --topo %s --costs %s", mpirun(),
+             tacosrun(), plan, size, size * 16, topo, costs);
+    ck_assert_msg(tu_run(cmd, &out) == 0, "%s\n%s", cmd, tu_tail(out));
+    ck_assert_msg(strstr(out, "# predicted: tacosc's event model of this plan on ") && rows_of(out) == 3 &&
+                      strstr(out, "# Measured / predicted : median "),
+                  "%s", tu_tail(out));
+    for (unsigned long s = size; s <= size * 16; s *= 4) {
+        double want = sim_us(plan, topo, costs, s), meas, pred, ratio;
+        ck_assert_msg(row_token(out, s, 8, tok, sizeof tok) && sscanf(tok, "%lf", &meas) == 1, "%s", out);
+        ck_assert_msg(row_token(out, s, 12, tok, sizeof tok) && sscanf(tok, "%lf", &pred) == 1, "%s", out);
+        ck_assert_msg(row_token(out, s, 13, tok, sizeof tok) && sscanf(tok, "%lf", &ratio) == 1, "%s", out);
+        ck_assert_msg(fabs(pred - want) <= 0.006 + 1e-3 * want, "size %lu: predicted %.3f us, tacosc sim %.3f us\n%s",
+                      s, pred, want, out);
+        ck_assert_msg(fabs(ratio - meas / pred) <= 2e-3 * ratio + 1e-3, "size %lu: ratio %g, measured %g / %g\n%s", s,
+                      ratio, meas, pred, out);
+    }
+    free(out);
+
+    /* MSCCL XML alone: no prediction, and the header says how to get one */
+    snprintf(cmd, sizeof cmd, "%s -np 4 %s %s -c 0 -b %lu -n 1 -w 0", mpirun(), tacosrun(), plan, size);
+    ck_assert_msg(tu_run(cmd, &out) == 0, "%s\n%s", cmd, tu_tail(out));
+    ck_assert_msg(strstr(out, "# predicted: none (MSCCL XML carries no prediction: give --topo") &&
+                      !strstr(out, "--- prediction ---") && !strstr(out, "# Measured / predicted"),
+                  "%s", out);
+    free(out);
+
+    /* a JSON plan alone: its stored predicted_time on its own row, none on the others */
+    char *text = NULL;
+    double stored = 0, pred, meas;
+    snprintf(cmd, sizeof cmd, "cat %s", json);
+    ck_assert_int_eq(tu_run(cmd, &text), 0);
+    const char *pt = strstr(text, "\"predicted_time\": ");
+    ck_assert_msg(pt && sscanf(pt, "\"predicted_time\": %lf", &stored) == 1 && stored > 0, "%s", text);
+    free(text);
+    snprintf(cmd, sizeof cmd, "%s -np 4 %s %s -c 0 -b %lu -e %lu -f 2 -n 1 -w 0 --mode out-of-place", mpirun(),
+             tacosrun(), json, size, size * 2);
+    ck_assert_msg(tu_run(cmd, &out) == 0, "%s\n%s", cmd, tu_tail(out));
+    ck_assert_msg(strstr(out, "# predicted: the plan's predicted_time, ") && rows_of(out) == 2, "%s", out);
+    ck_assert_msg(row_token(out, size, 12, tok, sizeof tok) && sscanf(tok, "%lf", &pred) == 1, "%s", out);
+    ck_assert_msg(fabs(pred - stored * 1e6) <= 0.006, "predicted %.3f us, stored %.3f us\n%s", pred, stored * 1e6, out);
+    ck_assert_msg(row_token(out, size, 4, tok, sizeof tok) && sscanf(tok, "%lf", &meas) == 1, "%s", out);
+    ck_assert_msg(row_token(out, size * 2, 12, tok, sizeof tok) && !strcmp(tok, "N/A"), "%s", out);
+    ck_assert_msg(strstr(out, "over 1 size, "), "%s", out);
+    free(out);
+
+    /* refusals: --costs alone, a topology of another size, one the plan's links are not on */
+    snprintf(args, sizeof args, "%s --costs %s", plan, costs);
+    snprintf(cmd, sizeof cmd,
+             "tacos-run: error: --costs %s: give the topology too (--topo FILE): the costs price the plan on it\n",
+             costs);
+    refused(2, args, cmd, 2);
+    char ring5[256];
+    snprintf(ring5, sizeof ring5, "%s/pred-ring5.xml", workdir());
+    snprintf(cmd, sizeof cmd, "%s topo ring 5 -o %s", tu_tacosc(), ring5);
+    ck_assert_int_eq(tu_run(cmd, NULL), 0);
+    snprintf(args, sizeof args, "%s --topo %s", plan, ring5);
+    snprintf(cmd, sizeof cmd, "%s: error: --topo: the topology has 5 npus but the plan is for 4 ranks\n", ring5);
+    refused(4, args, cmd, 1);
+}
+END_TEST
+
 static Suite *exec_suite(void)
 {
     Suite *s = suite_create("exec");
@@ -883,6 +1010,10 @@ static Suite *exec_suite(void)
     tcase_add_test(tc, test_sparse_corrupt);
     tcase_add_test(tc, test_cuda_sparse);
     suite_add_tcase(s, tc);
+    TCase *tp = tcase_create("predict"); /* issue 24: tacos-run's prediction column */
+    tcase_set_timeout(tp, 240);
+    tcase_add_test(tp, test_predicted_time);
+    suite_add_tcase(s, tp);
     return s;
 }
 

@@ -393,6 +393,16 @@ int tc_tune_vendor_time_of(int lib, const tc_topo *topo, tc_coll coll, uint64_t 
 tc_status tc_tune_vendor_uncover(tc_ctx *ctx, int lib, const tc_topo *topo, tc_coll coll, const tc_gen_opts *go,
                                  const uint64_t *sizes, int n_sizes, tc_tune_range **ranges, int *n_ranges,
                                  int *n_uncovered);
+/**
+ * --algo auto against the library's own algorithm (lib: 0 NCCL, 1 RCCL): when the library's built-in
+ * choice is predicted (tc_tune_vendor_time_of) to beat the plan s, whose time is s->time at s->size_bytes
+ * on topo, a warning says what wins, both times and by how much, that the plan is written anyway (an
+ * MSCCL file cannot hold the library's algorithm: a call no file serves runs it), and that `tacosc
+ * bundle` leaves such sizes uncovered; "; NCCL ring/Simple predicted faster (...)" is appended to line
+ * (n bytes; line may be NULL).  Returns 1 then, 0 when the plan is predicted to win, the library has no model of the
+ * collective or s has no time.
+ */
+int tc_tune_vendor_note(tc_ctx *ctx, int lib, const tc_topo *topo, const tc_sched *s, char *line, size_t n);
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Writing a bundle (bundle_write.c)                                                                 */

@@ -485,6 +485,8 @@ int tc_cli_compile(int argc, char **argv)
     if (st)
         goto done;
     s = res.sched;
+    if (auto_line[0] && (!out_path || fmt == TC_FMT_MSCCL) && (lo.target == TC_TARGET_NCCL || lo.target == TC_TARGET_RCCL))
+        tc_tune_vendor_note(&ctx, lo.target == TC_TARGET_RCCL, flat, s, NULL, 0); /* issue 24: NCCL's own may win */
     m = res.msccl;
     bound = res.bound;
     search = res.search;

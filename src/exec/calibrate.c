@@ -1,34 +1,50 @@
 /* tacos-run --calibrate: alpha and beta of the link classes the job's ranks actually have, measured.
  *
- *   mpirun -np N tacos-run --calibrate [-o FILE] [--reps R] [--class NAME]
+ *   mpirun -np N tacos-run --calibrate [-o FILE] [--reps R] [--class NAME] [-b SIZE] [-e SIZE]
  *
  * Classes: ranks sharing memory (MPI_Comm_split_type MPI_COMM_TYPE_SHARED) talk over the class NAME
  * (default "default"); with several nodes the ranks of different nodes talk over "inter", and the
  * file has "intra" as well (the same values as NAME).
  * alpha: ping-pong of 8 bytes between rank 0 and a peer of the class (rank 1 inside a node, the first rank
  *   of another node across), 200 round trips per repetition, half the mean round trip.
- * beta: streaming over the whole job as a ring collective loads it: every rank sends S/N bytes to the
- *   next rank of the ring and receives as many from the previous one at once (MPI_Sendrecv), N - 1 such
- *   steps back to back (one phase of a ring collective of S bytes), timed per step at S = 1 MiB and
- *   16 MiB; beta = (t(16 MiB / N) - t(1 MiB / N)) / (15 MiB / N).  Two kinds of step, as a ring all-reduce
- *   has as many of each: a copy step (receive into place) and a reduce step (receive, then sum float32
- *   into the local buffer); the class's beta is their mean, both are written as comments.  Across nodes the ring
- *   is ordered so that each node is entered once (the slowest hop rules a ring step).
+ * beta: the copy path of tacos-run itself.  tacosc's ring all-reduce on the job's ranks (topology fc N,
+ *   --algo ring, one chunk per rank, lowered for tacos-run, in place) is replayed by tacos-run's own
+ *   engine (nonblocking sends and receives, receive temporaries, float32 sums, the idle policy) at every
+ *   size S from -b to -e (default 1 MiB to 64 MiB, doubling: the sizes the file is meant to price), timed
+ *   between barriers as tacos-run times it.  The plan is 2(N - 1) steps of S/N bytes, so per size
+ *   beta(S) = (median time / 2(N - 1) - alpha) / (S/N).  Bytes move at different speeds at different sizes
+ *   (caches below, memory bandwidth above, the scheduler on a shared machine), so no one beta fits them
+ *   all; the file's beta is the one that keeps the largest relative error over the sizes smallest: the
+ *   geometric mean of the smallest and largest beta(S).  Every beta(S) is written as a comment, and how far
+ *   the file's beta is from the extremes.  Beside it, as comments only, the MPI library's raw streaming:
+ *   every rank sends S/N bytes to the next rank of the ring and receives from the previous one at once
+ *   (MPI_Sendrecv), N - 1 steps back to back, as a copy step and as a reduce step (float32 sum); the ring
+ *   is ordered so that each node is entered once.
+ *   Earlier versions took beta from that raw streaming at 1 MiB and 16 MiB alone, (t(16 MiB) - t(1 MiB)) /
+ *   15 MiB: on a loaded machine the difference of two noisy times went negative, and the replay, which
+ *   does more per byte than MPI_Sendrecv, ran 2-6x slower than the file predicted.
  * Each measurement is repeated R times (default 7), after one untimed warm-up; the file gets the median
  * and, as comments, the spread (smallest and largest).  Rank 0 writes the file (stdout without -o); a
  * regular file is written through a temporary file renamed into place.
  */
 #include "calibrate.h"
 
+#include "exec.h"
+#include "tacos/algo.h"
+#include "tacos/ir.h"
+#include "tacos/msccl.h"
+#include "tacos/topo.h"
+
+#include <math.h>
 #include <mpi.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #define PP_ITERS 200
-#define S_SMALL (1u << 20)
-#define S_BIG (16u << 20)
+#define MAX_SIZES 24
 
 static int cmp_d(const void *a, const void *b)
 {
@@ -87,14 +103,98 @@ static double ring_step(MPI_Comm comm, int next, int prev, float *send, float *r
     return tmax;
 }
 
+/* The copy path: tacosc's ring all-reduce on the job's ranks (topology fc N, --algo ring, one chunk per
+ * rank, lowered for tacos-run, in place) replayed by tacos-run's own engine on host memory, as tacos-run
+ * replays plans: its nonblocking sends and receives, receive temporaries, reductions and idle policy. */
+typedef struct copy_path {
+    tc_ctx ctx;
+    tc_msccl *m;
+    tc_exec_plan *plan;
+    tc_exec_backend be;
+    int idle_sleep;
+} copy_path;
+
+static tc_status copy_path_create(copy_path *cp, MPI_Comm comm, int rank, int n, int idle_sleep)
+{
+    tc_topo *t = NULL;
+    tc_sched *s = NULL;
+    char dims[16];
+    memset(cp, 0, sizeof *cp);
+    tc_ctx_init(&cp->ctx);
+    tc_exec_backend_host(&cp->be);
+    cp->idle_sleep = idle_sleep;
+    snprintf(dims, sizeof dims, "%d", n);
+    tc_gen_opts go;
+    tc_gen_opts_init(&go);
+    go.size = (uint64_t)n * 64;
+    tc_msccl_lower_opts lo;
+    tc_msccl_lower_opts_init(&lo);
+    lo.target = TC_TARGET_EXEC;
+    lo.inplace = 1;
+    tc_status st = tc_topo_generate(&cp->ctx, "fc", dims, NULL, 0, &t);
+    if (!st)
+        st = tc_algo_run(&cp->ctx, "ring", t, TC_COLL_ALLREDUCE, &go, &s);
+    if (!st)
+        st = tc_msccl_lower(&cp->ctx, s, &lo, &cp->m);
+    if (!st)
+        st = tc_exec_plan_create(&cp->ctx, cp->m, rank, "calibrate ring all-reduce", &cp->plan);
+    tc_sched_free(s);
+    tc_topo_free(t);
+    (void)comm;
+    return st;
+}
+
+static void copy_path_free(copy_path *cp)
+{
+    tc_exec_plan_free(cp->plan);
+    tc_msccl_free(cp->m);
+    cp->be.fini(&cp->be);
+}
+
+/* The ring all-reduce of `bytes` (rounded down to whole chunks) in place, as tacos-run times a size: one
+ * engine and one set of buffers, one untimed warm-up run, then `reps` runs, each the slowest rank's time
+ * between a barrier before and one after, into times[stride * i]; *used the bytes. */
+static tc_status copy_path_time(copy_path *cp, MPI_Comm comm, uint64_t bytes, int reps, double *times, size_t stride,
+                                uint64_t *used)
+{
+    const int C = cp->m->nchunksperloop;
+    size_t chunk = (size_t)(bytes / sizeof(float)) / (size_t)C;
+    if (chunk == 0)
+        chunk = 1;
+    const size_t T = chunk * (size_t)C, s_elems = (size_t)cp->plan->buf_chunks[2] * chunk;
+    tc_exec_run_opts ro = {TC_DT_FLOAT32, TC_RED_SUM, chunk, 60, 2, cp->idle_sleep, 0, 0};
+    tc_exec_engine *eng = NULL;
+    float *a = calloc(T, sizeof *a), *sc = s_elems ? calloc(s_elems, sizeof *sc) : NULL;
+    tc_status st = !a || (s_elems && !sc) ? TC_ERR_NOMEM : TC_OK;
+    if (!st)
+        st = tc_exec_engine_create(&cp->ctx, cp->plan, &cp->be, comm, &ro, &eng);
+    void *bufs[3] = {a, a, sc};
+    for (int i = -1; i < reps && !st; i++) {
+        MPI_Barrier(comm);
+        double t0 = MPI_Wtime();
+        st = tc_exec_engine_run(eng, bufs);
+        MPI_Barrier(comm);
+        double t = MPI_Wtime() - t0, tmax = 0;
+        MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, comm);
+        if (i >= 0)
+            times[stride * (size_t)i] = tmax;
+    }
+    tc_exec_engine_free(eng);
+    free(a);
+    free(sc);
+    *used = (uint64_t)T * sizeof(float);
+    return st;
+}
+
 static int usage(FILE *f, int rank)
 {
     if (rank == 0)
-        fputs("usage: mpirun -np N tacos-run --calibrate [-o FILE] [--reps R] [--class NAME]\n"
-              "Measure alpha (8-byte ping-pong) and beta (ring streaming of copy and reduce steps) of the\n"
-              "job's link classes, R repetitions each (default 7), and write a cost file (man 5 tacosc-costs)\n"
-              "with the medians and, as comments, the spread.  --class names the class of ranks sharing\n"
-              "memory (default \"default\"); across nodes the class is \"inter\".\n",
+        fputs("usage: mpirun -np N tacos-run --calibrate [-o FILE] [--reps R] [--class NAME] [-b SIZE] [-e SIZE]\n"
+              "Measure alpha (8-byte ping-pong) and beta (ring streaming of copy and reduce steps at every\n"
+              "size from -b to -e, doubling; default 1M to 64M) of the job's link classes, R repetitions each\n"
+              "(default 7), and write a cost file (man 5 tacosc-costs) with the medians and, as comments, the\n"
+              "spread and each size's beta.  --class names the class of ranks sharing memory (default\n"
+              "\"default\"); across nodes the class is \"inter\".\n",
               f);
     return 2;
 }
@@ -109,6 +209,7 @@ int tc_exec_calibrate_main(int argc, char **argv)
     MPI_Comm_size(comm, &n);
     const char *out = NULL, *cls = "default";
     int reps = 7;
+    uint64_t smin = 1u << 20, smax = 64u << 20;
     for (int i = 2; i < argc; i++) {
         if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) && i + 1 < argc)
             out = argv[++i];
@@ -124,6 +225,17 @@ int tc_exec_calibrate_main(int argc, char **argv)
             reps = (int)v;
         } else if (!strcmp(argv[i], "--class") && i + 1 < argc)
             cls = argv[++i];
+        else if ((!strcmp(argv[i], "-b") || !strcmp(argv[i], "-e")) && i + 1 < argc) {
+            uint64_t *dst = argv[i][1] == 'b' ? &smin : &smax;
+            if (tc_parse_size(argv[i + 1], dst) || *dst < 1024 || *dst > (1ull << 32)) {
+                if (rank == 0)
+                    fprintf(stderr, "tacos-run: error: --calibrate %s: bad size '%s' (1K to 4G)\n", argv[i],
+                            argv[i + 1]);
+                rc = 2;
+                goto done;
+            }
+            i++;
+        }
         else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             usage(stdout, rank);
             rc = 0;
@@ -135,6 +247,17 @@ int tc_exec_calibrate_main(int argc, char **argv)
             goto done;
         }
     }
+    if (smin > smax) {
+        if (rank == 0)
+            fprintf(stderr, "tacos-run: error: --calibrate: -b %llu is above -e %llu\n", (unsigned long long)smin,
+                    (unsigned long long)smax);
+        rc = 2;
+        goto done;
+    }
+    int n_sizes = 0;
+    uint64_t sizes[MAX_SIZES];
+    for (uint64_t sz = smin; sz <= smax && n_sizes < MAX_SIZES; sz *= 2)
+        sizes[n_sizes++] = sz;
     if (n < 2) {
         if (rank == 0)
             fprintf(stderr, "tacos-run: error: --calibrate needs at least 2 ranks (mpirun -np N, N >= 2)\n");
@@ -146,8 +269,9 @@ int tc_exec_calibrate_main(int argc, char **argv)
     MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, shm);
     MPI_Comm_free(&shm);
     int *node = malloc((size_t)n * sizeof *node), *order = malloc((size_t)n * sizeof *order);
-    float *send = malloc(S_BIG), *recv = malloc(S_BIG), *acc = malloc(S_BIG);
-    double *v = malloc((size_t)reps * 6 * sizeof *v);
+    const size_t step_max = ((size_t)(sizes[n_sizes - 1] / (uint64_t)n) + 63) & ~(size_t)63;
+    float *send = malloc(step_max), *recv = malloc(step_max), *acc = malloc(step_max);
+    double *v = malloc((size_t)reps * (2 + 4 * (size_t)n_sizes) * sizeof *v);
     if (!node || !order || !send || !recv || !acc || !v) {
         fprintf(stderr, "tacos-run: error: out of memory\n");
         MPI_Abort(comm, 1);
@@ -173,28 +297,74 @@ int tc_exec_calibrate_main(int argc, char **argv)
         if (order[i] == rank)
             pos = i;
     const int next = order[(pos + 1) % n], prev = order[(pos + n - 1) % n];
-    for (size_t i = 0; i < S_BIG / sizeof(float); i++)
+    for (size_t i = 0; i < step_max / sizeof(float); i++)
         send[i] = (float)((i + (size_t)rank) % 17), acc[i] = 0;
-    double *a_in = v, *a_out = v + reps, *cp = v + 2 * reps, *rd = v + 3 * reps, *bt = v + 4 * reps;
+    /* per repetition: alpha in, alpha out; per size: copy, reduce and mean step times */
+    double *a_in = v, *a_out = v + reps, *per = v + 2 * reps;
+#define STEP(kind, z, i) per[((size_t)(z) * 4 + (kind)) * (size_t)reps + (size_t)(i)]
     pingpong(comm, rank, 0, intra_peer >= 0 ? intra_peer : inter_peer); /* warm-up */
     const int steps = n - 1; /* a ring collective's steps of one phase */
-    const size_t s_small = S_SMALL / (size_t)n & ~(size_t)63, s_big = S_BIG / (size_t)n & ~(size_t)63;
-    ring_step(comm, next, prev, send, recv, acc, s_big, 1, steps);
+    size_t step_bytes[MAX_SIZES];
+    for (int z = 0; z < n_sizes; z++) {
+        step_bytes[z] = (size_t)(sizes[z] / (uint64_t)n) & ~(size_t)63;
+        if (step_bytes[z] < 64)
+            step_bytes[z] = 64;
+    }
+    ring_step(comm, next, prev, send, recv, acc, step_bytes[n_sizes - 1], 1, steps); /* warm-up */
+    /* the copy path: oversubscribed ranks sleep when idle, as tacos-run's default */
+    int lsize = 1, over = 0;
+    {
+        MPI_Comm local;
+        MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &local);
+        MPI_Comm_size(local, &lsize);
+        MPI_Comm_free(&local);
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        int mine = cores > 0 && lsize > cores;
+        MPI_Allreduce(&mine, &over, 1, MPI_INT, MPI_MAX, comm);
+    }
+    copy_path cpath;
+    uint64_t used[MAX_SIZES];
+    if (copy_path_create(&cpath, comm, rank, n, over ? 100 : 0)) {
+        fprintf(stderr, "tacos-run: error: --calibrate: cannot build the ring all-reduce replay (rank %d)\n", rank);
+        MPI_Abort(comm, 1);
+    }
+    for (int z = 0; z < n_sizes; z++) /* per size: one engine, a warm-up, then the repetitions */
+        if (copy_path_time(&cpath, comm, sizes[z], reps, &STEP(3, z, 0), 1, &used[z])) {
+            fprintf(stderr, "tacos-run: error: --calibrate: the ring all-reduce replay failed on rank %d\n", rank);
+            MPI_Abort(comm, 1);
+        }
     for (int i = 0; i < reps; i++) {
         a_in[i] = intra_peer >= 0 ? pingpong(comm, rank, 0, intra_peer) : 0;
         a_out[i] = inter_peer >= 0 ? pingpong(comm, rank, 0, inter_peer) : 0;
-        double c1 = ring_step(comm, next, prev, send, recv, acc, s_small, 0, steps);
-        double c2 = ring_step(comm, next, prev, send, recv, acc, s_big, 0, steps);
-        double r1 = ring_step(comm, next, prev, send, recv, acc, s_small, 1, steps);
-        double r2 = ring_step(comm, next, prev, send, recv, acc, s_big, 1, steps);
-        cp[i] = (c2 - c1) / (double)(s_big - s_small);
-        rd[i] = (r2 - r1) / (double)(s_big - s_small);
-        bt[i] = (cp[i] + rd[i]) / 2;
+        for (int z = 0; z < n_sizes; z++) {
+            STEP(0, z, i) = ring_step(comm, next, prev, send, recv, acc, step_bytes[z], 0, steps);
+            STEP(1, z, i) = ring_step(comm, next, prev, send, recv, acc, step_bytes[z], 1, steps);
+            STEP(2, z, i) = (STEP(0, z, i) + STEP(1, z, i)) / 2;
+        }
     }
     rc = 0;
     if (rank == 0) {
-        stat3 ai = stats(a_in, reps), ao = stats(a_out, reps), sc = stats(cp, reps), sr = stats(rd, reps),
-              sb = stats(bt, reps);
+        stat3 ai = stats(a_in, reps), ao = stats(a_out, reps);
+        const double a_cls = intra_peer >= 0 ? ai.med : ao.med;
+        /* per size: the median step time of each kind, and beta(S) = (mean step - alpha) / bytes */
+        stat3 sc[MAX_SIZES], sr[MAX_SIZES], sm[MAX_SIZES], rp[MAX_SIZES];
+        double bz[MAX_SIZES], bs[MAX_SIZES], bmin = 0, bmax = 0;
+        const int ring_steps = 2 * (n - 1); /* a ring all-reduce: 2(N-1) steps of S/N bytes */
+        for (int z = 0; z < n_sizes; z++) {
+            sc[z] = stats(&STEP(0, z, 0), reps);
+            sr[z] = stats(&STEP(1, z, 0), reps);
+            sm[z] = stats(&STEP(2, z, 0), reps);
+            rp[z] = stats(&STEP(3, z, 0), reps);
+            double t = sm[z].med - a_cls;
+            bs[z] = (t > 0 ? t : sm[z].med) / (double)step_bytes[z];
+            const double step = rp[z].med / ring_steps, per = (double)used[z] / n;
+            bz[z] = (step - a_cls > 0 ? step - a_cls : step) / per;
+            if (z == 0 || bz[z] < bmin)
+                bmin = bz[z];
+            if (z == 0 || bz[z] > bmax)
+                bmax = bz[z];
+        }
+        const double beta = sqrt(bmin * bmax); /* the largest relative error over the sizes, smallest */
         char host[256] = "?";
         gethostname(host, sizeof host - 1);
         char tmp[4200];
@@ -215,18 +385,29 @@ int tc_exec_calibrate_main(int argc, char **argv)
             if (inter_peer >= 0)
                 fprintf(f, "# alpha across nodes: 8-byte ping-pong 0<->%d, half round trip %.4f us (%.4f..%.4f)\n",
                         inter_peer, ao.med * 1e6, ao.lo * 1e6, ao.hi * 1e6);
-            fprintf(f, "# beta: ring streaming of every rank at once, %d steps back to back, per step "
-                       "(t(16 MiB/%d) - t(1 MiB/%d)) / (15 MiB/%d):\n", steps, n, n, n);
-            fprintf(f, "#   copy step %.4f GB/s (%.4f..%.4f), reduce step (float32 sum) %.4f GB/s (%.4f..%.4f)\n",
-                    1e-9 / sc.med, 1e-9 / sc.hi, 1e-9 / sc.lo, 1e-9 / sr.med, 1e-9 / sr.hi, 1e-9 / sr.lo);
-            fprintf(f, "#   the class's beta: their mean (a ring all-reduce has as many of each), %.4f GB/s "
-                       "(%.4f..%.4f)\n", 1e-9 / sb.med, 1e-9 / sb.hi, 1e-9 / sb.lo);
-            const double a_cls = intra_peer >= 0 ? ai.med : ao.med;
-            fprintf(f, "%-10s %.4f us %.4f GB/s\n", cls, a_cls * 1e6, 1e-9 / sb.med);
+            fprintf(f, "# MPI streaming: every rank at once sends S/%d bytes to the next rank of the ring (MPI_Sendrecv), "
+                       "%d step%s back to back; per size S the median step time (us) of a copy step and of a reduce "
+                       "step (float32 sum), and (their mean - alpha) / (S/%d) as a bandwidth:\n",
+                    n, steps, steps == 1 ? "" : "s", n);
+            for (int z = 0; z < n_sizes; z++)
+                fprintf(f, "#   S %10llu: copy %.1f (%.1f..%.1f), reduce %.1f (%.1f..%.1f), %.4f GB/s\n",
+                        (unsigned long long)sizes[z], sc[z].med * 1e6, sc[z].lo * 1e6, sc[z].hi * 1e6,
+                        sr[z].med * 1e6, sr[z].lo * 1e6, sr[z].hi * 1e6, 1e-9 / bs[z]);
+            fprintf(f, "# beta: the copy path, tacosc's ring all-reduce (fc %d, one chunk per rank, in place) replayed by "
+                       "tacos-run's engine; per size S its median time (us) and beta(S) = (time / %d steps - alpha) / "
+                       "(S/%d) as a bandwidth:\n",
+                    n, ring_steps, n);
+            for (int z = 0; z < n_sizes; z++)
+                fprintf(f, "#   replay S %10llu: %.1f (%.1f..%.1f), %.4f GB/s\n", (unsigned long long)used[z],
+                        rp[z].med * 1e6, rp[z].lo * 1e6, rp[z].hi * 1e6, 1e-9 / bz[z]);
+            fprintf(f, "#   the class's beta: the geometric mean of the smallest and largest, %.4f GB/s (from %.4f to "
+                       "%.4f: within %.0f%% of every size's)\n",
+                    1e-9 / beta, 1e-9 / bmax, 1e-9 / bmin, 100 * (sqrt(bmax / bmin) - 1));
+            fprintf(f, "%-10s %.4f us %.4f GB/s\n", cls, a_cls * 1e6, 1e-9 / beta);
             if (nodes > 1) {
-                fprintf(f, "%-10s %.4f us %.4f GB/s\n", "intra", a_cls * 1e6, 1e-9 / sb.med);
+                fprintf(f, "%-10s %.4f us %.4f GB/s\n", "intra", a_cls * 1e6, 1e-9 / beta);
                 fprintf(f, "%-10s %.4f us %.4f GB/s   # the ring crosses nodes: its beta is the slowest hop's\n",
-                        "inter", ao.med * 1e6, 1e-9 / sb.med);
+                        "inter", ao.med * 1e6, 1e-9 / beta);
             }
             if (out) {
                 if (fclose(f) || rename(tmp, out)) {
@@ -245,6 +426,8 @@ int tc_exec_calibrate_main(int argc, char **argv)
     free(recv);
     free(acc);
     free(v);
+    copy_path_free(&cpath);
+#undef STEP
 done:
     MPI_Comm_free(&comm);
     MPI_Finalize();

@@ -38,8 +38,10 @@
 #include <getopt.h>
 
 #include "calibrate.h"
+#include "predict.h"
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +73,7 @@ typedef struct opts {
     int verbose;
     double sparsity; /* --sparsity: fraction of input elements zeroed (-1: not given) */
     int corrupt_sparse; /* self-test: rank 0 damages every sparse message it sends */
+    const char *topo, *costs; /* --topo, --costs: price the plan with tacosc's event model (predict.c) */
 } opts;
 
 enum { MODE_OOP = 1, MODE_IP = 2 };
@@ -113,6 +116,11 @@ static void usage(FILE *f)
             "                          dense: columns dense (us), speedup and wire (bytes sent over dense)\n"
             "      --corrupt-sparse    self-test: rank 0 damages every sparse message it sends, so the replay\n"
             "                          must fail on every rank\n"
+            "      --topo FILE         the topology the plan was made for: tacosc's event model prices the\n"
+            "                          plan at every size, printed beside the measured time with the ratio\n"
+            "                          measured / predicted (default: a JSON plan's stored prediction, at\n"
+            "                          its own size only)\n"
+            "      --costs FILE        the cost file for --topo (man 5 tacosc-costs; default: the topology's)\n"
             "  -v, --verbose           print the plan summary of every rank\n"
             "      --calibrate         (first argument) measure alpha and beta, write a cost file instead\n"
             "                          (tacos-run --calibrate --help)\n"
@@ -144,6 +152,7 @@ static int parse_args(int argc, char **argv, opts *o, int print)
         {"verbose", no_argument, 0, 'v'},         {"help", no_argument, 0, 'h'},
         {"version", no_argument, 0, 'V'},         {"corrupt", required_argument, 0, 8},
         {"sparsity", required_argument, 0, 11},   {"corrupt-sparse", no_argument, 0, 12},
+        {"topo", required_argument, 0, 13},       {"costs", required_argument, 0, 14},
         {0, 0, 0, 0},
     };
     memset(o, 0, sizeof *o);
@@ -284,6 +293,8 @@ static int parse_args(int argc, char **argv, opts *o, int print)
                 BAD("--sparsity: '%s' is not a number from 0 to 1", optarg);
             break;
         case 12: o->corrupt_sparse = 1; break;
+        case 13: o->topo = optarg; break;
+        case 14: o->costs = optarg; break;
         case 'v': o->verbose = 1; break;
         case 'h':
             if (print)
@@ -307,6 +318,8 @@ static int parse_args(int argc, char **argv, opts *o, int print)
             o->maxbytes);
     if (!have_max)
         o->maxbytes = o->minbytes;
+    if (o->costs && !o->topo)
+        BAD("--costs %s: give the topology too (--topo FILE): the costs price the plan on it", o->costs);
     return 0;
 #undef BAD
 }
@@ -1031,222 +1044,274 @@ static void print_cols(const result *res, double bytes, double factor, int check
         printf(" %9.2f %6.2fx %5.1f%%", res->dense * 1e6, res->dense / res->time, 100 * res->wire);
 }
 
-/* ---- main ------------------------------------------------------------------------------------------ */
+/* ---- main: named passes ------------------------------------------------------------------------------
+ *
+ * main() = parse_args, then on MPI: load_pass (rank 0 loads and verifies, every rank gets its section and
+ * checks it fits the buffers), backend_pass (device and idle policy), sparse_pass (sparse mode and seed),
+ * header_pass, sweep_pass (the replays, one table row per size), summary_pass.  Each pass returns a status
+ * that every rank agrees on (through report()) unless it says otherwise; the job holds what they share. */
 
-int main(int argc, char **argv)
-{
-    if (argc > 1 && !strcmp(argv[1], "--calibrate")) /* issue 24: calibrate.c */
-        return tc_exec_calibrate_main(argc, argv);
-    opts o;
-    int rc = parse_args(argc, argv, &o, 0);
-    if (rc < 0) /* --help, --version: no MPI needed */
-        return parse_args(argc, argv, &o, 1) < 0 ? 0 : 2;
-    MPI_Init(&argc, &argv);
-    int rank = 0, n = 1;
-    MPI_Comm comm;
-    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
-    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &n);
-    if (rc) {
-        parse_args(argc, argv, &o, rank == 0);
-        MPI_Comm_free(&comm);
-        MPI_Finalize();
-        return 2;
-    }
-    sink_state ss;
-    memset(&ss, 0, sizeof ss);
-    ss.rank = rank;
+typedef struct job {
     tc_ctx ctx;
-    tc_ctx_init(&ctx);
-    ctx.sink = exec_sink;
-    ctx.sink_user = &ss;
-    tc_msccl *m = NULL;
-    tc_exec_plan *plan = NULL;
-    tc_exec_engine *eng = NULL;
+    opts o;
+    sink_state ss;
+    MPI_Comm comm;
+    int rank, n;
+    tc_msccl *m;
+    tc_exec_plan *plan;
+    tc_exec_engine *eng;
     tc_exec_backend be;
-    int have_be = 0, exit_code = 1;
-    uint64_t seed = 0;
+    int have_be;
+    int root_src;
+    int modes;          /* MODE_OOP | MODE_IP the plan has and --mode asks for */
+    size_t U;           /* the unit every size is rounded down to (elements) */
+    char idle_note[96];
+    int sparse_plan, sparse_mode, n_sparse_steps, n_send_steps;
+    uint64_t seed;
+    /* sweep totals, for the summary */
+    int64_t wrong_total;
+    double busbw_sum, speedup_sum, wire_sum;
+    int rows;
+    /* rank 0: the plan's predicted time (predict.c); ratios measured / predicted of the rows that have one */
+    tc_exec_predict *pred;
+    int has_pred;       /* the table has the prediction columns (known to every rank) */
+    double *ratios;
+    int n_ratios;
+} job;
 
-    /* 1. rank 0 loads and verifies the whole plan; every rank gets its own section; everything is
-     * refused before any message of the replay is sent */
-    int root_src = ROOT_NONE;
-    tc_status st = rank == 0 ? load_plan(&ctx, &o, n, &m, &root_src) : TC_OK;
-    if ((st = report(&ss, comm, st)))
-        goto out;
-    st = share_plan(&ctx, comm, rank, n, &m, &root_src);
+/* The elements of the sweep's row for size sz (bytes), 0 for a size the row before already had; *lastT
+ * tracks it.  Sizes are rounded down to a multiple of U elements (at least U). */
+static size_t row_elems(const job *J, double sz, size_t *lastT)
+{
+    const size_t es = tc_exec_dtype_size(J->o.dtype);
+    size_t T = (size_t)(sz / (double)es) / J->U * J->U;
+    if (T == 0)
+        T = J->U;
+    if (T == *lastT)
+        return 0;
+    *lastT = T;
+    return T;
+}
+
+#define FOR_EACH_SIZE(J, sz) \
+    for (double sz = (double)(J)->o.minbytes; sz <= (double)(J)->o.maxbytes * (1 + 1e-9); sz *= (J)->o.factor)
+
+/* Rank 0: does some row of the sweep have a prediction? */
+static int prediction_in_sweep(job *J)
+{
+    const uint64_t es = tc_exec_dtype_size(J->o.dtype);
+    size_t lastT = 0, T;
+    FOR_EACH_SIZE(J, sz)
+        if ((T = row_elems(J, sz, &lastT)) && tc_exec_predict_time(&J->ctx, J->pred, T * es, J->U * es) > 0)
+            return 1;
+    return 0;
+}
+
+/* 1. load: rank 0 loads and verifies the whole plan; every rank gets its own section; everything is
+ * refused before any message of the replay is sent. */
+static tc_status load_pass(job *J)
+{
+    tc_ctx *ctx = &J->ctx;
+    const opts *o = &J->o;
+    int rank = J->rank, n = J->n;
+    J->root_src = ROOT_NONE;
+    tc_status st = rank == 0 ? load_plan(ctx, o, n, &J->m, &J->root_src) : TC_OK;
+    if (!st && rank == 0) /* the plan's predicted time: refused here, before any message of the replay */
+        st = tc_exec_predict_create(ctx, o->plan, o->topo, o->costs, n, &J->pred);
+    if ((st = report(&J->ss, J->comm, st)))
+        return st;
+    st = share_plan(ctx, J->comm, rank, n, &J->m, &J->root_src);
     if (!st)
-        st = tc_exec_plan_create(&ctx, m, rank, o.plan, &plan);
+        st = tc_exec_plan_create(ctx, J->m, rank, o->plan, &J->plan);
     if (!st) { /* a channel is an MPI tag */
         int *ub = NULL, flag = 0;
-        MPI_Comm_get_attr(comm, MPI_TAG_UB, &ub, &flag);
-        for (int t = 0; flag && ub && t < plan->n_tbs && !st; t++)
-            if (plan->tbs[t].chan > *ub)
-                st = tc_error(&ctx, TC_ERR_UNSUPPORTED, o.plan, 0,
+        MPI_Comm_get_attr(J->comm, MPI_TAG_UB, &ub, &flag);
+        for (int t = 0; flag && ub && t < J->plan->n_tbs && !st; t++)
+            if (J->plan->tbs[t].chan > *ub)
+                st = tc_error(ctx, TC_ERR_UNSUPPORTED, o->plan, 0,
                               "gpu %d tb %d: channel %d is above this MPI library's largest tag (%d)", rank, t,
-                              plan->tbs[t].chan, *ub);
+                              J->plan->tbs[t].chan, *ub);
     }
-    if ((st = report(&ss, comm, st)))
-        goto out;
+    if ((st = report(&J->ss, J->comm, st)))
+        return st;
+    const tc_msccl *m = J->m;
     const tc_coll coll = m->coll;
-    const int C = m->nchunksperloop, root = m->root;
-    int modes = o.modes & ((m->outofplace ? MODE_OOP : 0) | (m->inplace ? MODE_IP : 0));
-    if (!modes) { /* known on every rank: rank 0 prints */
-        st = tc_error(&ctx, TC_ERR_USAGE, o.plan, 0, "the plan has no %s variant",
-                      o.modes == MODE_OOP ? "out-of-place" : "in-place");
-        goto out;
-    }
+    const int C = m->nchunksperloop;
+    J->modes = o->modes & ((m->outofplace ? MODE_OOP : 0) | (m->inplace ? MODE_IP : 0));
+    if (!J->modes) /* known on every rank: rank 0 prints */
+        return tc_error(ctx, TC_ERR_USAGE, o->plan, 0, "the plan has no %s variant",
+                        o->modes == MODE_OOP ? "out-of-place" : "in-place");
     /* unit of T: nchunksperloop, and a multiple of ngpus for split collectives */
     size_t U = (size_t)C;
     if (splits(coll))
         while (U % (size_t)n)
             U += (size_t)C;
+    J->U = U;
     if (splits(coll) && C % n && rank == 0)
-        tc_warn(&ctx, o.plan, 0, "nchunksperloop %d is not a multiple of ngpus %d", C, n);
+        tc_warn(ctx, o->plan, 0, "nchunksperloop %d is not a multiple of ngpus %d", C, n);
     /* the program must fit the collective's buffers (checked on the smallest size, in chunks) */
-    {
-        tc_status fit = TC_OK;
-        for (int mode = MODE_OOP; mode <= MODE_IP && !fit; mode <<= 1) {
-            if (!(modes & mode))
-                continue;
-            layout L;
-            make_layout(coll, mode, U, n, rank, &L);
-            size_t ch = U / (size_t)C;
-            const char *mname = mode == MODE_OOP ? "out-of-place" : "in-place";
-            if ((size_t)plan->buf_chunks[0] * ch > L.i_avail)
-                fit = tc_error(&ctx, TC_ERR_INVALID, o.plan, 0,
-                               "gpu %d addresses %d chunks of buffer i but the %s %s input holds %zu", rank,
-                               plan->buf_chunks[0], mname, tc_coll_name(coll), L.i_avail / ch);
-            else if ((size_t)plan->buf_chunks[1] * ch > L.o_avail)
-                fit = tc_error(&ctx, TC_ERR_INVALID, o.plan, 0,
-                               "gpu %d addresses %d chunks of buffer o but the %s %s output holds %zu", rank,
-                               plan->buf_chunks[1], mname, tc_coll_name(coll), L.o_avail / ch);
-        }
-        if ((st = report(&ss, comm, fit)))
-            goto out;
+    tc_status fit = TC_OK;
+    for (int mode = MODE_OOP; mode <= MODE_IP && !fit; mode <<= 1) {
+        if (!(J->modes & mode))
+            continue;
+        layout L;
+        make_layout(coll, mode, U, n, rank, &L);
+        size_t ch = U / (size_t)C;
+        const char *mname = mode == MODE_OOP ? "out-of-place" : "in-place";
+        if ((size_t)J->plan->buf_chunks[0] * ch > L.i_avail)
+            fit = tc_error(ctx, TC_ERR_INVALID, o->plan, 0,
+                           "gpu %d addresses %d chunks of buffer i but the %s %s input holds %zu", rank,
+                           J->plan->buf_chunks[0], mname, tc_coll_name(coll), L.i_avail / ch);
+        else if ((size_t)J->plan->buf_chunks[1] * ch > L.o_avail)
+            fit = tc_error(ctx, TC_ERR_INVALID, o->plan, 0,
+                           "gpu %d addresses %d chunks of buffer o but the %s %s output holds %zu", rank,
+                           J->plan->buf_chunks[1], mname, tc_coll_name(coll), L.o_avail / ch);
     }
+    /* the prediction columns: with --topo every row has one; a JSON plan's stored prediction only when a
+     * row of the sweep is at the plan's size */
+    if (rank == 0 && J->pred)
+        J->has_pred = tc_exec_predict_every_size(J->pred) || prediction_in_sweep(J);
+    MPI_Bcast(&J->has_pred, 1, MPI_INT, 0, J->comm);
+    return report(&J->ss, J->comm, fit);
+}
 
-    /* 2. the backend */
+/* 2. the backend, and the idle policy: oversubscribed ranks sleep when they cannot progress, leaving the
+ * cores to those that can (yielding alone lets idle ranks take their full share of a timeslice). */
+static tc_status backend_pass(job *J)
+{
     char why[256] = "";
-    if (o.cuda == 1) {
+    tc_status st = TC_OK;
+    if (J->o.cuda == 1) {
         MPI_Comm local;
         int lrank = 0;
-        MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &local);
+        MPI_Comm_split_type(J->comm, MPI_COMM_TYPE_SHARED, J->rank, MPI_INFO_NULL, &local);
         MPI_Comm_rank(local, &lrank);
         MPI_Comm_free(&local);
-        st = tc_exec_backend_cuda(&be, lrank, why, sizeof why);
+        st = tc_exec_backend_cuda(&J->be, lrank, why, sizeof why);
         if (st)
-            tc_error(&ctx, st, NULL, 0, "--device cuda: %s", why);
+            tc_error(&J->ctx, st, NULL, 0, "--device cuda: %s", why);
     } else {
-        tc_exec_backend_host(&be);
-        if (o.cuda == 2) { /* the staging path of CUDA without CUDA-aware MPI, on host memory */
-            be.name = "host-staged";
-            be.transport = "staged through host memory";
-            be.mpi_direct = 0;
+        tc_exec_backend_host(&J->be);
+        if (J->o.cuda == 2) { /* the staging path of CUDA without CUDA-aware MPI, on host memory */
+            J->be.name = "host-staged";
+            J->be.transport = "staged through host memory";
+            J->be.mpi_direct = 0;
         }
-        st = TC_OK;
     }
-    have_be = !st;
-    if ((st = report(&ss, comm, st)))
-        goto out;
+    J->have_be = !st;
+    if ((st = report(&J->ss, J->comm, st)))
+        return st;
 
-    /* 3. idle policy: oversubscribed ranks sleep when they cannot progress, leaving the cores to those
-     * that can (yielding alone lets idle ranks take their full share of a timeslice) */
-    char idle_note[96];
-    {
-        MPI_Comm local;
-        int lsize = 1;
-        long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &local);
-        MPI_Comm_size(local, &lsize);
-        MPI_Comm_free(&local);
-        int over = cores > 0 && lsize > cores, any_over = 0;
-        MPI_Allreduce(&over, &any_over, 1, MPI_INT, MPI_MAX, comm);
-        if (o.idle_sleep < 0)
-            o.idle_sleep = any_over ? 100 : 0;
-        if (o.idle_sleep)
-            snprintf(idle_note, sizeof idle_note, "idle ranks sleep %d us%s", o.idle_sleep,
-                     any_over ? " (ranks outnumber cores)" : "");
-        else
-            snprintf(idle_note, sizeof idle_note, "idle ranks yield");
-    }
+    MPI_Comm local;
+    int lsize = 1;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    MPI_Comm_split_type(J->comm, MPI_COMM_TYPE_SHARED, J->rank, MPI_INFO_NULL, &local);
+    MPI_Comm_size(local, &lsize);
+    MPI_Comm_free(&local);
+    int over = cores > 0 && lsize > cores, any_over = 0;
+    MPI_Allreduce(&over, &any_over, 1, MPI_INT, MPI_MAX, J->comm);
+    if (J->o.idle_sleep < 0)
+        J->o.idle_sleep = any_over ? 100 : 0;
+    if (J->o.idle_sleep)
+        snprintf(J->idle_note, sizeof J->idle_note, "idle ranks sleep %d us%s", J->o.idle_sleep,
+                 any_over ? " (ranks outnumber cores)" : "");
+    else
+        snprintf(J->idle_note, sizeof J->idle_note, "idle ranks yield");
+    return TC_OK;
+}
 
-    /* 3a. sparse mode: --sparsity, or a plan with sparse messages (known to every rank) */
-    int sparse_plan = 0, n_sparse_steps = 0, n_send_steps = 0;
+/* 3. sparse mode (--sparsity, or a plan with sparse messages: known to every rank) and the seed. */
+static tc_status sparse_pass(job *J)
+{
+    const tc_exec_plan *plan = J->plan;
+    int n_sparse = 0, n_send = 0;
     for (int k = 0; k < plan->n_steps; k++) {
         const tc_exec_step *x = &plan->steps[k];
         if (x->type == TC_MS_SEND || x->type == TC_MS_RCS || x->type == TC_MS_RRS || x->type == TC_MS_RRCS) {
-            n_send_steps++;
-            n_sparse_steps += x->fmt_send != 0;
+            n_send++;
+            n_sparse += x->fmt_send != 0;
         }
     }
-    {
-        int mine[2] = {n_sparse_steps, n_send_steps}, all[2];
-        MPI_Allreduce(mine, all, 2, MPI_INT, MPI_SUM, comm);
-        n_sparse_steps = all[0];
-        n_send_steps = all[1];
-        sparse_plan = n_sparse_steps > 0;
+    int mine[2] = {n_sparse, n_send}, all[2];
+    MPI_Allreduce(mine, all, 2, MPI_INT, MPI_SUM, J->comm);
+    J->n_sparse_steps = all[0];
+    J->n_send_steps = all[1];
+    J->sparse_plan = J->n_sparse_steps > 0;
+    J->sparse_mode = J->sparse_plan || J->o.sparsity >= 0;
+    if (J->o.sparsity < 0)
+        J->o.sparsity = 0;
+    if (J->o.corrupt_sparse && !J->sparse_plan) /* known on every rank: rank 0 prints */
+        return tc_error(&J->ctx, TC_ERR_USAGE, J->o.plan, 0,
+                        "--corrupt-sparse: the plan has no sparse messages to damage");
+    if (J->o.check || J->sparse_mode) {
+        J->seed = J->o.have_seed ? J->o.seed : ((uint64_t)time(NULL) * 2654435761u) ^ (uint64_t)clock();
+        MPI_Bcast(&J->seed, 1, MPI_UINT64_T, 0, J->comm);
     }
-    const int sparse_mode = sparse_plan || o.sparsity >= 0;
-    if (o.sparsity < 0)
-        o.sparsity = 0;
-    if (o.corrupt_sparse && !sparse_plan) { /* known on every rank: rank 0 prints */
-        st = tc_error(&ctx, TC_ERR_USAGE, o.plan, 0, "--corrupt-sparse: the plan has no sparse messages to damage");
-        goto out;
-    }
+    return TC_OK;
+}
 
-    /* 3b. seed */
-    if (o.check || sparse_mode) {
-        seed = o.have_seed ? o.seed : ((uint64_t)time(NULL) * 2654435761u) ^ (uint64_t)clock();
-        MPI_Bcast(&seed, 1, MPI_UINT64_T, 0, comm);
-    }
+/* The mode whose time the MPI reference column compares with. */
+static int ratio_mode_of(const job *J) { return (J->modes & MODE_OOP) ? MODE_OOP : MODE_IP; }
 
-    /* 4. header */
-    const int ratio_mode = (modes & MODE_OOP) ? MODE_OOP : MODE_IP;
-    const size_t es = tc_exec_dtype_size(o.dtype);
-    const double factor = tc_coll_busbw_factor(coll, n);
-    if (rank == 0) {
+/* 4. the header (rank 0), and with -v every rank's share of the plan. */
+static void header_pass(job *J)
+{
+    const opts *o = &J->o;
+    const tc_msccl *m = J->m;
+    const tc_coll coll = m->coll;
+    const int C = m->nchunksperloop;
+    const int ratio_mode = ratio_mode_of(J), sparse_mode = J->sparse_mode;
+    if (J->rank == 0) {
         printf("# tacos-run %s: %s (%s, %d ranks, proto %s, %d chunks per loop, %d channel%s%s%s)\n",
                TC_VERSION, m->name ? m->name : "unnamed", tc_coll_name(coll), m->ngpus, m->proto, C, m->nchannels,
                m->nchannels == 1 ? "" : "s",
                m->inplace ? ", in-place" : "", m->outofplace ? ", out-of-place" : "");
-        printf("# plan %s, device %s, transport %s, %d warm-up + %d timed iterations, %s\n", o.plan, be.name,
-               be.transport, o.warmup, o.iters, idle_note);
-        printf("# sizes are rounded down to a multiple of %zu elements (nchunksperloop%s)\n", U,
+        printf("# plan %s, device %s, transport %s, %d warm-up + %d timed iterations, %s\n", o->plan, J->be.name,
+               J->be.transport, o->warmup, o->iters, J->idle_note);
+        printf("# sizes are rounded down to a multiple of %zu elements (nchunksperloop%s)\n", J->U,
                splits(coll) ? " and ngpus" : "");
         if (tc_coll_rooted(coll))
-            printf("# root %d (%s)\n", root,
-                   root_src == ROOT_PLAN ? "the schedule's" : root_src == ROOT_OPTION ? "--root" : "implied by the program");
-        if (o.check) {
-            double tol = tc_coll_reduces(coll) ? tc_exec_dtype_tolerance(o.dtype, n) : 0; /* moves are exact */
+            printf("# root %d (%s)\n", m->root,
+                   J->root_src == ROOT_PLAN     ? "the schedule's"
+                   : J->root_src == ROOT_OPTION ? "--root"
+                                                : "implied by the program");
+        if (o->check) {
+            double tol = tc_coll_reduces(coll) ? tc_exec_dtype_tolerance(o->dtype, J->n) : 0; /* moves are exact */
             printf("# check: against the MPI library's %s, seed %" PRIu64 " (per rank and row), ", tc_coll_name(coll),
-                   seed);
-            if (o.check > 1)
-                printf("%d replays per size and placement, ", o.check);
+                   J->seed);
+            if (o->check > 1)
+                printf("%d replays per size and placement, ", o->check);
             if (tol > 0)
                 printf("relative tolerance %.1e%s\n", tol,
-                       o.dtype == TC_DT_BFLOAT16 || o.dtype == TC_DT_FLOAT16 ? " (reference in float32)" : "");
+                       o->dtype == TC_DT_BFLOAT16 || o->dtype == TC_DT_FLOAT16 ? " (reference in float32)" : "");
             else
                 printf("exact\n");
         }
         if (sparse_mode) {
             printf("# sparse: each input element zero with probability %g (fresh positions per replay, seed %" PRIu64
                    "); ",
-                   o.sparsity, seed);
-            if (sparse_plan)
-                printf("%d of the plan's %d sending steps send sparse messages\n", n_sparse_steps, n_send_steps);
+                   o->sparsity, J->seed);
+            if (J->sparse_plan)
+                printf("%d of the plan's %d sending steps send sparse messages\n", J->n_sparse_steps,
+                       J->n_send_steps);
             else
                 printf("the plan has no sparse formats: every message is dense\n");
             printf("# sparse: time = with the plan's sparse messages, dense = with every message dense (same inputs, "
                    "each iteration on a fresh copy between barriers), speedup = dense / time, wire = bytes sent over "
                    "dense%s\n",
-                   o.corrupt_sparse ? "; --corrupt-sparse: rank 0 damages every sparse message it sends" : "");
+                   o->corrupt_sparse ? "; --corrupt-sparse: rank 0 damages every sparse message it sends" : "");
         }
         const char *sp_hdr[2][3] = {{"    dense", "speedup", "  wire"}, {"     (us)", "", ""}};
         const int blk = sparse_mode ? 60 : 35;
-        printf("# %40s  %-*s%-*s%s\n", "", blk, sparse_mode ? "         --- out-of-place ---" : "         --- out-of-place ---",
-               blk, "           --- in-place ---",
-               o.mpi_ref ? (ratio_mode == MODE_OOP ? "  MPI library, out-of-place" : "  MPI library, in-place") : "");
+        char pdesc[320];
+        printf("# predicted: %s%s\n", tc_exec_predict_describe(J->pred, pdesc, sizeof pdesc),
+               J->has_pred   ? (ratio_mode == MODE_OOP ? "; ratio = out-of-place measured / predicted"
+                                                       : "; ratio = in-place measured / predicted")
+               : J->pred ? "; no row of this sweep is at that size"
+                         : "");
+        printf("# %40s  %-*s%-*s%s%s\n", "", blk, "         --- out-of-place ---", blk, "           --- in-place ---",
+               J->has_pred ? "   --- prediction ---" : "",
+               o->mpi_ref ? (ratio_mode == MODE_OOP ? "  MPI library, out-of-place" : "  MPI library, in-place") : "");
         for (int l = 0; l < 2; l++) {
             const char *const *h = l ? (const char *const[]){"(B)", "(elements)", "", "", "(us)", "(GB/s)", "(GB/s)", ""}
                                      : (const char *const[]){"size", "count", "type", "redop", "time", "algbw", "busbw",
@@ -1257,113 +1322,217 @@ int main(int argc, char **argv)
                 if (sparse_mode)
                     printf(" %9s %7s %6s", sp_hdr[l][0], sp_hdr[l][1], sp_hdr[l][2]);
             }
-            printf("%s\n", o.mpi_ref ? (l ? "       (us)    (GB/s)" : "   mpi-time mpi-busbw  ratio") : "");
+            if (J->has_pred)
+                printf("  %9s %8s", l ? "(us)" : "predicted", l ? "" : "ratio");
+            printf("%s\n", o->mpi_ref ? (l ? "       (us)    (GB/s)" : "   mpi-time mpi-busbw  ratio") : "");
         }
         fflush(stdout);
     }
 
-    if (o.verbose) { /* every rank's share of the plan, printed by rank 0 in rank order */
-        char line[160], *all = rank == 0 ? malloc(sizeof line * (size_t)n) : NULL;
-        snprintf(line, sizeof line, "# rank %d: %d thread blocks, %d steps, buffers i %d o %d s %d chunks", rank,
+    if (o->verbose) { /* every rank's share of the plan, printed by rank 0 in rank order */
+        const tc_exec_plan *plan = J->plan;
+        char line[160], *all = J->rank == 0 ? malloc(sizeof line * (size_t)J->n) : NULL;
+        snprintf(line, sizeof line, "# rank %d: %d thread blocks, %d steps, buffers i %d o %d s %d chunks", J->rank,
                  plan->n_tbs, plan->n_steps, plan->buf_chunks[0], plan->buf_chunks[1], plan->buf_chunks[2]);
-        MPI_Gather(line, sizeof line, MPI_CHAR, all, sizeof line, MPI_CHAR, 0, comm);
+        MPI_Gather(line, sizeof line, MPI_CHAR, all, sizeof line, MPI_CHAR, 0, J->comm);
         if (all)
-            for (int k = 0; k < n; k++)
+            for (int k = 0; k < J->n; k++)
                 printf("%s\n", all + (size_t)k * sizeof line);
         free(all);
     }
+}
 
-    /* 5. the sweep */
-    runner r = {&ctx, &o, m, plan, &be, comm, rank, n, seed, &ss, 0, sparse_mode, sparse_plan};
-    double speedup_sum = 0, wire_sum = 0;
-    int64_t wrong_total = 0;
-    double busbw_sum = 0;
-    int rows = 0;
+/* One table row (rank 0). */
+static void print_row(job *J, size_t T, const result res[2], const result *mres)
+{
+    const tc_coll coll = J->m->coll;
+    const double bytes = (double)(T * tc_exec_dtype_size(J->o.dtype));
+    const double factor = tc_coll_busbw_factor(coll, J->n);
+    printf("  %10zu %12zu %9s %6s", (size_t)bytes, call_count(coll, T, J->n), tc_exec_dtype_name(J->o.dtype),
+           tc_coll_reduces(coll) ? tc_exec_redop_name(J->o.op) : "none");
+    print_cols(&res[0], bytes, factor, J->o.check, J->sparse_mode);
+    print_cols(&res[1], bytes, factor, J->o.check, J->sparse_mode);
+    if (J->has_pred) {
+        const result *meas = &res[ratio_mode_of(J) == MODE_IP];
+        double p = tc_exec_predict_time(&J->ctx, J->pred, (uint64_t)bytes, (uint64_t)(J->U * tc_exec_dtype_size(J->o.dtype)));
+        if (p > 0 && meas->ran) {
+            printf("  %9.2f %8.3f", p * 1e6, meas->time / p);
+            J->ratios[J->n_ratios++] = meas->time / p;
+        } else if (p > 0) {
+            printf("  %9.2f %8s", p * 1e6, "N/A");
+        } else {
+            printf("  %9s %8s", "N/A", "N/A");
+        }
+    }
+    if (J->o.mpi_ref) {
+        if (mres->ran) {
+            double mbw = bytes / mres->time / 1e9 * factor;
+            double mine = bytes / res[ratio_mode_of(J) == MODE_IP].time / 1e9 * factor;
+            printf("  %9.2f %9.2f %6.3f", mres->time * 1e6, mbw, mine / mbw);
+        } else {
+            printf("  %9s %9s %6s", "N/A", "N/A", "N/A");
+        }
+    }
+    printf("\n");
+    fflush(stdout);
+}
+
+/* 5. the sweep: one engine and one row per size.  A failure is agreed when *agreed is set on return
+ * (every rank knows and the message is out); otherwise it is this rank's alone. */
+static tc_status sweep_pass(job *J, int *agreed)
+{
+    const opts *o = &J->o;
+    const tc_coll coll = J->m->coll;
+    const int C = J->m->nchunksperloop;
+    const size_t es = tc_exec_dtype_size(o->dtype);
+    const double factor = tc_coll_busbw_factor(coll, J->n);
+    const int ratio_mode = ratio_mode_of(J);
+    runner r = {&J->ctx, o, J->m, J->plan, &J->be, J->comm, J->rank, J->n, J->seed, &J->ss, 0, J->sparse_mode,
+                J->sparse_plan};
     size_t lastT = 0;
-    st = TC_OK;
-    for (double sz = (double)o.minbytes; sz <= (double)o.maxbytes * (1 + 1e-9) && !st; sz *= o.factor) {
-        size_t T = (size_t)(sz / (double)es) / U * U;
-        if (T == 0)
-            T = U;
-        if (T == lastT)
+    tc_status st = TC_OK;
+    *agreed = 0;
+    if (J->pred) { /* at most one ratio per row: the rows are at most log_factor(max / min) + 1 */
+        size_t cap = (size_t)(log((double)o->maxbytes / (double)o->minbytes) / log(o->factor)) + 2;
+        if (!(J->ratios = malloc(cap * sizeof *J->ratios)))
+            st = TC_ERR_NOMEM;
+    }
+    if ((st = report(&J->ss, J->comm, st))) {
+        *agreed = 1;
+        return st;
+    }
+    FOR_EACH_SIZE(J, sz) {
+        size_t T = row_elems(J, sz, &lastT);
+        if (!T)
             continue;
-        lastT = T;
         size_t chunk = T / (size_t)C;
-        tc_exec_run_opts ro = {o.dtype, o.op, chunk, o.timeout, o.prepost, o.idle_sleep, sparse_plan,
-                               o.corrupt_sparse && rank == 0};
-        tc_exec_engine_free(eng);
-        eng = NULL;
-        tc_status est = tc_exec_engine_create(&ctx, plan, &be, comm, &ro, &eng);
-        if ((st = report(&ss, comm, est)))
-            goto out;
+        tc_exec_run_opts ro = {o->dtype, o->op, chunk, o->timeout, o->prepost, o->idle_sleep, J->sparse_plan,
+                               o->corrupt_sparse && J->rank == 0};
+        tc_exec_engine_free(J->eng);
+        J->eng = NULL;
+        tc_status est = tc_exec_engine_create(&J->ctx, J->plan, &J->be, J->comm, &ro, &J->eng);
+        if ((st = report(&J->ss, J->comm, est))) {
+            *agreed = 1;
+            return st;
+        }
         result res[2] = {{0}}, mres = {0};
         for (int mode = MODE_OOP; mode <= MODE_IP && !st; mode <<= 1)
-            if (modes & mode)
-                st = run_mode(&r, eng, mode, T, chunk, rows * 2 + (mode == MODE_IP), &res[mode == MODE_IP],
-                              o.mpi_ref && mode == ratio_mode ? &mres : NULL);
+            if (J->modes & mode)
+                st = run_mode(&r, J->eng, mode, T, chunk, J->rows * 2 + (mode == MODE_IP), &res[mode == MODE_IP],
+                              o->mpi_ref && mode == ratio_mode ? &mres : NULL);
         if (st)
             break;
         double bytes = (double)(T * es);
         for (int k = 0; k < 2; k++)
             if (res[k].ran) {
                 if (res[k].wrong > 0)
-                    wrong_total += res[k].wrong;
-                busbw_sum += bytes / res[k].time / 1e9 * factor;
-                speedup_sum += res[k].time > 0 ? res[k].dense / res[k].time : 0;
-                wire_sum += res[k].wire;
+                    J->wrong_total += res[k].wrong;
+                J->busbw_sum += bytes / res[k].time / 1e9 * factor;
+                J->speedup_sum += res[k].time > 0 ? res[k].dense / res[k].time : 0;
+                J->wire_sum += res[k].wire;
             }
-        if (rank == 0) {
-            printf("  %10zu %12zu %9s %6s", (size_t)bytes, call_count(coll, T, n), tc_exec_dtype_name(o.dtype),
-                   tc_coll_reduces(coll) ? tc_exec_redop_name(o.op) : "none");
-            print_cols(&res[0], bytes, factor, o.check, r.sparse);
-            print_cols(&res[1], bytes, factor, o.check, r.sparse);
-            if (o.mpi_ref) {
-                if (mres.ran) {
-                    double mbw = bytes / mres.time / 1e9 * factor;
-                    double mine = bytes / res[ratio_mode == MODE_IP].time / 1e9 * factor;
-                    printf("  %9.2f %9.2f %6.3f", mres.time * 1e6, mbw, mine / mbw);
-                } else {
-                    printf("  %9s %9s %6s", "N/A", "N/A", "N/A");
-                }
-            }
-            printf("\n");
-            fflush(stdout);
-        }
-        rows++;
+        if (J->rank == 0)
+            print_row(J, T, res, &mres);
+        J->rows++;
     }
-    if (st && r.agreed) /* every rank knows and the message is out */
+    *agreed = r.agreed;
+    return st;
+}
+
+/* qsort order of doubles, ascending. */
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* 6. the summary lines (rank 0); within 25%: predicted / measured from 0.75 to 1.25. */
+static void summary_pass(const job *J)
+{
+    if (J->rank != 0)
+        return;
+    int rows = J->rows, cols = __builtin_popcount((unsigned)J->modes);
+    if (J->o.check)
+        printf("# Out of bounds values : %" PRId64 " %s\n", J->wrong_total, J->wrong_total ? "FAILED" : "OK");
+    printf("# Avg bus bandwidth    : %.4f GB/s\n", rows ? J->busbw_sum / (rows * cols) : 0.0);
+    if (J->sparse_mode)
+        printf("# Avg sparse speedup   : %.2fx over dense messages, %.1f%% of the dense bytes on the wire\n",
+               rows ? J->speedup_sum / (rows * cols) : 0.0, rows ? 100 * J->wire_sum / (rows * cols) : 0.0);
+    if (J->has_pred && J->n_ratios) {
+        double *v = J->ratios;
+        int k = J->n_ratios, within = 0;
+        qsort(v, (size_t)k, sizeof *v, cmp_double);
+        for (int i = 0; i < k; i++)
+            within += v[i] >= 1 / 1.25 && v[i] <= 1 / 0.75;
+        printf("# Measured / predicted : median %.3f, from %.3f to %.3f over %d size%s, %d within 25%%\n",
+               k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2, v[0], v[k - 1], k, k == 1 ? "" : "s", within);
+    } else if (J->has_pred) {
+        printf("# Measured / predicted : no size of the sweep has a prediction\n");
+    }
+}
+
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && !strcmp(argv[1], "--calibrate")) /* issue 24: calibrate.c */
+        return tc_exec_calibrate_main(argc, argv);
+    job J;
+    memset(&J, 0, sizeof J);
+    int rc = parse_args(argc, argv, &J.o, 0);
+    if (rc < 0) /* --help, --version: no MPI needed */
+        return parse_args(argc, argv, &J.o, 1) < 0 ? 0 : 2;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_dup(MPI_COMM_WORLD, &J.comm);
+    MPI_Comm_set_errhandler(J.comm, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(J.comm, &J.rank);
+    MPI_Comm_size(J.comm, &J.n);
+    if (rc) {
+        parse_args(argc, argv, &J.o, J.rank == 0);
+        MPI_Comm_free(&J.comm);
+        MPI_Finalize();
+        return 2;
+    }
+    J.ss.rank = J.rank;
+    tc_ctx_init(&J.ctx);
+    J.ctx.sink = exec_sink;
+    J.ctx.sink_user = &J.ss;
+    int exit_code = 1, agreed = 0;
+
+    tc_status st = load_pass(&J);
+    if (!st)
+        st = backend_pass(&J);
+    if (!st)
+        st = sparse_pass(&J);
+    if (st)
+        goto out;
+    header_pass(&J);
+    st = sweep_pass(&J, &agreed);
+    if (st && agreed) /* every rank knows and the message is out */
         goto out;
     if (st) { /* this rank alone: its message, then the job ends */
-        if (ss.held.data)
-            fputs(ss.held.data, stderr);
-        ss.direct = 1;
-        tc_error(&ctx, st, NULL, 0, "replay failed on rank %d; aborting", rank);
+        if (J.ss.held.data)
+            fputs(J.ss.held.data, stderr);
+        J.ss.direct = 1;
+        tc_error(&J.ctx, st, NULL, 0, "replay failed on rank %d; aborting", J.rank);
         fflush(stderr);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    if (rank == 0) {
-        if (o.check)
-            printf("# Out of bounds values : %" PRId64 " %s\n", wrong_total, wrong_total ? "FAILED" : "OK");
-        int cols = __builtin_popcount((unsigned)modes);
-        printf("# Avg bus bandwidth    : %.4f GB/s\n", rows ? busbw_sum / (rows * cols) : 0.0);
-        if (sparse_mode)
-            printf("# Avg sparse speedup   : %.2fx over dense messages, %.1f%% of the dense bytes on the wire\n",
-                   rows ? speedup_sum / (rows * cols) : 0.0, rows ? 100 * wire_sum / (rows * cols) : 0.0);
-    }
-    exit_code = wrong_total ? 1 : 0;
-    st = TC_OK;
+    summary_pass(&J);
+    exit_code = J.wrong_total ? 1 : 0;
 out:
     if (st)
         exit_code = st == TC_ERR_USAGE ? 2 : 1;
-    tc_exec_engine_free(eng);
-    tc_exec_plan_free(plan);
-    tc_msccl_free(m);
-    if (have_be)
-        be.fini(&be);
+    tc_exec_engine_free(J.eng);
+    tc_exec_predict_free(J.pred);
+    free(J.ratios);
+    tc_exec_plan_free(J.plan);
+    tc_msccl_free(J.m);
+    if (J.have_be)
+        J.be.fini(&J.be);
     fflush(stdout);
     fflush(stderr);
-    tc_buf_free(&ss.held);
-    MPI_Comm_free(&comm);
+    tc_buf_free(&J.ss.held);
+    MPI_Comm_free(&J.comm);
     MPI_Finalize();
     return exit_code;
 }

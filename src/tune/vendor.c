@@ -29,6 +29,9 @@
  */
 #include "tune_int.h"
 
+#include "tacos/compile.h"
+#include "tacos/msccl.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,7 +201,31 @@ int tc_tune_vendor_time(const tc_topo *topo, tc_coll coll, uint64_t bytes, doubl
     return tc_tune_vendor_time_of(0, topo, coll, bytes, time, what, n);
 }
 
-/* Does the vendor win at size s over the plan of algo? (-1: error) */
+/* The time of the MSCCL file a bundle writes for algo at go->size for library lib: the compile pipeline
+ * lowering for that target, priced as `tacosc sim FILE` prices the file (the lowered program keeps only
+ * each rank's order of sends, often slower than the plan it comes from; tc_tune_price prices the plan). */
+static tc_status price_file(tc_ctx *ctx, int lib, const tc_topo *topo, tc_coll coll, const tc_gen_opts *go, int algo,
+                            double *time)
+{
+    tc_msccl_lower_opts lo;
+    tc_msccl_lower_opts_init(&lo);
+    lo.target = lib ? TC_TARGET_RCCL : TC_TARGET_NCCL;
+    tc_compile_opts co;
+    tc_compile_opts_init(&co);
+    co.algo = tc_algo_registry[algo].name;
+    co.gen = *go;
+    co.lower = &lo;
+    co.no_bound = 1;
+    co.silent = 1;
+    tc_compile_result cr;
+    tc_status st = tc_compile(ctx, topo, coll, &co, &cr);
+    if (!st)
+        *time = cr.sched->time;
+    tc_compile_result_free(&cr);
+    return st;
+}
+
+/* Does the vendor win at size s over the file of algo? (-1: error) */
 static int vendor_wins(int lib, tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_gen_opts *go, int algo,
                        uint64_t s, double *tv, double *tp, char *what, size_t n)
 {
@@ -206,8 +233,7 @@ static int vendor_wins(int lib, tc_ctx *ctx, const tc_topo *topo, tc_coll coll, 
         return 0;
     tc_gen_opts g = *go;
     g.size = s;
-    char note[200];
-    if (tc_tune_price(ctx, topo, coll, &g, NULL, algo, tp, NULL, note, sizeof note) != TC_OK)
+    if (price_file(ctx, lib, topo, coll, &g, algo, tp) != TC_OK)
         return -1;
     return *tv < *tp;
 }
@@ -307,4 +333,25 @@ tc_status tc_tune_vendor_uncover(tc_ctx *ctx, int lib, const tc_topo *topo, tc_c
     *ranges = out;
     *n_ranges = no;
     return TC_OK;
+}
+
+int tc_tune_vendor_note(tc_ctx *ctx, int lib, const tc_topo *topo, const tc_sched *s, char *line, size_t n)
+{
+    double tv = 0;
+    char what[64], a[32], b[32], sz[32];
+    if (!(s->time > 0) || !tc_tune_vendor_time_of(lib, topo, s->coll, s->size_bytes, &tv, what, sizeof what) ||
+        !(tv < s->time))
+        return 0;
+    const double less = 100 * (1 - tv / s->time);
+    tc_warn(ctx, NULL, 0,
+            "auto: the runtime's own algorithm is predicted faster at %s: %s %s against %s for %s (%.1f%% less); "
+            "the %s plan is written anyway (an MSCCL file cannot hold %s's algorithm): leave this size to %s by "
+            "not loading the file for it, or use 'tacosc bundle', which leaves such sizes uncovered",
+            tc_fmt_bytes((double)s->size_bytes, sz, sizeof sz), what, tc_fmt_time(tv, a, sizeof a),
+            tc_fmt_time(s->time, b, sizeof b), s->algo ? s->algo : "the chosen", less, s->algo ? s->algo : "chosen",
+            lib ? "RCCL" : "NCCL", lib ? "RCCL" : "NCCL");
+    size_t len = line ? strlen(line) : n;
+    if (len < n)
+        snprintf(line + len, n - len, "; %s predicted faster (%s, %.1f%% less)", what, a, less);
+    return 1;
 }

@@ -104,8 +104,8 @@ cross() {
     grep -q SHORT "$d/verdict" && short=1 || :
 }
 # calibrate: tacos-run --calibrate writes a cost file on this machine's MPI (shared memory); a ring
-# all-reduce plan priced with it (tacosc sim) against tacos-run's measured median of 3 launches, 1 MiB to
-# 64 MiB: within 25% (issue 24).  CAL_NP ranks (default 2: more ranks than cores make both the
+# all-reduce plan priced with it (tacos-run --topo --costs: the event model of tacosc sim) against
+# tacos-run's measured median of 3 launches, 1 MiB to 64 MiB: within 25% (issue 24).  CAL_NP ranks (default 2: more ranks than cores make both the
 # calibration and the replay measure the scheduler).
 calibrate() {
     command -v mpirun >/dev/null && [ -x "${TACOSRUN:-./tacos-run}" ] || { echo "bench-tune: calibrate: skipped (no mpirun or tacos-run)"; return; }
@@ -119,15 +119,18 @@ calibrate() {
     sed 's/^/bench-tune: calibrate: /' "$d/c.cost"
     $TACOSC topo fc "$np" -o "$d/fc.xml"
     $TACOSC "$d/fc.xml" --costs "$d/c.cost" -c allreduce --algo ring --size 1M --target tacos-run -o "$d/ring.xml" -q
+    # tacos-run prices the plan itself (--topo, --costs: tacosc's event model, as tacosc sim) beside the
+    # measured time: columns 9 (in-place time) and 13 (predicted), both us
     for k in 1 2 3; do
         OMPI_MCA_btl_vader_single_copy_mechanism=none $mr -np "$np" "$TR" "$d/ring.xml" -b 1M -e 64M -f 2 -n 5 -w 1 -c 0 \
-            --mode in-place 2>/dev/null | awk '!/^#/ && NF > 8 { print $1, $9 }' >"$d/m$k"
+            --mode in-place --topo "$d/fc.xml" --costs "$d/c.cost" 2>/dev/null | tee "$d/out$k" |
+            awk '!/^#/ && NF > 12 { print $1, $9, $13 }' >"$d/m$k"
+        grep "^# Measured / predicted" "$d/out$k" | sed "s/^# /bench-tune: calibrate: launch $k: /"
     done
     bad=0
     for s in 1048576 2097152 4194304 8388608 16777216 33554432 67108864; do
         med=$(for k in 1 2 3; do awk -v s=$s '$1 == s { print $2 }' "$d/m$k"; done | sort -g | sed -n 2p)
-        pred=$($TACOSC sim "$d/ring.xml" "$d/fc.xml" --costs "$d/c.cost" --size $s | sed -n 's/^ *time \([0-9.]*\) \([mu]s\).*/\1 \2/p' | head -1 |
-            awk '{ print ($2 == "ms") ? $1 * 1000 : $1 }')
+        pred=$(awk -v s=$s '$1 == s { print $3 }' "$d/m1")
         r=$(awk -v p="$pred" -v m="$med" 'BEGIN { printf "%.3f", p / m }')
         ok=$(awk -v r="$r" 'BEGIN { print (r >= 0.75 && r <= 1.25) ? "within 25%" : "OFF" }')
         [ "$ok" = "within 25%" ] || bad=1
