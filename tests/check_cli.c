@@ -588,7 +588,7 @@ START_TEST(test_sparse)
     int rc = tu_tacosc_run(&out, "topologies/mesh2d-4x4.xml --collective allreduce --algo ring --size 64M "
                                  "--sparsity 0.99 -o %s", path);
     ck_assert_msg(rc == 0, "%s", out);
-    ck_assert_ptr_nonnull(strstr(out, "  sparse: input density 0.01 (sparsity 0.99), pici thresholds 0.6/0.5/0.1"));
+    ck_assert_ptr_nonnull(strstr(out, "  sparse: input density 0.01 (sparsity 0.99), float32 elements, pici thresholds 0.6/0.5/0.1"));
     ck_assert_ptr_nonnull(strstr(out, "    transfers: 480 pici, 0 coo, 0 dense; bytes on the wire "));
     const char *pt = strstr(out, "predicted time ");
     ck_assert_ptr_nonnull(pt);
@@ -748,6 +748,11 @@ START_TEST(test_option_table)
          "tacosc: error: --sparsity needs the transfers: drop --stats-only\n"},
         {"M --collective allreduce --density 0.1 --photonic", 2,
          "tacosc: error: --photonic and --density do not combine: the photonic model prices dense messages only\n"},
+        {"M --collective allreduce --dtype bfloat16", 2, "tacosc: error: --dtype needs --sparsity or --density\n"},
+        {"M --collective allreduce --sparsity 0.9 --dtype half", 2,
+         "tacosc: error: --dtype: 'half' is not float32, float64, int32, bfloat16 or float16\n"},
+        {"M --collective allreduce --sparsity 0.9 --sparse-rule measured", 2,
+         "tacosc: error: --sparse-rule: 'measured' is not forecast or previous\n"},
         {"compare M -c allgather --sparse-format pici", 2,
          "tacosc: error: --sparse-format needs --sparsity or --density\n"},
     };
