@@ -597,6 +597,24 @@ START_TEST(test_sparse)
     free(out);
     char *j = tu_slurp(path, NULL);
     ck_assert_ptr_nonnull(strstr(j, "  \"sparse\": {\n    \"density\": 0.01,\n    \"format\": \"pici\",\n"));
+    /* verify checks the sparse section: the plan passes; edited to ask for COO, its Pici sends break the
+     * format rule, named with the transfer's line */
+    ck_assert_int_eq(tu_tacosc_run(&out, "verify %s", path), 0);
+    free(out);
+    char *fp = strstr(j, "\"format\": \"pici\"");
+    memcpy(fp, "\"format\": \"coo\" ", 16); /* the same length */
+    snprintf(xml, sizeof xml, "%s/sp-edited.json", d);
+    FILE *ef = fopen(xml, "w");
+    fputs(j, ef);
+    fclose(ef);
+    ck_assert_int_eq(tu_tacosc_run(&out, "verify %s", xml), 1);
+    ck_assert_msg(strstr(out, "error: sparse section: transfer 0 (") && strstr(out, "travels pici, but the plan asked "
+                                                                                     "for coo (rule: format)\n"),
+                  "%s", out);
+    ck_assert_msg(!strncmp(out, xml, strlen(xml)) && out[strlen(xml)] == ':' && atoi(out + strlen(xml) + 1) > 0,
+                  "want %s:LINE: in %s", xml, out);
+    free(out);
+    snprintf(xml, sizeof xml, "%s/sp.xml", d);
     free(j);
     /* sim prints the same prediction, with the dense time beside */
     ck_assert_int_eq(tu_tacosc_run(&out, "sim %s topologies/mesh2d-4x4.xml", path), 0);

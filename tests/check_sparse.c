@@ -889,6 +889,105 @@ START_TEST(test_auto_never_slower)
 }
 END_TEST
 
+START_TEST(test_verify_section)
+{
+    /* tacosc verify's sparse rules on tampered in-memory plans: each edit rejected with its rule named */
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_topo *t = NULL;
+    ck_assert_int_eq(tc_topo_generate(&ctx, "ring", "4", NULL, 0, &t), TC_OK);
+    tc_sched *s = tu_gen("ring", t, TC_COLL_ALLREDUCE, 1 << 20);
+    tc_sparse_opts o;
+    tc_sparse_opts_init(&o);
+    o.density = 0.3; /* the decisions test's "-pddp": k = 1 Pici, k = 2, 3 dense, k = 4 Pici */
+    ck_assert_int_eq(tc_sparse_plan(&ctx, t, s, &o, &s->sparse), TC_OK);
+    ck_assert_int_eq(tc_sparse_verify(&ctx, s, t), TC_OK);
+    ck_assert_int_eq(tc_sparse_verify(&ctx, s, NULL), TC_OK);
+    int *k = NULL, i2 = -1, i1 = -1;
+    ck_assert_int_eq(tc_sparse_contribs(&ctx, s, &k), TC_OK);
+    for (int i = 0; i < s->n_xfers; i++) {
+        if (k[i] == 2 && i2 < 0)
+            i2 = i;
+        if (k[i] == 1 && i1 < 0)
+            i1 = i;
+    }
+    char want[512];
+    /* threshold: a k = 2 send (sparsity 0.49) made Pici: not above 0.6, even at the previous step's 0.7?
+     * 0.7 > 0.6 is admitted by the previous-step rule; a k = 3 send (previous 0.49) is not */
+    int i3 = -1;
+    for (int i = 0; i < s->n_xfers; i++)
+        if (k[i] == 3 && i3 < 0)
+            i3 = i;
+    s->sparse->fmt[i2] = TC_SP_PICI;
+    ck_assert_int_eq(tc_sparse_verify(&ctx, s, t), TC_OK);
+    s->sparse->fmt[i2] = TC_SP_DENSE;
+    s->sparse->fmt[i3] = TC_SP_PICI;
+    tu_ctx(&ctx);
+    ck_assert_int_eq(tc_sparse_verify(&ctx, s, t), TC_ERR_INVALID);
+    snprintf(want, sizeof want,
+             "tacosc: error: sparse section: transfer %d (%d->%d) travels pici at forecast sparsity 0.343 (3 "
+             "contributions), not above the intra threshold 0.6 (rule: threshold)\n",
+             i3, s->xfers[i3].src, s->xfers[i3].dst);
+    ck_assert_str_eq(tu_diags(), want);
+    s->sparse->fmt[i3] = TC_SP_DENSE;
+    /* format: a COO send in a Pici plan */
+    s->sparse->fmt[i1] = TC_SP_COO;
+    tu_ctx(&ctx);
+    ck_assert_int_eq(tc_sparse_verify(&ctx, s, t), TC_ERR_INVALID);
+    snprintf(want, sizeof want,
+             "tacosc: error: sparse section: transfer %d (%d->%d) travels coo, but the plan asked for pici (rule: "
+             "format)\n", i1, s->xfers[i1].src, s->xfers[i1].dst);
+    ck_assert_str_eq(tu_diags(), want);
+    s->sparse->fmt[i1] = TC_SP_PICI;
+    /* options: a threshold out of range */
+    s->sparse->th[TC_SP_COO][2] = 1.5;
+    tu_ctx(&ctx);
+    ck_assert_int_eq(tc_sparse_verify(&ctx, s, t), TC_ERR_INVALID);
+    ck_assert_str_eq(tu_diags(), "tacosc: error: sparse section: coo threshold 1.5 out of [0, 1] (rule: options)\n");
+    s->sparse->th[TC_SP_COO][2] = 0.5;
+    /* size: the plan re-typed as bfloat16 with a COO section at sparsity 0.55: 0.45 x 6 bytes per 2 */
+    tc_sched_sparse_free(s->sparse);
+    s->sparse = NULL;
+    tc_sched *ag = tu_gen("ring", t, TC_COLL_ALLGATHER, 1 << 20);
+    o.format = TC_SP_COO;
+    o.density = 0.45;
+    o.th[TC_SP_COO] = (tc_sparse_thresholds){0, 0, 0};
+    ck_assert_int_eq(tc_sparse_plan(&ctx, t, ag, &o, &ag->sparse), TC_OK);
+    int j0 = 0;
+    while (j0 < ag->n_xfers && ag->sparse->fmt[j0] != TC_SP_COO)
+        j0++;
+    ck_assert_int_lt(j0, ag->n_xfers);
+    ck_assert_int_eq(tc_sparse_verify(&ctx, ag, NULL), TC_OK);
+    ag->sparse->dtype = TC_SP_BF16;
+    tu_ctx(&ctx);
+    ck_assert_int_eq(tc_sparse_verify(&ctx, ag, NULL), TC_ERR_INVALID);
+    snprintf(want, sizeof want,
+             "tacosc: error: sparse section: transfer %d (%d->%d) travels coo, but its message of 353926.4 bytes "
+             "(header included, bfloat16, density 0.45) is not smaller than its 262144 dense bytes (rule: size)\n",
+             j0, ag->xfers[j0].src, ag->xfers[j0].dst);
+    ck_assert_str_eq(tu_diags(), want);
+    /* auto: a send priced slower than dense on this topology (CPU codecs against 50 GB/s links) */
+    ag->sparse->dtype = TC_SP_F32;
+    ag->sparse->format = TC_SP_AUTO;
+    tu_ctx(&ctx);
+    ck_assert_int_eq(tc_sparse_verify(&ctx, ag, NULL), TC_OK); /* no topology: no prices */
+    ck_assert_int_eq(tc_sparse_verify(&ctx, ag, t), TC_ERR_INVALID);
+    ck_assert_ptr_nonnull(strstr(tu_diags(), "travels coo under auto, but is priced at "));
+    ck_assert_ptr_nonnull(strstr(tu_diags(), "dense on this topology (rule: auto)\n"));
+    /* local: count */
+    ag->sparse->n--;
+    tu_ctx(&ctx);
+    ck_assert_int_eq(tc_sparse_verify(&ctx, ag, NULL), TC_ERR_INVALID);
+    snprintf(want, sizeof want, "tacosc: error: sparse section: %d formats for %d transfers (rule: count)\n",
+             ag->n_xfers - 1, ag->n_xfers);
+    ck_assert_str_eq(tu_diags(), want);
+    free(k);
+    tc_sched_free(ag);
+    tc_sched_free(s);
+    tc_topo_free(t);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     Suite *s = suite_create("sparse");
@@ -904,6 +1003,7 @@ static Suite *make_suite(void)
     tcase_add_test(tc, test_cost_terms);
     tcase_add_test(tc, test_small_messages);
     tcase_add_test(tc, test_auto_never_slower);
+    tcase_add_test(tc, test_verify_section);
     suite_add_tcase(s, tc);
     return s;
 }

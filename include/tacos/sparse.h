@@ -247,6 +247,15 @@ typedef struct tc_sparse_cost {
 tc_status tc_sparse_cost_create(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, tc_sparse_cost **out);
 void tc_sparse_cost_free(tc_sparse_cost *c);
 
+/**
+ * The sparse section of a checked plan against the plan (tacosc verify; src/sparse/verify.c names the
+ * rules: count, options, local, format, threshold, size, auto): TC_OK when every decision is one the pass
+ * can make at the plan's density, thresholds and element type, else TC_ERR_INVALID with `sparse section:
+ * ... (rule: NAME)` at the first offending transfer.  topo (may be NULL) gives nodes and, for auto, beta
+ * and the codec throughputs.  A plan without a sparse section passes.
+ */
+tc_status tc_sparse_verify(tc_ctx *ctx, const tc_sched *s, const tc_topo *topo);
+
 struct tc_sim_opts; /* tacos/sim.h */
 /**
  * The pass with its prediction (src/sparse/price.c): tc_sparse_plan, then the event model (tc_sim_run with

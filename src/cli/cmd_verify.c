@@ -3,6 +3,7 @@
 #include "tacos/check.h"
 #include "tacos/emit.h"
 #include "tacos/msccl.h"
+#include "tacos/sparse.h"
 #include "tacos/topo.h"
 
 #include <getopt.h>
@@ -120,7 +121,7 @@ int tc_cli_verify(int argc, char **argv)
                                                 swmodel ? swmodel : s->switch_model, &flat)))
             goto done;
         tc_check_opts co = {.topo = flat};
-        if ((st = tc_sched_check(&ctx, s, &co, path)))
+        if ((st = tc_sched_check(&ctx, s, &co, path)) || (st = tc_sparse_verify(&ctx, s, flat)))
             goto done;
         /* verify ok implies tacos-run replays: the same lowering and program check as tacos-run's */
         if ((st = tc_msccl_lower_replay(&ctx, s, NULL))) {

@@ -43,6 +43,10 @@ void tc_exec_from_float(tc_dtype t, const float *src, void *dst, size_t n);
 /** Zero each of n elements with probability `sparsity` (uniformly random positions, from seed); 1 zeros
  *  all, 0 none. */
 void tc_exec_sparsify(tc_dtype t, void *buf, size_t n, double sparsity, uint64_t seed);
+/** A JSON plan's sparse formats against the replayed type t (src/exec/sparse_plan.c): where the plan
+ *  records another element type, re-decide them for t (its density, format and thresholds) with a warning
+ *  naming both types.  Nothing happens for a plan without sparse formats or of the same type. */
+tc_status tc_exec_sparse_dtype(tc_ctx *ctx, const char *plan, tc_sched *s, tc_dtype t);
 /** Count elements of `got` (type t) that differ from `want` (type t, or float when want_float). */
 uint64_t tc_exec_count_wrong(tc_dtype t, const void *got, const void *want, int want_float, size_t n,
                              double tol);

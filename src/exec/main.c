@@ -404,6 +404,8 @@ static tc_status load_plan(tc_ctx *ctx, const opts *o, int n, tc_msccl **out, in
         tc_sched *s = NULL;
         from_json = 1;
         st = tc_emit_json_read(ctx, o->plan, &s);
+        if (!st)
+            st = tc_exec_sparse_dtype(ctx, o->plan, s, o->dtype); /* sizes of another type: re-decide */
         if (!st) {
             tc_msccl_lower_opts lo;
             tc_msccl_lower_opts_init(&lo);

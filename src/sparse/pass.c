@@ -183,7 +183,7 @@ tc_status tc_sparse_contribs(tc_ctx *ctx, const tc_sched *s, int **out)
 /* ---- decisions ---------------------------------------------------------------------------------- */
 
 /* Summed beta of the links transfer x crosses (0 when unknown: no topology or no link recorded). */
-static double xfer_beta(const tc_topo *topo, const tc_sched *s, const tc_xfer *x)
+double tc_sparse_xfer_beta(const tc_topo *topo, const tc_sched *s, const tc_xfer *x)
 {
     if (!topo)
         return 0;
@@ -252,7 +252,7 @@ tc_status tc_sparse_plan(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, co
         /* the previous-step rule (SpCCL): a reduction-phase send is judged by the sparsity one contribution
          * earlier, what a ring measured at the step before; forwarded data by its own */
         const double dj = o->rule == TC_SP_RULE_PREVIOUS && kind != 2 ? tc_sparse_fill(o->density, k[i] > 1 ? k[i] - 1 : 1) : d;
-        const double beta = xfer_beta(topo, s, x);
+        const double beta = tc_sparse_xfer_beta(topo, s, x);
         int best = TC_SP_DENSE;
         double best_cost = 0;
         for (int f = TC_SP_PICI; f < TC_SP_FMT_COUNT; f++) {
