@@ -738,7 +738,7 @@ START_TEST(test_sparse_dtype)
         ck_assert_msg(dense || !strstr(out, "100.0% of the dense bytes on the wire"), "%s\n%s", cmd, tu_tail(out));
         free(out);
     }
-    snprintf(plan16, sizeof plan16, "%s-bf16", plan);
+    snprintf(plan16, sizeof plan16, "%s/dt-bf16.json", workdir());
     snprintf(cmd, sizeof cmd, "%s %s --collective allgather --algo ring --size 1M --sparsity 0.55 --sparse-format coo "
                               "--thresholds 0,0,0 --dtype bfloat16 -q -o %s", tu_tacosc(), topo, plan16);
     ck_assert_int_eq(tu_run(cmd, NULL), 0);
