@@ -751,6 +751,46 @@ START_TEST(test_sparse_dtype)
 }
 END_TEST
 
+/* tacos-run --topo prints tacosc's predicted speedup beside the measured one (issue 26): at the plan's own
+ * size it is the compile summary's; --costs without --topo and a topology of another size are refused. */
+START_TEST(test_sparse_predicted)
+{
+    if (!have_exec("test_sparse_predicted"))
+        return;
+    char topo[256], topo8[256], plan[512], cmd[2048], args[1024], *out = NULL;
+    snprintf(topo, sizeof topo, "%s/prring4.xml", workdir());
+    snprintf(topo8, sizeof topo8, "%s/prring8.xml", workdir());
+    snprintf(cmd, sizeof cmd, "%s topo ring 4 -o %s && %s topo ring 8 -o %s", tu_tacosc(), topo, tu_tacosc(), topo8);
+    ck_assert_int_eq(tu_run(cmd, NULL), 0);
+    snprintf(plan, sizeof plan, "%s/pred.json", workdir());
+    snprintf(cmd, sizeof cmd, "%s %s --collective allgather --algo ring --size 1M --sparsity 0.99 -o %s", tu_tacosc(),
+             topo, plan);
+    ck_assert_int_eq(tu_run(cmd, &out), 0);
+    const char *sp = strstr(out, ": speedup ");
+    ck_assert_ptr_nonnull(sp);
+    char want[32];
+    snprintf(want, sizeof want, "%.2fx\n", atof(sp + 10));
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s -np 4 %s %s --check -b 512K -e 1M -n 1 -w 0 --sparsity 0.99 --topo %s", mpirun(),
+             tacosrun(), plan, topo);
+    int rc = tu_run(cmd, &out);
+    ck_assert_msg(rc == 0 && strstr(out, "# Out of bounds values : 0 OK") && rows_of(out) == 2, "%s\n%s", cmd,
+                  tu_tail(out));
+    ck_assert_msg(strstr(out, "wire  predicted\n") && strstr(out, "# Avg predicted speedup: "), "%s", tu_tail(out));
+    const char *row = strstr(out, "\n     1048576 ");
+    ck_assert_ptr_nonnull(row);
+    const char *end = strchr(row + 1, '\n');
+    ck_assert_msg(end && (size_t)(end + 1 - row) > strlen(want) && !strncmp(end + 1 - strlen(want), want, strlen(want)),
+                  "want the 1 MiB row to end in the compile's %s%s", want, tu_tail(out));
+    free(out);
+    snprintf(args, sizeof args, "%s -b 4K -n 1 -w 0 --costs %s", plan, topo);
+    refused(4, args, "tacos-run: error: --costs needs --topo\n", 2);
+    snprintf(args, sizeof args, "%s -b 4K -n 1 -w 0 --topo %s", plan, topo8);
+    snprintf(cmd, sizeof cmd, "%s: error: --topo: 8 npus, but the plan has 4 ranks\n", topo8);
+    refused(4, args, cmd, 2);
+}
+END_TEST
+
 /* Rank 0 damages every sparse message it sends (--corrupt-sparse): the replay fails on every rank (exit 1,
  * no hang), with one message naming the receiving rank, its step and the sender; a plan without sparse
  * messages has nothing to damage. */
@@ -927,6 +967,7 @@ static Suite *exec_suite(void)
     tcase_add_test(tc, test_sparse_replay);
     tcase_add_test(tc, test_sparse_corrupt);
     tcase_add_test(tc, test_sparse_dtype);
+    tcase_add_test(tc, test_sparse_predicted);
     tcase_add_test(tc, test_cuda_sparse);
     suite_add_tcase(s, tc);
     return s;

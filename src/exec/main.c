@@ -71,6 +71,7 @@ typedef struct opts {
     int verbose;
     double sparsity; /* --sparsity: fraction of input elements zeroed (-1: not given) */
     int corrupt_sparse; /* self-test: rank 0 damages every sparse message it sends */
+    const char *topo, *costs; /* --topo, --costs: the predicted sparse speedup (sparse_predict.c) */
 } opts;
 
 enum { MODE_OOP = 1, MODE_IP = 2 };
@@ -113,6 +114,8 @@ static void usage(FILE *f)
             "                          dense: columns dense (us), speedup and wire (bytes sent over dense)\n"
             "      --corrupt-sparse    self-test: rank 0 damages every sparse message it sends, so the replay\n"
             "                          must fail on every rank\n"
+            "      --topo FILE         a sparse JSON plan's topology (--costs FILE: its cost file): column\n"
+            "                          predicted, tacosc's speedup at each size beside the measured one\n"
             "  -v, --verbose           print the plan summary of every rank\n"
             "      --calibrate         (first argument) measure alpha and beta, write a cost file instead\n"
             "                          (tacos-run --calibrate --help)\n"
@@ -144,6 +147,7 @@ static int parse_args(int argc, char **argv, opts *o, int print)
         {"verbose", no_argument, 0, 'v'},         {"help", no_argument, 0, 'h'},
         {"version", no_argument, 0, 'V'},         {"corrupt", required_argument, 0, 8},
         {"sparsity", required_argument, 0, 11},   {"corrupt-sparse", no_argument, 0, 12},
+        {"topo", required_argument, 0, 13},       {"costs", required_argument, 0, 14},
         {0, 0, 0, 0},
     };
     memset(o, 0, sizeof *o);
@@ -284,6 +288,8 @@ static int parse_args(int argc, char **argv, opts *o, int print)
                 BAD("--sparsity: '%s' is not a number from 0 to 1", optarg);
             break;
         case 12: o->corrupt_sparse = 1; break;
+        case 13: o->topo = optarg; break;
+        case 14: o->costs = optarg; break;
         case 'v': o->verbose = 1; break;
         case 'h':
             if (print)
@@ -1064,6 +1070,7 @@ int main(int argc, char **argv)
     ctx.sink = exec_sink;
     ctx.sink_user = &ss;
     tc_msccl *m = NULL;
+    tc_exec_sparse_pred *pred = NULL; /* rank 0, --topo */
     tc_exec_plan *plan = NULL;
     tc_exec_engine *eng = NULL;
     tc_exec_backend be;
@@ -1074,6 +1081,9 @@ int main(int argc, char **argv)
      * refused before any message of the replay is sent */
     int root_src = ROOT_NONE;
     tc_status st = rank == 0 ? load_plan(&ctx, &o, n, &m, &root_src) : TC_OK;
+    if (!st && rank == 0 && (o.topo || o.costs)) /* the predicted sparse speedup (issue 26) */
+        st = o.topo ? tc_exec_sparse_pred_create(&ctx, o.plan, o.topo, o.costs, o.dtype, &pred)
+                    : tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--costs needs --topo");
     if ((st = report(&ss, comm, st)))
         goto out;
     st = share_plan(&ctx, comm, rank, n, &m, &root_src);
@@ -1259,7 +1269,8 @@ int main(int argc, char **argv)
                 if (sparse_mode)
                     printf(" %9s %7s %6s", sp_hdr[l][0], sp_hdr[l][1], sp_hdr[l][2]);
             }
-            printf("%s\n", o.mpi_ref ? (l ? "       (us)    (GB/s)" : "   mpi-time mpi-busbw  ratio") : "");
+            printf("%s%s\n", o.mpi_ref ? (l ? "       (us)    (GB/s)" : "   mpi-time mpi-busbw  ratio") : "",
+                   pred ? (l ? "  (tacosc)" : "  predicted") : "");
         }
         fflush(stdout);
     }
@@ -1277,7 +1288,7 @@ int main(int argc, char **argv)
 
     /* 5. the sweep */
     runner r = {&ctx, &o, m, plan, &be, comm, rank, n, seed, &ss, 0, sparse_mode, sparse_plan};
-    double speedup_sum = 0, wire_sum = 0;
+    double speedup_sum = 0, wire_sum = 0, pred_sum = 0;
     int64_t wrong_total = 0;
     double busbw_sum = 0;
     int rows = 0;
@@ -1328,6 +1339,11 @@ int main(int argc, char **argv)
                     printf("  %9s %9s %6s", "N/A", "N/A", "N/A");
                 }
             }
+            if (pred) { /* tacosc's speedup at this size, beside the measured one */
+                const double p = tc_exec_sparse_pred_speedup(&ctx, pred, bytes);
+                printf("  %8.2fx", p);
+                pred_sum += p;
+            }
             printf("\n");
             fflush(stdout);
         }
@@ -1351,6 +1367,9 @@ int main(int argc, char **argv)
         if (sparse_mode)
             printf("# Avg sparse speedup   : %.2fx over dense messages, %.1f%% of the dense bytes on the wire\n",
                    rows ? speedup_sum / (rows * cols) : 0.0, rows ? 100 * wire_sum / (rows * cols) : 0.0);
+        if (sparse_mode && pred)
+            printf("# Avg predicted speedup: %.2fx (tacosc's model on --topo, at the same sizes)\n",
+                   rows ? pred_sum / rows : 0.0);
     }
     exit_code = wrong_total ? 1 : 0;
     st = TC_OK;
@@ -1359,6 +1378,7 @@ out:
         exit_code = st == TC_ERR_USAGE ? 2 : 1;
     tc_exec_engine_free(eng);
     tc_exec_plan_free(plan);
+    tc_exec_sparse_pred_free(pred);
     tc_msccl_free(m);
     if (have_be)
         be.fini(&be);
