@@ -540,6 +540,18 @@ START_TEST(test_decisions)
     fmt_by_k(s, sp, k, got, 4);
     ck_assert_str_eq(got, "-pddp");
     tc_sched_sparse_free(sp);
+    /* the previous-step rule (SpCCL): a reduction send judged one contribution earlier: k = 2 at k = 1's
+     * 0.7 > 0.6: Pici; k = 3 at k = 2's 0.49: dense; the all-gather phase at its own 0.2401: Pici */
+    o.rule = TC_SP_RULE_PREVIOUS;
+    ck_assert_int_eq(tc_sparse_plan(&ctx, t, s, &o, &sp), TC_OK);
+    fmt_by_k(s, sp, k, got, 4);
+    ck_assert_str_eq(got, "-ppdp");
+    tc_sched_sparse_free(sp);
+    o.rule = 7;
+    tu_ctx(&ctx);
+    ck_assert_int_eq(tc_sparse_plan(&ctx, t, s, &o, &sp), TC_ERR_INVALID);
+    ck_assert_str_eq(tu_diags(), "tacosc: error: sparse: unknown decision rule 7\n");
+    o.rule = TC_SP_RULE_FORECAST;
     /* COO at the same density: 0.7 is not above COO's 0.7: dense; all-gather 0.2401 <= 0.5: dense */
     o.format = TC_SP_COO;
     ck_assert_int_eq(tc_sparse_plan(&ctx, t, s, &o, &sp), TC_OK);
