@@ -17,11 +17,16 @@
  * all-reduce) is judged by the all-gather threshold (phase-aware); a reduction-phase send by the intra- or
  * inter-node threshold of its ends (topology-aware).  A send travels sparse when its forecast sparsity
  * 1 - d is strictly above the threshold ("at or below, dense").  SpCCL decides a step from the sparsity of
- * the step before (what it measured); the forecast here is the message's own.
- * Auto: of Pici and COO, those admitted by their thresholds; when both are, the lower modelled time per
- * dense byte on the transfer's links (scale x beta + 1/compress + 1/decompress, tc_sparse_cost), and only
- * where that is below the dense send's beta: auto never prices a send slower than dense (without a
- * topology beta is 0 and auto keeps every send dense).
+ * the step before (what it measured); the forecast here is the message's own, unless o->rule asks for the
+ * paper's rule (a reduction send judged at k - 1 contributions; sizes stay the forecast's).
+ * Exact sizes: a send goes sparse, in every format, only where its exact message (tc_sparse_msg_expect:
+ * the 32-byte header, the payload at the forecast nonzeros of the chunk's n = chunk_bytes / elem
+ * elements, the format's rounding) is smaller than the n x elem dense bytes.
+ * Auto: of Pici and COO, those admitted by their thresholds; when both are, the lower modelled time of the
+ * send on its links (bytes x beta + n elem / compress + n elem / decompress), and only where that is below
+ * the dense send's n elem x beta (without a topology beta is 0 and auto keeps every send dense);
+ * tc_sparse_annotate (price.c) then keeps the plan only where the event model, with the step's
+ * dependence, predicts it no slower than dense.
  * Cost: O(M log M) for M transfers (two sorts), O(R C) ints of contribution counts for reducing collectives.
  * Trace (ring all-reduce on 4 ranks, d0 = 0.01, Pici 0.6/0.5/0.1, one node): step 0 sends carry k = 1
  * (d 0.0100), step 1 k = 2 (0.0199), step 2 k = 3 (0.0297), all sparsity > 0.6: Pici; then the all-gather
