@@ -245,6 +245,10 @@ typedef struct tc_sparse_cost {
 
 /** Price s (s->sparse set, its n equal to s->n_xfers) with the throughputs of topo (may be NULL). */
 tc_status tc_sparse_cost_create(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, tc_sparse_cost **out);
+/** The same at a collective size of `size` bytes (0: the plan's): each message's exact size for the chunk
+ *  the simulator's tc_sim_opts.size rescales to (the decisions stay the plan's). */
+tc_status tc_sparse_cost_create_sized(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, uint64_t size,
+                                      tc_sparse_cost **out);
 void tc_sparse_cost_free(tc_sparse_cost *c);
 
 /**

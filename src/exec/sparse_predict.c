@@ -79,10 +79,6 @@ tc_status tc_exec_sparse_pred_create(tc_ctx *ctx, const char *plan, const char *
 
 double tc_exec_sparse_pred_speedup(tc_ctx *ctx, const tc_exec_sparse_pred *p, double bytes)
 {
-    tc_sched at = *p->s; /* the plan at this size: only the chunk bytes differ (read-only view) */
-    const uint64_t pieces = p->s->chunk_bytes ? (p->s->size_bytes + p->s->chunk_bytes - 1) / p->s->chunk_bytes : 1;
-    at.size_bytes = (uint64_t)bytes;
-    at.chunk_bytes = ((uint64_t)bytes + pieces - 1) / (pieces ? pieces : 1);
     tc_sparse_cost *c = NULL;
     tc_sim_result *dense = NULL, *sparse = NULL;
     tc_sim_opts so;
@@ -90,7 +86,7 @@ double tc_exec_sparse_pred_speedup(tc_ctx *ctx, const tc_exec_sparse_pred *p, do
     so.no_bound = 1;
     so.size = (uint64_t)bytes;
     double r = 0;
-    if (tc_sim_run(ctx, p->s, p->topo, &so, &dense) || tc_sparse_cost_create(ctx, p->topo, &at, &c))
+    if (tc_sim_run(ctx, p->s, p->topo, &so, &dense) || tc_sparse_cost_create_sized(ctx, p->topo, p->s, (uint64_t)bytes, &c))
         goto done;
     so.xfer_scale = c->scale;
     so.xfer_pre = c->pre;

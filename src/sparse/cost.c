@@ -23,6 +23,7 @@
  */
 #include "sparse_int.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 void tc_sparse_codec_bw(const tc_topo *topo, int f, double *compress, double *decompress)
@@ -98,4 +99,16 @@ fail:
     free(fwd);
     tc_sparse_cost_free(c);
     return st;
+}
+
+tc_status tc_sparse_cost_create_sized(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, uint64_t size,
+                                      tc_sparse_cost **out)
+{
+    if (!size || s->n_chunks <= 0)
+        return tc_sparse_cost_create(ctx, topo, s, out);
+    tc_sched at = *s; /* a read-only view with the chunk of that size, as the simulator rescales it */
+    const double per = s->coll == TC_COLL_ALLTOALL ? (double)size * s->n_ranks / s->n_chunks : (double)size / s->n_chunks;
+    at.size_bytes = size;
+    at.chunk_bytes = (uint64_t)ceil(per);
+    return tc_sparse_cost_create(ctx, topo, &at, out);
 }
