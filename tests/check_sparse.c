@@ -910,6 +910,10 @@ START_TEST(test_auto_never_slower)
         tc_sparse_counts(s->sparse, cnt);
         ck_assert_int_eq(cnt[TC_SP_DENSE], s->n_xfers);
         ck_assert(tt == s->time && w == 1);
+        tu_ctx(&ctx);
+        ck_assert_int_eq(tc_sparse_annotate(&ctx, NULL, s, &o, NULL, &tt, &w), TC_ERR_INVALID);
+        ck_assert_str_eq(tu_diags(), "tacosc: error: sparse: pricing a plan needs its topology\n");
+        ck_assert_int_eq(s->sparse->n, s->n_xfers); /* the plan's section untouched */
         tc_sched_free(s);
         tc_topo_free(t);
     }

@@ -263,7 +263,8 @@ tc_status tc_sparse_verify(tc_ctx *ctx, const tc_sched *s, const tc_topo *topo);
 struct tc_sim_opts; /* tacos/sim.h */
 /**
  * The pass with its prediction (src/sparse/price.c): tc_sparse_plan, then the event model (tc_sim_run with
- * so, may be NULL, and the tc_sparse_cost terms) prices the plan with its sparse messages.  s->time must
+ * so, may be NULL, and the tc_sparse_cost terms) prices the plan with its sparse messages on topo (not
+ * NULL).  s->time must
  * be the dense plan's time under the same so.  With TC_SP_AUTO the whole plan is kept only where it is
  * predicted no slower than dense: the per-send decisions, then the same with the reduction-phase sends
  * dense (their codec times sit on the dependence chain of the next step), then every send dense; the

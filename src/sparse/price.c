@@ -66,6 +66,8 @@ tc_status tc_sparse_annotate(tc_ctx *ctx, const tc_topo *topo, tc_sched *s, cons
     tc_sched_sparse *sp = NULL, *best = NULL;
     int *k = NULL;
     double t = 0, w = 1, bt = 0, bw = 1;
+    if (!topo)
+        return tc_error(ctx, TC_ERR_INVALID, NULL, 0, "sparse: pricing a plan needs its topology");
     tc_status st = tc_sparse_plan(ctx, topo, s, o, &sp);
     if (st)
         return st;
