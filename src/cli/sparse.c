@@ -78,7 +78,7 @@ void tc_cli_print_sparse(const tc_sched *s, double wire, double dense, double sp
             printf("%s%s thresholds %g/%g/%g (intra/inter/all-gather)", f > TC_SP_PICI && sp->format == TC_SP_AUTO ? ", " : "",
                    tc_sparse_fmt_name(f), sp->th[f][0], sp->th[f][1], sp->th[f][2]);
     if (sp->format == TC_SP_AUTO)
-        printf(", the cheaper per send");
+        printf(", the cheaper per send where it beats dense, the plan never slower than dense");
     printf("\n%s  transfers: %d pici, %d coo, %d dense; bytes on the wire %.1f%% of dense (eq. 4)\n", indent,
            n[TC_SP_PICI], n[TC_SP_COO], n[TC_SP_DENSE], 100 * wire);
     printf("%s  dense messages %s, sparse %s: speedup %.2fx (compression and decompression included, eq. 5-6)\n",
