@@ -10,6 +10,7 @@
 #   make bench      every benchmark (bench-synth, bench-sim, bench-compare, bench-exec, bench-photonic, bench-msccl,
 #                   bench-tune, bench-sparse)
 #   make photonic-paper  the photonic paper's setup (examples/photonic/): a table and SVG breakdowns
+#   make sparse-paper    the SpCCL paper's setting priced by the sparse pass beside its speedups (examples/sparse/)
 #   make install    tacosc, tacos-run and the man pages under $(DESTDIR)$(PREFIX) (default /usr/local)
 #   make uninstall  remove what make install put there
 
@@ -52,7 +53,7 @@ FUZZ_NAMES := topo costs json msccl tune sparse svm photonic bundle
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 
 .PHONY: all deps demo check check-run asan valgrind fuzz fuzz-build bench bench-synth bench-sim bench-compare bench-exec \
-        bench-photonic bench-msccl bench-tune bench-sparse photonic-paper install uninstall clean
+        bench-photonic bench-msccl bench-tune bench-sparse photonic-paper sparse-paper install uninstall clean
 
 all: $(TACOSC) $(EXEC_BIN)
 
@@ -160,6 +161,9 @@ bench-sparse: all
 
 photonic-paper: all
 	sh examples/photonic/paper.sh
+
+sparse-paper: all
+	sh examples/sparse/paper.sh
 
 install: all
 	install -d $(DESTDIR)$(BINDIR)

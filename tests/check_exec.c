@@ -707,6 +707,95 @@ START_TEST(test_sparse_replay)
 }
 END_TEST
 
+/* Plans carry their element type (issue 26): a COO all-gather decided for float32 at sparsity 0.55
+ * (thresholds 0: 0.45 x 8 = 3.6 bytes per 4-byte element) replays every type with 0 wrong; the types it
+ * was not decided for are re-decided with one warning (16-bit types: 0.45 x 6 = 2.7 bytes per 2-byte
+ * element, every send dense, 100% of the dense bytes where it sent 134.8% before); a plan compiled with
+ * --dtype bfloat16 replays bfloat16 without one. */
+START_TEST(test_sparse_dtype)
+{
+    if (!have_exec("test_sparse_dtype"))
+        return;
+    static const char *const types[] = {"float32", "float64", "int32", "bfloat16", "float16"};
+    char topo[256], plan[512], plan16[600], cmd[2048], want[1024], *out = NULL;
+    snprintf(topo, sizeof topo, "%s/dtring4.xml", workdir());
+    snprintf(cmd, sizeof cmd, "%s topo ring 4 -o %s", tu_tacosc(), topo);
+    ck_assert_int_eq(tu_run(cmd, NULL), 0);
+    compile_plan(topo, "allgather", "ring", "--size 1M --sparsity 0.55 --sparse-format coo --thresholds 0,0,0", plan,
+                 sizeof plan);
+    for (int i = 0; i < 5; i++) {
+        snprintf(cmd, sizeof cmd, "%s -np 4 %s %s --check -b 64K -e 64K -n 1 -w 0 --sparsity 0.55 -d %s", mpirun(),
+                 tacosrun(), plan, types[i]);
+        int rc = tu_run(cmd, &out);
+        ck_assert_msg(rc == 0 && strstr(out, "# Out of bounds values : 0 OK"), "rc %d: %s\n%s", rc, cmd, tu_tail(out));
+        const int re = i > 0, dense = i >= 3;
+        snprintf(want, sizeof want,
+                 "%s: warning: the plan's sparse formats were decided for float32 elements and this run replays "
+                 "%s: re-decided for %s (%d of 12 sends sparse, were 12); compile with --dtype %s for the "
+                 "decisions of its topology\n",
+                 plan, types[i], types[i], dense ? 0 : 12, types[i]);
+        ck_assert_msg(count_of(out, want) == re && count_of(out, "warning:") == re, "%s\n%s", cmd, tu_tail(out));
+        ck_assert_msg(!dense || strstr(out, "100.0% of the dense bytes on the wire"), "%s\n%s", cmd, tu_tail(out));
+        ck_assert_msg(dense || !strstr(out, "100.0% of the dense bytes on the wire"), "%s\n%s", cmd, tu_tail(out));
+        free(out);
+    }
+    snprintf(plan16, sizeof plan16, "%s/dt-bf16.json", workdir());
+    snprintf(cmd, sizeof cmd, "%s %s --collective allgather --algo ring --size 1M --sparsity 0.55 --sparse-format coo "
+                              "--thresholds 0,0,0 --dtype bfloat16 -q -o %s", tu_tacosc(), topo, plan16);
+    ck_assert_int_eq(tu_run(cmd, NULL), 0);
+    snprintf(cmd, sizeof cmd, "%s -np 4 %s %s --check -b 64K -e 64K -n 1 -w 0 --sparsity 0.55 -d bfloat16", mpirun(),
+             tacosrun(), plan16);
+    int rc = tu_run(cmd, &out);
+    ck_assert_msg(rc == 0 && strstr(out, "# Out of bounds values : 0 OK") && !strstr(out, "warning:"), "%s\n%s", cmd,
+                  tu_tail(out));
+    free(out);
+}
+END_TEST
+
+/* tacos-run --topo prints tacosc's predicted sparse speedup (p-speedup) beside the measured one (issue 26):
+ * at the plan's own size it is the compile summary's; --costs without --topo and a topology of another size
+ * are refused (as for the predicted time, issue 24). */
+START_TEST(test_sparse_predicted)
+{
+    if (!have_exec("test_sparse_predicted"))
+        return;
+    char topo[256], topo8[256], plan[512], cmd[2048], args[1024], *out = NULL;
+    snprintf(topo, sizeof topo, "%s/prring4.xml", workdir());
+    snprintf(topo8, sizeof topo8, "%s/prring8.xml", workdir());
+    snprintf(cmd, sizeof cmd, "%s topo ring 4 -o %s && %s topo ring 8 -o %s", tu_tacosc(), topo, tu_tacosc(), topo8);
+    ck_assert_int_eq(tu_run(cmd, NULL), 0);
+    snprintf(plan, sizeof plan, "%s/pred.json", workdir());
+    snprintf(cmd, sizeof cmd, "%s %s --collective allgather --algo ring --size 1M --sparsity 0.99 -o %s", tu_tacosc(),
+             topo, plan);
+    ck_assert_int_eq(tu_run(cmd, &out), 0);
+    const char *sp = strstr(out, ": speedup ");
+    ck_assert_ptr_nonnull(sp);
+    char want[32];
+    snprintf(want, sizeof want, "%.2fx\n", atof(sp + 10));
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s -np 4 %s %s --check -b 512K -e 1M -n 1 -w 0 --sparsity 0.99 --topo %s", mpirun(),
+             tacosrun(), plan, topo);
+    int rc = tu_run(cmd, &out);
+    ck_assert_msg(rc == 0 && strstr(out, "# Out of bounds values : 0 OK") && rows_of(out) == 2, "%s\n%s", cmd,
+                  tu_tail(out));
+    ck_assert_msg(strstr(out, "  p-speedup\n") && strstr(out, "# Avg predicted speedup: "), "%s", tu_tail(out));
+    const char *row = strstr(out, "\n     1048576 ");
+    ck_assert_ptr_nonnull(row);
+    const char *end = strchr(row + 1, '\n');
+    ck_assert_msg(end && (size_t)(end + 1 - row) > strlen(want) && !strncmp(end + 1 - strlen(want), want, strlen(want)),
+                  "want the 1 MiB row to end in the compile's %s%s", want, tu_tail(out));
+    free(out);
+    snprintf(args, sizeof args, "%s -b 4K -n 1 -w 0 --costs %s", plan, topo);
+    snprintf(cmd, sizeof cmd,
+             "tacos-run: error: --costs %s: give the topology too (--topo FILE): the costs price the plan on it\n",
+             topo);
+    refused(4, args, cmd, 2);
+    snprintf(args, sizeof args, "%s -b 4K -n 1 -w 0 --topo %s", plan, topo8);
+    snprintf(cmd, sizeof cmd, "%s: error: --topo: the topology has 8 npus but the plan is for 4 ranks\n", topo8);
+    refused(4, args, cmd, 1);
+}
+END_TEST
+
 /* Rank 0 damages every sparse message it sends (--corrupt-sparse): the replay fails on every rank (exit 1,
  * no hang), with one message naming the receiving rank, its step and the sender; a plan without sparse
  * messages has nothing to damage. */
@@ -1008,6 +1097,8 @@ static Suite *exec_suite(void)
     tcase_add_test(tc, test_cuda);
     tcase_add_test(tc, test_sparse_replay);
     tcase_add_test(tc, test_sparse_corrupt);
+    tcase_add_test(tc, test_sparse_dtype);
+    tcase_add_test(tc, test_sparse_predicted);
     tcase_add_test(tc, test_cuda_sparse);
     suite_add_tcase(s, tc);
     TCase *tp = tcase_create("predict"); /* issue 24: tacos-run's prediction column */

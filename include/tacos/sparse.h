@@ -123,6 +123,14 @@ void tc_sparse_hdr_put(const tc_sparse_hdr *h, void *out);
 uint64_t tc_sparse_payload_size(int f, uint64_t n, uint64_t nnz, size_t elem);
 /** The largest message (header included) of n elements in format f: what a receiver must post. */
 uint64_t tc_sparse_msg_bound(int f, uint64_t n, size_t elem);
+/** Bytes a send of n elements with nnz nonzeros takes in format f: header and payload for Pici and COO
+ *  (exactly what tc_sparse_msg_encode writes), n*elem for a dense send (it travels raw, no header). */
+uint64_t tc_sparse_msg_size(int f, uint64_t n, uint64_t nnz, size_t elem);
+/** The expected tc_sparse_msg_size of n elements at density d (nnz = d n: the sizes are affine in nnz);
+ *  what the pass decides on and the cost model prices. */
+double tc_sparse_msg_expect(int f, uint64_t n, double d, size_t elem);
+/** Elements of one chunk of s at type t: chunk_bytes / size, rounded up (at least 1). */
+uint64_t tc_sparse_chunk_elems(const tc_sched *s, tc_sparse_dtype t);
 /** Header and payload of n elements of src (type t) in format f into msg (cap bytes); *bytes is the
  *  message length, *nnz (may be NULL) the nonzeros counted. */
 tc_status tc_sparse_msg_encode(tc_ctx *ctx, int f, tc_sparse_dtype t, const void *src, uint64_t n, void *msg,
@@ -152,11 +160,20 @@ typedef struct tc_sparse_thresholds {
 #define TC_SPARSE_PICI_THRESHOLDS {0.6, 0.5, 0.1}
 #define TC_SPARSE_COO_THRESHOLDS {0.7, 0.6, 0.5}
 
+/** How a send's sparsity is judged against the thresholds. */
+typedef enum {
+    TC_SP_RULE_FORECAST = 0, /**< the message's own forecast density (default) */
+    TC_SP_RULE_PREVIOUS = 1  /**< SpCCL's rule: a reduction-phase send by the sparsity one contribution
+                                  earlier (what the step before measured on a ring); sizes and prices stay
+                                  the forecast's */
+} tc_sparse_rule;
+
 typedef struct tc_sparse_opts {
     double density;                       /**< delta0: fraction of nonzero input elements, [0, 1] */
     int format;                           /**< TC_SP_PICI (default), TC_SP_COO or TC_SP_AUTO */
     tc_sparse_thresholds th[TC_SP_FMT_COUNT]; /**< per format (index TC_SP_PICI, TC_SP_COO) */
     tc_sparse_dtype dtype;                /**< element type the sizes assume (float32) */
+    int rule;                             /**< tc_sparse_rule (forecast) */
 } tc_sparse_opts;
 
 /** Paper defaults: Pici, float32, density 1. */
@@ -184,7 +201,10 @@ tc_status tc_sparse_contribs(tc_ctx *ctx, const tc_sched *s, int **out);
  * collective does not reduce or k is the rank count, else intra- or inter-node by its ends' nodes (topo may
  * be NULL: one node).  The forecast is the paper's, for sums: a reduced element is nonzero where any input
  * is (products and the like can only be sparser; the replay is correct whatever the forecast).  With TC_SP_AUTO, of the formats whose threshold admits it, the one with the lower
- * modelled time per dense byte on its link (tc_sparse_cost's terms).  Writes a new tc_sched_sparse.
+ * modelled time of the send on its links (the exact message over beta, plus both codec times), and only
+ * where that beats the dense send.  In every mode a send goes sparse only where its exact message
+ * (tc_sparse_msg_expect, header included) is smaller than its dense bytes.  o->rule picks the density the
+ * thresholds judge (tc_sparse_rule); sizes are always the forecast's.  Writes a new tc_sched_sparse.
  */
 tc_status tc_sparse_plan(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, const tc_sparse_opts *o,
                          tc_sched_sparse **out);
@@ -211,8 +231,8 @@ void tc_sparse_codec_bw(const tc_topo *topo, int f, double *compress, double *de
 
 /**
  * Per-transfer terms of an annotated plan, as the simulator takes them (tc_sim_opts.xfer_*): scale = wire
- * bytes over dense bytes, eq. 4 (Pici: d + (1/8 + 1/1024) / elem; COO: d (4 + elem) / elem; the 32-byte
- * header is left out), pre = seconds per dense byte compressing at the source (none when the source
+ * bytes over dense bytes, eq. 4 on the exact message (tc_sparse_msg_expect: header, payload, rounding;
+ * for large chunks Pici tends to d + (1/8 + 1/1024) / elem, COO to d (4 + elem) / elem), pre = seconds per dense byte compressing at the source (none when the source
  * forwards, unchanged, a message it received in the same format), post = seconds per dense byte
  * decompressing (or adding) at the destination; dense transfers 1, 0, 0.  wire = sum of scale / n.
  */
@@ -225,6 +245,34 @@ typedef struct tc_sparse_cost {
 
 /** Price s (s->sparse set, its n equal to s->n_xfers) with the throughputs of topo (may be NULL). */
 tc_status tc_sparse_cost_create(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, tc_sparse_cost **out);
+/** The same at a collective size of `size` bytes (0: the plan's): each message's exact size for the chunk
+ *  the simulator's tc_sim_opts.size rescales to (the decisions stay the plan's). */
+tc_status tc_sparse_cost_create_sized(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, uint64_t size,
+                                      tc_sparse_cost **out);
 void tc_sparse_cost_free(tc_sparse_cost *c);
+
+/**
+ * The sparse section of a checked plan against the plan (tacosc verify; src/sparse/verify.c names the
+ * rules: count, options, local, format, threshold, size, auto): TC_OK when every decision is one the pass
+ * can make at the plan's density, thresholds and element type, else TC_ERR_INVALID with `sparse section:
+ * ... (rule: NAME)` at the first offending transfer.  topo (may be NULL) gives nodes and, for auto, beta
+ * and the codec throughputs.  A plan without a sparse section passes.
+ */
+tc_status tc_sparse_verify(tc_ctx *ctx, const tc_sched *s, const tc_topo *topo);
+
+struct tc_sim_opts; /* tacos/sim.h */
+/**
+ * The pass with its prediction (src/sparse/price.c): tc_sparse_plan, then the event model (tc_sim_run with
+ * so, may be NULL, and the tc_sparse_cost terms) prices the plan with its sparse messages on topo (not
+ * NULL).  s->time must
+ * be the dense plan's time under the same so.  With TC_SP_AUTO the whole plan is kept only where it is
+ * predicted no slower than dense: the per-send decisions, then the same with the reduction-phase sends
+ * dense (their codec times sit on the dependence chain of the next step), then every send dense; the
+ * fastest wins (ties to the fewer sparse sends), so auto's time is never above the dense time.  Other
+ * formats are kept as decided.  On success s->sparse is replaced, *time is the predicted time and *wire
+ * the bytes on the wire over dense (both may be NULL).
+ */
+tc_status tc_sparse_annotate(tc_ctx *ctx, const tc_topo *topo, tc_sched *s, const tc_sparse_opts *o,
+                             const struct tc_sim_opts *so, double *time, double *wire);
 
 #endif

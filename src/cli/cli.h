@@ -89,6 +89,9 @@ struct tc_sim_result;
  *  density was given.  Usage errors name the option. */
 tc_status tc_cli_sparse_opts(tc_ctx *ctx, const char *density, const char *sparsity, const char *format,
                              const char *thresholds, struct tc_sparse_opts *o, int *on);
+/** The element type and decision rule of the sparse pass (--dtype float32|float64|int32|bfloat16|float16,
+ *  --sparse-rule forecast|previous; each NULL when not given, both need a density: on). */
+tc_status tc_cli_sparse_more(tc_ctx *ctx, const char *dtype, const char *rule, int on, struct tc_sparse_opts *o);
 /** The summary lines of an annotated plan: density, thresholds, formats, wire bytes, dense against sparse. */
 void tc_cli_print_sparse(const tc_sched *s, double wire, double dense, double sparse, const char *indent);
 

@@ -90,6 +90,10 @@ static void usage(FILE *f)
           "      --sparse-format F pici (default), coo, or auto (per send the one the cost model prices lower)\n"
           "      --thresholds T   INTRA,INTER,ALLGATHER sparsities at or below which a send goes dense\n"
           "                       (default: the paper's, pici 0.6,0.5,0.1, coo 0.7,0.6,0.5)\n"
+          "      --dtype T        element type the sizes assume, recorded in the plan: float32 (default),\n"
+          "                       float64, int32, bfloat16, float16\n"
+          "      --sparse-rule R  forecast (default: each send's own density) or previous (SpCCL: a\n"
+          "                       reduction send judged by the density one step earlier; man tacosc)\n"
           "Other:\n"
           "  -q, --quiet          no summary\n"
           "  -v, --verbose        each stage (read, generate, check, lower, write) with its time on stderr\n"
@@ -103,7 +107,7 @@ static void usage(FILE *f)
 enum {
     O_COSTS = 256, O_ROOT, O_SEED, O_UNWIND, O_MATCH, O_TRIALS, O_THREADS, O_STATS, O_TARGET, O_PROTO,
     O_CHANNELS, O_MINB, O_MAXB, O_INPLACE, O_OUTOFPLACE, O_LIST, O_PHOTONIC, O_FALLBACK, O_ILPTIME, O_MAXCH,
-    O_MODEL, O_DENSITY, O_SPARSITY, O_SPFMT, O_THRESH, O_SWMODEL
+    O_MODEL, O_DENSITY, O_SPARSITY, O_SPFMT, O_THRESH, O_SWMODEL, O_SPDTYPE, O_SPRULE
 };
 
 static tc_status parse_bytes(tc_ctx *ctx, const char *opt, const char *s, uint64_t *out)
@@ -263,6 +267,7 @@ int tc_cli_compile(int argc, char **argv)
         {"ilp-time", required_argument, 0, O_ILPTIME}, {"model", required_argument, 0, O_MODEL},
         {"density", required_argument, 0, O_DENSITY}, {"sparsity", required_argument, 0, O_SPARSITY},
         {"sparse-format", required_argument, 0, O_SPFMT}, {"thresholds", required_argument, 0, O_THRESH},
+        {"dtype", required_argument, 0, O_SPDTYPE}, {"sparse-rule", required_argument, 0, O_SPRULE},
         {"switch-model", required_argument, 0, O_SWMODEL}, {0, 0, 0, 0},
     };
     tc_ctx ctx;
@@ -276,7 +281,8 @@ int tc_cli_compile(int argc, char **argv)
     char auto_line[2200] = "";
     double runner_up_time = 0;
     const char *runner_up = NULL; /* --algo auto: the fallback when the choice cannot be written */
-    const char *sp_density = NULL, *sp_sparsity = NULL, *sp_format = NULL, *sp_thresholds = NULL;
+    const char *sp_density = NULL, *sp_sparsity = NULL, *sp_format = NULL, *sp_thresholds = NULL, *sp_dtype = NULL,
+               *sp_rule = NULL;
     int quiet = 0, opt, photonic = 0, sparse = 0;
     tc_sparse_opts spo;
     double dense_time = 0, wire = 1;
@@ -352,6 +358,8 @@ int tc_cli_compile(int argc, char **argv)
         case O_SPARSITY: sp_sparsity = optarg; break;
         case O_SPFMT: sp_format = optarg; break;
         case O_THRESH: sp_thresholds = optarg; break;
+        case O_SPDTYPE: sp_dtype = optarg; break;
+        case O_SPRULE: sp_rule = optarg; break;
         case O_MODEL: model_dir = optarg; break;
         case O_LIST:
             tc_algo_list(stdout);
@@ -399,7 +407,8 @@ int tc_cli_compile(int argc, char **argv)
     if (g.stats_only && out_path)
         return tc_cli_exit(tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--stats-only keeps no transfers: drop -o"));
     if ((st = check_options(&ctx, longopts, seen, coll, algo, fmt, out_path, &lo)) ||
-        (st = tc_cli_sparse_opts(&ctx, sp_density, sp_sparsity, sp_format, sp_thresholds, &spo, &sparse)))
+        (st = tc_cli_sparse_opts(&ctx, sp_density, sp_sparsity, sp_format, sp_thresholds, &spo, &sparse)) ||
+        (st = tc_cli_sparse_more(&ctx, sp_dtype, sp_rule, sparse, &spo)))
         return tc_cli_exit(st);
     if (!photonic && (po.fallback || po.ilp_time != TC_PHOTONIC_ILP_TIME))
         return tc_cli_exit(tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--fallback and --ilp-time need --photonic"));

@@ -173,7 +173,7 @@ int tc_cli_sim(int argc, char **argv)
         so.bins = 100;
     so.trace = 1; /* the critical path for the models' comparison, free when the event queue runs anyway */
     if (s->sparse) { /* its sparse messages priced (eq. 4-6) in every run below; one dense run beside */
-        if ((st = tc_sparse_cost_create(&ctx, topo, s, &cost)))
+        if ((st = tc_sparse_cost_create_sized(&ctx, topo, s, so.size, &cost))) /* exact messages at --size */
             goto done;
         tc_sim_opts d = so;
         d.bins = 0;

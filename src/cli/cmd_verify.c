@@ -3,6 +3,7 @@
 #include "tacos/check.h"
 #include "tacos/emit.h"
 #include "tacos/msccl.h"
+#include "tacos/sparse.h"
 #include "tacos/topo.h"
 
 #include <getopt.h>
@@ -21,7 +22,8 @@ static void usage(FILE *f)
           "must exist in that topology (switches unwound with degree D, default the degree the plan records,\n"
           "else each switch's own; switches modelled as M, unwind, node or multicast, default the model the\n"
           "plan records, else each switch's own).  It must also lower to the program tacos-run replays\n"
-          "(FIFO connections), so a plan that verifies replays.\n"
+          "(FIFO connections), so a plan that verifies replays.  Its sparse section's decisions must be\n"
+          "ones the sparse pass can make (format, threshold, exact size at its dtype; man tacosc).\n"
           "An MSCCL XML plan is checked for the runtime's structural rules, matched send/receive sequences,\n"
           "deadlock freedom and the collective's result, within a runtime's limits: --target nccl or rccl for\n"
           "one runtime (--max-channels N: the device's channel limit, rccl default 20), common (default) for\n"
@@ -120,7 +122,7 @@ int tc_cli_verify(int argc, char **argv)
                                                 swmodel ? swmodel : s->switch_model, &flat)))
             goto done;
         tc_check_opts co = {.topo = flat};
-        if ((st = tc_sched_check(&ctx, s, &co, path)))
+        if ((st = tc_sched_check(&ctx, s, &co, path)) || (st = tc_sparse_verify(&ctx, s, flat)))
             goto done;
         /* verify ok implies tacos-run replays: the same lowering and program check as tacos-run's */
         if ((st = tc_msccl_lower_replay(&ctx, s, NULL))) {

@@ -134,37 +134,18 @@ static tc_status check(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, cons
 static tc_status sparse_pass(tc_ctx *ctx, const tc_topo *topo, tc_sched *s, const tc_compile_opts *o,
                              tc_compile_result *res)
 {
-    tc_sparse_cost *c = NULL;
-    tc_sim_result *r = NULL;
-    tc_status st = tc_sparse_plan(ctx, topo, s, &o->sparse_opts, &s->sparse);
-    if (!st)
-        st = tc_sparse_cost_create(ctx, topo, s, &c);
+    double t = 0, dense = s->time;
+    tc_status st = tc_sparse_annotate(ctx, topo, s, &o->sparse_opts, o->sim, &t, &res->wire); /* auto: never above dense */
     if (!st) {
-        tc_sim_opts so;
-        if (o->sim)
-            so = *o->sim;
-        else
-            tc_sim_opts_init(&so);
-        so.no_bound = 1;
-        so.bins = 0;
-        so.xfer_scale = c->scale;
-        so.xfer_pre = c->pre;
-        so.xfer_post = c->post;
-        st = tc_sim_run(ctx, s, topo, &so, &r);
-    }
-    if (!st) {
-        res->wire = c->wire;
-        res->dense_time = s->time;
-        s->time = r->time;
+        res->dense_time = dense;
+        s->time = t;
         if (s->time > res->dense_time && !o->no_bound)
             tc_diag(ctx, TC_DIAG_NOTE, NULL, 0, 0,
                     "the sparse messages are predicted %.2fx slower than dense ones: compression and "
                     "decompression cost more than the bytes they save on these links (codec throughputs: "
-                    "man 5 tacosc-costs; thresholds: --thresholds)",
+                    "man 5 tacosc-costs; thresholds: --thresholds; --sparse-format auto never is)",
                     s->time / res->dense_time);
     }
-    tc_sim_result_free(r);
-    tc_sparse_cost_free(c);
     return st;
 }
 

@@ -43,6 +43,20 @@ void tc_exec_from_float(tc_dtype t, const float *src, void *dst, size_t n);
 /** Zero each of n elements with probability `sparsity` (uniformly random positions, from seed); 1 zeros
  *  all, 0 none. */
 void tc_exec_sparsify(tc_dtype t, void *buf, size_t n, double sparsity, uint64_t seed);
+/** A JSON plan's sparse formats against the replayed type t (src/exec/sparse_plan.c): where the plan
+ *  records another element type, re-decide them for t (its density, format and thresholds) with a warning
+ *  naming both types.  Nothing happens for a plan without sparse formats or of the same type. */
+tc_status tc_exec_sparse_dtype(tc_ctx *ctx, const char *plan, tc_sched *s, tc_dtype t);
+/** tacos-run --topo (src/exec/sparse_predict.c): the plan's predicted sparse speedup per replayed size. */
+typedef struct tc_exec_sparse_pred tc_exec_sparse_pred;
+/** Load the JSON plan (re-decided for type t, quietly) and the topology it was compiled for (the plan's
+ *  unwinding and switch model, costs may be NULL).  Usage errors name --topo. */
+tc_status tc_exec_sparse_pred_create(tc_ctx *ctx, const char *plan, const char *topo, const char *costs, tc_dtype t,
+                                     tc_exec_sparse_pred **out);
+/** Predicted dense time over sparse time at a collective size of `bytes` (tacosc's sizes); 0 when the
+ *  model cannot price it. */
+double tc_exec_sparse_pred_speedup(tc_ctx *ctx, const tc_exec_sparse_pred *p, double bytes);
+void tc_exec_sparse_pred_free(tc_exec_sparse_pred *p);
 /** Count elements of `got` (type t) that differ from `want` (type t, or float when want_float). */
 uint64_t tc_exec_count_wrong(tc_dtype t, const void *got, const void *want, int want_float, size_t n,
                              double tol);

@@ -119,7 +119,8 @@ static void usage(FILE *f)
             "      --topo FILE         the topology the plan was made for: tacosc's event model prices the\n"
             "                          plan at every size, printed beside the measured time with the ratio\n"
             "                          measured / predicted (default: a JSON plan's stored prediction, at\n"
-            "                          its own size only)\n"
+            "                          its own size only); a sparse plan's table also gets p-speedup,\n"
+            "                          tacosc's predicted sparse speedup beside the measured one\n"
             "      --costs FILE        the cost file for --topo (man 5 tacosc-costs; default: the topology's)\n"
             "  -v, --verbose           print the plan summary of every rank\n"
             "      --calibrate         (first argument) measure alpha and beta, write a cost file instead\n"
@@ -417,6 +418,8 @@ static tc_status load_plan(tc_ctx *ctx, const opts *o, int n, tc_msccl **out, in
         tc_sched *s = NULL;
         from_json = 1;
         st = tc_emit_json_read(ctx, o->plan, &s);
+        if (!st)
+            st = tc_exec_sparse_dtype(ctx, o->plan, s, o->dtype); /* sizes of another type: re-decide */
         if (!st) {
             tc_msccl_lower_opts lo;
             tc_msccl_lower_opts_init(&lo);
@@ -1077,6 +1080,9 @@ typedef struct job {
     int has_pred;       /* the table has the prediction columns (known to every rank) */
     double *ratios;
     int n_ratios;
+    /* rank 0, a sparse JSON plan with --topo: the predicted sparse speedup per size (sparse_predict.c) */
+    tc_exec_sparse_pred *spred;
+    double spred_sum;
 } job;
 
 /* The elements of the sweep's row for size sz (bytes), 0 for a size the row before already had; *lastT
@@ -1243,6 +1249,11 @@ static tc_status sparse_pass(job *J)
     if (J->o.corrupt_sparse && !J->sparse_plan) /* known on every rank: rank 0 prints */
         return tc_error(&J->ctx, TC_ERR_USAGE, J->o.plan, 0,
                         "--corrupt-sparse: the plan has no sparse messages to damage");
+    tc_status st = TC_OK; /* issue 26: tacosc's sparse speedup beside the measured one */
+    if (J->rank == 0 && J->sparse_plan && J->o.topo)
+        st = tc_exec_sparse_pred_create(&J->ctx, J->o.plan, J->o.topo, J->o.costs, J->o.dtype, &J->spred);
+    if ((st = report(&J->ss, J->comm, st)))
+        return st;
     if (J->o.check || J->sparse_mode) {
         J->seed = J->o.have_seed ? J->o.seed : ((uint64_t)time(NULL) * 2654435761u) ^ (uint64_t)clock();
         MPI_Bcast(&J->seed, 1, MPI_UINT64_T, 0, J->comm);
@@ -1324,6 +1335,8 @@ static void header_pass(job *J)
             }
             if (J->has_pred)
                 printf("  %9s %8s", l ? "(us)" : "predicted", l ? "" : "ratio");
+            if (J->spred)
+                printf("  %9s", l ? "(tacosc)" : "p-speedup");
             printf("%s\n", o->mpi_ref ? (l ? "       (us)    (GB/s)" : "   mpi-time mpi-busbw  ratio") : "");
         }
         fflush(stdout);
@@ -1363,6 +1376,11 @@ static void print_row(job *J, size_t T, const result res[2], const result *mres)
         } else {
             printf("  %9s %8s", "N/A", "N/A");
         }
+    }
+    if (J->spred) { /* tacosc's sparse speedup at this size, beside the measured one */
+        const double p = tc_exec_sparse_pred_speedup(&J->ctx, J->spred, bytes);
+        printf("  %8.2fx", p);
+        J->spred_sum += p;
     }
     if (J->o.mpi_ref) {
         if (mres->ran) {
@@ -1458,6 +1476,9 @@ static void summary_pass(const job *J)
     if (J->sparse_mode)
         printf("# Avg sparse speedup   : %.2fx over dense messages, %.1f%% of the dense bytes on the wire\n",
                rows ? J->speedup_sum / (rows * cols) : 0.0, rows ? 100 * J->wire_sum / (rows * cols) : 0.0);
+    if (J->spred)
+        printf("# Avg predicted speedup: %.2fx (tacosc's model on --topo, at the same sizes)\n",
+               rows ? J->spred_sum / rows : 0.0);
     if (J->has_pred && J->n_ratios) {
         double *v = J->ratios;
         int k = J->n_ratios, within = 0;
@@ -1524,6 +1545,7 @@ out:
         exit_code = st == TC_ERR_USAGE ? 2 : 1;
     tc_exec_engine_free(J.eng);
     tc_exec_predict_free(J.pred);
+    tc_exec_sparse_pred_free(J.spred);
     free(J.ratios);
     tc_exec_plan_free(J.plan);
     tc_msccl_free(J.m);

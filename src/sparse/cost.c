@@ -13,13 +13,17 @@
  * message as it came) has no compression term; anything reduced into, or sent in another format, is
  * compressed again.  Decompression is priced at the full dense size for copies and adds alike.
  * The density is the pass's forecast: tc_sparse_fill(d0, k) for the k contributions the message carries.
- * Cost: the pass's symbolic execution, O(M log M).  The 32-byte header of each message is not counted.
- * Trace (ring all-gather, 4 ranks, d0 = 0.01, Pici, float32, defaults): every transfer scale
- * 0.01 + 0.0315 = 0.0415; rank r's own chunk pays 1/compress per byte once, the forwards none; every
- * arrival pays 1/decompress per byte.
+ * The size is the exact message at that density (tc_sparse_msg_expect: the 32-byte header, the payload
+ * and the format's rounding to 64-element columns and 4096-element tiles), over the chunk's dense bytes
+ * (n = chunk_bytes / elem elements, rounded up).
+ * Cost: the pass's symbolic execution, O(M log M).
+ * Trace (ring all-gather, 4 ranks, 1 MiB, d0 = 0.01, Pici, float32, defaults): chunks of 65536 elements,
+ * every message 32 + 4 x 655.36 + 8 x 1024 + 4 x 16 = 10909.44 bytes, scale 0.041616; rank r's own chunk
+ * pays 1/compress per byte once, the forwards none; every arrival pays 1/decompress per byte.
  */
 #include "sparse_int.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 void tc_sparse_codec_bw(const tc_topo *topo, int f, double *compress, double *decompress)
@@ -62,7 +66,10 @@ tc_status tc_sparse_cost_create(tc_ctx *ctx, const tc_topo *topo, const tc_sched
         goto fail;
     if ((st = tc_sparse_sweep(ctx, s, sp->fmt, k, fwd)))
         goto fail;
-    const double e = (double)(tc_sparse_dtype_size((tc_sparse_dtype)sp->dtype) ? tc_sparse_dtype_size((tc_sparse_dtype)sp->dtype) : 4);
+    const tc_sparse_dtype t = tc_sparse_dtype_size((tc_sparse_dtype)sp->dtype) ? (tc_sparse_dtype)sp->dtype : TC_SP_F32;
+    const size_t e = tc_sparse_dtype_size(t);
+    const uint64_t n = tc_sparse_chunk_elems(s, t);
+    const double dense = (double)n * (double)e;
     double bw[TC_SP_FMT_COUNT][2] = {{0}}, wire = 0, dsum = 0;
     int nsparse = 0;
     for (int f = TC_SP_PICI; f < TC_SP_FMT_COUNT; f++)
@@ -73,7 +80,7 @@ tc_status tc_sparse_cost_create(tc_ctx *ctx, const tc_topo *topo, const tc_sched
         c->scale[i] = 1;
         if (f == TC_SP_PICI || f == TC_SP_COO) {
             const double d = tc_sparse_fill(sp->density, k[i]);
-            c->scale[i] = f == TC_SP_PICI ? d + (0.125 + 4.0 / TC_PICI_TILE) / e : d * (4 + e) / e;
+            c->scale[i] = tc_sparse_msg_expect(f, n, d, e) / dense; /* header and rounding included */
             c->pre[i] = fwd[i] ? 0 : 1 / bw[f][0];
             c->post[i] = 1 / bw[f][1];
             dsum += d;
@@ -92,4 +99,16 @@ fail:
     free(fwd);
     tc_sparse_cost_free(c);
     return st;
+}
+
+tc_status tc_sparse_cost_create_sized(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, uint64_t size,
+                                      tc_sparse_cost **out)
+{
+    if (!size || s->n_chunks <= 0)
+        return tc_sparse_cost_create(ctx, topo, s, out);
+    tc_sched at = *s; /* a read-only view with the chunk of that size, as the simulator rescales it */
+    const double per = s->coll == TC_COLL_ALLTOALL ? (double)size * s->n_ranks / s->n_chunks : (double)size / s->n_chunks;
+    at.size_bytes = size;
+    at.chunk_bytes = (uint64_t)ceil(per);
+    return tc_sparse_cost_create(ctx, topo, &at, out);
 }

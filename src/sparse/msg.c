@@ -28,6 +28,25 @@ uint64_t tc_sparse_msg_bound(int f, uint64_t n, size_t elem)
     return TC_SPARSE_HDR_BYTES + tc_sparse_payload_size(f, n, n, elem);
 }
 
+uint64_t tc_sparse_msg_size(int f, uint64_t n, uint64_t nnz, size_t elem)
+{
+    return f == TC_SP_PICI || f == TC_SP_COO ? TC_SPARSE_HDR_BYTES + tc_sparse_payload_size(f, n, nnz, elem) : n * elem;
+}
+
+double tc_sparse_msg_expect(int f, uint64_t n, double d, size_t elem)
+{
+    /* every size formula is affine in nnz: the size at the expected nnz is the expected size */
+    const double base = (double)tc_sparse_msg_size(f, n, 0, elem), per = (double)tc_sparse_msg_size(f, n, 1, elem) - base;
+    return f == TC_SP_PICI || f == TC_SP_COO ? base + per * d * (double)n : (double)(n * elem);
+}
+
+uint64_t tc_sparse_chunk_elems(const tc_sched *s, tc_sparse_dtype t)
+{
+    const uint64_t e = tc_sparse_dtype_size(t) ? tc_sparse_dtype_size(t) : 4;
+    const uint64_t n = sp_ceil(s->chunk_bytes, e);
+    return n ? n : 1;
+}
+
 void tc_sparse_hdr_put(const tc_sparse_hdr *h, void *out)
 {
     unsigned char *m = out;

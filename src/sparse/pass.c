@@ -17,11 +17,16 @@
  * all-reduce) is judged by the all-gather threshold (phase-aware); a reduction-phase send by the intra- or
  * inter-node threshold of its ends (topology-aware).  A send travels sparse when its forecast sparsity
  * 1 - d is strictly above the threshold ("at or below, dense").  SpCCL decides a step from the sparsity of
- * the step before (what it measured); the forecast here is the message's own.
- * Auto: of Pici and COO, those admitted by their thresholds; when both are, the lower modelled time per
- * dense byte on the transfer's links (scale x beta + 1/compress + 1/decompress, tc_sparse_cost), and only
- * where that is below the dense send's beta: auto never prices a send slower than dense (without a
- * topology beta is 0 and auto keeps every send dense).
+ * the step before (what it measured); the forecast here is the message's own, unless o->rule asks for the
+ * paper's rule (a reduction send judged at k - 1 contributions; sizes stay the forecast's).
+ * Exact sizes: a send goes sparse, in every format, only where its exact message (tc_sparse_msg_expect:
+ * the 32-byte header, the payload at the forecast nonzeros of the chunk's n = chunk_bytes / elem
+ * elements, the format's rounding) is smaller than the n x elem dense bytes.
+ * Auto: of Pici and COO, those admitted by their thresholds; when both are, the lower modelled time of the
+ * send on its links (bytes x beta + n elem / compress + n elem / decompress), and only where that is below
+ * the dense send's n elem x beta (without a topology beta is 0 and auto keeps every send dense);
+ * tc_sparse_annotate (price.c) then keeps the plan only where the event model, with the step's
+ * dependence, predicts it no slower than dense.
  * Cost: O(M log M) for M transfers (two sorts), O(R C) ints of contribution counts for reducing collectives.
  * Trace (ring all-reduce on 4 ranks, d0 = 0.01, Pici 0.6/0.5/0.1, one node): step 0 sends carry k = 1
  * (d 0.0100), step 1 k = 2 (0.0199), step 2 k = 3 (0.0297), all sparsity > 0.6: Pici; then the all-gather
@@ -44,6 +49,7 @@ void tc_sparse_opts_init(tc_sparse_opts *o)
     o->th[TC_SP_PICI] = pici;
     o->th[TC_SP_COO] = coo;
     o->dtype = TC_SP_F32;
+    o->rule = TC_SP_RULE_FORECAST;
 }
 
 tc_status tc_sparse_thresholds_parse(tc_ctx *ctx, const char *s, tc_sparse_thresholds *out)
@@ -182,7 +188,7 @@ tc_status tc_sparse_contribs(tc_ctx *ctx, const tc_sched *s, int **out)
 /* ---- decisions ---------------------------------------------------------------------------------- */
 
 /* Summed beta of the links transfer x crosses (0 when unknown: no topology or no link recorded). */
-static double xfer_beta(const tc_topo *topo, const tc_sched *s, const tc_xfer *x)
+double tc_sparse_xfer_beta(const tc_topo *topo, const tc_sched *s, const tc_xfer *x)
 {
     if (!topo)
         return 0;
@@ -204,6 +210,8 @@ tc_status tc_sparse_plan(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, co
         return tc_error(ctx, TC_ERR_INVALID, NULL, 0, "sparse: density %g is not in [0, 1]", o->density);
     if (o->format != TC_SP_PICI && o->format != TC_SP_COO && o->format != TC_SP_AUTO)
         return tc_error(ctx, TC_ERR_INVALID, NULL, 0, "sparse: unknown format %d", o->format);
+    if (o->rule != TC_SP_RULE_FORECAST && o->rule != TC_SP_RULE_PREVIOUS)
+        return tc_error(ctx, TC_ERR_INVALID, NULL, 0, "sparse: unknown decision rule %d", o->rule);
     if (!tc_sparse_dtype_size(o->dtype))
         return tc_error(ctx, TC_ERR_INVALID, NULL, 0, "sparse: unknown element type %d", (int)o->dtype);
     for (int f = TC_SP_PICI; f < TC_SP_FMT_COUNT; f++) {
@@ -232,7 +240,9 @@ tc_status tc_sparse_plan(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, co
         sp->th[f][1] = o->th[f].inter;
         sp->th[f][2] = o->th[f].allgather;
     }
-    const double e = (double)tc_sparse_dtype_size(o->dtype);
+    const size_t e = tc_sparse_dtype_size(o->dtype);
+    const uint64_t n = tc_sparse_chunk_elems(s, o->dtype);
+    const double dense = (double)n * (double)e; /* a dense send goes raw: no header */
     const int reduces = tc_coll_reduces(s->coll);
     const int *node = topo ? topo->node_of : NULL;
     double bw[TC_SP_FMT_COUNT][2] = {{0}};
@@ -242,20 +252,28 @@ tc_status tc_sparse_plan(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, co
         const tc_xfer *x = &s->xfers[i];
         if (x->src == x->dst)
             continue;
-        const double d = tc_sparse_fill(o->density, k[i]), sparsity = 1 - d;
+        const double d = tc_sparse_fill(o->density, k[i]);
         const int kind = !reduces || k[i] >= s->n_ranks ? 2 : node && node[x->src] != node[x->dst] ? 1 : 0;
+        /* the previous-step rule (SpCCL): a reduction-phase send is judged by the sparsity one contribution
+         * earlier, what a ring measured at the step before; forwarded data by its own */
+        const double dj = o->rule == TC_SP_RULE_PREVIOUS && kind != 2 ? tc_sparse_fill(o->density, k[i] > 1 ? k[i] - 1 : 1) : d;
+        const double beta = tc_sparse_xfer_beta(topo, s, x);
         int best = TC_SP_DENSE;
         double best_cost = 0;
         for (int f = TC_SP_PICI; f < TC_SP_FMT_COUNT; f++) {
             if (o->format != TC_SP_AUTO && o->format != f)
                 continue;
-            if (!(sparsity > sp->th[f][kind]))
+            if (!(1 - dj > sp->th[f][kind]))
                 continue;
-            const double scale = f == TC_SP_PICI ? d + (0.125 + 4.0 / TC_PICI_TILE) / e : d * (4 + e) / e;
-            const double beta = xfer_beta(topo, s, x), cost = scale * beta + 1 / bw[f][0] + 1 / bw[f][1];
-            /* auto: a format only where its modelled time per dense byte beats the dense send's (beta), so
-             * no send is priced slower than it would be dense (issue 26) */
-            if (o->format == TC_SP_AUTO && !(cost < beta))
+            /* the exact message: header, payload at the forecast nonzeros, the format's rounding; one no
+             * smaller than the dense bytes never goes sparse (issue 26) */
+            const double bytes = tc_sparse_msg_expect(f, n, d, e);
+            if (!(bytes < dense))
+                continue;
+            const double cost = bytes * beta + dense / bw[f][0] + dense / bw[f][1];
+            /* auto: a format only where the send's modelled time beats the dense send's; the whole plan is
+             * then priced by tc_sparse_annotate, which keeps it only where it beats dense */
+            if (o->format == TC_SP_AUTO && !(cost < dense * beta))
                 continue;
             if (best == TC_SP_DENSE || cost < best_cost) {
                 best = f;
