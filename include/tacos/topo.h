@@ -135,8 +135,14 @@ int tc_topo_tree_path(const tc_topo *t, const int *parent, int src, int dst, int
  * topology without switches is copied unchanged.
  */
 tc_status tc_topo_unwind(tc_ctx *ctx, const tc_topo *t, int d, tc_topo **out);
-/** Give every switch of t the model m (the command line's --switch-model). */
+/** Give every switch of t the model m (the command line's --switch-model); NICs stay store-and-forward
+ *  vertices. */
 void tc_topo_set_switch_model(tc_topo *t, tc_switch_model m);
+/** Nonzero when switch s carries traffic once unwound: every switch, and a NIC that hangs from a switch
+ *  (up >= 0); a NIC that hangs from nothing (a single imported server) joins its GPUs to no network. */
+int tc_topo_switch_carries(const tc_topo *t, int s);
+/** Nonzero when a switch hangs from another (up=) or, unwound, a link joins two switch vertices. */
+int tc_topo_switch_tree(const tc_topo *t);
 
 /**
  * Torus or mesh dimensions of an indexed topology (tc_topo_index), for bucket, Swing, the lower bound and the SVG layout.  From the name
