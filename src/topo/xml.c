@@ -326,8 +326,9 @@ static tc_status read_switch(reader *r, xmlNode *n, int is_nic)
     int *ports = NULL, np = 0, cap = 0, cls, *sorted = NULL;
     for (int i = 0; i < r->t->n_switches; i++)
         if (strcmp(r->t->switches[i].name, name) == 0) {
-            st = err(r, TC_ERR_INVALID, line, "%s '%s': the name is taken (by the %s on line %d)", what, name,
-                     r->t->switches[i].nic ? "nic" : "switch", r->t->switches[i].line);
+            st = err(r, TC_ERR_INVALID, line, "%s '%s' defined twice (first on line %d%s)", what, name,
+                     r->t->switches[i].line, r->t->switches[i].nic == is_nic ? "" : r->t->switches[i].nic
+                                                                                ? ", a nic" : ", a switch");
             goto done;
         }
     if (list) {
@@ -1130,9 +1131,10 @@ tc_status tc_topo_write(tc_ctx *ctx, const tc_topo *t, FILE *f)
         for (int i = 0; regular && i < t->n_npus; i++)
             if (t->node_of[i] != i / k)
                 regular = 0;
-        if (regular && k < t->n_npus)
-            fprintf(f, "  <!-- ranks are server-major: rank = server * %d + local index -->\n", k);
-        if (regular)
+        if (regular && k < t->n_npus) /* on the same line: line numbers stay as they were */
+            fprintf(f, "  <nodes size=\"%d\"/> <!-- ranks server-major: rank = server * %d + local index -->\n",
+                    k, k);
+        else if (regular)
             fprintf(f, "  <nodes size=\"%d\"/>\n", k);
         else
             for (int i = 0; i < t->n_npus; i++)
