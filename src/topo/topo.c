@@ -168,6 +168,7 @@ tc_status tc_topo_add_switch(tc_topo *t, const char *name, const int *npus, int 
         memcpy(s->npus, npus, (size_t)n_ports * sizeof *npus);
     s->n_ports = n_ports;
     s->up = -1;
+    s->up_cls = -1;
     s->gdr = -1;
     s->cls = cls;
     s->alpha = t->classes[cls].alpha;
@@ -606,12 +607,6 @@ tc_status tc_topo_unwind(tc_ctx *ctx, const tc_topo *t, int d, tc_topo **out)
                 if ((st = tc_topo_add_link(u, sw->npus[i], v, sw->cls, sw->alpha, beta, sw->line)) != TC_OK ||
                     (st = tc_topo_add_link(u, v, sw->npus[i], sw->cls, sw->alpha, beta, sw->line)) != TC_OK)
                     goto fail;
-            if (sw->up >= 0) { /* the tree edge to the parent, its class both ways */
-                const tc_link_class *c = &t->classes[sw->up_cls];
-                if ((st = tc_topo_add_link(u, v, vid[sw->up], sw->up_cls, c->alpha, c->beta, sw->line)) != TC_OK ||
-                    (st = tc_topo_add_link(u, vid[sw->up], v, sw->up_cls, c->alpha, c->beta, sw->line)) != TC_OK)
-                    goto fail;
-            }
             continue;
         }
         for (int i = 0; i < p; i++)
@@ -621,6 +616,16 @@ tc_status tc_topo_unwind(tc_ctx *ctx, const tc_topo *t, int d, tc_topo **out)
                 if (st != TC_OK)
                     goto fail;
             }
+    }
+    for (int s = 0; s < t->n_switches; s++) { /* tree edges to the parents, their class both ways, once every
+                                                   vertex exists */
+        const tc_switch *sw = &t->switches[s];
+        if (sw->up < 0 || vid[s] < 0)
+            continue;
+        const tc_link_class *c = &t->classes[sw->up_cls];
+        if ((st = tc_topo_add_link(u, vid[s], vid[sw->up], sw->up_cls, c->alpha, c->beta, sw->line)) != TC_OK ||
+            (st = tc_topo_add_link(u, vid[sw->up], vid[s], sw->up_cls, c->alpha, c->beta, sw->line)) != TC_OK)
+            goto fail;
     }
     for (int s = 0; s < u->n_switches; s++) {
         free(u->switches[s].name);

@@ -400,7 +400,7 @@ static tc_status read_switch(reader *r, xmlNode *n, int is_nic)
         st = err(r, TC_ERR_INVALID, line, "switch '%s': model '%s' is not unwind, node or multicast", name, model);
         goto done;
     }
-    int ucls = 0;
+    int ucls = -1;
     if (upcl && (st = use_class(r, upcl, &ucls)) != TC_OK)
         goto done;
     if (r->t->n_switches + 1 > r->cap_up) {
@@ -1030,7 +1030,7 @@ static int class_used(const tc_topo *t, int k)
         if (t->links[i].cls == k)
             return 1;
     for (int i = 0; i < t->n_switches; i++)
-        if (t->switches[i].cls == k || (t->switches[i].up >= 0 && t->switches[i].up_cls == k))
+        if (t->switches[i].cls == k || t->switches[i].up_cls == k)
             return 1;
     return 0;
 }
@@ -1110,7 +1110,10 @@ tc_status tc_topo_write(tc_ctx *ctx, const tc_topo *t, FILE *f)
         if (sw->up >= 0) {
             fprintf(f, " up=\"");
             tc_xml_escape(f, t->switches[sw->up].name);
-            fprintf(f, "\" upclass=\"");
+            fputc('"', f);
+        }
+        if (sw->up_cls >= 0) { /* a NIC's port speed is kept while it hangs from nothing */
+            fprintf(f, " upclass=\"");
             tc_xml_escape(f, t->classes[sw->up_cls].name);
             fputc('"', f);
         }
