@@ -737,6 +737,25 @@ tc_status tc_topo_import_finish(tc_ctx *ctx, const char *file, tc_topo *t, tc_to
     return st;
 }
 
+/* The first parse error (libxml2's last one is often a consequence of it). */
+typedef struct first_err {
+    int have, line;
+    char msg[256];
+} first_err;
+
+static void keep_first(void *user, xmlErrorPtr err)
+{
+    first_err *e = ((xmlParserCtxtPtr)user)->_private;
+    if (e->have || !err || err->level == XML_ERR_WARNING)
+        return;
+    e->have = 1;
+    e->line = err->line;
+    snprintf(e->msg, sizeof e->msg, "%s", err->message ? err->message : "malformed XML");
+    size_t k = strlen(e->msg);
+    while (k && (e->msg[k - 1] == '\n' || e->msg[k - 1] == ' '))
+        e->msg[--k] = 0;
+}
+
 static tc_status import_xml(tc_ctx *ctx, const char *name, const char *buf, size_t len, tc_topo **out)
 {
     imp m = {.ctx = ctx, .file = name};
@@ -744,17 +763,21 @@ static tc_status import_xml(tc_ctx *ctx, const char *name, const char *buf, size
     tc_topo *t = NULL;
     if (strstr(buf, "<!DOCTYPE"))
         return tc_error(ctx, TC_ERR_PARSE, name, 0, "<!DOCTYPE> is not allowed in a topology dump");
-    xmlDocPtr doc = xmlReadMemory(buf, (int)len, name, NULL,
-                                  XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_BIG_LINES);
-    if (!doc) {
-        const xmlError *e = xmlGetLastError();
-        char msg[256];
-        snprintf(msg, sizeof msg, "%s", e && e->message ? e->message : "malformed XML");
-        size_t k = strlen(msg);
-        while (k && (msg[k - 1] == '\n' || msg[k - 1] == ' '))
-            msg[--k] = 0;
-        return tc_error(ctx, TC_ERR_PARSE, name, e ? e->line : 0, "malformed XML: %s", msg);
+    first_err e = {0};
+    xmlDocPtr doc = NULL;
+    xmlParserCtxtPtr pc = xmlNewParserCtxt();
+    if (!pc)
+        return tc_error(ctx, TC_ERR_NOMEM, name, 0, "out of memory importing");
+    pc->_private = &e;
+    pc->sax->serror = keep_first;
+    doc = xmlCtxtReadMemory(pc, buf, (int)len, name, NULL,
+                            XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_BIG_LINES);
+    if (!doc || e.have || !pc->wellFormed) {
+        xmlFreeDoc(doc);
+        xmlFreeParserCtxt(pc);
+        return tc_error(ctx, TC_ERR_PARSE, name, e.line, "malformed XML: %s", e.have ? e.msg : "not well formed");
     }
+    xmlFreeParserCtxt(pc);
     xmlNode *root = xmlDocGetRootElement(doc);
     if (!is(root, "system")) {
         st = tc_error(ctx, TC_ERR_INVALID, name, line(root),
