@@ -397,6 +397,31 @@ START_TEST(test_cluster_compile)
             ck_assert_ptr_nonnull(strstr(out, ": ok: MSCCL"));
             free(out);
         }
+    /* the shipped clusters (topologies/clusters/), small sizes: what generate.sh writes, and they compile */
+    static const struct { const char *dump, *file; } shipped[] = {
+        {"dgx-h100", "dgx-h100-2x8-rail"}, {"hgx-h100-4nic", "hgx-h100-4nic-2x8-rail"}, {"mi300x", "mi300x-2x8-rail"}};
+    for (int i = 0; i < 3; i++) {
+        char path[128], *want = NULL, *got = NULL;
+        snprintf(path, sizeof path, "topologies/clusters/%s.xml", shipped[i].file);
+        ck_assert_int_eq(tu_tacosc_run(&out, "topo import tests/import/%s.xml --nodes 2 -o %s", shipped[i].dump, topo), 0);
+        free(out);
+        size_t l1, l2;
+        want = tu_slurp(path, &l1);
+        got = tu_slurp(topo, &l2);
+        ck_assert_ptr_nonnull(want);
+        ck_assert_ptr_nonnull(got);
+        ck_assert_msg(l1 == l2 && !memcmp(want, got, l1), "%s differs from a fresh import (sh topologies/generate.sh)",
+                      path);
+        free(want);
+        free(got);
+        for (int c = 0; c < 3; c++) {
+            ck_assert_int_eq(tu_tacosc_run(&out, "%s --collective %s --algo hier-ring --size 64K -q -o %s", path,
+                                           colls[c], plan), 0);
+            free(out);
+            ck_assert_int_eq(tu_tacosc_run(&out, "verify %s --target nccl", plan), 0);
+            free(out);
+        }
+    }
     /* the TACOS synthesizer says why it cannot serve chained switches */
     ck_assert_int_eq(tu_tacosc_run(&out, "%s --collective allgather -o %s", topo, plan), 1);
     ck_assert_ptr_nonnull(strstr(out, "tacos: switches joined to switches"));

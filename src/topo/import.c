@@ -529,19 +529,20 @@ static tc_status build(imp *m, xmlNode *root, const char *name, tc_topo **out)
             if (st)
                 break;
         }
-    for (int g = 0; g < n && !st; g++)
-        for (int h = 0; h < n && !st; h++) {
-            const int k = cnt[(size_t)g * n + h];
-            if (!k)
-                continue;
-            char nm[48];
-            int cl;
-            snprintf(nm, sizeof nm, "%s%d", xg ? "xgmi" : "nvlink", k);
-            if ((st = class_def(t, nm, A_NVL, (double)k * m->gpu[g].link_bw * 1e9, &cl)) ||
-                (st = tc_topo_add_link(t, g, h, cl, -1, -1, cline[(size_t)g * n + h])))
-                break;
-            adj[(size_t)g * n + h] = 1;
-        }
+    for (int a = 0; a < n && !st; a++) /* pairs in order, each direction after the other (written as duplex) */
+        for (int b = a + 1; b < n && !st; b++)
+            for (int d = 0; d < 2 && !st; d++) {
+                const int g = d ? b : a, h = d ? a : b, k = cnt[(size_t)g * n + h];
+                if (!k)
+                    continue;
+                char nm[48];
+                int cl;
+                snprintf(nm, sizeof nm, "%s%d", xg ? "xgmi" : "nvlink", k);
+                if ((st = class_def(t, nm, A_NVL, (double)k * m->gpu[g].link_bw * 1e9, &cl)) ||
+                    (st = tc_topo_add_link(t, g, h, cl, -1, -1, cline[(size_t)g * n + h])))
+                    break;
+                adj[(size_t)g * n + h] = 1;
+            }
     free(cnt);
     free(cline);
     if (st) {
@@ -597,21 +598,21 @@ static tc_status build(imp *m, xmlNode *root, const char *name, tc_topo **out)
     }
     /* the inter-CPU class, when the GPUs sit under several CPUs */
     int sys_cls = -1;
+    double sysbw = 5000.0; /* LOC_BW: one CPU */
     xmlNode *cpu0 = NULL;
     for (int g = 0; g < n; g++) {
         xmlNode *c = cpu_of(m->gpu[g].pci);
         if (!cpu0)
             cpu0 = c;
-        else if (c != cpu0 && sys_cls < 0) {
+        else if (c != cpu0 && sysbw == 5000.0) {
             const char *what;
-            double bw = cpu_bw(c, &what);
+            sysbw = cpu_bw(c, &what);
             char nm[32];
             snprintf(nm, sizeof nm, "sys-%s", what);
-            if ((st = class_def(t, nm, A_PCI, bw * 1e9, &sys_cls)))
+            if (!joined && (st = class_def(t, nm, A_PCI, sysbw * 1e9, &sys_cls))) /* the PCIe tree's top */
                 goto fail;
         }
     }
-    double sysbw = sys_cls >= 0 ? 1.0 / t->classes[sys_cls].beta / 1e9 : 5000.0;
     if (!joined && (st = pcie_tree(m, t, sys_cls)))
         goto fail;
     /* NICs: each GPU takes its nearest NIC port */
@@ -708,6 +709,18 @@ fail:
     return st;
 }
 
+void tc_topo_import_name(const char *file, int n_gpu, char *buf, size_t len)
+{
+    const char *b = strrchr(file, '/');
+    b = b ? b + 1 : file;
+    size_t k = 0;
+    for (; b[k] && b[k] != '.' && k + 1 < len; k++)
+        buf[k] = isalnum((unsigned char)b[k]) || b[k] == '-' || b[k] == '_' ? b[k] : '-';
+    buf[k] = 0;
+    if (!k || !(isalpha((unsigned char)buf[0]) || buf[0] == '_'))
+        snprintf(buf, len, "import-%dgpu", n_gpu);
+}
+
 /* Write t and read it back: the reader's rules judge what the import built (and it is indexed). */
 tc_status tc_topo_import_finish(tc_ctx *ctx, const char *file, tc_topo *t, tc_topo **out)
 {
@@ -794,7 +807,7 @@ static tc_status import_xml(tc_ctx *ctx, const char *name, const char *buf, size
     }
     qsort(m.gpu, (size_t)m.n_gpu, sizeof *m.gpu, cmp_gpu);
     char tname[96];
-    snprintf(tname, sizeof tname, "import-%dgpu", m.n_gpu);
+    tc_topo_import_name(name, m.n_gpu, tname, sizeof tname);
     if ((st = build(&m, root, tname, &t)))
         goto done;
     st = tc_topo_import_finish(ctx, name, t, out);

@@ -117,7 +117,7 @@ static tc_status build(smi *m, const tc_import_opts *o, int xgmi, tc_topo **out)
     int *ports = malloc(sizeof(int) * (size_t)(N + 1)), *pa = malloc(sizeof(int) * (size_t)(N + 1));
     int *pb = malloc(sizeof(int) * (size_t)(N + 1));
     char name[64];
-    snprintf(name, sizeof name, "import-%dgpu", n);
+    tc_topo_import_name(m->file, n, name, sizeof name);
     if (!ports || !pa || !pb || tc_topo_create(name, n, &t)) {
         st = TC_ERR_NOMEM;
         goto done;
