@@ -164,6 +164,12 @@ START_TEST(test_import_errors)
         {"\tGPU0\tGPU1\nGPU0\t X\tNV4\n",
          "d.txt:1: error: header has 2 gpus, but only 1 gpu rows follow\n"},
         {"\tGPU0\tGPU1\nGPU0\t X\nGPU1\tNV4\t X\n", "d.txt:2: error: row GPU0: 1 cells, the header has 2 columns\n"},
+        {"<system version=\"1\">\n<cpu numaid=\"0\">\n<pci busid=\"a\" link_width=\"99\"><gpu dev=\"0\" sm=\"80\"/></pci>\n"
+         "</cpu>\n</system>\n",
+         "d.txt:3: error: <pci>: link_width '99' is not a lane count (0 to 32)\n"},
+        {"<system version=\"1\">\n<cpu numaid=\"0\">\n<nic>\n<net name=\"x\" dev=\"0\" speed=\"4000000000\"/>\n</nic>\n"
+         "</cpu>\n</system>\n",
+         "d.txt:4: error: <net>: speed 4000000000 is not a speed in Mb/s (at most 2147483647)\n"},
         {"hello\n", "d.txt:1: error: not a topology this tacosc imports: no <system> (NCCL/RCCL dump), no 'GPU0 GPU1 "
                     "...' header (nvidia-smi topo -m) and no 'Link Type between two GPUs' table (rocm-smi --showtopo)\n"},
     };

@@ -255,12 +255,25 @@ static tc_status collect(imp *m, xmlNode *n)
             if (!ok)
                 x->dev = m->n_nic;
             long long sp = num_attr(c, "speed", &ok);
+            if (ok && sp > 2147483647) /* NCCL reads an int of Mb/s */
+                return err(m, c, "<net>: speed %lld is not a speed in Mb/s (at most 2147483647)", sp);
             x->mbps = sp > 0 ? (long)sp : 10000; /* NCCL ncclTopoAddNet: "Some NICs define speed = -1" */
             x->gdr = (int)num_attr(c, "gdr", &ok);
             if (!ok)
                 x->gdr = -1;
             m->n_nic++;
             continue;
+        }
+        if (is(c, "pci")) { /* NCCL reads link_width as an int; a PCIe link has at most 32 lanes */
+            char *w = attr(c, "link_width");
+            int ok;
+            long long lanes = num_attr(c, "link_width", &ok);
+            if (w && (!ok || lanes < 0 || lanes > 32)) {
+                tc_status st = err(m, c, "<pci>: link_width '%s' is not a lane count (0 to 32)", w);
+                xmlFree(w);
+                return st;
+            }
+            xmlFree(w);
         }
         if (is(c, "cpu") || is(c, "pci") || is(c, "nic")) {
             tc_status st = collect(m, c);
