@@ -340,7 +340,7 @@ START_TEST(test_compose)
     tc_topo *s = imp("tests/import/hgx-h100-4nic.xml", NULL), *c = NULL;
     tc_ctx ctx;
     tu_ctx(&ctx);
-    ck_assert_int_eq(tc_topo_compose(&ctx, s, 3, "rail", 1, &c), TC_OK);
+    ck_assert_int_eq(tc_topo_compose(&ctx, s, 3, "rail", 1, 0, &c), TC_OK);
     ck_assert_int_eq(c->n_npus, 24);
     ck_assert_int_eq(c->n_nodes, 3);
     for (int i = 0; i < 24; i++)
@@ -366,18 +366,32 @@ START_TEST(test_compose)
     }
     ck_assert_int_eq(rails, 4);
     tc_topo_free(c);
-    ck_assert_int_eq(tc_topo_compose(&ctx, s, 2, "fat-tree", 2, &c), TC_OK);
+    ck_assert_int_eq(tc_topo_compose(&ctx, s, 2, "fat-tree", 2, 0, &c), TC_OK);
     ck_assert(fabs(class_bw(c, "leaf-uplink") - 4 * 25e9 / 2) < 1); /* 4 x 200 Gb/s NICs, 2:1 */
     tc_topo_free(c);
-    ck_assert_int_eq(tc_topo_compose(&ctx, s, 2, "switch", 1, &c), TC_OK);
+    ck_assert_int_eq(tc_topo_compose(&ctx, s, 2, "switch", 1, 0, &c), TC_OK);
     ck_assert_int_eq(c->n_switches, 2 * 5 + 1);
     tc_topo_free(c);
+    /* --nic-split: the GPUs of each NIC on its rail, each half of the 200 Gb/s port; no NIC left */
+    ck_assert_int_eq(tc_topo_compose(&ctx, s, 2, "rail", 1, 1, &c), TC_OK);
+    ck_assert_int_eq(c->n_switches, 2 + 4);
+    for (int k = 2; k < 6; k++) {
+        ck_assert_int_eq(c->switches[k].n_ports, 4); /* GPUs 2r, 2r+1 of both servers */
+        ck_assert_int_eq(c->switches[k].npus[2], 8 + c->switches[k].npus[0]);
+        ck_assert(fabs(1.0 / c->switches[k].beta - 12.5e9) < 1);
+        ck_assert_int_eq(c->switches[k].nic, 0);
+    }
+    tc_topo_free(c);
+    tu_ctx(&ctx);
+    ck_assert_int_eq(tc_topo_compose(&ctx, s, 2, "fat-tree", 1, 1, &c), TC_ERR_UNSUPPORTED);
+    ck_assert_str_eq(tu_diags(), "tacosc: error: compose --nic-split: a fat tree's leaves hang from its spine; "
+                                 "--nic-split serves --net rail and switch\n");
     tc_topo_free(s);
     /* a server without NICs cannot be joined */
     tc_topo *g = NULL;
     ck_assert_int_eq(tc_topo_generate(&ctx, "ring", "4", NULL, 0, &g), TC_OK);
     tu_ctx(&ctx);
-    ck_assert_int_eq(tc_topo_compose(&ctx, g, 2, "rail", 1, &c), TC_ERR_INVALID);
+    ck_assert_int_eq(tc_topo_compose(&ctx, g, 2, "rail", 1, 0, &c), TC_ERR_INVALID);
     ck_assert_ptr_nonnull(strstr(tu_diags(), "error: compose: the server has no <nic> to join servers by"));
     tc_topo_free(g);
 }
@@ -428,6 +442,17 @@ START_TEST(test_cluster_compile)
             free(out);
         }
     }
+    /* --nic-split gives the TACOS synthesizer a topology it serves (a static share of each NIC) */
+    ck_assert_int_eq(tu_tacosc_run(&out, "topo import tests/import/hgx-h100-4nic.xml --nodes 2 --nic-split -o %s", topo), 0);
+    free(out);
+    for (int c = 0; c < 3; c++) {
+        ck_assert_int_eq(tu_tacosc_run(&out, "%s --collective %s --size 64K -q -o %s", topo, colls[c], plan), 0);
+        free(out);
+        ck_assert_int_eq(tu_tacosc_run(&out, "verify %s --target nccl", plan), 0);
+        free(out);
+    }
+    ck_assert_int_eq(tu_tacosc_run(&out, "topo import tests/import/hgx-h100-4nic.xml --nodes 2 -o %s", topo), 0);
+    free(out);
     /* the TACOS synthesizer says why it cannot serve chained switches */
     ck_assert_int_eq(tu_tacosc_run(&out, "%s --collective allgather -o %s", topo, plan), 1);
     ck_assert_ptr_nonnull(strstr(out, "tacos: switches joined to switches"));

@@ -110,10 +110,13 @@ tc_status tc_topo_import_finish(tc_ctx *ctx, const char *file, tc_topo *t, tc_to
  *   - "fat-tree": one leaf switch per server that its NICs hang from, the leaves hang from one spine
  *     switch by an uplink of the summed NIC speed of a server divided by `oversub` (>= 1);
  *   - "switch": every NIC hangs from one switch.
- * A server without NICs cannot be joined (TC_ERR_INVALID with a message).
+ * A server without NICs cannot be joined (TC_ERR_INVALID with a message).  nic_split (rail and switch only):
+ * no NIC vertices; each NIC's GPUs attach to its network switch directly, each port the NIC's port
+ * bandwidth divided by its GPUs (a static share: what the TACOS synthesizer, which routes through one switch
+ * at a time, can use; the NIC vertices share dynamically).
  */
 tc_status tc_topo_compose(tc_ctx *ctx, const tc_topo *server, int nodes, const char *net, double oversub,
-                          tc_topo **out);
+                          int nic_split, tc_topo **out);
 
 /** Diameter work budget: exact all-sources BFS while n * (n + m) stays below this. */
 #define TC_TOPO_EXACT_WORK 4e8

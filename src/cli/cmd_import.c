@@ -13,7 +13,7 @@ static void import_usage(FILE *f, int compose)
 {
     if (compose)
         fprintf(f, "usage: tacosc topo compose SERVER.xml --nodes N [--net rail|fat-tree|switch]\n"
-                   "                           [--oversubscription R] [-o FILE]\n"
+                   "                           [--oversubscription R] [--nic-split] [-o FILE]\n"
                    "Join N copies of one server (a tacosc topology with <nic> elements) into a cluster.\n");
     else
         fprintf(f, "usage: tacosc topo import FILE [--nodes N] [--net rail|fat-tree|switch] [--oversubscription R]\n"
@@ -31,10 +31,12 @@ static void import_usage(FILE *f, int compose)
                "  --net KIND         inter-server network: rail (one switch per NIC index, default), fat-tree\n"
                "                     (a leaf per server, one spine), switch (one switch)\n"
                "  --oversubscription R  fat-tree: leaf uplink = a server's summed NIC speed / R (default 1)\n"
+               "  --nic-split        rail, switch: GPUs on the network switch directly, each a share of its NIC\n"
+               "                     (static; the TACOS synthesizer can use it; default: NIC vertices, shared)\n"
                "  -o FILE            output file (stdout without -o)\n");
 }
 
-enum { O_NODES = 256, O_NET, O_OVER, O_SM, O_GCN, O_NIC, O_PCIE };
+enum { O_NODES = 256, O_NET, O_OVER, O_SM, O_GCN, O_NIC, O_PCIE, O_SPLIT };
 
 int tc_cli_topo_import(int argc, char **argv, int compose)
 {
@@ -46,6 +48,7 @@ int tc_cli_topo_import(int argc, char **argv, int compose)
         {"oversubscription", required_argument, NULL, O_OVER}, {"sm", required_argument, NULL, O_SM},
         {"gcn", required_argument, NULL, O_GCN},        {"nic-speed", required_argument, NULL, O_NIC},
         {"pcie", required_argument, NULL, O_PCIE},      {"output", required_argument, NULL, 'o'},
+        {"nic-split", no_argument, NULL, O_SPLIT},
         {"help", no_argument, NULL, 'h'},               {NULL, 0, NULL, 0},
     };
     unsigned char seen[TC_CLI_MAX_OPT] = {0};
@@ -64,6 +67,7 @@ int tc_cli_topo_import(int argc, char **argv, int compose)
             import_usage(stdout, compose);
             return tc_cli_exit(tc_cli_stdout_close(&ctx));
         case 'o': outp = optarg; break;
+        case O_SPLIT: break;
         case O_NODES:
             if ((st = tc_cli_parse_int(&ctx, "--nodes", optarg, 1, 100000, &nodes)))
                 return tc_cli_exit(st);
@@ -121,7 +125,7 @@ int tc_cli_topo_import(int argc, char **argv, int compose)
     if (st)
         goto done;
     if (compose || nodes > 1) {
-        if ((st = tc_topo_compose(&ctx, t, nodes, net, over, &u)))
+        if ((st = tc_topo_compose(&ctx, t, nodes, net, over, seen[O_SPLIT], &u)))
             goto done;
         tc_topo_free(t);
         t = u;

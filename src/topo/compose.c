@@ -19,8 +19,70 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* --nic-split: every NIC's GPUs move onto the network switch it hangs from, each port of that switch the NIC's
+ * port bandwidth divided by its GPUs; the NICs go.  Needs every NIC of a switch alike (GPUs, port class)
+ * and switches that hang from nothing (rail, switch). */
+static tc_status split_nics(tc_ctx *ctx, tc_topo *t)
+{
+    for (int s = 0; s < t->n_switches; s++) {
+        tc_switch *w = &t->switches[s];
+        if (w->nic || w->n_ports)
+            continue;
+        int k = -1, pc = -1, any = 0;
+        for (int c = 0; c < t->n_switches; c++) {
+            const tc_switch *x = &t->switches[c];
+            if (!x->nic || x->up != s)
+                continue;
+            if (any && (x->n_ports != k || x->up_cls != pc))
+                return tc_error(ctx, TC_ERR_UNSUPPORTED, NULL, 0, "compose --nic-split: the nics on '%s' differ in "
+                                "gpus or port class; compose without --nic-split", w->name);
+            k = x->n_ports, pc = x->up_cls, any = 1;
+        }
+        if (!any)
+            continue;
+        if (w->up >= 0)
+            return tc_error(ctx, TC_ERR_UNSUPPORTED, NULL, 0, "compose --nic-split: '%s' hangs from '%s' (a fat "
+                            "tree); --nic-split serves --net rail and switch", w->name, t->switches[w->up].name);
+        char nm[300];
+        int cls;
+        snprintf(nm, sizeof nm, "%s-split%d", t->classes[pc].name, k);
+        if (tc_topo_class_get(t, nm, &cls) || tc_topo_class_set(t, cls, t->classes[pc].alpha, t->classes[pc].beta * k))
+            return TC_ERR_NOMEM;
+        int n = 0;
+        for (int c = 0; c < t->n_switches; c++)
+            n += t->switches[c].nic && t->switches[c].up == s ? t->switches[c].n_ports : 0;
+        int *p = malloc(sizeof(int) * (size_t)(n + 1));
+        if (!p)
+            return TC_ERR_NOMEM;
+        n = 0;
+        for (int c = 0; c < t->n_switches; c++)
+            if (t->switches[c].nic && t->switches[c].up == s)
+                for (int i = 0; i < t->switches[c].n_ports; i++)
+                    p[n++] = t->switches[c].npus[i];
+        free(w->npus);
+        w->npus = p;
+        w->n_ports = n;
+        w->cls = cls;
+        w->alpha = t->classes[cls].alpha;
+        w->beta = t->classes[cls].beta;
+    }
+    int k = 0; /* drop the NICs (none has children) */
+    for (int s = 0; s < t->n_switches; s++) {
+        if (t->switches[s].nic) {
+            free(t->switches[s].name);
+            free(t->switches[s].npus);
+            continue;
+        }
+        t->switches[k++] = t->switches[s];
+    }
+    t->n_switches = k;
+    for (int s = 0; s < t->n_switches; s++)
+        t->switches[s].up = -1; /* rail and switch networks: nothing hangs any more */
+    return TC_OK;
+}
+
 tc_status tc_topo_compose(tc_ctx *ctx, const tc_topo *server, int nodes, const char *net, double oversub,
-                          tc_topo **out)
+                          int nic_split, tc_topo **out)
 {
     const int n = server->n_npus, S = server->n_switches;
     const char *file = server->file;
@@ -171,6 +233,13 @@ tc_status tc_topo_compose(tc_ctx *ctx, const tc_topo *server, int nodes, const c
             }
     }
     free(ports);
+    if (!st && nic_split && nodes > 1) {
+        if (!strcmp(net, "fat-tree"))
+            st = tc_error(ctx, TC_ERR_UNSUPPORTED, NULL, 0, "compose --nic-split: a fat tree's leaves hang from its "
+                                                            "spine; --nic-split serves --net rail and switch");
+        else
+            st = split_nics(ctx, t);
+    }
     if (st)
         goto fail;
     st = tc_topo_import_finish(ctx, file ? file : "composed topology", t, out);
