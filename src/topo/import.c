@@ -489,7 +489,7 @@ static tc_status pcie_tree(imp *m, tc_topo *t, int sys_cls)
     return TC_OK;
 }
 
-static tc_status build(imp *m, xmlNode *root, const char *name, tc_topo **out)
+static tc_status build(imp *m, const char *name, tc_topo **out)
 {
     tc_topo *t = NULL;
     tc_status st = TC_OK;
@@ -700,7 +700,6 @@ static tc_status build(imp *m, xmlNode *root, const char *name, tc_topo **out)
         sw->gdr = m->nic[k].gdr;
         snprintf(sw->path, sizeof sw->path, "%s", path_name[worst]);
     }
-    (void)root;
     free(adj);
     free(nic_of);
     free(load);
@@ -821,7 +820,7 @@ static tc_status import_xml(tc_ctx *ctx, const char *name, const char *buf, size
     qsort(m.gpu, (size_t)m.n_gpu, sizeof *m.gpu, cmp_gpu);
     char tname[96];
     tc_topo_import_name(name, m.n_gpu, tname, sizeof tname);
-    if ((st = build(&m, root, tname, &t)))
+    if ((st = build(&m, tname, &t)))
         goto done;
     st = tc_topo_import_finish(ctx, name, t, out);
 done:
