@@ -489,26 +489,20 @@ static tc_status pcie_tree(imp *m, tc_topo *t, int sys_cls)
     return TC_OK;
 }
 
-static tc_status build(imp *m, const char *name, tc_topo **out)
+/* NVLink / XGMI links between GPUs and the NVSwitch vertex; adj[g * n + h] = 1 where g reaches h.  Counts add
+ * up per target, as NCCL's ncclTopoConnectNodes adds the bandwidth of repeated links ("Aggregate links into
+ * higher bw for NVLink"); every NVSwitch chip is one NVS node there, so the GPU's port to the fabric is the sum
+ * of its NVSwitch links (the fewest any GPU has: the vertex has one class). */
+static tc_status gpu_links(imp *m, tc_topo *t, unsigned char *adj)
 {
-    tc_topo *t = NULL;
+    const int n = m->n_gpu;
     tc_status st = TC_OK;
-    int n = m->n_gpu;
-    int *nic_of = NULL, *load = NULL, *best_type = NULL, *ports = NULL;
-    double *best_bw = NULL;
-    if (tc_topo_create(name, n, &t))
-        return TC_ERR_NOMEM;
-    /* NVLink / XGMI: counts add up per target, as NCCL's ncclTopoConnectNodes adds the bandwidth of repeated
-       links ("Aggregate links into higher bw for NVLink"); every NVSwitch chip is one NVS node there */
-    unsigned char *adj = calloc((size_t)n * (size_t)n + 1, 1);
     int *cnt = calloc((size_t)n * (size_t)n + 1, sizeof *cnt), *nvs = calloc((size_t)n + 1, sizeof *nvs);
-    int *cline = calloc((size_t)n * (size_t)n + 1, sizeof *cline), xg = 0;
-    if (!adj || !cnt || !nvs || !cline) {
-        free(cnt);
-        free(nvs);
-        free(cline);
+    int *cline = calloc((size_t)n * (size_t)n + 1, sizeof *cline), *ports = malloc(sizeof(int) * (size_t)(n + 1));
+    int xg = 0;
+    if (!cnt || !nvs || !cline || !ports) {
         st = TC_ERR_NOMEM;
-        goto fail;
+        goto done;
     }
     for (int g = 0; g < n && !st; g++)
         for (xmlNode *c = m->gpu[g].el->children; c; c = c->next) {
@@ -556,86 +550,67 @@ static tc_status build(imp *m, const char *name, tc_topo **out)
                     break;
                 adj[(size_t)g * n + h] = 1;
             }
+    int np = 0, lo = 0, lo_g = -1, cl;
+    for (int g = 0; g < n && !st; g++)
+        if (nvs[g]) {
+            ports[np++] = g;
+            if (lo_g < 0 || nvs[g] < lo)
+                lo = nvs[g], lo_g = g;
+        }
+    if (!st && np >= 2) {
+        if ((st = class_def(t, "nvswitch", A_NVL, lo * m->gpu[lo_g].link_bw * 1e9, &cl)) ||
+            (st = tc_topo_add_switch(t, "nvswitch", ports, np, cl, 0, 0)))
+            goto done;
+        t->switches[t->n_switches - 1].model = TC_SWITCH_NODE;
+        for (int a = 0; a < np; a++)
+            for (int b = 0; b < np; b++)
+                adj[(size_t)ports[a] * n + ports[b]] = 1;
+    }
+done:
     free(cnt);
+    free(nvs);
     free(cline);
-    if (st) {
-        free(nvs);
-        goto fail;
-    }
-    {
-        int np = 0, lo = 0, lo_g = -1, cl;
-        ports = malloc(sizeof(int) * (size_t)(n + 1));
-        if (!ports) {
-            free(nvs);
-            st = TC_ERR_NOMEM;
-            goto fail;
-        }
-        for (int g = 0; g < n; g++)
-            if (nvs[g]) {
-                ports[np++] = g;
-                if (lo_g < 0 || nvs[g] < lo)
-                    lo = nvs[g], lo_g = g;
-            }
-        free(nvs);
-        if (np >= 2) { /* one vertex for the NVSwitch fabric; its port: the fewest links a GPU has to it */
-            if ((st = class_def(t, "nvswitch", A_NVL, lo * m->gpu[lo_g].link_bw * 1e9, &cl)) ||
-                (st = tc_topo_add_switch(t, "nvswitch", ports, np, cl, 0, 0)))
-                goto fail;
-            t->switches[t->n_switches - 1].model = TC_SWITCH_NODE;
-            for (int a = 0; a < np; a++)
-                for (int b = 0; b < np; b++)
-                    adj[(size_t)ports[a] * n + ports[b]] = 1;
-        }
-    }
-    /* connected by NVLink/XGMI alone? */
-    int joined = n <= 1;
-    if (!joined) {
-        int *seen = calloc((size_t)n, sizeof *seen), *q = malloc(sizeof(int) * (size_t)n), h = 0, tl = 0;
-        if (!seen || !q) {
-            free(seen);
-            free(q);
-            st = TC_ERR_NOMEM;
-            goto fail;
-        }
-        seen[0] = 1;
-        q[tl++] = 0;
-        while (h < tl) {
-            int v = q[h++];
-            for (int w = 0; w < n; w++)
-                if (adj[(size_t)v * n + w] && adj[(size_t)w * n + v] && !seen[w])
-                    seen[w] = 1, q[tl++] = w;
-        }
-        joined = tl == n;
+    free(ports);
+    return st;
+}
+
+/* Do the links of adj (both ways) join every GPU?  -1 out of memory. */
+static int joined_by(const unsigned char *adj, int n)
+{
+    if (n <= 1)
+        return 1;
+    int *seen = calloc((size_t)n, sizeof *seen), *q = malloc(sizeof(int) * (size_t)n), h = 0, tl = 0;
+    if (!seen || !q) {
         free(seen);
         free(q);
+        return -1;
     }
-    /* the inter-CPU class, when the GPUs sit under several CPUs */
-    int sys_cls = -1;
-    double sysbw = 5000.0; /* LOC_BW: one CPU */
-    xmlNode *cpu0 = NULL;
-    for (int g = 0; g < n; g++) {
-        xmlNode *c = cpu_of(m->gpu[g].pci);
-        if (!cpu0)
-            cpu0 = c;
-        else if (c != cpu0 && sysbw == 5000.0) {
-            const char *what;
-            sysbw = cpu_bw(c, &what);
-            char nm[32];
-            snprintf(nm, sizeof nm, "sys-%s", what);
-            if (!joined && (st = class_def(t, nm, A_PCI, sysbw * 1e9, &sys_cls))) /* the PCIe tree's top */
-                goto fail;
-        }
+    seen[0] = 1;
+    q[tl++] = 0;
+    while (h < tl) {
+        int v = q[h++];
+        for (int w = 0; w < n; w++)
+            if (adj[(size_t)v * n + w] && adj[(size_t)w * n + v] && !seen[w])
+                seen[w] = 1, q[tl++] = w;
     }
-    if (!joined && (st = pcie_tree(m, t, sys_cls)))
-        goto fail;
-    /* NICs: each GPU takes its nearest NIC port */
-    nic_of = malloc(sizeof(int) * (size_t)(n + 1));
-    load = calloc((size_t)m->n_nic + 1, sizeof *load);
-    best_type = malloc(sizeof(int) * (size_t)(n + 1));
-    best_bw = malloc(sizeof(double) * (size_t)(n + 1));
+    free(seen);
+    free(q);
+    return tl == n;
+}
+
+/* One <nic> per NIC port that some GPU takes as its nearest (path type, then fewest GPUs so far); its class
+ * the slowest PCIe link of its GPUs' paths, its port class the NIC speed. */
+static tc_status add_nics(imp *m, tc_topo *t, double sysbw)
+{
+    static const char *const path_name[] = {"PIX", "PXB", "PHB", "SYS"};
+    const int n = m->n_gpu;
+    tc_status st = TC_OK;
+    int *nic_of = malloc(sizeof(int) * (size_t)(n + 1)), *load = calloc((size_t)m->n_nic + 1, sizeof *load);
+    int *best_type = malloc(sizeof(int) * (size_t)(n + 1)), *ports = malloc(sizeof(int) * (size_t)(n + 1));
+    double *best_bw = malloc(sizeof(double) * (size_t)(n + 1));
     if (!nic_of || !load || !best_type || !best_bw || !ports) {
         st = TC_ERR_NOMEM;
-        goto fail;
+        goto done;
     }
     for (int g = 0; g < n; g++) {
         nic_of[g] = -1;
@@ -651,7 +626,6 @@ static tc_status build(imp *m, const char *name, tc_topo **out)
         if (nic_of[g] >= 0)
             load[nic_of[g]]++;
     }
-    static const char *const path_name[] = {"PIX", "PXB", "PHB", "SYS"};
     for (int k = 0; k < m->n_nic; k++) {
         int np = 0, worst = 0;
         double lo = INFINITY;
@@ -667,19 +641,18 @@ static tc_status build(imp *m, const char *name, tc_topo **out)
             continue;
         }
         char nm[64], cn[48];
-        int cls, ucls;
+        int cls, ucls, existing;
         snprintf(cn, sizeof cn, "nicpath-%s", path_name[worst]);
-        /* one class per path type and bandwidth: append the bandwidth in MB/s when it differs */
-        int existing;
+        /* one class per path type and bandwidth: the bandwidth in MB/s appended when it differs */
         if (tc_topo_class_get(t, cn, &existing) == TC_OK && t->classes[existing].defined &&
             t->classes[existing].beta != 1.0 / (lo * 1e9))
             snprintf(cn + strlen(cn), sizeof cn - strlen(cn), "-%.0fMBps", lo * 1000);
         if ((st = class_def(t, cn, A_PCI, lo * 1e9, &cls)))
-            goto fail;
+            goto done;
         snprintf(nm, sizeof nm, "net%ldMbps", m->nic[k].mbps);
         if ((st = tc_topo_class_get(t, nm, &ucls)) ||
             (st = tc_topo_class_set(t, ucls, A_NET, 8.0 / ((double)m->nic[k].mbps * 1e6))))
-            goto fail;
+            goto done;
         snprintf(nm, sizeof nm, "%s", m->nic[k].name[0] ? m->nic[k].name : "nic");
         for (char *p = nm; *p; p++)
             if (!(isalnum((unsigned char)*p) || *p == '.' || *p == '-' || *p == '_'))
@@ -692,7 +665,7 @@ static tc_status build(imp *m, const char *name, tc_topo **out)
         if (find_switch(t, nm) >= 0)
             snprintf(nm + strlen(nm), sizeof nm - strlen(nm), ".%d", k);
         if ((st = tc_topo_add_switch(t, nm, ports, np, cls, 0, line(m->nic[k].el))))
-            goto fail;
+            goto done;
         tc_switch *sw = &t->switches[t->n_switches - 1];
         sw->nic = 1;
         sw->model = TC_SWITCH_NODE;
@@ -700,21 +673,60 @@ static tc_status build(imp *m, const char *name, tc_topo **out)
         sw->gdr = m->nic[k].gdr;
         snprintf(sw->path, sizeof sw->path, "%s", path_name[worst]);
     }
-    free(adj);
+done:
     free(nic_of);
     free(load);
     free(best_type);
     free(best_bw);
     free(ports);
-    *out = t;
-    return TC_OK;
-fail:
+    return st;
+}
+
+/* The topology of the collected GPUs and NICs: GPU links, the PCIe tree where they leave GPUs apart, NICs. */
+static tc_status build(imp *m, const char *name, tc_topo **out)
+{
+    const int n = m->n_gpu;
+    tc_topo *t = NULL;
+    tc_status st = TC_OK;
+    unsigned char *adj = calloc((size_t)n * (size_t)n + 1, 1);
+    if (!adj || tc_topo_create(name, n, &t)) {
+        st = TC_ERR_NOMEM;
+        goto done;
+    }
+    if ((st = gpu_links(m, t, adj)))
+        goto done;
+    const int joined = joined_by(adj, n);
+    if (joined < 0) {
+        st = TC_ERR_NOMEM;
+        goto done;
+    }
+    /* the inter-CPU bandwidth when the GPUs sit under several CPUs, a class when the PCIe tree needs it */
+    int sys_cls = -1;
+    double sysbw = 5000.0; /* LOC_BW: one CPU */
+    xmlNode *cpu0 = NULL;
+    for (int g = 0; g < n && !st; g++) {
+        xmlNode *c = cpu_of(m->gpu[g].pci);
+        if (!cpu0)
+            cpu0 = c;
+        else if (c != cpu0 && sysbw == 5000.0) {
+            const char *what;
+            char nm[32];
+            sysbw = cpu_bw(c, &what);
+            snprintf(nm, sizeof nm, "sys-%s", what);
+            if (!joined)
+                st = class_def(t, nm, A_PCI, sysbw * 1e9, &sys_cls);
+        }
+    }
+    if (!st && !joined)
+        st = pcie_tree(m, t, sys_cls);
+    if (!st)
+        st = add_nics(m, t, sysbw);
+    if (!st) {
+        *out = t;
+        t = NULL;
+    }
+done:
     free(adj);
-    free(nic_of);
-    free(load);
-    free(best_type);
-    free(best_bw);
-    free(ports);
     tc_topo_free(t);
     if (st == TC_ERR_NOMEM)
         tc_error(m->ctx, st, m->file, 0, "out of memory importing");
