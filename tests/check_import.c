@@ -247,6 +247,22 @@ START_TEST(test_nic_share_bound)
                          (unsigned long long)size, a.cut, b.cut, 4 * c1, 2 * c2);
         ck_assert(a.time >= 4 * c1 - 1e-12);
         ck_assert(a.time > b.time); /* the bound of the shared NIC is the larger */
+        /* the simulator: a direct-exchange all-to-all takes at least the shared port's 4 c, and longer than
+           with a NIC per GPU */
+        tc_sched *p1 = tu_gen("dex", sh, TC_COLL_ALLTOALL, size), *p2 = tu_gen("dex", own, TC_COLL_ALLTOALL, size);
+        tc_sim_opts so;
+        tc_sim_opts_init(&so);
+        so.no_bound = 1;
+        tc_sim_result *r1 = NULL, *r2 = NULL;
+        ck_assert_int_eq(tc_sim_run(&ctx, p1, sh, &so, &r1), TC_OK);
+        ck_assert_int_eq(tc_sim_run(&ctx, p2, own, &so, &r2), TC_OK);
+        if (!(r1->time >= 4 * c1 - 1e-12 && r1->time > r2->time && r2->time >= 2 * c2 - 1e-12))
+            ck_abort_msg("%s: simulated %.9g s shared, %.9g s own; bounds %.9g, %.9g", bw, r1->time, r2->time, 4 * c1,
+                         2 * c2);
+        tc_sim_result_free(r1);
+        tc_sim_result_free(r2);
+        tc_sched_free(p1);
+        tc_sched_free(p2);
         tc_sched_free(s);
         tc_topo_free(sh);
         tc_topo_free(own);
