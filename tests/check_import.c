@@ -96,6 +96,16 @@ START_TEST(test_import_tables)
     ck_assert_int_eq(n_nics(t, &per), 8);
     ck_assert_int_eq(per, 1);
     tc_topo_free(t);
+    /* nvidia-smi topo -m of a DGX-1 (NIC columns named mlx5_K): sm 70 from NV2, the cube-mesh's own links */
+    o = (tc_import_opts){.nic_bw = 12.5e9};
+    t = imp("tests/import/dgx1-v100-smi.txt", &o);
+    ck_assert_int_eq(t->n_links, 32);
+    ck_assert(fabs(class_bw(t, "nvlink1") - 20e9) < 1 && fabs(class_bw(t, "nvlink2") - 40e9) < 1);
+    ck_assert(fabs(class_bw(t, "pcie") - 12e9) < 1); /* Gen3 x16 below sm 80 */
+    ck_assert_int_eq(n_nics(t, &per), 4);
+    ck_assert_int_eq(per, 2);
+    ck_assert_str_eq(t->switches[0].name, "mlx5_0");
+    tc_topo_free(t);
     /* rocm-smi --showtopo of an MI300X box */
     t = imp("tests/import/mi300x-rocm-smi.txt", NULL);
     ck_assert_int_eq(t->n_links, 56);
@@ -170,6 +180,8 @@ START_TEST(test_import_errors)
         {"<system version=\"1\">\n<cpu numaid=\"0\">\n<nic>\n<net name=\"x\" dev=\"0\" speed=\"4000000000\"/>\n</nic>\n"
          "</cpu>\n</system>\n",
          "d.txt:4: error: <net>: speed 4000000000 is not a speed in Mb/s (at most 2147483647)\n"},
+        {"\tGPU0\tGPU2\nGPU0\t X\tNV4\n", "d.txt:1: error: header: column 'GPU2' out of order (GPU0, GPU1, ..., then "
+                                             "NIC0, NIC1, ...)\n"},
         {"hello\n", "d.txt:1: error: not a topology this tacosc imports: no <system> (NCCL/RCCL dump), no 'GPU0 GPU1 "
                     "...' header (nvidia-smi topo -m) and no 'Link Type between two GPUs' table (rocm-smi --showtopo)\n"},
     };

@@ -278,7 +278,10 @@ static tc_status build(smi *m, const tc_import_opts *o, int xgmi, tc_topo **out)
                 }
             if (!np)
                 continue;
-            snprintf(name, sizeof name, "%s", m->nic_name[k][0] ? m->nic_name[k] : "nic");
+            if (m->nic_name[k][0])
+                snprintf(name, sizeof name, "%s", m->nic_name[k]);
+            else
+                snprintf(name, sizeof name, "NIC%d", k);
             for (char *p = name; *p; p++)
                 if (!(isalnum((unsigned char)*p) || *p == '.' || *p == '-' || *p == '_'))
                     *p = '_';
@@ -320,6 +323,7 @@ tc_status tc_topo_import_smi(tc_ctx *ctx, const char *name, const char *buf, siz
     char *tok[MAXCOL + 8];
     int hdr_gpu = 0, hdr_nic = 0, in_table = 0, xgmi = 0, rows = 0, lineno = 0, header_line = 0;
     int rocm_section = 0;
+    const char *badcol = "";
     if (!copy)
         return tc_error(ctx, TC_ERR_NOMEM, name, 0, "out of memory importing");
     memcpy(copy, buf, len);
@@ -368,12 +372,18 @@ tc_status tc_topo_import_smi(tc_ctx *ctx, const char *name, const char *buf, siz
                 int k;
                 char tail;
                 if (sscanf(tok[i], "GPU%d%c", &k, &tail) == 1) {
-                    if (k != hdr_gpu || hdr_nic)
+                    if (k != hdr_gpu || hdr_nic) {
+                        badcol = tok[i];
                         goto bad_header;
+                    }
                     hdr_gpu++;
                 } else if (sscanf(tok[i], "NIC%d%c", &k, &tail) == 1 || sscanf(tok[i], "mlx5_%d%c", &k, &tail) == 1) {
-                    if (k != hdr_nic)
+                    if (k != hdr_nic || k >= 64) {
+                        badcol = tok[i];
                         goto bad_header;
+                    }
+                    if (tok[i][0] == 'm') /* older nvidia-smi names the NIC in the header */
+                        snprintf(m.nic_name[k], sizeof m.nic_name[k], "%s", tok[i]);
                     hdr_nic++;
                 } else
                     break;
@@ -389,7 +399,7 @@ tc_status tc_topo_import_smi(tc_ctx *ctx, const char *name, const char *buf, siz
             continue;
         bad_header:
             st = tc_error(ctx, TC_ERR_PARSE, name, lineno, "header: column '%s' out of order (GPU0, GPU1, ..., "
-                          "then NIC0, NIC1, ...)", tok[0]);
+                          "then NIC0, NIC1, ...)", badcol);
             goto done;
         }
         if (!in_table)
