@@ -109,6 +109,139 @@ static tc_status cls(tc_topo *t, const char *name, double alpha, double bw, int 
 }
 
 /* Build from the parsed matrix; xgmi: the rocm-smi table. */
+/* The PCIe tree the path letters imply between GPUs that NVLink/XGMI leave apart: GPUs pairwise PIX/PXB share
+ * a bridge vertex ("pciswK"), bridges whose GPUs are PHB/NODE/PCIE share a CPU vertex ("cpuK"), CPUs hang from
+ * one "sys" vertex.  pa, pb: scratch of n ints; ports: of n. */
+static tc_status smi_pcie_tree(smi *m, tc_topo *t, int c_pci, int *pa, int *pb, int *ports)
+{
+    const int n = m->n_gpu, N = n + m->n_nic;
+    tc_status st = TC_OK;
+    char name[64];
+    for (int i = 0; i < n; i++)
+        pa[i] = pb[i] = i;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            const int c = m->cell[i * N + j];
+            if (c == P_PIX || c == P_PXB)
+                pa[uf_find(pa, i)] = uf_find(pa, j); /* same bridge */
+            if (c == P_PIX || c == P_PXB || c == P_PHB || c == P_NODE || c == P_PCIE)
+                pb[uf_find(pb, i)] = uf_find(pb, j); /* same CPU */
+        }
+    int sys = -1, n_cpu = 0, c_sys = -1;
+    for (int i = 0; i < n; i++)
+        n_cpu += uf_find(pb, i) == i;
+    if (n_cpu > 1) {
+        /* the inter-CPU link is not in the text: NCCL's Intel SKL figure, 10 GB/s (topo.h SKL_QPI_BW) */
+        if ((st = cls(t, "sys", 1.0e-6, 10e9, &c_sys)) || (st = tc_topo_add_switch(t, "sys", NULL, 0, c_pci, 0, 0)))
+            return st;
+        sys = t->n_switches - 1;
+        t->switches[sys].model = TC_SWITCH_NODE;
+    }
+    for (int c = 0; c < n; c++) {
+        if (uf_find(pb, c) != c)
+            continue;
+        int cpu = -1, nb = 0;
+        for (int b = 0; b < n; b++)
+            nb += uf_find(pb, b) == c && uf_find(pa, b) == b;
+        if (nb > 1 || sys >= 0) {
+            snprintf(name, sizeof name, "cpu%d", c);
+            if ((st = tc_topo_add_switch(t, name, NULL, 0, c_pci, 0, 0)))
+                return st;
+            cpu = t->n_switches - 1;
+            t->switches[cpu].model = TC_SWITCH_NODE;
+            t->switches[cpu].up = sys;
+            t->switches[cpu].up_cls = sys >= 0 ? c_sys : -1;
+        }
+        for (int b = 0; b < n; b++) {
+            if (uf_find(pb, b) != c || uf_find(pa, b) != b)
+                continue;
+            int np = 0;
+            for (int g = 0; g < n; g++)
+                if (uf_find(pa, g) == b)
+                    ports[np++] = g;
+            snprintf(name, sizeof name, "pcisw%d", b);
+            if ((st = tc_topo_add_switch(t, name, ports, np, c_pci, 0, 0)))
+                return st;
+            tc_switch *sw = &t->switches[t->n_switches - 1];
+            sw->model = TC_SWITCH_NODE;
+            sw->up = cpu;
+            sw->up_cls = cpu >= 0 ? c_pci : -1;
+        }
+    }
+    return TC_OK;
+}
+
+/* NICs: each GPU takes the nearest (PIX < PXB < PHB, NODE < SYS), ties to the least loaded; NICs no GPU
+ * takes are left out.  ports: scratch of n ints. */
+static tc_status smi_nics(smi *m, const tc_import_opts *o, tc_topo *t, int c_pci, int *ports)
+{
+    const int n = m->n_gpu, N = n + m->n_nic;
+    tc_status st = TC_OK;
+    char name[64];
+    if (m->n_nic) {
+        int *load = calloc((size_t)m->n_nic, sizeof *load), *pick = malloc(sizeof(int) * (size_t)n);
+        int c_net;
+        double nic = o && o->nic_bw > 0 ? o->nic_bw : 10000e6 / 8;
+        if (!o || !(o->nic_bw > 0))
+            tc_warn(m->ctx, m->file, 0, "the text gives no NIC speed: NCCL's fallback, 10000 Mb/s, is used "
+                                        "(give --nic-speed, e.g. 400Gb/s)");
+        char cn[48];
+        snprintf(cn, sizeof cn, "net%.0fMbps", nic * 8 / 1e6);
+        if (!load || !pick || (st = tc_topo_class_get(t, cn, &c_net)) ||
+            (st = tc_topo_class_set(t, c_net, 2.7e-6, 1.0 / nic))) {
+            free(load);
+            free(pick);
+            st = st ? st : TC_ERR_NOMEM;
+            return st;
+        }
+        for (int g = 0; g < n; g++) {
+            pick[g] = -1;
+            int best = 99;
+            for (int k = 0; k < m->n_nic; k++) {
+                int c = m->cell[g * N + n + k];
+                int r = c == P_PIX ? 0 : c == P_PXB ? 1 : c == P_PHB || c == P_NODE ? 2 : 3;
+                if (r < best || (r == best && load[k] < load[pick[g]]))
+                    best = r, pick[g] = k;
+            }
+            load[pick[g]]++;
+        }
+        static const char *const pn[] = {"PIX", "PXB", "PHB", "NODE", "SYS"};
+        for (int k = 0; k < m->n_nic && !st; k++) {
+            int np = 0, worst = 0;
+            for (int g = 0; g < n; g++)
+                if (pick[g] == k) {
+                    ports[np++] = g;
+                    int c = m->cell[g * N + n + k];
+                    worst = c >= P_PIX && c <= P_SYS && c > worst ? c : worst;
+                }
+            if (!np)
+                continue;
+            if (m->nic_name[k][0])
+                snprintf(name, sizeof name, "%s", m->nic_name[k]);
+            else
+                snprintf(name, sizeof name, "NIC%d", k);
+            for (char *p = name; *p; p++)
+                if (!(isalnum((unsigned char)*p) || *p == '.' || *p == '-' || *p == '_'))
+                    *p = '_';
+            if (!isalpha((unsigned char)name[0]))
+                snprintf(name, sizeof name, "NIC%d", k);
+            for (int s = 0; s < t->n_switches; s++)
+                if (!strcmp(t->switches[s].name, name))
+                    snprintf(name, sizeof name, "NIC%d", k);
+            if ((st = tc_topo_add_switch(t, name, ports, np, c_pci, 0, 0)))
+                break;
+            tc_switch *sw = &t->switches[t->n_switches - 1];
+            sw->nic = 1;
+            sw->model = TC_SWITCH_NODE;
+            sw->up_cls = c_net;
+            snprintf(sw->path, sizeof sw->path, "%s", pn[worst]);
+        }
+        free(load);
+        free(pick);
+    }
+    return st;
+}
+
 static tc_status build(smi *m, const tc_import_opts *o, int xgmi, tc_topo **out)
 {
     const int n = m->n_gpu, N = n + m->n_nic;
@@ -161,10 +294,10 @@ static tc_status build(smi *m, const tc_import_opts *o, int xgmi, tc_topo **out)
             goto done;
         t->switches[0].model = TC_SWITCH_NODE;
     } else {
-        for (int i = 0; i < n; i++)
-            for (int j = 0; j < n; j++) {
-                const int c = m->cell[i * N + j];
-                if (i == j || (c != P_NV && c != P_XGMI))
+        for (int a = 0; a < n; a++) /* pairs in order, each direction after the other (written as duplex) */
+            for (int e = 0; e < 2 * n; e++) {
+                const int b = e / 2, i = e % 2 ? b : a, j = e % 2 ? a : b, c = m->cell[i * N + j];
+                if (b <= a || (c != P_NV && c != P_XGMI))
                     continue;
                 char cn[32];
                 const int k = c == P_NV ? m->nv[i * n + j] : 1;
@@ -186,123 +319,12 @@ static tc_status build(smi *m, const tc_import_opts *o, int xgmi, tc_topo **out)
     int apart = 0;
     for (int i = 1; i < n; i++)
         apart |= uf_find(pa, i) != uf_find(pa, 0);
-    if (apart && !all_same) {
-        for (int i = 0; i < n; i++)
-            pa[i] = pb[i] = i;
-        for (int i = 0; i < n; i++)
-            for (int j = 0; j < n; j++) {
-                const int c = m->cell[i * N + j];
-                if (c == P_PIX || c == P_PXB)
-                    pa[uf_find(pa, i)] = uf_find(pa, j); /* same bridge */
-                if (c == P_PIX || c == P_PXB || c == P_PHB || c == P_NODE || c == P_PCIE)
-                    pb[uf_find(pb, i)] = uf_find(pb, j); /* same CPU */
-            }
-        int sys = -1, n_cpu = 0, c_sys = -1;
-        for (int i = 0; i < n; i++)
-            n_cpu += uf_find(pb, i) == i;
-        if (n_cpu > 1) {
-            /* the inter-CPU link is not in the text: NCCL's Intel SKL figure, 10 GB/s (topo.h SKL_QPI_BW) */
-            if ((st = cls(t, "sys", 1.0e-6, 10e9, &c_sys)) || (st = tc_topo_add_switch(t, "sys", NULL, 0, c_pci, 0, 0)))
-                goto done;
-            sys = t->n_switches - 1;
-            t->switches[sys].model = TC_SWITCH_NODE;
-        }
-        for (int c = 0; c < n; c++) {
-            if (uf_find(pb, c) != c)
-                continue;
-            int cpu = -1, nb = 0;
-            for (int b = 0; b < n; b++)
-                nb += uf_find(pb, b) == c && uf_find(pa, b) == b;
-            if (nb > 1 || sys >= 0) {
-                snprintf(name, sizeof name, "cpu%d", c);
-                if ((st = tc_topo_add_switch(t, name, NULL, 0, c_pci, 0, 0)))
-                    goto done;
-                cpu = t->n_switches - 1;
-                t->switches[cpu].model = TC_SWITCH_NODE;
-                t->switches[cpu].up = sys;
-                t->switches[cpu].up_cls = sys >= 0 ? c_sys : -1;
-            }
-            for (int b = 0; b < n; b++) {
-                if (uf_find(pb, b) != c || uf_find(pa, b) != b)
-                    continue;
-                int np = 0;
-                for (int g = 0; g < n; g++)
-                    if (uf_find(pa, g) == b)
-                        ports[np++] = g;
-                snprintf(name, sizeof name, "pcisw%d", b);
-                if ((st = tc_topo_add_switch(t, name, ports, np, c_pci, 0, 0)))
-                    goto done;
-                tc_switch *sw = &t->switches[t->n_switches - 1];
-                sw->model = TC_SWITCH_NODE;
-                sw->up = cpu;
-                sw->up_cls = cpu >= 0 ? c_pci : -1;
-            }
-        }
-    }
-    /* NICs: each GPU takes the nearest (PIX < PXB < PHB, NODE < SYS), ties to the least loaded */
-    if (m->n_nic) {
-        int *load = calloc((size_t)m->n_nic, sizeof *load), *pick = malloc(sizeof(int) * (size_t)n);
-        int c_net;
-        double nic = o && o->nic_bw > 0 ? o->nic_bw : 10000e6 / 8;
-        if (!o || !(o->nic_bw > 0))
-            tc_warn(m->ctx, m->file, 0, "the text gives no NIC speed: NCCL's fallback, 10000 Mb/s, is used "
-                                        "(give --nic-speed, e.g. 400Gb/s)");
-        char cn[48];
-        snprintf(cn, sizeof cn, "net%.0fMbps", nic * 8 / 1e6);
-        if (!load || !pick || (st = tc_topo_class_get(t, cn, &c_net)) ||
-            (st = tc_topo_class_set(t, c_net, 2.7e-6, 1.0 / nic))) {
-            free(load);
-            free(pick);
-            st = st ? st : TC_ERR_NOMEM;
-            goto done;
-        }
-        for (int g = 0; g < n; g++) {
-            pick[g] = -1;
-            int best = 99;
-            for (int k = 0; k < m->n_nic; k++) {
-                int c = m->cell[g * N + n + k];
-                int r = c == P_PIX ? 0 : c == P_PXB ? 1 : c == P_PHB || c == P_NODE ? 2 : 3;
-                if (r < best || (r == best && load[k] < load[pick[g]]))
-                    best = r, pick[g] = k;
-            }
-            load[pick[g]]++;
-        }
-        static const char *const pn[] = {"PIX", "PXB", "PHB", "NODE", "SYS"};
-        for (int k = 0; k < m->n_nic && !st; k++) {
-            int np = 0, worst = 0;
-            for (int g = 0; g < n; g++)
-                if (pick[g] == k) {
-                    ports[np++] = g;
-                    int c = m->cell[g * N + n + k];
-                    worst = c >= P_PIX && c <= P_SYS && c > worst ? c : worst;
-                }
-            if (!np)
-                continue;
-            if (m->nic_name[k][0])
-                snprintf(name, sizeof name, "%s", m->nic_name[k]);
-            else
-                snprintf(name, sizeof name, "NIC%d", k);
-            for (char *p = name; *p; p++)
-                if (!(isalnum((unsigned char)*p) || *p == '.' || *p == '-' || *p == '_'))
-                    *p = '_';
-            if (!isalpha((unsigned char)name[0]))
-                snprintf(name, sizeof name, "NIC%d", k);
-            for (int s = 0; s < t->n_switches; s++)
-                if (!strcmp(t->switches[s].name, name))
-                    snprintf(name, sizeof name, "NIC%d", k);
-            if ((st = tc_topo_add_switch(t, name, ports, np, c_pci, 0, 0)))
-                break;
-            tc_switch *sw = &t->switches[t->n_switches - 1];
-            sw->nic = 1;
-            sw->model = TC_SWITCH_NODE;
-            sw->up_cls = c_net;
-            snprintf(sw->path, sizeof sw->path, "%s", pn[worst]);
-        }
-        free(load);
-        free(pick);
-        if (st)
-            goto done;
-    }
+    if (!st && apart && !all_same)
+        st = smi_pcie_tree(m, t, c_pci, pa, pb, ports);
+    if (!st && m->n_nic)
+        st = smi_nics(m, o, t, c_pci, ports);
+    if (st)
+        goto done;
     st = tc_topo_import_finish(m->ctx, m->file, t, out);
 done:
     if (st == TC_ERR_NOMEM)
