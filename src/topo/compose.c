@@ -81,82 +81,20 @@ static tc_status split_nics(tc_ctx *ctx, tc_topo *t)
     return TC_OK;
 }
 
-tc_status tc_topo_compose(tc_ctx *ctx, const tc_topo *server, int nodes, const char *net, double oversub,
-                          int nic_split, tc_topo **out)
+/* Server k's copy of every link and switch (switches "sK.NAME" when nodes > 1), its NPUs k*n .. k*n + n-1. */
+static tc_status copy_servers(tc_topo *t, const tc_topo *server, int nodes)
 {
     const int n = server->n_npus, S = server->n_switches;
-    const char *file = server->file;
-    tc_topo *t = NULL;
-    tc_status st = TC_OK;
-    int *map = NULL, *nic_idx = NULL, n_nic = 0;
     char name[300];
-    if (nodes < 1)
-        return tc_error(ctx, TC_ERR_INVALID, NULL, 0, "compose: --nodes must be at least 1, got %d", nodes);
-    if (strcmp(net, "rail") && strcmp(net, "fat-tree") && strcmp(net, "switch"))
-        return tc_error(ctx, TC_ERR_INVALID, NULL, 0, "compose: network '%s' is not rail, fat-tree or switch", net);
-    if (!(oversub >= 1))
-        return tc_error(ctx, TC_ERR_INVALID, NULL, 0, "compose: oversubscription must be at least 1, got %g",
-                        oversub);
-    if ((long long)n * nodes > 10000000)
-        return tc_error(ctx, TC_ERR_LIMIT, NULL, 0, "compose: %d servers of %d npus is more than 10000000 npus",
-                        nodes, n);
-    if (server->n_swnodes)
-        return tc_error(ctx, TC_ERR_INVALID, file, 0, "compose: the server is unwound already (give it as read)");
-    if (server->node_of && server->n_nodes > 1)
-        return tc_error(ctx, TC_ERR_INVALID, file, 0, "compose: the topology has %d servers already; give one",
-                        server->n_nodes);
-    if (!(nic_idx = malloc(sizeof(int) * (size_t)(S + 1))))
-        return tc_error(ctx, TC_ERR_NOMEM, NULL, 0, "out of memory composing");
-    for (int s = 0; s < S; s++)
-        nic_idx[s] = server->switches[s].nic ? n_nic++ : -1;
-    if (nodes > 1 && !n_nic) {
-        free(nic_idx);
-        return tc_error(ctx, TC_ERR_INVALID, file, 0,
-                        "compose: the server has no <nic> to join servers by (import a dump that lists NICs, or "
-                        "add <nic> elements: man 5 tacosc-topology)");
-    }
-    for (int s = 0; s < S; s++)
-        if (server->switches[s].nic && server->switches[s].up_cls < 0) {
-            st = tc_error(ctx, TC_ERR_INVALID, file, server->switches[s].line,
-                          "compose: nic '%s' has no upclass (the class of its network port)",
-                          server->switches[s].name);
-            free(nic_idx);
-            return st;
-        }
-    snprintf(name, sizeof name, "%s-%dx%d-%s", server->name ? server->name : "server", nodes, n, net);
-    if (tc_topo_create(name, n * nodes, &t) || !(map = malloc(sizeof(int) * (size_t)(S + 1)))) {
-        st = TC_ERR_NOMEM;
-        goto fail;
-    }
-    for (int k = 0; k < server->n_classes; k++) {
-        int c;
-        if (tc_topo_class_get(t, server->classes[k].name, &c)) {
-            st = TC_ERR_NOMEM;
-            goto fail;
-        }
-        char *nm = t->classes[c].name;
-        t->classes[c] = server->classes[k];
-        t->classes[c].name = nm;
-    }
-    if (!(t->node_of = malloc(sizeof(int) * (size_t)(n * nodes)))) {
-        st = TC_ERR_NOMEM;
-        goto fail;
-    }
-    t->n_nodes = nodes;
-    int *ports = malloc(sizeof(int) * (size_t)(n + nodes * (n_nic + 1) + 1));
-    if (!ports) {
-        st = TC_ERR_NOMEM;
-        goto fail;
-    }
-    /* the network switches first go after the servers' own: remember where each server's start */
-    for (int k = 0; k < nodes; k++) {
+    int *ports = malloc(sizeof(int) * (size_t)(n + 1));
+    tc_status st = ports ? TC_OK : TC_ERR_NOMEM;
+    for (int k = 0; k < nodes && !st; k++) {
         for (int i = 0; i < n; i++)
             t->node_of[k * n + i] = k;
-        for (int l = 0; l < server->n_links; l++) {
+        for (int l = 0; l < server->n_links && !st; l++) {
             const tc_link *x = &server->links[l];
-            if ((st = tc_topo_add_link(t, k * n + x->src, k * n + x->dst, x->cls, x->alpha_set ? x->alpha : -1,
-                                       x->beta_set ? x->beta : -1, x->line)))
-                break;
+            st = tc_topo_add_link(t, k * n + x->src, k * n + x->dst, x->cls, x->alpha_set ? x->alpha : -1,
+                                  x->beta_set ? x->beta : -1, x->line);
         }
         for (int s = 0; s < S && !st; s++) {
             const tc_switch *w = &server->switches[s];
@@ -176,63 +114,117 @@ tc_status tc_topo_compose(tc_ctx *ctx, const tc_topo *server, int nodes, const c
             v->up = w->up >= 0 ? k * S + w->up : -1;
             v->up_cls = w->up_cls;
         }
-        if (st)
-            break;
-    }
-    if (st) {
-        free(ports);
-        goto fail;
-    }
-    if (nodes > 1) {
-        /* the network: rail r = the r-th NIC of each server; fat-tree leaves + spine; or one switch */
-        int c_up = -1;
-        if (!strcmp(net, "fat-tree")) {
-            double sum = 0; /* a server's NIC speeds, B/s */
-            for (int s = 0; s < S; s++)
-                if (server->switches[s].nic)
-                    sum += 1.0 / server->classes[server->switches[s].up_cls].beta;
-            int c0 = -1;
-            for (int s = 0; s < S && c0 < 0; s++)
-                if (server->switches[s].nic)
-                    c0 = server->switches[s].up_cls;
-            snprintf(name, sizeof name, "leaf-uplink");
-            if ((st = tc_topo_class_get(t, name, &c_up)) ||
-                (st = tc_topo_class_set(t, c_up, server->classes[c0].alpha, oversub / sum))) {
-                free(ports);
-                goto fail;
-            }
-        }
-        const int base = t->n_switches;
-        const int n_net = !strcmp(net, "rail") ? n_nic : !strcmp(net, "fat-tree") ? nodes + 1 : 1;
-        for (int r = 0; r < n_net && !st; r++) {
-            int c = -1;
-            for (int s = 0; s < S && c < 0; s++) /* its class: the first NIC's port class */
-                if (server->switches[s].nic && (strcmp(net, "rail") || nic_idx[s] == r))
-                    c = server->switches[s].up_cls;
-            if (!strcmp(net, "rail"))
-                snprintf(name, sizeof name, "rail%d", r);
-            else if (!strcmp(net, "fat-tree"))
-                snprintf(name, sizeof name, r < nodes ? "leaf%d" : "spine", r);
-            else
-                snprintf(name, sizeof name, "network");
-            if ((st = tc_topo_add_switch(t, name, NULL, 0, c, 0, 0)))
-                break;
-            t->switches[t->n_switches - 1].model = TC_SWITCH_NODE;
-        }
-        for (int k = 0; k < nodes && !st; k++)
-            for (int s = 0; s < S; s++) {
-                if (!server->switches[s].nic)
-                    continue;
-                tc_switch *v = &t->switches[k * S + s];
-                v->up = !strcmp(net, "rail") ? base + nic_idx[s] : !strcmp(net, "fat-tree") ? base + k : base;
-            }
-        if (!st && !strcmp(net, "fat-tree"))
-            for (int k = 0; k < nodes; k++) {
-                t->switches[base + k].up = base + nodes;
-                t->switches[base + k].up_cls = c_up;
-            }
     }
     free(ports);
+    return st;
+}
+
+/* The network after the servers' switches: rail r for the r-th NIC of each server; a leaf per server and a
+ * spine (the leaf uplink a server's summed NIC speed / oversub); or one switch.  nic_idx: per server switch,
+ * its index among the NICs (-1 not a NIC). */
+static tc_status add_network(tc_topo *t, const tc_topo *server, int nodes, const char *net, double oversub,
+                             const int *nic_idx, int n_nic)
+{
+    const int S = server->n_switches, rail = !strcmp(net, "rail"), fat = !strcmp(net, "fat-tree");
+    char name[64];
+    int c_up = -1;
+    tc_status st = TC_OK;
+    if (fat) {
+        double sum = 0; /* a server's NIC speeds, B/s */
+        int c0 = -1;
+        for (int s = 0; s < S; s++)
+            if (server->switches[s].nic) {
+                sum += 1.0 / server->classes[server->switches[s].up_cls].beta;
+                c0 = c0 < 0 ? server->switches[s].up_cls : c0;
+            }
+        if ((st = tc_topo_class_get(t, "leaf-uplink", &c_up)) ||
+            (st = tc_topo_class_set(t, c_up, server->classes[c0].alpha, oversub / sum)))
+            return st;
+    }
+    const int base = t->n_switches, n_net = rail ? n_nic : fat ? nodes + 1 : 1;
+    for (int r = 0; r < n_net && !st; r++) {
+        int c = -1;
+        for (int s = 0; s < S && c < 0; s++) /* its class: the first NIC's port class */
+            if (server->switches[s].nic && (!rail || nic_idx[s] == r))
+                c = server->switches[s].up_cls;
+        if (rail)
+            snprintf(name, sizeof name, "rail%d", r);
+        else if (fat)
+            snprintf(name, sizeof name, r < nodes ? "leaf%d" : "spine", r);
+        else
+            snprintf(name, sizeof name, "network");
+        if ((st = tc_topo_add_switch(t, name, NULL, 0, c, 0, 0)))
+            return st;
+        t->switches[t->n_switches - 1].model = TC_SWITCH_NODE;
+    }
+    for (int k = 0; k < nodes; k++)
+        for (int s = 0; s < S; s++)
+            if (server->switches[s].nic)
+                t->switches[k * S + s].up = rail ? base + nic_idx[s] : fat ? base + k : base;
+    for (int k = 0; fat && k < nodes; k++) {
+        t->switches[base + k].up = base + nodes;
+        t->switches[base + k].up_cls = c_up;
+    }
+    return TC_OK;
+}
+
+tc_status tc_topo_compose(tc_ctx *ctx, const tc_topo *server, int nodes, const char *net, double oversub,
+                          int nic_split, tc_topo **out)
+{
+    const int n = server->n_npus, S = server->n_switches;
+    const char *file = server->file;
+    tc_topo *t = NULL;
+    tc_status st = TC_OK;
+    int *nic_idx = NULL, n_nic = 0;
+    char name[300];
+    if (nodes < 1)
+        return tc_error(ctx, TC_ERR_INVALID, NULL, 0, "compose: --nodes must be at least 1, got %d", nodes);
+    if (strcmp(net, "rail") && strcmp(net, "fat-tree") && strcmp(net, "switch"))
+        return tc_error(ctx, TC_ERR_INVALID, NULL, 0, "compose: network '%s' is not rail, fat-tree or switch", net);
+    if (!(oversub >= 1))
+        return tc_error(ctx, TC_ERR_INVALID, NULL, 0, "compose: oversubscription must be at least 1, got %g",
+                        oversub);
+    if ((long long)n * nodes > 10000000)
+        return tc_error(ctx, TC_ERR_LIMIT, NULL, 0, "compose: %d servers of %d npus is more than 10000000 npus",
+                        nodes, n);
+    if (server->n_swnodes)
+        return tc_error(ctx, TC_ERR_INVALID, file, 0, "compose: the server is unwound already (give it as read)");
+    if (server->node_of && server->n_nodes > 1)
+        return tc_error(ctx, TC_ERR_INVALID, file, 0, "compose: the topology has %d servers already; give one",
+                        server->n_nodes);
+    for (int s = 0; s < S; s++)
+        if (server->switches[s].nic && server->switches[s].up_cls < 0)
+            return tc_error(ctx, TC_ERR_INVALID, file, server->switches[s].line,
+                            "compose: nic '%s' has no upclass (the class of its network port)",
+                            server->switches[s].name);
+    if (!(nic_idx = malloc(sizeof(int) * (size_t)(S + 1))))
+        return tc_error(ctx, TC_ERR_NOMEM, NULL, 0, "out of memory composing");
+    for (int s = 0; s < S; s++)
+        nic_idx[s] = server->switches[s].nic ? n_nic++ : -1;
+    if (nodes > 1 && !n_nic) {
+        free(nic_idx);
+        return tc_error(ctx, TC_ERR_INVALID, file, 0,
+                        "compose: the server has no <nic> to join servers by (import a dump that lists NICs, or "
+                        "add <nic> elements: man 5 tacosc-topology)");
+    }
+    snprintf(name, sizeof name, "%s-%dx%d-%s", server->name ? server->name : "server", nodes, n, net);
+    if (tc_topo_create(name, n * nodes, &t) || !(t->node_of = malloc(sizeof(int) * (size_t)(n * nodes)))) {
+        st = TC_ERR_NOMEM;
+        goto done;
+    }
+    t->n_nodes = nodes;
+    for (int k = 0; k < server->n_classes && !st; k++) {
+        int c;
+        if ((st = tc_topo_class_get(t, server->classes[k].name, &c)))
+            break;
+        char *nm = t->classes[c].name;
+        t->classes[c] = server->classes[k];
+        t->classes[c].name = nm;
+    }
+    if (!st)
+        st = copy_servers(t, server, nodes);
+    if (!st && nodes > 1)
+        st = add_network(t, server, nodes, net, oversub, nic_idx, n_nic);
     if (!st && nic_split && nodes > 1) {
         if (!strcmp(net, "fat-tree"))
             st = tc_error(ctx, TC_ERR_UNSUPPORTED, NULL, 0, "compose --nic-split: a fat tree's leaves hang from its "
@@ -240,16 +232,10 @@ tc_status tc_topo_compose(tc_ctx *ctx, const tc_topo *server, int nodes, const c
         else
             st = split_nics(ctx, t);
     }
-    if (st)
-        goto fail;
-    st = tc_topo_import_finish(ctx, file ? file : "composed topology", t, out);
+    if (!st)
+        st = tc_topo_import_finish(ctx, file ? file : "composed topology", t, out);
+done:
     tc_topo_free(t);
-    free(map);
-    free(nic_idx);
-    return st;
-fail:
-    tc_topo_free(t);
-    free(map);
     free(nic_idx);
     return st == TC_ERR_NOMEM ? tc_error(ctx, st, NULL, 0, "out of memory composing") : st;
 }
