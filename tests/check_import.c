@@ -141,6 +141,7 @@ START_TEST(test_import_cli)
     free(out);
     ck_assert_int_eq(tu_tacosc_run(&out, "topo import tests/import/dgx-h100.xml --sm x"), 2);
     free(out);
+    free(path);
 }
 END_TEST
 
@@ -485,6 +486,8 @@ START_TEST(test_cluster_compile)
     ck_assert_int_eq(tu_tacosc_run(&out, "%s --collective allgather -o %s", topo, plan), 1);
     ck_assert_ptr_nonnull(strstr(out, "tacos: switches joined to switches"));
     free(out);
+    free(topo);
+    free(plan);
 }
 END_TEST
 
