@@ -433,6 +433,18 @@ static tc_status pcie_tree(imp *m, tc_topo *t, int sys_cls)
                     ports[np++] = h;
             if ((st = pci_class(t, np ? m->gpu[ports[0]].pci : a[i - 1], &cls)))
                 break;
+            for (int p = 1; p < np; p++) { /* one class per switch vertex: say so when its GPUs' links differ */
+                int other;
+                if ((st = pci_class(t, m->gpu[ports[p]].pci, &other)))
+                    break;
+                if (other != cls) {
+                    tc_warn(m->ctx, m->file, line(a[i]), "<pci>: switch '%s': its gpus have different PCIe links; "
+                            "every port takes gpu %ld's (%s)", nm, m->gpu[ports[0]].dev, t->classes[cls].name);
+                    break;
+                }
+            }
+            if (st)
+                break;
             if ((st = tc_topo_add_switch(t, nm, ports, np, cls, 0, line(a[i]))))
                 break;
             tc_switch *sw = &t->switches[t->n_switches - 1];
