@@ -15,6 +15,7 @@ for name in "$@"; do
     case $name in
     topo | photonic) seeds="topologies/*.xml" ;;
     costs) seeds="topologies/*.cost" ;;
+    import) seeds="tests/import/*" ;;
     json) seeds="schedules/*.json tests/golden/*.json" ;;
     msccl) seeds="schedules/*.xml tests/golden/*.xml $examples/*.xml" ;;
     *) seeds="" ;;

@@ -43,3 +43,8 @@ done
 g dgx1.xml dgx1 --alpha 0.7us --bandwidth 25GB/s
 # not from the paper: a 4-server x 8-GPU hierarchy (classes intra/inter; costs: hier.cost)
 g hier-4x8.xml hier 4x8
+# issue 25, not from the paper: clusters of two servers imported from the NCCL/RCCL topology dumps in
+# tests/import/ (written from the vendors' published layouts) and composed with a rail-optimized network
+"$T" topo import tests/import/dgx-h100.xml --nodes 2 -o topologies/clusters/dgx-h100-2x8-rail.xml
+"$T" topo import tests/import/hgx-h100-4nic.xml --nodes 2 -o topologies/clusters/hgx-h100-4nic-2x8-rail.xml
+"$T" topo import tests/import/mi300x.xml --nodes 2 -o topologies/clusters/mi300x-2x8-rail.xml

@@ -202,6 +202,15 @@ typedef struct tc_switch {
     int unwind;     /**< unwinding degree d requested in the XML; 0 = use the default */
     int model;      /**< tc_switch_model */
     int line;
+    int up;         /**< the switch or NIC (index) this one hangs from, -1 none: switches form a forest (a PCIe
+                         tree, NICs under rail or leaf switches); both ends must be vertices (model node or
+                         multicast), joined by a link each way of class up_cls */
+    int up_cls;     /**< class of the links to `up` (the NIC's port speed for a NIC) */
+    int nic;        /**< nonzero: a <nic> element, a NIC whose ports (npus) its GPUs share; always a vertex
+                         (model node), left out of the unwound topology while it hangs from nothing */
+    int gdr;        /**< NIC: GPU-direct RDMA 1 on, 0 off (the GPU<->NIC links cost twice: the data is staged
+                         in host memory), -1 not given (on) */
+    char path[8];   /**< NIC: the PCIe path to its GPUs as nvidia-smi names it (PIX, PXB, PHB, NODE, SYS), or "" */
 } tc_switch;
 
 /** A switch kept as a vertex of the topology (model node or multicast) once tc_topo_unwind has run. */

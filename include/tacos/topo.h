@@ -79,6 +79,45 @@ tc_status tc_topo_generate(tc_ctx *ctx, const char *kind, const char *dims, cons
 /** One line per generator kind ("ring N  unidirectional ring"), for --help. */
 void tc_topo_list_kinds(FILE *f);
 
+/**
+ * Import the topology a runtime detected (src/topo/import.c, man 1 tacosc `topo import`): NCCL's or RCCL's
+ * topology dump (<system>), `nvidia-smi topo -m` or `rocm-smi --showtopo` text, told apart by content.
+ * Bandwidths come from the runtime's tables (NVLink per SM generation, XGMI per gfx, PCIe per generation and
+ * width, NIC speed in Mb/s); diagnostics are `file:line: error:` naming the element or row.  The text
+ * formats carry no generation or NIC speed: the options give them.
+ */
+typedef struct tc_import_opts {
+    int sm;           /**< nvidia-smi: compute capability x 10 (90 for H100); 0: from the NV# counts */
+    const char *gcn;  /**< rocm-smi: gfx name (gfx942 for MI300X); NULL: gfx942, with a note */
+    double nic_bw;    /**< text formats: NIC speed, B/s; 0: NCCL's fallback 10000 Mb/s, with a warning */
+    double pcie_bw;   /**< text formats: PCIe link, B/s; 0: Gen3 x16 below sm 80, Gen4 x16 for sm 80, Gen5 x16 above */
+} tc_import_opts;
+tc_status tc_topo_import(tc_ctx *ctx, const char *path, const tc_import_opts *o, tc_topo **out);
+tc_status tc_topo_import_mem(tc_ctx *ctx, const char *name, const char *buf, size_t len,
+                             const tc_import_opts *o, tc_topo **out);
+/** The text formats (src/topo/import_smi.c); called by tc_topo_import_mem. */
+tc_status tc_topo_import_smi(tc_ctx *ctx, const char *name, const char *buf, size_t len,
+                             const tc_import_opts *o, tc_topo **out);
+/** Write t (owned by the caller) and read it back into *out, so the reader's rules judge what an importer
+ *  or compose built; `file` becomes out's file name. */
+tc_status tc_topo_import_finish(tc_ctx *ctx, const char *file, tc_topo *t, tc_topo **out);
+
+/**
+ * Compose `nodes` copies of one server into a cluster (src/topo/compose.c): ranks server-major (server k's
+ * local NPU i is rank k * n + i), <nodes size="n">, every switch and NIC renamed "sK.NAME".  The servers
+ * are joined through their NICs (each keeps its port class, upclass):
+ *   - "rail": one switch per NIC index ("rail0" ...), the k-th NIC of every server hangs from rail k;
+ *   - "fat-tree": one leaf switch per server that its NICs hang from, the leaves hang from one spine
+ *     switch by an uplink of the summed NIC speed of a server divided by `oversub` (>= 1);
+ *   - "switch": every NIC hangs from one switch.
+ * A server without NICs cannot be joined (TC_ERR_INVALID with a message).  nic_split (rail and switch only):
+ * no NIC vertices; each NIC's GPUs attach to its network switch directly, each port the NIC's port
+ * bandwidth divided by its GPUs (a static share: what the TACOS synthesizer, which routes through one switch
+ * at a time, can use; the NIC vertices share dynamically).
+ */
+tc_status tc_topo_compose(tc_ctx *ctx, const tc_topo *server, int nodes, const char *net, double oversub,
+                          int nic_split, tc_topo **out);
+
 /** Diameter work budget: exact all-sources BFS while n * (n + m) stays below this. */
 #define TC_TOPO_EXACT_WORK 4e8
 /** Above the budget, BFS runs from this many evenly spaced NPUs plus the farthest NPU of each. */
@@ -135,8 +174,14 @@ int tc_topo_tree_path(const tc_topo *t, const int *parent, int src, int dst, int
  * topology without switches is copied unchanged.
  */
 tc_status tc_topo_unwind(tc_ctx *ctx, const tc_topo *t, int d, tc_topo **out);
-/** Give every switch of t the model m (the command line's --switch-model). */
+/** Give every switch of t the model m (the command line's --switch-model); NICs stay store-and-forward
+ *  vertices. */
 void tc_topo_set_switch_model(tc_topo *t, tc_switch_model m);
+/** Nonzero when switch s carries traffic once unwound: every switch, and a NIC that hangs from a switch
+ *  (up >= 0); a NIC that hangs from nothing (a single imported server) joins its GPUs to no network. */
+int tc_topo_switch_carries(const tc_topo *t, int s);
+/** Nonzero when a switch hangs from another (up=) or, unwound, a link joins two switch vertices. */
+int tc_topo_switch_tree(const tc_topo *t);
 
 /**
  * Torus or mesh dimensions of an indexed topology (tc_topo_index), for bucket, Swing, the lower bound and the SVG layout.  From the name

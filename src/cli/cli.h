@@ -6,6 +6,7 @@
 
 int tc_cli_compile(int argc, char **argv); /* tacosc TOPO.xml --collective C ... */
 int tc_cli_topo(int argc, char **argv);    /* tacosc topo KIND DIMS ... */
+int tc_cli_topo_import(int argc, char **argv, int compose); /* tacosc topo import FILE | compose TOPO (cmd_import.c) */
 int tc_cli_info(int argc, char **argv);    /* tacosc info TOPO.xml ... */
 int tc_cli_verify(int argc, char **argv);  /* tacosc verify PLAN ... */
 int tc_cli_sim(int argc, char **argv);     /* tacosc sim PLAN TOPO ... */

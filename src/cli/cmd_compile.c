@@ -26,6 +26,7 @@ static void usage(FILE *f)
 {
     fputs("usage: tacosc TOPO.xml --collective C [options] [-o OUT]\n"
           "       tacosc topo KIND DIMS [--class C]... [-o FILE]   generate a topology\n"
+          "       tacosc topo import DUMP [--nodes N] [-o FILE]   import NCCL/RCCL/nvidia-smi/rocm-smi topology\n"
           "       tacosc info TOPO.xml [--costs F] [--size S]      describe a topology\n"
           "       tacosc verify PLAN [--topo TOPO.xml] [--target T] check a plan (JSON or MSCCL XML)\n"
           "       tacosc sim PLAN TOPO.xml [--size S] [--model ab|event] [--svg F]  price a plan\n"

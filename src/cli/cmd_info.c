@@ -83,7 +83,8 @@ int tc_cli_info(int argc, char **argv)
     int used = 0;
     for (int k = 0; k < t->n_classes; k++)
         for (int i = 0; i < t->n_links + t->n_switches; i++)
-            if ((i < t->n_links ? t->links[i].cls : t->switches[i - t->n_links].cls) == k) {
+            if ((i < t->n_links ? t->links[i].cls : t->switches[i - t->n_links].cls) == k ||
+                (i >= t->n_links && t->switches[i - t->n_links].up_cls == k)) {
                 used++;
                 break;
             }
@@ -93,7 +94,7 @@ int tc_cli_info(int argc, char **argv)
         for (int i = 0; i < t->n_links; i++)
             nl += t->links[i].cls == k;
         for (int i = 0; i < t->n_switches; i++)
-            ns += t->switches[i].cls == k;
+            ns += t->switches[i].cls == k || t->switches[i].up_cls == k; /* ports, or up links (NIC ports) */
         if (nl + ns == 0)
             continue;
         printf("  %-13s alpha %s  bandwidth %s  links %d  switches %d\n", t->classes[k].name,
@@ -103,9 +104,18 @@ int tc_cli_info(int argc, char **argv)
     printf("switches        %d\n", t->n_switches);
     for (int s = 0; s < t->n_switches; s++) {
         const tc_switch *sw = &t->switches[s];
-        if (sw->model == TC_SWITCH_UNWIND)
+        if (sw->nic) /* issue 25: a NIC shared by its GPUs, its network port class, the PCIe path, GDR */
+            printf("  %-13s nic, %d npus  class %s  port %s%s%s  path %s  gdr %s\n", sw->name, sw->n_ports,
+                   t->classes[sw->cls].name, sw->up_cls >= 0 ? t->classes[sw->up_cls].name : "none",
+                   sw->up >= 0 ? "  up " : "", sw->up >= 0 ? t->switches[sw->up].name : "",
+                   sw->path[0] ? sw->path : "-", sw->gdr < 0 ? "-" : sw->gdr ? "on" : "off");
+        else if (sw->model == TC_SWITCH_UNWIND)
             printf("  %-13s %d npus  class %s  unwind %d\n", sw->name, sw->n_ports, t->classes[sw->cls].name,
                    sw->unwind > 0 ? sw->unwind : 1);
+        else if (sw->up >= 0)
+            printf("  %-13s %d npus  class %s  model %s  up %s (class %s)\n", sw->name, sw->n_ports,
+                   t->classes[sw->cls].name, tc_switch_model_name((tc_switch_model)sw->model),
+                   t->switches[sw->up].name, t->classes[sw->up_cls].name);
         else
             printf("  %-13s %d npus  class %s  model %s\n", sw->name, sw->n_ports, t->classes[sw->cls].name,
                    tc_switch_model_name((tc_switch_model)sw->model));

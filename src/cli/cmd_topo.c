@@ -20,6 +20,7 @@ static void topo_usage(FILE *f)
             "  --photonic SPEC  add a <photonic> element: its attributes as NAME=VALUE,... (man 5 tacosc-topology),\n"
             "                   e.g. reconfig=5us,tx=4,rx=4,wavelengths=2,mzi=16,grid=2x2,fibers=8\n"
             "  -o FILE          output file\n"
+            "  (tacosc topo import FILE: a runtime's detected topology; tacosc topo compose: N servers; see --help of each)\n"
             "kinds:\n");
     tc_topo_list_kinds(f);
 }
@@ -99,6 +100,8 @@ static int count_used(const tc_topo *t)
 
 int tc_cli_topo(int argc, char **argv)
 {
+    if (argc > 1 && (!strcmp(argv[1], "import") || !strcmp(argv[1], "compose"))) /* issue 25 */
+        return tc_cli_topo_import(argc - 1, argv + 1, !strcmp(argv[1], "compose"));
     tc_ctx ctx;
     tc_ctx_init(&ctx);
     const char *kind = NULL, *dims = NULL, *outp = "-", *photonic = NULL;

@@ -684,6 +684,9 @@ static tc_status check_args(tc_ctx *ctx, const tc_topo *t, tc_coll coll, const t
         return tc_error(ctx, TC_ERR_LIMIT, NULL, 0,
                         "tacos: all-to-all of %d npus x %d chunks per pair is too large (more than %lld chunks)",
                         t->n_npus, opts->chunks, (long long)ALLTOALL_MAX);
+    if (tc_topo_switch_tree(t)) /* issue 25: the engine moves chunks NPU -> switch -> NPU only */
+        return tc_error(ctx, TC_ERR_UNSUPPORTED, t->file, 0, "tacos: switches joined to switches (a nic under a "
+                        "rail switch, a PCIe tree) are not synthesized yet; use --algo ring, direct, rhd or hier-ring");
     if (tc_coll_rooted(coll) && (opts->root < 0 || opts->root >= t->n_npus))
         return tc_error(ctx, TC_ERR_INVALID, NULL, 0, "tacos: root %d out of range (topology has %d npus)",
                         opts->root, t->n_npus);

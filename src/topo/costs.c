@@ -509,6 +509,10 @@ tc_status tc_topo_apply_costs(tc_ctx *ctx, tc_topo *t, const tc_costs *c)
             return tc_error(ctx, TC_ERR_INVALID, t->file, s->line,
                             "switch '%s': unknown class '%s' (not defined in the topology%s)", s->name, k->name,
                             c ? " or the cost file" : " and no cost file given");
+        if (s->up_cls >= 0 && !t->classes[s->up_cls].defined)
+            return tc_error(ctx, TC_ERR_INVALID, t->file, s->line,
+                            "%s '%s': unknown upclass '%s' (not defined in the topology%s)", s->nic ? "nic" : "switch",
+                            s->name, t->classes[s->up_cls].name, c ? " or the cost file" : " and no cost file given");
     }
     tc_topo_refresh_costs(t);
     return TC_OK;

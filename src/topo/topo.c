@@ -142,7 +142,7 @@ tc_status tc_topo_add_link(tc_topo *t, int src, int dst, int cls, double alpha, 
 tc_status tc_topo_add_switch(tc_topo *t, const char *name, const int *npus, int n_ports, int cls,
                              int unwind, int line)
 {
-    if (n_ports < 1 || cls < 0 || cls >= t->n_classes)
+    if (n_ports < 0 || cls < 0 || cls >= t->n_classes)
         return TC_ERR_INVALID;
     for (int i = 0; i < n_ports; i++)
         if (npus[i] < 0 || npus[i] >= t->n_npus)
@@ -158,14 +158,18 @@ tc_status tc_topo_add_switch(tc_topo *t, const char *name, const int *npus, int 
     tc_switch *s = &t->switches[t->n_switches];
     memset(s, 0, sizeof *s);
     s->name = tc_strdup(name);
-    s->npus = malloc((size_t)n_ports * sizeof *s->npus);
+    s->npus = malloc((size_t)(n_ports > 0 ? n_ports : 1) * sizeof *s->npus);
     if (!s->name || !s->npus) {
         free(s->name);
         free(s->npus);
         return TC_ERR_NOMEM;
     }
-    memcpy(s->npus, npus, (size_t)n_ports * sizeof *npus);
+    if (n_ports)
+        memcpy(s->npus, npus, (size_t)n_ports * sizeof *npus);
     s->n_ports = n_ports;
+    s->up = -1;
+    s->up_cls = -1;
+    s->gdr = -1;
     s->cls = cls;
     s->alpha = t->classes[cls].alpha;
     s->beta = t->classes[cls].beta;
@@ -266,6 +270,11 @@ tc_status tc_topo_clone(const tc_topo *t, tc_topo **out)
         c->switches[i].alpha = s->alpha;
         c->switches[i].beta = s->beta;
         c->switches[i].model = s->model;
+        c->switches[i].up = s->up;
+        c->switches[i].up_cls = s->up_cls;
+        c->switches[i].nic = s->nic;
+        c->switches[i].gdr = s->gdr;
+        memcpy(c->switches[i].path, s->path, sizeof s->path);
     }
     if (t->n_swnodes) {
         if (!(c->swnodes = calloc((size_t)t->n_swnodes, sizeof *c->swnodes)))
@@ -311,7 +320,7 @@ static tc_status graph_build(const tc_topo *t, int reverse, graph *g)
     int n = tc_topo_n_vertices(t), nv = n + t->n_switches; /* declared switches after the vertices */
     long m = t->n_links;
     for (int s = 0; s < t->n_switches; s++)
-        m += 2L * t->switches[s].n_ports;
+        m += 2L * t->switches[s].n_ports + 2;
     g->nv = nv;
     g->off = calloc((size_t)nv + 1, sizeof *g->off);
     g->adj = malloc((size_t)(m > 0 ? m : 1) * sizeof *g->adj);
@@ -321,11 +330,18 @@ static tc_status graph_build(const tc_topo *t, int reverse, graph *g)
     }
     for (int i = 0; i < t->n_links; i++)
         g->off[(reverse ? t->links[i].dst : t->links[i].src) + 1]++;
-    for (int s = 0; s < t->n_switches; s++)
+    for (int s = 0; s < t->n_switches; s++) {
+        if (!tc_topo_switch_carries(t, s))
+            continue;
         for (int p = 0; p < t->switches[s].n_ports; p++) {
             g->off[t->switches[s].npus[p] + 1]++;
             g->off[n + s + 1]++;
         }
+        if (t->switches[s].up >= 0) { /* a tree edge, both ways */
+            g->off[n + s + 1]++;
+            g->off[n + t->switches[s].up + 1]++;
+        }
+    }
     for (int v = 0; v < nv; v++)
         g->off[v + 1] += g->off[v];
     int *pos = malloc((size_t)(nv > 0 ? nv : 1) * sizeof *pos);
@@ -339,12 +355,19 @@ static tc_status graph_build(const tc_topo *t, int reverse, graph *g)
         int b = reverse ? t->links[i].src : t->links[i].dst;
         g->adj[pos[a]++] = b;
     }
-    for (int s = 0; s < t->n_switches; s++)
+    for (int s = 0; s < t->n_switches; s++) {
+        if (!tc_topo_switch_carries(t, s))
+            continue;
         for (int p = 0; p < t->switches[s].n_ports; p++) {
             int v = t->switches[s].npus[p];
             g->adj[pos[v]++] = n + s;
             g->adj[pos[n + s]++] = v;
         }
+        if (t->switches[s].up >= 0) {
+            g->adj[pos[n + s]++] = n + t->switches[s].up;
+            g->adj[pos[n + t->switches[s].up]++] = n + s;
+        }
+    }
     free(pos);
     return TC_OK;
 }
@@ -514,17 +537,31 @@ int tc_topo_shortest_path(const tc_topo *t, int a, int b, int *links, int cap)
 /* ---------------------------------------------------------------------------------------------- */
 /* Unwinding                                                                                      */
 
+static int has_children(const tc_topo *t, int s)
+{
+    for (int c = 0; c < t->n_switches; c++)
+        if (t->switches[c].up == s)
+            return 1;
+    return 0;
+}
+
 tc_status tc_topo_unwind(tc_ctx *ctx, const tc_topo *t, int d, tc_topo **out)
 {
     tc_topo *u = NULL;
     tc_status st;
     if (d < 0)
         return tc_error(ctx, TC_ERR_INVALID, t->file, 0, "unwinding degree must be at least 1, got %d", d);
-    int n_nodes = 0;
+    int n_nodes = 0, *vid = NULL; /* per switch: its vertex, -1 unwound or left out */
     for (int s = 0; s < t->n_switches; s++) {
         const tc_switch *sw = &t->switches[s];
-        if (sw->model != TC_SWITCH_UNWIND) {
-            n_nodes++;
+        const int tree = sw->up >= 0 || has_children(t, s);
+        if (tree && !sw->nic && sw->model == TC_SWITCH_UNWIND)
+            return tc_error(ctx, TC_ERR_INVALID, t->file, sw->line,
+                            "switch '%s': hangs in a tree of switches (up=\"%s\"), so it must stay a vertex "
+                            "(model node or multicast), not be unwound",
+                            sw->name, t->switches[sw->up >= 0 ? sw->up : s].name);
+        if (sw->model != TC_SWITCH_UNWIND || sw->nic) {
+            n_nodes += tc_topo_switch_carries(t, s);
             continue;
         }
         int k = d > 0 ? d : (sw->unwind > 0 ? sw->unwind : 1);
@@ -541,25 +578,34 @@ tc_status tc_topo_unwind(tc_ctx *ctx, const tc_topo *t, int d, tc_topo **out)
     st = tc_topo_clone(t, &u);
     if (st != TC_OK)
         return tc_error(ctx, st, NULL, 0, "out of memory unwinding switches");
-    if (n_nodes && !(u->swnodes = calloc((size_t)n_nodes, sizeof *u->swnodes))) {
+    if ((n_nodes && !(u->swnodes = calloc((size_t)n_nodes, sizeof *u->swnodes))) ||
+        !(vid = malloc((size_t)(t->n_switches > 0 ? t->n_switches : 1) * sizeof *vid))) {
         st = TC_ERR_NOMEM;
         goto fail;
     }
+    for (int s = 0, v = t->n_npus; s < t->n_switches; s++)
+        vid[s] = (t->switches[s].model != TC_SWITCH_UNWIND || t->switches[s].nic) && tc_topo_switch_carries(t, s)
+                     ? v++
+                     : -1;
     for (int s = 0; s < t->n_switches; s++) {
         const tc_switch *sw = &t->switches[s];
         int k = d > 0 ? d : (sw->unwind > 0 ? sw->unwind : 1), p = sw->n_ports;
-        if (sw->model != TC_SWITCH_UNWIND) { /* a vertex: NPU -> switch and switch -> NPU per port */
-            const int v = t->n_npus + u->n_swnodes;
+        if (sw->model != TC_SWITCH_UNWIND || sw->nic) { /* a vertex: NPU -> switch and switch -> NPU per port */
+            if (vid[s] < 0)
+                continue; /* a NIC that hangs from nothing carries no traffic */
+            const int v = vid[s];
             tc_swnode *x = &u->swnodes[u->n_swnodes++];
-            x->multicast = sw->model == TC_SWITCH_MULTICAST;
+            x->multicast = !sw->nic && sw->model == TC_SWITCH_MULTICAST;
             x->line = sw->line;
             if (!(x->name = tc_strdup(sw->name))) {
                 st = TC_ERR_NOMEM;
                 goto fail;
             }
+            /* without GPU-direct RDMA a NIC reads and writes host memory: each byte crosses the path twice */
+            const double beta = sw->nic && sw->gdr == 0 ? 2 * sw->beta : sw->beta;
             for (int i = 0; i < p; i++)
-                if ((st = tc_topo_add_link(u, sw->npus[i], v, sw->cls, sw->alpha, sw->beta, sw->line)) != TC_OK ||
-                    (st = tc_topo_add_link(u, v, sw->npus[i], sw->cls, sw->alpha, sw->beta, sw->line)) != TC_OK)
+                if ((st = tc_topo_add_link(u, sw->npus[i], v, sw->cls, sw->alpha, beta, sw->line)) != TC_OK ||
+                    (st = tc_topo_add_link(u, v, sw->npus[i], sw->cls, sw->alpha, beta, sw->line)) != TC_OK)
                     goto fail;
             continue;
         }
@@ -571,6 +617,16 @@ tc_status tc_topo_unwind(tc_ctx *ctx, const tc_topo *t, int d, tc_topo **out)
                     goto fail;
             }
     }
+    for (int s = 0; s < t->n_switches; s++) { /* tree edges to the parents, their class both ways, once every
+                                                   vertex exists */
+        const tc_switch *sw = &t->switches[s];
+        if (sw->up < 0 || vid[s] < 0)
+            continue;
+        const tc_link_class *c = &t->classes[sw->up_cls];
+        if ((st = tc_topo_add_link(u, vid[s], vid[sw->up], sw->up_cls, c->alpha, c->beta, sw->line)) != TC_OK ||
+            (st = tc_topo_add_link(u, vid[sw->up], vid[s], sw->up_cls, c->alpha, c->beta, sw->line)) != TC_OK)
+            goto fail;
+    }
     for (int s = 0; s < u->n_switches; s++) {
         free(u->switches[s].name);
         free(u->switches[s].npus);
@@ -579,9 +635,11 @@ tc_status tc_topo_unwind(tc_ctx *ctx, const tc_topo *t, int d, tc_topo **out)
     st = tc_topo_index(u);
     if (st != TC_OK)
         goto fail;
+    free(vid);
     *out = u;
     return TC_OK;
 fail:
+    free(vid);
     tc_topo_free(u);
     return tc_error(ctx, st, NULL, 0, "out of memory unwinding switches");
 }
@@ -589,7 +647,24 @@ fail:
 void tc_topo_set_switch_model(tc_topo *t, tc_switch_model m)
 {
     for (int s = 0; s < t->n_switches; s++)
-        t->switches[s].model = (int)m;
+        if (!t->switches[s].nic) /* a NIC is a store-and-forward vertex whatever the switches are */
+            t->switches[s].model = (int)m;
+}
+
+int tc_topo_switch_tree(const tc_topo *t)
+{
+    for (int s = 0; s < t->n_switches; s++)
+        if (t->switches[s].up >= 0)
+            return 1;
+    for (int l = 0; l < t->n_links; l++)
+        if (t->links[l].src >= t->n_npus && t->links[l].dst >= t->n_npus)
+            return 1;
+    return 0;
+}
+
+int tc_topo_switch_carries(const tc_topo *t, int s)
+{
+    return !t->switches[s].nic || t->switches[s].up >= 0;
 }
 
 /* ---------------------------------------------------------------------------------------------- */

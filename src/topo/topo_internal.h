@@ -15,4 +15,8 @@ const char *tc_topo_fmt_beta(double beta, char *buf, size_t n);
 /* The embedded XML schema (src/topo/topology.xsd). */
 const char *tc_topo_schema_text(size_t *len);
 
+/* The name of an imported topology: the input file's base name without extension (import-NgpU when it
+ * is no name). */
+void tc_topo_import_name(const char *file, int n_gpu, char *buf, size_t len);
+
 #endif

@@ -84,6 +84,8 @@ typedef struct reader {
     int cap_cl;
     int nodes_line, photonic_line;
     int *npu_node_line;      /* per NPU: line of its <npu>, 0 if none */
+    char **up_name;          /* per switch: its up="..." until the names resolve (after every element) */
+    int cap_up;
 } reader;
 
 /* Element line from xmlGetLineNo.  Past line 65535 libxml2 (XML_PARSE_BIG_LINES) stores exact numbers only
@@ -311,17 +313,22 @@ static tc_status add_port(reader *r, const char *sw, int **ports, int *np, int *
     return TC_OK;
 }
 
-static tc_status read_switch(reader *r, xmlNode *n)
+/* <switch> and <nic> (is_nic): both become a tc_switch; up="..." is resolved by resolve_up once every
+ * element is read, so a switch may hang from one declared after it. */
+static tc_status read_switch(reader *r, xmlNode *n, int is_nic)
 {
     tc_status st = TC_OK;
     long line = line_of(n);
+    const char *what = is_nic ? "nic" : "switch";
     char *name = get(n, "name"), *cl = get(n, "class"), *uw = get(n, "unwind"), *list = get(n, "npus");
-    char *model = get(n, "model");
+    char *model = get(n, "model"), *up = get(n, "up"), *upcl = get(n, "upclass"), *gdr = get(n, "gdr");
+    char *path = get(n, "path");
     int *ports = NULL, np = 0, cap = 0, cls, *sorted = NULL;
     for (int i = 0; i < r->t->n_switches; i++)
         if (strcmp(r->t->switches[i].name, name) == 0) {
-            st = err(r, TC_ERR_INVALID, line, "switch '%s' defined twice (first on line %d)", name,
-                     r->t->switches[i].line);
+            st = err(r, TC_ERR_INVALID, line, "%s '%s' defined twice (first on line %d%s)", what, name,
+                     r->t->switches[i].line, r->t->switches[i].nic == is_nic ? "" : r->t->switches[i].nic
+                                                                                ? ", a nic" : ", a switch");
             goto done;
         }
     if (list) {
@@ -352,20 +359,32 @@ static tc_status read_switch(reader *r, xmlNode *n)
         if (st != TC_OK)
             goto done;
     }
-    if (np < 2) {
+    if (is_nic && np < 1) {
+        st = err(r, TC_ERR_INVALID, line, "nic '%s': needs at least 1 npu", name);
+        goto done;
+    }
+    if (!is_nic && np < 2 && (!model || strcmp(model, "unwind") == 0)) {
+        /* a vertex switch may have fewer npus when the tree (up=, switches hanging from it) joins it:
+           resolve_up counts those ports */
         st = err(r, TC_ERR_INVALID, line, "switch '%s': needs at least 2 npus, has %d", name, np);
         goto done;
     }
-    sorted = malloc((size_t)np * sizeof *sorted);
+    if (up && !upcl) {
+        st = err(r, TC_ERR_INVALID, line, "%s '%s': up=\"%s\" needs upclass=\"...\" (the class of the link to it)",
+                 what, name, up);
+        goto done;
+    }
+    sorted = malloc((size_t)(np > 0 ? np : 1) * sizeof *sorted);
     if (!sorted) {
         st = nomem(r);
         goto done;
     }
-    memcpy(sorted, ports, (size_t)np * sizeof *sorted);
+    if (np > 0)
+        memcpy(sorted, ports, (size_t)np * sizeof *sorted);
     qsort(sorted, (size_t)np, sizeof *sorted, tc_cmp_int);
     for (int i = 1; i < np; i++)
         if (sorted[i] == sorted[i - 1]) {
-            st = err(r, TC_ERR_INVALID, line, "switch '%s': npu %d attached twice", name, sorted[i]);
+            st = err(r, TC_ERR_INVALID, line, "%s '%s': npu %d attached twice", what, name, sorted[i]);
             goto done;
         }
     long long d = uw ? to_int(uw) : 0;
@@ -381,10 +400,34 @@ static tc_status read_switch(reader *r, xmlNode *n)
         st = err(r, TC_ERR_INVALID, line, "switch '%s': model '%s' is not unwind, node or multicast", name, model);
         goto done;
     }
-    if (tc_topo_add_switch(r->t, name, ports, np, cls, (int)d, (int)line) != TC_OK)
+    int ucls = -1;
+    if (upcl && (st = use_class(r, upcl, &ucls)) != TC_OK)
+        goto done;
+    if (r->t->n_switches + 1 > r->cap_up) {
+        int c = r->cap_up ? 2 * r->cap_up : 16;
+        char **p = realloc(r->up_name, (size_t)c * sizeof *p);
+        if (!p) {
+            st = nomem(r);
+            goto done;
+        }
+        for (int i = r->cap_up; i < c; i++)
+            p[i] = NULL;
+        r->up_name = p;
+        r->cap_up = c;
+    }
+    if (tc_topo_add_switch(r->t, name, ports, np, cls, (int)d, (int)line) != TC_OK) {
         st = nomem(r);
-    else
-        r->t->switches[r->t->n_switches - 1].model = (int)m;
+        goto done;
+    }
+    tc_switch *sw = &r->t->switches[r->t->n_switches - 1];
+    sw->model = is_nic ? TC_SWITCH_NODE : (int)m;
+    sw->nic = is_nic;
+    sw->up_cls = ucls;
+    sw->gdr = gdr ? to_bool(gdr) : -1;
+    if (path)
+        snprintf(sw->path, sizeof sw->path, "%s", path);
+    if (up && !(r->up_name[r->t->n_switches - 1] = tc_strdup(up)))
+        st = nomem(r);
 done:
     free(ports);
     free(sorted);
@@ -393,7 +436,63 @@ done:
     xmlFree(uw);
     xmlFree(list);
     xmlFree(model);
+    xmlFree(up);
+    xmlFree(upcl);
+    xmlFree(gdr);
+    xmlFree(path);
     return st;
+}
+
+/* Resolve every up="NAME" once all elements are read: a switch (not a NIC, not itself), no loop, both ends
+ * vertices, and every vertex switch with at least 2 ports counting its tree edges. */
+static tc_status resolve_up(reader *r)
+{
+    tc_topo *t = r->t;
+    for (int s = 0; s < t->n_switches; s++) {
+        tc_switch *sw = &t->switches[s];
+        const char *what = sw->nic ? "nic" : "switch";
+        const char *u = s < r->cap_up ? r->up_name[s] : NULL;
+        if (!u)
+            continue;
+        int k = 0;
+        while (k < t->n_switches && strcmp(t->switches[k].name, u) != 0)
+            k++;
+        if (k == t->n_switches)
+            return err(r, TC_ERR_INVALID, sw->line, "%s '%s': up=\"%s\" names no switch of this topology", what,
+                       sw->name, u);
+        if (k == s)
+            return err(r, TC_ERR_INVALID, sw->line, "%s '%s': up=\"%s\" names itself", what, sw->name, u);
+        if (t->switches[k].nic)
+            return err(r, TC_ERR_INVALID, sw->line, "%s '%s': up=\"%s\" names a nic (a nic hangs from a switch, "
+                       "nothing hangs from a nic)", what, sw->name, u);
+        if (t->switches[k].model == TC_SWITCH_UNWIND)
+            return err(r, TC_ERR_INVALID, sw->line, "%s '%s': up=\"%s\" names a switch that is unwound; give it "
+                       "model=\"node\" or \"multicast\" (a vertex)", what, sw->name, u);
+        if (!sw->nic && sw->model == TC_SWITCH_UNWIND)
+            return err(r, TC_ERR_INVALID, sw->line, "switch '%s': a switch with up= must be a vertex; give it "
+                       "model=\"node\" or \"multicast\"", sw->name);
+        sw->up = k;
+    }
+    for (int s = 0; s < t->n_switches; s++) { /* loops: an up chain longer than the switches */
+        int k = s, steps = 0;
+        while (k >= 0 && steps <= t->n_switches) {
+            k = t->switches[k].up;
+            steps++;
+        }
+        if (k >= 0)
+            return err(r, TC_ERR_INVALID, t->switches[s].line, "switch '%s': its up= chain loops back to itself",
+                       t->switches[s].name);
+    }
+    for (int s = 0; s < t->n_switches; s++) {
+        const tc_switch *sw = &t->switches[s];
+        int ports = sw->n_ports + (sw->up >= 0);
+        for (int c = 0; c < t->n_switches; c++)
+            ports += t->switches[c].up == s;
+        if (!sw->nic && ports < 2)
+            return err(r, TC_ERR_INVALID, sw->line, "switch '%s': needs at least 2 ports (npus, up= and switches "
+                       "hanging from it), has %d", sw->name, ports);
+    }
+    return TC_OK;
 }
 
 static tc_status need_node_of(reader *r)
@@ -869,7 +968,9 @@ tc_status tc_topo_read_mem(tc_ctx *ctx, const char *name, const char *buf, size_
         else if (strcmp(en, "link") == 0)
             st = read_link(&r, c);
         else if (strcmp(en, "switch") == 0)
-            st = read_switch(&r, c);
+            st = read_switch(&r, c, 0);
+        else if (strcmp(en, "nic") == 0)
+            st = read_switch(&r, c, 1);
         else if (strcmp(en, "nodes") == 0)
             st = read_nodes(&r, c);
         else if (strcmp(en, "npu") == 0)
@@ -879,7 +980,8 @@ tc_status tc_topo_read_mem(tc_ctx *ctx, const char *name, const char *buf, size_
     }
     if (st != TC_OK)
         goto done;
-    if ((st = check_semantics(&r, root_line)) != TC_OK || (st = check_photonic(&r)) != TC_OK)
+    if ((st = resolve_up(&r)) != TC_OK || (st = check_semantics(&r, root_line)) != TC_OK ||
+        (st = check_photonic(&r)) != TC_OK)
         goto done;
     tc_topo_refresh_costs(r.t);
     if (tc_topo_index(r.t) != TC_OK) {
@@ -893,6 +995,9 @@ done:
     free(r.parallel);
     free(r.class_line);
     free(r.npu_node_line);
+    for (int i = 0; i < r.cap_up; i++)
+        free(r.up_name[i]);
+    free(r.up_name);
     xmlFreeDoc(doc);
     xmlFreeParserCtxt(pc);
     return st;
@@ -925,7 +1030,7 @@ static int class_used(const tc_topo *t, int k)
         if (t->links[i].cls == k)
             return 1;
     for (int i = 0; i < t->n_switches; i++)
-        if (t->switches[i].cls == k)
+        if (t->switches[i].cls == k || t->switches[i].up_cls == k)
             return 1;
     return 0;
 }
@@ -990,7 +1095,7 @@ tc_status tc_topo_write(tc_ctx *ctx, const tc_topo *t, FILE *f)
     free(ids);
     for (int s = 0; s < t->n_switches; s++) {
         const tc_switch *sw = &t->switches[s];
-        fprintf(f, "  <switch name=\"");
+        fprintf(f, sw->nic ? "  <nic name=\"" : "  <switch name=\"");
         tc_xml_escape(f, sw->name);
         fputc('"', f);
         if (strcmp(t->classes[sw->cls].name, "default") != 0) {
@@ -1000,8 +1105,22 @@ tc_status tc_topo_write(tc_ctx *ctx, const tc_topo *t, FILE *f)
         }
         if (sw->unwind > 0)
             fprintf(f, " unwind=\"%d\"", sw->unwind);
-        if (sw->model != TC_SWITCH_UNWIND)
+        if (sw->model != TC_SWITCH_UNWIND && !sw->nic)
             fprintf(f, " model=\"%s\"", tc_switch_model_name((tc_switch_model)sw->model));
+        if (sw->up >= 0) {
+            fprintf(f, " up=\"");
+            tc_xml_escape(f, t->switches[sw->up].name);
+            fputc('"', f);
+        }
+        if (sw->up_cls >= 0) { /* a NIC's port speed is kept while it hangs from nothing */
+            fprintf(f, " upclass=\"");
+            tc_xml_escape(f, t->classes[sw->up_cls].name);
+            fputc('"', f);
+        }
+        if (sw->nic && sw->gdr >= 0)
+            fprintf(f, " gdr=\"%d\"", sw->gdr);
+        if (sw->nic && sw->path[0])
+            fprintf(f, " path=\"%s\"", sw->path);
         fprintf(f, " npus=\"");
         for (int p = 0; p < sw->n_ports; p++)
             fprintf(f, p ? " %d" : "%d", sw->npus[p]);
@@ -1015,7 +1134,10 @@ tc_status tc_topo_write(tc_ctx *ctx, const tc_topo *t, FILE *f)
         for (int i = 0; regular && i < t->n_npus; i++)
             if (t->node_of[i] != i / k)
                 regular = 0;
-        if (regular)
+        if (regular && k < t->n_npus) /* on the same line: line numbers stay as they were */
+            fprintf(f, "  <nodes size=\"%d\"/> <!-- ranks server-major: rank = server * %d + local index -->\n",
+                    k, k);
+        else if (regular)
             fprintf(f, "  <nodes size=\"%d\"/>\n", k);
         else
             for (int i = 0; i < t->n_npus; i++)
