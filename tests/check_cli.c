@@ -247,8 +247,9 @@ END_TEST
 
 /* The rail cluster (issue 21): compile to MSCCL XML succeeds at 64 KiB now that the lowering repairs FIFO
  * overtakes, and `verify` of a JSON plan applies tacos-run's lowerability rule: the 64 MiB reduce-scatter,
- * whose FIFO order the repair cannot fix, is refused naming the pair, where before it verified ok and
- * tacos-run then died on it. */
+ * whose FIFO order needs more channels, verifies, and a plan whose order no repair fixes is refused (a reduce
+ * to rank 1 where rank 0 sends its chunk, is overwritten by rank 2's, and sends again on a faster link: the
+ * second message arrives first, and on one FIFO connection it cannot; same chunk, so no channel helps). */
 START_TEST(test_rail_lowerable)
 {
     char *d = tmpdir(), *out;
@@ -264,10 +265,24 @@ START_TEST(test_rail_lowerable)
     free(out);
     ck_assert_int_eq(tu_tacosc_run(&out, "%s -c reducescatter --size 64M -o %s/rs.json", T, d), 0);
     free(out);
-    ck_assert_int_eq(tu_tacosc_run(&out, "verify %s/rs.json", d), 1);
-    ck_assert_msg(strstr(out, "rs.json: error: reducescatter of 67108864 bytes (tacos): transfers from rank ") &&
-                      strstr(out, "overtake each other; MSCCL connections are FIFO") &&
-                      strstr(out, "rs.json: error: tacos-run cannot replay this plan (see above)"),
+    ck_assert_int_eq(tu_tacosc_run(&out, "verify %s/rs.json", d), 0);
+    free(out);
+    char path[512];
+    snprintf(path, sizeof path, "%s/fifo.json", d);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("{\"format\": \"tacosc-schedule\", \"version\": 1, \"tool\": \"tacosc 0.1.0\", \"seed\": 1,\n"
+          " \"topology\": \"fc-3\", \"algorithm\": \"tacos\", \"collective\": \"reduce\", \"ranks\": 3,\n"
+          " \"chunks_per_rank\": 1, \"chunks\": 1, \"root\": 1, \"size_bytes\": 1024, \"chunk_bytes\": 1024,\n"
+          " \"predicted_time\": 1e-05, \"steps\": 2, \"transfers\": [\n"
+          "  [0, 1, 0, \"reduce\", 0, 0, 0, 1e-05, []],\n"
+          "  [2, 0, 0, \"copy\", 4, 0, 0, 1e-06, []],\n"
+          "  [0, 1, 0, \"reduce\", 1, 1, 2e-06, 4e-06, []]], \"unwind\": 0}\n",
+          f);
+    fclose(f);
+    ck_assert_int_eq(tu_tacosc_run(&out, "verify %s", path), 1);
+    ck_assert_msg(strstr(out, "fifo.json: error: reduce of 1024 bytes (tacos): MSCCL connections are FIFO") &&
+                      strstr(out, "fifo.json: error: tacos-run cannot replay this plan (see above)"),
                   "%s", out);
     free(out);
     free(d);

@@ -437,10 +437,12 @@ int tc_cli_compile(int argc, char **argv)
     if ((st = tc_cli_check_size(&ctx, g.size, coll, flat->n_npus, g.chunks)))
         goto done;
     if (!strcmp(algo, "auto")) {
-        /* candidates priced as this compile writes them: without -k, tacos with its chunk search */
+        /* candidates priced as this compile writes them: without -k, tacos with its chunk search; to MSCCL
+         * XML, the lowered program */
         tc_gen_opts ga = g;
         if (!seen['k'])
             ga.chunks = 0;
+        ga.target = out_path && fmt == TC_FMT_MSCCL && !sparse && !photonic ? &lo : NULL; /* lowered for it */
         if ((st = choose(&ctx, topo_path, model_dir, flat, coll, &ga, &algo, &runner_up, auto_line, sizeof auto_line,
                          &runner_up_time)))
             goto done;
@@ -537,6 +539,7 @@ int tc_cli_compile(int argc, char **argv)
                 photonic     ? "photonic: each round on its circuits, reconfigurations included; the breakdown below"
                 : g.stats_only ? "synthesizer's estimate: no transfers kept"
                 : sparse       ? "event simulation of the plan with its sparse messages, as tacosc sim"
+                : m            ? "event simulation of the MSCCL program written, as tacosc sim"
                                : "event simulation of the plan, as tacosc sim",
                 out_path, auto_line[0] ? auto_line : NULL, runner_up_time,
                 chunks_auto || unwind_auto ? &search : NULL, unwind_auto, dense_time, wire);

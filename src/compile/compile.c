@@ -55,22 +55,36 @@ static void record(void *user, tc_diag_level level, const char *file, int line, 
         r->outer->sink(r->outer->sink_user, level, file, line, col, msg);
 }
 
+/* the program priced with the plan's simulation options (size: the plan's), its result kept in *out */
+static tc_status price_program(tc_ctx *ctx, const tc_topo *topo, const tc_msccl *m, const tc_sim_opts *base,
+                               uint64_t size, tc_sim_result **out)
+{
+    tc_sched *a = NULL;
+    tc_sim_opts so;
+    if (base)
+        so = *base;
+    else
+        tc_sim_opts_init(&so);
+    so.size = size;
+    so.xfer_scale = so.xfer_pre = so.xfer_post = NULL; /* per-transfer factors are the plan's, not the program's */
+    tc_status st = tc_msccl_to_sched(ctx, m, "lowered MSCCL program", &a);
+    if (!st)
+        st = tc_sim_run(ctx, a, topo, &so, out);
+    tc_sched_free(a);
+    return st;
+}
+
 tc_status tc_compile_price_msccl(tc_ctx *ctx, const tc_topo *topo, const tc_msccl *m, uint64_t size,
                                  double *time)
 {
-    tc_sched *a = NULL;
     tc_sim_result *r = NULL;
     tc_sim_opts so;
     tc_sim_opts_init(&so);
     so.no_bound = 1;
-    so.size = size;
-    tc_status st = tc_msccl_to_sched(ctx, m, "lowered MSCCL program", &a);
-    if (!st)
-        st = tc_sim_run(ctx, a, topo, &so, &r);
+    tc_status st = price_program(ctx, topo, m, &so, size, &r);
     if (!st)
         *time = r->time;
     tc_sim_result_free(r);
-    tc_sched_free(a);
     return st;
 }
 
@@ -175,9 +189,23 @@ static tc_status lower(tc_ctx *ctx, const tc_topo *topo, tc_sched *s, const tc_c
     tc_status st = tc_msccl_lower(ctx, s, o->lower, &res->msccl);
     if (st || o->gen.stats_only || o->photonic || o->sparse)
         return st;
-    double t;
-    if ((st = tc_compile_price_msccl(ctx, topo, res->msccl, s->size_bytes, &t)))
+    /* the program as `tacosc sim FILE` prices it, with the plan's model; a kept simulation becomes the
+     * program's (compare's rows and SVG show the file's time) */
+    tc_sim_opts so;
+    if (o->sim)
+        so = *o->sim;
+    else
+        tc_sim_opts_init(&so);
+    so.no_bound |= o->no_bound || !o->keep_sim;
+    tc_sim_result *r = NULL;
+    if ((st = price_program(ctx, topo, res->msccl, &so, s->size_bytes, &r)))
         return st;
+    const double t = r->time;
+    if (o->keep_sim) {
+        tc_sim_result_free(res->sim);
+        res->sim = r;
+    } else
+        tc_sim_result_free(r);
     if (s->time > 0 && fabs(t - s->time) > 1e-9 * s->time) {
         int mc = 0;
         for (int i = 0; i < topo->n_swnodes; i++)
@@ -185,8 +213,8 @@ static tc_status lower(tc_ctx *ctx, const tc_topo *topo, tc_sched *s, const tc_c
         snprintf(res->lost, sizeof res->lost, "%s",
                  mc ? "MSCCL XML has no multicast, each switch copy is a send of its own"
                     : "MSCCL XML keeps no link choice and no times, only each rank's order of sends and receives");
-        s->time = t;
     }
+    s->time = t;
     return TC_OK;
 }
 

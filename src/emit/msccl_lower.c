@@ -104,6 +104,8 @@ typedef struct lw {
     int *npairs, *pbase; /* pairs of rank r: pbase[r] .. pbase[r] + npairs[r] */
     int *psend, *precv, *pgrp;
     int groups;          /* channel groups: connections spread so that <= 32 peers share a channel */
+    int fch;             /* FIFO channels: the order keeps FIFO per (src, dst, chunk mod fch); the channel
+                            count is then a multiple of fch, so that each connection's order holds (1: any) */
     const unsigned char *fmt; /* per transfer its sparse format (opts.sparse), NULL: every message dense */
 } lw;
 
@@ -1042,6 +1044,7 @@ static tc_status delay_safe(const lw *L, double q, char *safe)
  */
 static tc_status order_events(lw *L, int delay, int pair[2])
 {
+    const int fch = L->fch > 0 ? L->fch : 1;
     const tc_sched *s = L->s;
     const size_t RN = (size_t)L->R * L->N;
     tc_status st = TC_OK;
@@ -1077,7 +1080,8 @@ static tc_status order_events(lw *L, int delay, int pair[2])
         L->e[i].fused = i; /* original position, kept while adjusting */
     for (int pass = 0;; pass++) {
         {
-            int *last = malloc((size_t)L->R * L->R * sizeof(int));
+            const size_t nconn = (size_t)L->R * L->R * fch;
+            int *last = malloc(nconn * sizeof(int));
             int *recv_of = malloc(((size_t)s->n_xfers + 1) * sizeof(int));
             if (!last || !recv_of) {
                 free(last);
@@ -1087,13 +1091,13 @@ static tc_status order_events(lw *L, int delay, int pair[2])
             for (int i = 0; i < L->ne; i++)
                 if (L->e[i].kind == 0)
                     recv_of[L->e[i].xfer] = i;
-            for (int i = 0; i < L->R * L->R; i++)
+            for (size_t i = 0; i < nconn; i++)
                 last[i] = -1;
             for (int i = 0; i < L->ne; i++) {
                 if (L->e[i].kind != 1)
                     continue;
                 ev *rv = &L->e[recv_of[L->e[i].xfer]];
-                int cn = L->e[i].rank * L->R + L->e[i].peer;
+                size_t cn = ((size_t)L->e[i].rank * L->R + L->e[i].peer) * fch + L->e[i].chunk % fch;
                 /* after its own send and after the previous receive of the connection, in the sort order */
                 const ev *after = &L->e[i];
                 if (last[cn] >= 0 && cmp_ev(&L->e[last[cn]], after) > 0)
@@ -1250,18 +1254,32 @@ tc_status tc_msccl_lower(tc_ctx *ctx, const tc_sched *s, const tc_msccl_lower_op
     /* the FIFO connections: when receiving in send order would reorder a rank's accesses to a chunk,
      * repair by sending every transfer whose data allows it just before its arrival (then a connection's
      * sends go in arrival order); only when that fails too, name the pair */
-    int pair[2] = {-1, -1};
+    int pair[2] = {-1, -1}, pair0[2];
+    L.fch = 1;
     st = order_events(&L, 0, pair);
     int repaired = 0;
     for (int delay = 1; delay <= 2 && st == TC_ERR_UNSUPPORTED; delay++, repaired = 1)
         st = order_events(&L, delay, pair);
+    /* then more channels: each is a FIFO connection of its own, so transfers of one pair whose order the
+     * data forbids travel on different ones (chunk c on channel c mod nch, nch a multiple of fch) */
+    pair0[0] = pair[0], pair0[1] = pair[1];
+    for (int f = 2; st == TC_ERR_UNSUPPORTED && f <= L.lim.max_channels && f <= L.N && f <= 16 &&
+                    (size_t)L.R * L.R * f <= ((size_t)1 << 26);
+         f++) {
+        if (o->channels > 0 && o->channels % f)
+            continue;
+        L.fch = f;
+        for (int delay = 0; delay <= 2 && (delay == 0 || st == TC_ERR_UNSUPPORTED); delay++)
+            st = order_events(&L, delay, pair);
+        repaired = 1;
+    }
     if (st == TC_ERR_UNSUPPORTED)
         st = tc_error(ctx, TC_ERR_UNSUPPORTED, s->file, 0,
                       "%s of %llu bytes (%s): transfers from rank %d to rank %d overtake each other; MSCCL "
                       "connections are FIFO and this schedule cannot be lowered, even with sends delayed to "
-                      "their arrival and the accesses retimed",
+                      "their arrival, the accesses retimed and the chunks spread over up to %d channels",
                       tc_coll_name(s->coll), (unsigned long long)s->size_bytes, s->algo ? s->algo : "tacos",
-                      pair[0], pair[1]);
+                      pair0[0], pair0[1], L.fch);
     if (st)
         goto done;
     /* slots; copy-in events first */
@@ -1367,6 +1385,20 @@ tc_status tc_msccl_lower(tc_ctx *ctx, const tc_sched *s, const tc_msccl_lower_op
     int nch = o->channels > 0 ? (o->channels + L.groups - 1) / L.groups : 1;
     if (nch > maxch)
         nch = maxch;
+    if (L.fch > 1) { /* the repaired order holds on channel counts that are multiples of fch */
+        maxch -= maxch % L.fch;
+        if (maxch < L.fch) {
+            st = tc_error(ctx, TC_ERR_LIMIT, NULL, 0,
+                          "%s of %llu bytes (%s): MSCCL connections are FIFO and this order needs %d channels per "
+                          "channel group (%d groups): %s allows %d channels",
+                          tc_coll_name(s->coll), (unsigned long long)s->size_bytes, s->algo ? s->algo : "tacos",
+                          L.fch, L.groups, tn, L.lim.max_channels);
+            goto done;
+        }
+        nch = (nch + L.fch - 1) / L.fch * L.fch;
+        if (nch > maxch)
+            nch = maxch;
+    }
     for (;;) {
         int too_long = 0, maxsteps = 0;
         tc_msccl_free(m);
@@ -1412,7 +1444,7 @@ tc_status tc_msccl_lower(tc_ctx *ctx, const tc_sched *s, const tc_msccl_lower_op
         }
         if (!too_long)
             break;
-        if (o->channels > 0 || nch >= maxch || nch >= L.N) {
+        if (o->channels > 0 || nch >= maxch || nch + L.fch > L.N) {
             st = tc_error(ctx, TC_ERR_LIMIT, NULL, 0,
                           "a thread block needs %s steps with %d channel(s): %s allows fewer than %d steps per thread "
                           "block",
@@ -1422,10 +1454,11 @@ tc_status tc_msccl_lower(tc_ctx *ctx, const tc_sched *s, const tc_msccl_lower_op
         /* steps shrink about in proportion to the channels: jump close, then step up */
         int guess = (int)(((long)nch * maxsteps * 11 / 10 + L.lim.max_steps_per_tb - 2) / (L.lim.max_steps_per_tb - 1));
         nch = guess > nch ? guess : nch + 1;
+        nch = (nch + L.fch - 1) / L.fch * L.fch;
         if (nch > maxch)
             nch = maxch;
         if (nch > L.N)
-            nch = L.N;
+            nch = L.N - L.N % L.fch;
     }
     if (repaired) {
         /* a repaired order keeps every message forward in it, but it may queue more messages on a connection

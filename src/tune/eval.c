@@ -93,6 +93,7 @@ tc_status tc_tune_price(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc
     co.algo = tc_algo_registry[algo].name;
     co.gen = *go;
     co.sim = so;
+    co.lower = go->target; /* an MSCCL target: the lowered program's time, as compile writes it */
     co.keep_sim = res != NULL;
     co.no_bound = so ? so->no_bound : 1;
     co.silent = 1;
