@@ -122,17 +122,16 @@ static tc_status check(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, cons
 {
     tc_check_opts co = {.topo = topo};
     tc_ctx cc = *ctx;
-    tc_buf msg = {0};
-    cc.sink = tc_diag_buffer;
-    cc.sink_user = &msg;
+    tc_diag_rec rec = {0};
+    cc.sink = tc_diag_record;
+    cc.sink_user = &rec;
     *checked = 1;
     tc_status st = tc_sched_check(&cc, s, &co, "generated schedule");
     if (st == TC_ERR_LIMIT) {
-        char *nl = msg.data ? strchr(msg.data, '\n') : NULL;
-        if (nl)
-            *nl = 0;
-        const char *why = msg.data ? strstr(msg.data, "checker: ") : NULL;
-        tc_warn(ctx, NULL, 0, "the plan is not checked: %s", why ? why + 9 : "its state would not fit");
+        const char *why = !rec.have ? "its state would not fit"
+                          : !strncmp(rec.msg, "checker: ", 9) ? rec.msg + 9 /* the checker names itself */
+                                                              : rec.msg;
+        tc_warn(ctx, NULL, 0, "the plan is not checked: %s", why);
         st = TC_OK;
         *checked = 0;
     } else if (st) {
@@ -140,7 +139,6 @@ static tc_status check(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, cons
         tc_error(ctx, TC_ERR_INTERNAL, NULL, 0, "%s produced an incorrect schedule (a bug in tacosc)", algo);
         st = TC_ERR_INTERNAL;
     }
-    tc_buf_free(&msg);
     return st;
 }
 
