@@ -9,6 +9,7 @@
 #   make fuzz       the libFuzzer harnesses (tests/fuzz/), FUZZ_S seconds each (default 60); needs clang
 #   make bench      every benchmark (bench-synth, bench-sim, bench-compare, bench-exec, bench-photonic, bench-msccl,
 #                   bench-tune, bench-sparse)
+#   make matrix     issue 21's compile matrix on every shipped topology (tests/bench/matrix.sh; long)
 #   make photonic-paper  the photonic paper's setup (examples/photonic/): a table and SVG breakdowns
 #   make install    tacosc, tacos-run and the man pages under $(DESTDIR)$(PREFIX) (default /usr/local)
 #   make uninstall  remove what make install put there
@@ -52,7 +53,7 @@ FUZZ_NAMES := topo costs json msccl tune sparse svm photonic
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 
 .PHONY: all deps demo check check-run asan valgrind fuzz fuzz-build bench bench-synth bench-sim bench-compare bench-exec \
-        bench-photonic bench-msccl bench-tune bench-sparse photonic-paper install uninstall clean
+        bench-photonic bench-msccl bench-tune bench-sparse matrix photonic-paper install uninstall clean
 
 all: $(TACOSC) $(EXEC_BIN)
 
@@ -157,6 +158,9 @@ bench-tune: all
 
 bench-sparse: all
 	sh tests/bench/bench-sparse.sh
+
+matrix: all
+	sh tests/bench/matrix.sh
 
 photonic-paper: all
 	sh examples/photonic/paper.sh

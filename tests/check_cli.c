@@ -289,6 +289,24 @@ START_TEST(test_rail_lowerable)
 }
 END_TEST
 
+/* The quick part of issue 21's compile matrix (tests/bench/matrix.sh; make matrix runs all of it): the shipped
+ * topologies of at most 16 npus, all-reduce, all-gather and reduce-scatter at 1 KiB and 64 KiB: each compiles
+ * to NCCL XML, passes verify --target nccl, tacosc sim of the file equals the compile summary, --algo auto to
+ * XML is never slower than the default, and compare -f xml's row for auto's choice equals auto's summary. */
+START_TEST(test_matrix_quick)
+{
+    char cmd[1024], *out = NULL;
+    snprintf(cmd, sizeof cmd,
+             "TACOSC=%s MATRIX_SIZES='1K 64K' MATRIX_TOPOS='topologies/dgx1.xml topologies/hypercube-3d.xml "
+             "topologies/mesh2d-3x3.xml topologies/rail-2x8.xml topologies/ndv2-2x8.xml topologies/switch-8.xml "
+             "topologies/rfs-2x4x2.xml' sh tests/bench/matrix.sh",
+             tu_tacosc());
+    int rc = tu_run(cmd, &out);
+    ck_assert_msg(rc == 0 && strstr(out, "matrix: 42 cases, 0 failures"), "%s", tu_tail(out));
+    free(out);
+}
+END_TEST
+
 /* The prediction is the file's (issue 21): with multicast switches the MSCCL XML (no multicast) runs slower
  * than the plan; the summary gives the time `tacosc sim` prints for the written file, and a warning says
  * what was lost. */
@@ -1037,6 +1055,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_missing_topology);
     tcase_add_test(tc, test_torus_ring_allgather);
     tcase_add_test(tc, test_rail_lowerable);
+    tcase_add_test(tc, test_matrix_quick);
     tcase_add_test(tc, test_artifact_time);
     tcase_add_test(tc, test_deterministic);
     tcase_add_test(tc, test_golden_json);
