@@ -289,6 +289,34 @@ START_TEST(test_rail_lowerable)
 }
 END_TEST
 
+/* Never write what cannot run, never refuse what another generator can write (issue 21): with no --algo, when
+ * tacos cannot be written for the target (fc-64 to RCCL on one channel: 63 peers need two channel groups),
+ * the fastest generator that can is written, with a warning naming why; the file verifies for RCCL.  Named
+ * with --algo tacos, the same input is refused with the lowering's own message and no file. */
+START_TEST(test_default_falls_back)
+{
+    char *d = tmpdir(), *out;
+    const char *A = "topologies/fc-64.xml -c allreduce -s 1M --target rccl --max-channels 1";
+    ck_assert_int_eq(tu_tacosc_run(&out, "%s -o %s/r.xml", A, d), 0);
+    ck_assert_msg(strstr(out, "tacosc: warning: tacos cannot be written for RCCL (a rank has more than 32 peers: 2 "
+                              "channel groups are needed and RCCL allows 1 channels); writing rhd, the fastest "
+                              "generator that can") &&
+                      strstr(out, "\nrhd allreduce on fc-64: 64 npus") && !strstr(out, "error"),
+                  "%s", out);
+    free(out);
+    ck_assert_int_eq(tu_tacosc_run(&out, "verify --target rccl %s/r.xml", d), 0);
+    free(out);
+    ck_assert_int_eq(tu_tacosc_run(&out, "%s -a tacos -o %s/t.xml", A, d), 1);
+    ck_assert_str_eq(out, "tacosc: error: a rank has more than 32 peers: 2 channel groups are needed and RCCL allows 1 "
+                          "channels\n");
+    free(out);
+    char path[512];
+    snprintf(path, sizeof path, "%s/t.xml", d);
+    ck_assert_int_ne(access(path, F_OK), 0);
+    free(d);
+}
+END_TEST
+
 /* The quick part of issue 21's compile matrix (tests/bench/matrix.sh; make matrix runs all of it): the shipped
  * topologies of at most 16 npus, all-reduce, all-gather and reduce-scatter at 1 KiB and 64 KiB: each compiles
  * to NCCL XML, passes verify --target nccl, tacosc sim of the file equals the compile summary, --algo auto to
@@ -1056,6 +1084,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_torus_ring_allgather);
     tcase_add_test(tc, test_rail_lowerable);
     tcase_add_test(tc, test_matrix_quick);
+    tcase_add_test(tc, test_default_falls_back);
     tcase_add_test(tc, test_artifact_time);
     tcase_add_test(tc, test_deterministic);
     tcase_add_test(tc, test_golden_json);

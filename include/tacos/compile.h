@@ -49,6 +49,8 @@ typedef struct tc_compile_opts {
     int keep_sim;            /**< keep the plan's simulation result in res->sim */
     int no_bound;            /**< skip the lower bound (quiet runs, candidates) */
     int silent;              /**< diagnostics only into the result, not to ctx's sink */
+    int quiet_errors;        /**< errors only into the result (a caller with a fallback reports them);
+                                  warnings and notes still reach ctx's sink */
 } tc_compile_opts;
 
 typedef struct tc_compile_result {

@@ -36,7 +36,7 @@ void tc_compile_result_free(tc_compile_result *res)
 /* The sink of a pipeline run: the first error kept as a record, every diagnostic passed on unless silent. */
 typedef struct {
     tc_ctx *outer;
-    int silent;
+    int silent, quiet_errors;
     tc_compile_diag *rec;
     int have;
 } recorder;
@@ -51,7 +51,7 @@ static void record(void *user, tc_diag_level level, const char *file, int line, 
         r->rec->col = col;
         snprintf(r->rec->msg, sizeof r->rec->msg, "%s", msg);
     }
-    if (!r->silent && r->outer->sink)
+    if (!r->silent && !(r->quiet_errors && level == TC_DIAG_ERROR) && r->outer->sink)
         r->outer->sink(r->outer->sink_user, level, file, line, col, msg);
 }
 
@@ -194,12 +194,17 @@ static tc_status lower(tc_ctx *ctx, const tc_topo *topo, tc_sched *s, const tc_c
         so = *o->sim;
     else
         tc_sim_opts_init(&so);
-    so.no_bound |= o->no_bound || !o->keep_sim;
+    so.no_bound = 1; /* the plan's bounds hold for its program (same chunks): taken from the plan's run */
     tc_sim_result *r = NULL;
     if ((st = price_program(ctx, topo, res->msccl, &so, s->size_bytes, &r)))
         return st;
     const double t = r->time;
     if (o->keep_sim) {
+        if (res->sim) {
+            r->bound = res->sim->bound;
+            r->ideal = res->sim->ideal;
+            r->efficiency = r->bound.time > 0 && r->time > 0 ? r->bound.time / r->time : 0;
+        }
         tc_sim_result_free(res->sim);
         res->sim = r;
     } else
@@ -328,7 +333,7 @@ tc_status tc_compile(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_co
 {
     memset(res, 0, sizeof *res);
     res->wire = 1;
-    recorder rec = {.outer = ctx, .silent = o->silent, .rec = &res->diag};
+    recorder rec = {.outer = ctx, .silent = o->silent, .quiet_errors = o->quiet_errors, .rec = &res->diag};
     tc_ctx sub = *ctx;
     sub.sink = record;
     sub.sink_user = &rec;
@@ -343,7 +348,8 @@ tc_status tc_compile(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_co
     if (!st && o->lower)
         st = lower_or_rechunk(&sub, topo, coll, o, &g, res);
     if (!o->silent) { /* a silent run's refusals are its caller's to report */
-        ctx->n_errors += sub.n_errors;
+        if (!o->quiet_errors)
+            ctx->n_errors += sub.n_errors;
         ctx->n_warnings += sub.n_warnings;
     }
     if (st) {
