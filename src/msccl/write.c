@@ -1,6 +1,6 @@
 /*
  * MSCCL XML: the program object, targets and their limits, and the writer (man 5 tacosc-msccl).
- * The reader is src/emit/msccl_read.c, the verifier src/emit/msccl_verify.c.
+ * The reader is src/msccl/read.c, the verifier src/msccl/verify.c.
  *
  * The writer prints one element per line with two-space indentation, double quotes, every required
  * attribute and no declaration, in id order: the same program always gives the same bytes.  It formats
