@@ -61,8 +61,10 @@ for t in $TOPOS; do
             fi
             # shellcheck disable=SC2086
             timeout "$TMO" "$TACOSC" sim "$tmp/d.xml" "$t" $C --size "$s" >"$tmp/s.out" 2>&1
+            rc=$?
             st=$(sed -n 's/^  time \([0-9.e+-]* [a-z]*\), .*/\1/p' "$tmp/s.out" | head -n 1)
-            [ "$st" = "$dt" ] || fail "$case: sim of the file says '$st', the compile summary '$dt'"
+            [ "$st" = "$dt" ] ||
+                fail "$case: sim of the file says '$st' (exit $rc: $(grep -m1 -i 'error\|fatal' "$tmp/s.out")), the compile summary '$dt'"
             line="$case: default $dt"
             if [ "$AUTO" = 1 ]; then
                 # shellcheck disable=SC2086
@@ -78,9 +80,10 @@ for t in $TOPOS; do
                     if [ "${np:-0}" -le "$CMPMAX" ] && [ -n "$algo" ]; then
                         # shellcheck disable=SC2086
                         timeout "$TMO" "$TACOSC" compare "$t" $C -c "$c" -s "$s" -f xml >"$tmp/c.out" 2>&1
+                        rc=$?
                         ct=$(awk -v a="$algo" '$1 == a { print $2, $3; exit }' "$tmp/c.out")
                         [ "$ct" = "$at" ] ||
-                            fail "$case: compare -f xml's $algo row '$ct', auto's summary '$at' $(grep -m1 -i 'error\|killed' "$tmp/c.out")"
+                            fail "$case: compare -f xml's $algo row '$ct', auto's summary '$at' (exit $rc: $(grep -m1 -i 'error\|fatal' "$tmp/c.out"))"
                     fi
                 fi
             fi
