@@ -313,6 +313,12 @@ START_TEST(test_default_falls_back)
     char path[512];
     snprintf(path, sizeof path, "%s/t.xml", d);
     ck_assert_int_ne(access(path, F_OK), 0);
+    /* compare prices the same way: rhd's row first, tacos's over the target's limits, and no failed run */
+    ck_assert_int_eq(tu_tacosc_run(&out, "compare %s", A), 0);
+    ck_assert_msg(strstr(out, "MSCCL XML for RCCL\n") && strstr(out, "\nrhd ") &&
+                      strstr(out, "  over the target's limits: a rank has more than 32 peers"),
+                  "%s", out);
+    free(out);
     free(d);
 }
 END_TEST

@@ -227,7 +227,9 @@ int tc_cli_compare(int argc, char **argv)
                 rows[i].res = NULL;
             }
         }
-        if (rows[i].status != TC_OK && rows[i].status != TC_ERR_UNSUPPORTED)
+        /* a plan the target's limits cannot hold is a row like a refusal, not a failure of the run */
+        if (rows[i].status != TC_OK && rows[i].status != TC_ERR_UNSUPPORTED &&
+            !(go.target && rows[i].status == TC_ERR_LIMIT))
             st = rows[i].status;
     }
     if (sparse) /* best sparse time first: insertion sort of the (few) rows, priced ones first */
@@ -280,7 +282,11 @@ int tc_cli_compare(int argc, char **argv)
         if (w->res)
             printf("  \n");
         else
-            printf("  %s: %s\n", w->status == TC_ERR_UNSUPPORTED ? "unsupported" : "failed", w->note);
+            printf("  %s: %s\n",
+                   w->status == TC_ERR_UNSUPPORTED                ? "unsupported"
+                   : go.target && w->status == TC_ERR_LIMIT ? "over the target's limits"
+                                                                  : "failed",
+                   w->note);
     }
     if (svg) {
         tc_sim_panel *panels = calloc((size_t)n + 1, sizeof *panels);
