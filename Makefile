@@ -9,6 +9,7 @@
 #   make fuzz       the libFuzzer harnesses (tests/fuzz/), FUZZ_S seconds each (default 60); needs clang
 #   make bench      every benchmark (bench-synth, bench-sim, bench-compare, bench-exec, bench-photonic, bench-msccl,
 #                   bench-tune, bench-sparse)
+#   make matrix     issue 21's compile matrix on every shipped topology (tests/bench/matrix.sh; long)
 #   make photonic-paper  the photonic paper's setup (examples/photonic/): a table and SVG breakdowns
 #   make sparse-paper    the SpCCL paper's setting priced by the sparse pass beside its speedups (examples/sparse/)
 #   make install    tacosc, tacos-run and the man pages under $(DESTDIR)$(PREFIX) (default /usr/local)
@@ -29,7 +30,8 @@ CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null)
 LDFLAGS  ?=
 
 LIB_SRCS  := $(sort $(wildcard src/core/*.c src/topo/*.c src/synth/*.c src/algo/*.c src/sim/*.c \
-               src/photonic/*.c src/sparse/*.c src/tune/*.c src/emit/*.c src/compile/*.c))
+               src/photonic/*.c src/sparse/*.c src/tune/*.c src/emit/*.c src/msccl/*.c \
+               src/compile/*.c))
 CLI_SRCS  := $(sort $(wildcard src/cli/*.c))
 EXEC_SRCS := $(sort $(wildcard src/exec/*.c))
 TEST_SRCS := $(sort $(wildcard tests/check_*.c))
@@ -53,7 +55,7 @@ FUZZ_NAMES := topo costs json msccl tune sparse svm photonic bundle import
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 
 .PHONY: all deps demo check check-run asan valgrind fuzz fuzz-build bench bench-synth bench-sim bench-compare bench-exec \
-        bench-photonic bench-msccl bench-tune bench-sparse photonic-paper sparse-paper install uninstall clean
+        bench-photonic bench-msccl bench-tune bench-sparse matrix photonic-paper sparse-paper install uninstall clean
 
 all: $(TACOSC) $(EXEC_BIN)
 
@@ -158,6 +160,9 @@ bench-tune: all
 
 bench-sparse: all
 	sh tests/bench/bench-sparse.sh
+
+matrix: all
+	sh tests/bench/matrix.sh
 
 photonic-paper: all
 	sh examples/photonic/paper.sh

@@ -40,7 +40,7 @@ for name in "$@"; do
         pending=$(ls tests/fuzz/corpus/$name/pending 2>/dev/null | wc -l)
         # While a harness has pending reproducers (bugs being fixed on another branch), a crash of their
         # kind (running out of memory, or an error inside the MSCCL sources) is reported, not counted.
-        if [ "$pending" -gt 0 ] && grep -qE "out-of-memory|malloc limit|src/emit/msccl_" "$log"; then
+        if [ "$pending" -gt 0 ] && grep -qE "out-of-memory|malloc limit|src/msccl/" "$log"; then
             echo "fuzz $name: crashed like its $pending pending reproducers (open bugs, not counted);" \
                 "log $log, input ${crash:-?}"
             continue

@@ -247,8 +247,9 @@ END_TEST
 
 /* The rail cluster (issue 21): compile to MSCCL XML succeeds at 64 KiB now that the lowering repairs FIFO
  * overtakes, and `verify` of a JSON plan applies tacos-run's lowerability rule: the 64 MiB reduce-scatter,
- * whose FIFO order the repair cannot fix, is refused naming the pair, where before it verified ok and
- * tacos-run then died on it. */
+ * whose FIFO order needs more channels, verifies, and a plan whose order no repair fixes is refused (a reduce
+ * to rank 1 where rank 0 sends its chunk, is overwritten by rank 2's, and sends again on a faster link: the
+ * second message arrives first, and on one FIFO connection it cannot; same chunk, so no channel helps). */
 START_TEST(test_rail_lowerable)
 {
     char *d = tmpdir(), *out;
@@ -264,13 +265,79 @@ START_TEST(test_rail_lowerable)
     free(out);
     ck_assert_int_eq(tu_tacosc_run(&out, "%s -c reducescatter --size 64M -o %s/rs.json", T, d), 0);
     free(out);
-    ck_assert_int_eq(tu_tacosc_run(&out, "verify %s/rs.json", d), 1);
-    ck_assert_msg(strstr(out, "rs.json: error: reducescatter of 67108864 bytes (tacos): transfers from rank ") &&
-                      strstr(out, "overtake each other; MSCCL connections are FIFO") &&
-                      strstr(out, "rs.json: error: tacos-run cannot replay this plan (see above)"),
+    ck_assert_int_eq(tu_tacosc_run(&out, "verify %s/rs.json", d), 0);
+    free(out);
+    char path[512];
+    snprintf(path, sizeof path, "%s/fifo.json", d);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("{\"format\": \"tacosc-schedule\", \"version\": 1, \"tool\": \"tacosc 0.1.0\", \"seed\": 1,\n"
+          " \"topology\": \"fc-3\", \"algorithm\": \"tacos\", \"collective\": \"reduce\", \"ranks\": 3,\n"
+          " \"chunks_per_rank\": 1, \"chunks\": 1, \"root\": 1, \"size_bytes\": 1024, \"chunk_bytes\": 1024,\n"
+          " \"predicted_time\": 1e-05, \"steps\": 2, \"transfers\": [\n"
+          "  [0, 1, 0, \"reduce\", 0, 0, 0, 1e-05, []],\n"
+          "  [2, 0, 0, \"copy\", 4, 0, 0, 1e-06, []],\n"
+          "  [0, 1, 0, \"reduce\", 1, 1, 2e-06, 4e-06, []]], \"unwind\": 0}\n",
+          f);
+    fclose(f);
+    ck_assert_int_eq(tu_tacosc_run(&out, "verify %s", path), 1);
+    ck_assert_msg(strstr(out, "fifo.json: error: reduce of 1024 bytes (tacos): MSCCL connections are FIFO") &&
+                      strstr(out, "fifo.json: error: tacos-run cannot replay this plan (see above)"),
                   "%s", out);
     free(out);
     free(d);
+}
+END_TEST
+
+/* Never write what cannot run, never refuse what another generator can write (issue 21): with no --algo, when
+ * tacos cannot be written for the target (fc-64 to RCCL on one channel: 63 peers need two channel groups),
+ * the fastest generator that can is written, with a warning naming why; the file verifies for RCCL.  Named
+ * with --algo tacos, the same input is refused with the lowering's own message and no file. */
+START_TEST(test_default_falls_back)
+{
+    char *d = tmpdir(), *out;
+    const char *A = "topologies/fc-64.xml -c allreduce -s 1M --target rccl --max-channels 1";
+    ck_assert_int_eq(tu_tacosc_run(&out, "%s -o %s/r.xml", A, d), 0);
+    ck_assert_msg(strstr(out, "tacosc: warning: tacos cannot be written for RCCL (a rank has more than 32 peers: 2 "
+                              "channel groups are needed and RCCL allows 1 channels); writing rhd, the fastest "
+                              "generator that can") &&
+                      strstr(out, "\nrhd allreduce on fc-64: 64 npus") && !strstr(out, "error"),
+                  "%s", out);
+    free(out);
+    ck_assert_int_eq(tu_tacosc_run(&out, "verify --target rccl %s/r.xml", d), 0);
+    free(out);
+    ck_assert_int_eq(tu_tacosc_run(&out, "%s -a tacos -o %s/t.xml", A, d), 1);
+    ck_assert_str_eq(out, "tacosc: error: a rank has more than 32 peers: 2 channel groups are needed and RCCL allows 1 "
+                          "channels\n");
+    free(out);
+    char path[512];
+    snprintf(path, sizeof path, "%s/t.xml", d);
+    ck_assert_int_ne(access(path, F_OK), 0);
+    /* compare prices the same way: rhd's row first, tacos's over the target's limits, and no failed run */
+    ck_assert_int_eq(tu_tacosc_run(&out, "compare %s", A), 0);
+    ck_assert_msg(strstr(out, "MSCCL XML for RCCL\n") && strstr(out, "\nrhd ") &&
+                      strstr(out, "  over the target's limits: a rank has more than 32 peers"),
+                  "%s", out);
+    free(out);
+    free(d);
+}
+END_TEST
+
+/* The quick part of issue 21's compile matrix (tests/bench/matrix.sh; make matrix runs all of it): the shipped
+ * topologies of at most 16 npus, all-reduce, all-gather and reduce-scatter at 1 KiB and 64 KiB: each compiles
+ * to NCCL XML, passes verify --target nccl, tacosc sim of the file equals the compile summary, --algo auto to
+ * XML is never slower than the default, and compare -f xml's row for auto's choice equals auto's summary. */
+START_TEST(test_matrix_quick)
+{
+    char cmd[1024], *out = NULL;
+    snprintf(cmd, sizeof cmd,
+             "TACOSC=%s MATRIX_SIZES='1K 64K' MATRIX_TOPOS='topologies/dgx1.xml topologies/hypercube-3d.xml "
+             "topologies/mesh2d-3x3.xml topologies/rail-2x8.xml topologies/ndv2-2x8.xml topologies/switch-8.xml "
+             "topologies/rfs-2x4x2.xml' sh tests/bench/matrix.sh",
+             tu_tacosc());
+    int rc = tu_run(cmd, &out);
+    ck_assert_msg(rc == 0 && strstr(out, "matrix: 42 cases, 0 failures"), "%s", tu_tail(out));
+    free(out);
 }
 END_TEST
 
@@ -1057,6 +1124,8 @@ static Suite *suite(void)
     tcase_add_test(tc, test_missing_topology);
     tcase_add_test(tc, test_torus_ring_allgather);
     tcase_add_test(tc, test_rail_lowerable);
+    tcase_add_test(tc, test_matrix_quick);
+    tcase_add_test(tc, test_default_falls_back);
     tcase_add_test(tc, test_artifact_time);
     tcase_add_test(tc, test_deterministic);
     tcase_add_test(tc, test_golden_json);

@@ -1,11 +1,12 @@
-/* The library pipeline (include/tacos/compile.h) called directly: FIFO repair by another chunking on the
+/* The library pipeline (include/tacos/compile.h) called directly: FIFO repair by more channels on the
  * two-server rail cluster, the prediction of the lowered program, structured diagnostics of a refusal, and
- * candidates priced as compile writes them. */
+ * candidates priced as compile writes them (for JSON and for MSCCL targets). */
 #include "testutil.h"
 
 #include "tacos/check.h"
 #include "tacos/compile.h"
 #include "tacos/topo.h"
+#include "tacos/tune.h"
 
 #include <string.h>
 
@@ -18,10 +19,11 @@ static tc_topo *rail(tc_ctx *ctx)
     return t;
 }
 
-/* reduce-scatter 64 MiB on rail-2x8: the searched chunking overtakes on a FIFO connection; tc_compile
- * writes another one instead of refusing, and the program it returns verifies, checks and prices at the
- * returned prediction (independent: the program converted back and simulated again). */
-START_TEST(test_rechunk)
+/* reduce-scatter 64 MiB on rail-2x8: the searched chunking (3 per rank) has transfers of one pair that
+ * overtake each other on a FIFO connection whatever the send times; the lowering spreads the chunks over
+ * more channels (each a connection of its own) instead of refusing, and the program it returns verifies,
+ * checks and prices at the returned prediction (independent: the program converted back and simulated). */
+START_TEST(test_fifo_channels)
 {
     tc_ctx ctx;
     tu_ctx(&ctx);
@@ -37,9 +39,15 @@ START_TEST(test_rechunk)
     tu_diag_buf.len = 0;
     ck_assert_msg(tc_compile(&ctx, t, TC_COLL_REDUCESCATTER, &o, &r) == TC_OK, "%s", tu_diags());
     ck_assert(r.searched);
-    ck_assert_int_ne(r.chunks, r.search.best.chunks); /* the search's choice could not be lowered */
-    ck_assert_ptr_nonnull(strstr(tu_diags(), "cannot be lowered to FIFO connections"));
+    ck_assert_int_eq(r.chunks, r.search.best.chunks); /* written as searched: no other chunking needed */
     ck_assert_int_eq(r.sched->chunks_per_rank, r.chunks);
+    ck_assert_int_ge(r.msccl->nchannels, 2);
+    /* one channel cannot hold it: the same plan lowered with exactly one channel is refused, naming the pair */
+    tc_msccl_lower_opts one = lo;
+    one.channels = 1;
+    tc_msccl *m1 = NULL;
+    ck_assert_int_eq(tc_msccl_lower(&ctx, r.sched, &one, &m1), TC_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(tu_diags(), "overtake each other; MSCCL connections are FIFO"));
     tc_msccl_limits lim;
     tc_msccl_limits_get(TC_TARGET_NCCL, &lim);
     ck_assert_msg(tc_msccl_verify(&ctx, r.msccl, &lim, "rail plan") == TC_OK, "%s", tu_diags());
@@ -123,13 +131,110 @@ START_TEST(test_default_chunks)
 }
 END_TEST
 
+/* candidates priced as they are written (issue 21 item 2): for random topologies, collectives, sizes and
+ * MSCCL targets, --algo auto's choice (tc_tune_choose with gen.target) and compare's row for it (tc_tune_eval,
+ * simulation kept) equal the compile of that algorithm to the target (tc_compile with lower), whose program is
+ * priced again independently (converted back and simulated at its size); and auto to XML is never slower than
+ * the default (tacos, its chunk search) to XML. */
+START_TEST(test_priced_as_written)
+{
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    unsigned long seed = tu_seed();
+    printf("test_priced_as_written: seed %lu\n", seed);
+    tc_rng rng;
+    tc_rng_seed(&rng, seed);
+    const char *kinds[] = {"mesh", "torus", "ring", "fc", "rail"};
+    const tc_coll colls[] = {TC_COLL_ALLREDUCE, TC_COLL_ALLGATHER, TC_COLL_REDUCESCATTER};
+    const tc_msccl_target targets[] = {TC_TARGET_NCCL, TC_TARGET_EXEC};
+    for (int it = 0; it < 6; it++) {
+        const char *kind = kinds[tc_rng_below(&rng, 5)];
+        char dims[32] = "";
+        tc_topo *t = NULL;
+        if (!strcmp(kind, "rail"))
+            t = rail(&ctx);
+        else {
+            if (!strcmp(kind, "mesh") || !strcmp(kind, "torus"))
+                snprintf(dims, sizeof dims, "%dx%d", 2 + (int)tc_rng_below(&rng, 3), 2 + (int)tc_rng_below(&rng, 2));
+            else
+                snprintf(dims, sizeof dims, "%d", 3 + (int)tc_rng_below(&rng, 6));
+            ck_assert_msg(tc_topo_generate(&ctx, kind, dims, NULL, 0, &t) == TC_OK, "%s", tu_diags());
+        }
+        for (int l = 0; l < t->n_links; l++) { /* heterogeneous links: 0.2-2 us, 10-100 GB/s */
+            t->links[l].alpha = (0.2 + 1.8 * tc_rng_unit(&rng)) * 1e-6;
+            t->links[l].beta = 1 / ((10 + 90 * tc_rng_unit(&rng)) * 1e9);
+        }
+        const tc_coll coll = colls[tc_rng_below(&rng, 3)];
+        tc_msccl_lower_opts lo;
+        tc_msccl_lower_opts_init(&lo);
+        lo.target = targets[tc_rng_below(&rng, 2)];
+        tc_gen_opts go;
+        tc_gen_opts_init(&go);
+        go.size = (uint64_t)t->n_npus * 64 << tc_rng_below(&rng, 18);
+        go.chunks = 0; /* compile's default chunk choice */
+        go.target = &lo;
+        char what[160];
+        snprintf(what, sizeof what, "seed %lu: %s %s %s %llu B to %s", seed, kind, dims, tc_coll_name(coll),
+                 (unsigned long long)go.size, tc_msccl_target_name(lo.target));
+        tc_tune_choice c;
+        ck_assert_msg(tc_tune_choose(&ctx, t, coll, &go, NULL, &c) == TC_OK, "%s: %s", what, tu_diags());
+        const char *name = tc_algo_registry[c.algo].name;
+        /* compare's row for the chosen algorithm */
+        tc_tune_cand *rows = NULL;
+        int n = 0, found = 0;
+        ck_assert_int_eq(tc_tune_eval(&ctx, t, coll, &go, NULL, 0, 1, &rows, &n), TC_OK);
+        for (int i = 0; i < n; i++)
+            if (rows[i].algo == c.algo) {
+                found = 1;
+                ck_assert_int_eq(rows[i].status, TC_OK);
+                ck_assert_ptr_nonnull(rows[i].res);
+                ck_assert_msg(rows[i].res->time == rows[i].time && rows[i].time == c.time,
+                              "%s: %s row %g (sim %g), auto %g", what, name, rows[i].time, rows[i].res->time, c.time);
+            }
+        ck_assert_msg(found, "%s: no row for %s", what, name);
+        tc_tune_cands_free(rows, n);
+        /* the compile of the chosen algorithm to the target, and its program priced again */
+        tc_compile_opts o;
+        tc_compile_opts_init(&o);
+        o.algo = name;
+        o.gen.size = go.size;
+        o.lower = &lo;
+        o.no_bound = 1;
+        tc_compile_result r;
+        ck_assert_msg(tc_compile(&ctx, t, coll, &o, &r) == TC_OK, "%s: %s", what, tu_diags());
+        ck_assert_msg(r.sched->time == c.time, "%s: compile %s %g, auto %g", what, name, r.sched->time, c.time);
+        tc_sched *back = NULL;
+        ck_assert_int_eq(tc_msccl_to_sched(&ctx, r.msccl, "back", &back), TC_OK);
+        tc_sim_opts so;
+        tc_sim_opts_init(&so);
+        so.no_bound = 1;
+        so.size = go.size;
+        tc_sim_result *sr = NULL;
+        ck_assert_int_eq(tc_sim_run(&ctx, back, t, &so, &sr), TC_OK);
+        ck_assert_msg(sr->time == c.time, "%s: the written %s program simulates to %g, priced %g", what, name,
+                      sr->time, c.time);
+        tc_sim_result_free(sr);
+        tc_sched_free(back);
+        tc_compile_result_free(&r);
+        /* the default to the same target */
+        o.algo = "tacos";
+        ck_assert_msg(tc_compile(&ctx, t, coll, &o, &r) == TC_OK, "%s: %s", what, tu_diags());
+        ck_assert_msg(c.time <= r.sched->time * (1 + 1e-12), "%s: auto chose %s at %g, default tacos %g", what, name,
+                      c.time, r.sched->time);
+        tc_compile_result_free(&r);
+        tc_topo_free(t);
+    }
+}
+END_TEST
+
 static Suite *compile_suite(void)
 {
     Suite *s = suite_create("compile");
     TCase *tc = tcase_create("compile");
-    tcase_add_test(tc, test_rechunk);
+    tcase_add_test(tc, test_fifo_channels);
     tcase_add_test(tc, test_structured_diag);
     tcase_add_test(tc, test_default_chunks);
+    tcase_add_test(tc, test_priced_as_written);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -859,6 +859,32 @@ START_TEST(test_cuda_sparse)
 }
 END_TEST
 
+/* The two-server rail cluster of issue 21 (topologies/rail-2x8.xml, 16 GPUs, two routes between many pairs):
+ * the 64 KiB all-reduce compiled to NCCL XML, and the 64 MiB reduce-scatter whose FIFO order needs a second
+ * channel, replayed on 16 ranks with --check (the MPI library's own collective as the oracle): 0 wrong. */
+START_TEST(test_rail_16)
+{
+    if (!have_exec("test_rail_16"))
+        return;
+    static const char *const cases[][3] = {{"allreduce", "64K", "64K"}, {"reducescatter", "64M", "1M"}};
+    for (int i = 0; i < 2; i++) {
+        char cmd[2048], plan[256], args[128], *out = NULL;
+        snprintf(plan, sizeof plan, "%s/rail-%s.xml", workdir(), cases[i][0]);
+        snprintf(cmd, sizeof cmd,
+                 "%s topologies/rail-2x8.xml --costs topologies/rail-2x8.cost -c %s --size %s -o %s -q", tu_tacosc(),
+                 cases[i][0], cases[i][1], plan);
+        ck_assert_msg(tu_run(cmd, &out) == 0, "%s\n%s", cmd, tu_tail(out));
+        free(out);
+        snprintf(cmd, sizeof cmd, "%s -np 16 %s %s --check -b %s -e %s -n 1 -w 0 %s", mpirun(), tacosrun(), plan,
+                 cases[i][2], cases[i][2], pick_args(300 + i, args, sizeof args));
+        int rc = tu_run(cmd, &out);
+        ck_assert_msg(rc == 0 && strstr(out, "# Out of bounds values : 0 OK") && rows_of(out) == 1,
+                      "rail replay failed (rc %d): %s\n%s", rc, cmd, tu_tail(out));
+        free(out);
+    }
+}
+END_TEST
+
 START_TEST(test_cuda)
 {
     if (!have_exec("test_cuda"))
@@ -1094,6 +1120,7 @@ static Suite *exec_suite(void)
     tcase_add_test(tc, test_check_counts_wrong);
     tcase_add_test(tc, test_swap_in_place);
     tcase_add_test(tc, test_staged_and_prepost);
+    tcase_add_test(tc, test_rail_16);
     tcase_add_test(tc, test_cuda);
     tcase_add_test(tc, test_sparse_replay);
     tcase_add_test(tc, test_sparse_corrupt);

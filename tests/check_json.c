@@ -1,4 +1,4 @@
-/* The JSON schedule format (src/emit/json.c): exact round trips of random schedules, byte-identical
+/* The JSON schedule format (src/emit/json_write.c, json_read.c): exact round trips of random schedules, byte-identical
  * rewrites, every reader error with its exact text and line, truncated files. */
 #include "testutil.h"
 

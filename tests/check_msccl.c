@@ -1,4 +1,4 @@
-/* MSCCL XML: reader, writer, verifier, lowering and runtime limits (src/emit/msccl_*.c). */
+/* MSCCL XML: reader, writer, verifier, lowering and runtime limits (src/msccl/: lower.c, write.c, read.c, verify.c). */
 #include "testutil.h"
 
 #include <dirent.h>

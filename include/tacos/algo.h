@@ -25,6 +25,10 @@ typedef struct tc_gen_opts {
     int no_overlap;       /**< TACOS all-reduce: all-gather after the whole reduce-scatter (default: each
                                chunk's all-gather starts when its reduce-scatter ends) */
     int threads;          /**< worker threads (0 = automatic) */
+    /** Pricing only (generators ignore it): the MSCCL target the plan is written for, NULL for JSON.
+     *  tc_tune_price, hence --algo auto, compare, tune and bundle, lowers each candidate for it and
+     *  prices the program as tc_compile prices what it writes (include/tacos/compile.h). */
+    const struct tc_msccl_lower_opts *target;
 } tc_gen_opts;
 
 void tc_gen_opts_init(tc_gen_opts *o);

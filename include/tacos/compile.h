@@ -9,7 +9,9 @@
  *   check          tc_sched_check (a plan too large for the checker's state is kept with a warning)
  *   price          tc_sim_run, then the sparse pass (eq. 4-6) and the photonic pass when asked
  *   lower          tc_msccl_lower for an MSCCL target; the prediction becomes the lowered program's time
- *                  (as `tacosc sim FILE` prices it), and `lost` says what the format could not express
+ *                  (as `tacosc sim FILE` prices it, with the plan's simulation options), and `lost` says
+ *                  what the format could not express.  Candidates priced elsewhere (tc_tune_price) take
+ *                  the same path: gen.target names the target they will be written for.
  *
  * Errors travel as a structured diagnostic (tc_compile_diag: status, location, message) besides the
  * context's sink, so callers that price many candidates read the reason without parsing text.
@@ -47,6 +49,8 @@ typedef struct tc_compile_opts {
     int keep_sim;            /**< keep the plan's simulation result in res->sim */
     int no_bound;            /**< skip the lower bound (quiet runs, candidates) */
     int silent;              /**< diagnostics only into the result, not to ctx's sink */
+    int quiet_errors;        /**< errors only into the result (a caller with a fallback reports them);
+                                  warnings and notes still reach ctx's sink */
 } tc_compile_opts;
 
 typedef struct tc_compile_result {
@@ -57,7 +61,8 @@ typedef struct tc_compile_result {
     tc_synth_search search;  /**< what the chunk/unwind search tried (candidates 0: no search) */
     int searched;            /**< the search ran */
     tc_bound bound;          /**< the lower bound (unless no_bound) */
-    tc_sim_result *sim;      /**< keep_sim: the plan's simulation result (dense messages) */
+    tc_sim_result *sim;      /**< keep_sim: the plan's simulation result (dense messages); with `lower`, the
+                                  lowered program's (the time of the file written) */
     int checked;             /**< 0: too large for the checker, kept unchecked */
     double plan_time;        /**< the plan's own simulated time (before the target's lowering) */
     double dense_time;       /**< sparse: the time with dense messages */

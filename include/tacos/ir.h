@@ -110,6 +110,18 @@ typedef struct tc_buf {
 void tc_diag_buffer(void *user /* tc_buf* */, tc_diag_level level, const char *file, int line, int col,
                     const char *msg);
 tc_status tc_buf_printf(tc_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/** The first error a run reported, as a record (location and message apart, no "file:line: error: "
+ *  text to search): for a caller that reports another pass's failure in its own words. */
+typedef struct tc_diag_rec {
+    int have;          /**< 1 once an error was recorded */
+    char file[256];    /**< empty: no location */
+    int line, col;
+    char msg[1024];
+} tc_diag_rec;
+/** A sink that records the first error into a tc_diag_rec and passes nothing on (zero the record first). */
+void tc_diag_record(void *user /* tc_diag_rec* */, tc_diag_level level, const char *file, int line, int col,
+                    const char *msg);
 void tc_buf_free(tc_buf *b);
 
 /* ------------------------------------------------------------------------------------------------ */

@@ -1,8 +1,8 @@
 /**
  * @file msccl.h
- * MSCCL XML programs (src/emit/msccl_*.c): the thread-block form that MSCCL (msccl-executor-nccl) and RCCL
- * load, its lowering from the schedule IR, writer, reader and verifier.  The executor (tacos-run) replays
- * this form.  Objects returned through out-parameters belong to the caller (tc_msccl_free).
+ * MSCCL XML programs (src/msccl/: lower.c, write.c, read.c, verify.c): the thread-block form that MSCCL
+ * (msccl-executor-nccl) and RCCL load, its lowering from the schedule IR, writer, reader and verifier.  The
+ * executor (tacos-run) replays this form.  Objects returned through out-parameters belong to the caller (tc_msccl_free).
  */
 #ifndef TACOS_MSCCL_H
 #define TACOS_MSCCL_H

@@ -5,6 +5,8 @@
 #include "tacos/compile.h"
 #include "tacos/algo.h"
 #include "tacos/check.h"
+#include "tacos/emit.h"
+#include "tacos/msccl.h"
 #include "tacos/sim.h"
 #include "tacos/sparse.h"
 #include "tacos/topo.h"
@@ -42,11 +44,16 @@ static void usage(FILE *f)
           "                      over dense; best sparse time first\n"
           "      --sparse-format F, --thresholds T  as for tacosc (see tacosc --help)\n"
           "      --switch-model M  unwind, node or multicast for every switch (default: each switch's own)\n"
+          "  -f, --format F      json (default: each plan's own simulated time) or xml: each plan lowered to\n"
+          "                      MSCCL XML for --target and priced as that program (the time tacosc prints\n"
+          "                      and tacosc sim gives for the file tacosc -o plan.xml writes)\n"
+          "      --target T      nccl (default), rccl or tacos-run; implies --format xml\n"
+          "      --max-channels N  the target device's channel limit, as for tacosc\n"
           "  -h, --help          this text\n",
           f);
 }
 
-enum { O_COSTS = 256, O_MODEL, O_SVG, O_UNWIND, O_DENSITY, O_SPARSITY, O_SPFMT, O_THRESH, O_SWMODEL };
+enum { O_COSTS = 256, O_MODEL, O_SVG, O_UNWIND, O_DENSITY, O_SPARSITY, O_SPFMT, O_THRESH, O_SWMODEL, O_TARGET, O_MAXCH };
 
 /* With --sparsity: each priced plan generated again, annotated by the sparse pass and priced with its
  * sparse messages (tacosc --sparsity): *time and *wire (bytes on the wire over dense). */
@@ -90,7 +97,8 @@ int tc_cli_compare(int argc, char **argv)
         {"unwind", required_argument, 0, O_UNWIND}, {"help", no_argument, 0, 'h'},
         {"density", required_argument, 0, O_DENSITY}, {"sparsity", required_argument, 0, O_SPARSITY},
         {"sparse-format", required_argument, 0, O_SPFMT}, {"thresholds", required_argument, 0, O_THRESH},
-        {"switch-model", required_argument, 0, O_SWMODEL}, {0, 0, 0, 0},
+        {"switch-model", required_argument, 0, O_SWMODEL}, {"format", required_argument, 0, 'f'},
+        {"target", required_argument, 0, O_TARGET}, {"max-channels", required_argument, 0, O_MAXCH}, {0, 0, 0, 0},
     };
     const char *sp_density = NULL, *sp_sparsity = NULL, *sp_format = NULL, *sp_thresholds = NULL;
     tc_sparse_opts spo;
@@ -104,9 +112,12 @@ int tc_cli_compare(int argc, char **argv)
     go.chunks = 0; /* auto: each row is the plan compile would write */
     tc_sim_opts so;
     tc_sim_opts_init(&so);
+    tc_msccl_lower_opts lo;
+    tc_msccl_lower_opts_init(&lo);
+    tc_format fmt = TC_FMT_JSON;
     unsigned char seen[TC_CLI_MAX_OPT] = {0};
     optind = 1;
-    while ((opt = tc_cli_getopt(&ctx, "compare", argc, argv, "c:s:k:h", longopts, seen, NULL)) != -1) {
+    while ((opt = tc_cli_getopt(&ctx, "compare", argc, argv, "c:s:k:f:h", longopts, seen, NULL)) != -1) {
         switch (opt) {
         case 'c': coll_s = optarg; break;
         case 's':
@@ -141,12 +152,33 @@ int tc_cli_compare(int argc, char **argv)
             if (tc_cli_parse_switch_model(&ctx, optarg, &swmodel))
                 return 2;
             break;
+        case 'f':
+            if (tc_format_parse(optarg, &fmt) || fmt == TC_FMT_SVG) {
+                tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--format: '%s' is not json or xml", optarg);
+                return 2;
+            }
+            break;
+        case O_TARGET:
+        case O_MAXCH:
+            if (tc_cli_msccl_option(&ctx, opt == O_TARGET ? "target" : "max-channels", optarg, &lo))
+                return 2;
+            break;
         case 'h': usage(stdout); return tc_cli_exit(tc_cli_stdout_close(&ctx));
         default: return 2; /* tc_cli_getopt reported it */
         }
     }
     if (tc_cli_sparse_opts(&ctx, sp_density, sp_sparsity, sp_format, sp_thresholds, &spo, &sparse))
         return 2;
+    if ((seen[O_TARGET] || seen[O_MAXCH]) && seen['f'] && fmt != TC_FMT_MSCCL)
+        return tc_cli_usage(&ctx, "compare", "%s applies to --format xml only",
+                            seen[O_TARGET] ? "--target" : "--max-channels");
+    if (seen[O_TARGET] || seen[O_MAXCH])
+        fmt = TC_FMT_MSCCL;
+    if (sparse && fmt == TC_FMT_MSCCL)
+        return tc_cli_usage(&ctx, "compare", "--%s and --format xml do not combine: sparse formats are written "
+                            "to JSON plans only", sp_density ? "density" : "sparsity");
+    /* an MSCCL target: each row is the lowered program, priced as compile prices the file it writes */
+    go.target = fmt == TC_FMT_MSCCL ? &lo : NULL;
     if (optind >= argc)
         return tc_cli_usage(&ctx, "compare", "no topology file given");
     if (optind < argc - 1)
@@ -195,7 +227,9 @@ int tc_cli_compare(int argc, char **argv)
                 rows[i].res = NULL;
             }
         }
-        if (rows[i].status != TC_OK && rows[i].status != TC_ERR_UNSUPPORTED)
+        /* a plan the target's limits cannot hold is a row like a refusal, not a failure of the run */
+        if (rows[i].status != TC_OK && rows[i].status != TC_ERR_UNSUPPORTED &&
+            !(go.target && rows[i].status == TC_ERR_LIMIT))
             st = rows[i].status;
     }
     if (sparse) /* best sparse time first: insertion sort of the (few) rows, priced ones first */
@@ -209,9 +243,10 @@ int tc_cli_compare(int argc, char **argv)
                 ord[j] = a;
             }
     char sb[32], tb[32], db[160];
-    printf("compare %s %s on %s (%d npus, %d links), model %s\n", tc_coll_name(coll),
+    printf("compare %s %s on %s (%d npus, %d links), model %s%s%s\n", tc_coll_name(coll),
            tc_fmt_bytes((double)go.size, sb, sizeof sb), topo->name ? topo->name : "?", topo->n_npus,
-           topo->n_links, tc_sim_model_name(so.model));
+           topo->n_links, tc_sim_model_name(so.model), go.target ? ", MSCCL XML for " : "",
+           go.target ? tc_msccl_target_name(lo.target) : "");
     const tc_bound *least = NULL; /* the smallest bound of the plans: it holds for all of them */
     for (int i = 0; i < n; i++)
         if (rows[i].res && rows[i].res->bound.time > 0 && (!least || rows[i].res->bound.time < least->time))
@@ -247,7 +282,11 @@ int tc_cli_compare(int argc, char **argv)
         if (w->res)
             printf("  \n");
         else
-            printf("  %s: %s\n", w->status == TC_ERR_UNSUPPORTED ? "unsupported" : "failed", w->note);
+            printf("  %s: %s\n",
+                   w->status == TC_ERR_UNSUPPORTED                ? "unsupported"
+                   : go.target && w->status == TC_ERR_LIMIT ? "over the target's limits"
+                                                                  : "failed",
+                   w->note);
     }
     if (svg) {
         tc_sim_panel *panels = calloc((size_t)n + 1, sizeof *panels);

@@ -447,10 +447,12 @@ int tc_cli_compile(int argc, char **argv)
     if ((st = tc_cli_check_size(&ctx, g.size, coll, flat->n_npus, g.chunks)))
         goto done;
     if (!strcmp(algo, "auto")) {
-        /* candidates priced as this compile writes them: without -k, tacos with its chunk search */
+        /* candidates priced as this compile writes them: without -k, tacos with its chunk search; to MSCCL
+         * XML, the lowered program */
         tc_gen_opts ga = g;
         if (!seen['k'])
             ga.chunks = 0;
+        ga.target = out_path && fmt == TC_FMT_MSCCL && !sparse && !photonic ? &lo : NULL; /* lowered for it */
         if ((st = choose(&ctx, topo_path, model_dir, flat, coll, &ga, &algo, &runner_up, auto_line, sizeof auto_line,
                          &runner_up_time)))
             goto done;
@@ -478,8 +480,38 @@ int tc_cli_compile(int argc, char **argv)
     co.lower = out_path && fmt == TC_FMT_MSCCL ? &lo : NULL;
     co.no_bound = quiet;
     t0 = tc_now();
+    /* no --algo named and an MSCCL target: when tacos cannot be written for it even with the lowering's
+     * repairs (a parser limit of 1,024 gpus, say), the next candidate rather than a refusal */
+    const int may_choose = !seen['a'] && co.lower && !photonic && !sparse && !g.stats_only;
     co.silent = runner_up != NULL;
-    if ((st = tc_compile(&ctx, flat, coll, &co, &res)) && runner_up && st != TC_ERR_NOMEM) {
+    co.quiet_errors = may_choose; /* reported below when no other generator can be written either */
+    if ((st = tc_compile(&ctx, flat, coll, &co, &res)) && may_choose && st != TC_ERR_NOMEM) {
+        tc_compile_diag first = res.diag;
+        tc_gen_opts ga = g;
+        if (!seen['k'])
+            ga.chunks = 0;
+        ga.target = &lo; /* priced as written: only a generator whose program can be written wins */
+        tc_ctx qc = ctx;
+        qc.sink = NULL;
+        const char *pick = NULL, *ru = NULL;
+        double rut = 0;
+        if (choose(&qc, topo_path, NULL, flat, coll, &ga, &pick, &ru, auto_line, sizeof auto_line, &rut) ||
+            !strcmp(pick, "tacos")) {
+            auto_line[0] = 0;
+            tc_error(&ctx, st, first.file[0] ? first.file : NULL, first.line, "%s", first.msg);
+        } else {
+            tc_warn(&ctx, NULL, 0,
+                    "tacos cannot be written for %s (%s); writing %s, the fastest generator that can (as --algo "
+                    "auto chooses; --algo names one)",
+                    tc_msccl_target_name(lo.target), first.msg, pick);
+            co.algo = algo = pick;
+            co.silent = co.quiet_errors = 0;
+            co.chunks_auto = co.unwind_auto = 0;
+            co.gen.chunks = seen['k'] ? g.chunks : 0;
+            runner_up_time = rut;
+            st = tc_compile(&ctx, flat, coll, &co, &res);
+        }
+    } else if (st && runner_up && st != TC_ERR_NOMEM) {
         /* --algo auto: the runner-up instead of failing (issue 21: bundle and auto fall back) */
         tc_warn(&ctx, NULL, 0, "auto: %s cannot be written for this target (%s); falling back to the runner-up %s",
                 algo, res.diag.msg, runner_up);
@@ -549,6 +581,7 @@ int tc_cli_compile(int argc, char **argv)
                 photonic     ? "photonic: each round on its circuits, reconfigurations included; the breakdown below"
                 : g.stats_only ? "synthesizer's estimate: no transfers kept"
                 : sparse       ? "event simulation of the plan with its sparse messages, as tacosc sim"
+                : m            ? "event simulation of the MSCCL program written, as tacosc sim"
                                : "event simulation of the plan, as tacosc sim",
                 out_path, auto_line[0] ? auto_line : NULL, runner_up_time,
                 chunks_auto || unwind_auto ? &search : NULL, unwind_auto, dense_time, wire);

@@ -36,7 +36,7 @@ void tc_compile_result_free(tc_compile_result *res)
 /* The sink of a pipeline run: the first error kept as a record, every diagnostic passed on unless silent. */
 typedef struct {
     tc_ctx *outer;
-    int silent;
+    int silent, quiet_errors;
     tc_compile_diag *rec;
     int have;
 } recorder;
@@ -51,26 +51,40 @@ static void record(void *user, tc_diag_level level, const char *file, int line, 
         r->rec->col = col;
         snprintf(r->rec->msg, sizeof r->rec->msg, "%s", msg);
     }
-    if (!r->silent && r->outer->sink)
+    if (!r->silent && !(r->quiet_errors && level == TC_DIAG_ERROR) && r->outer->sink)
         r->outer->sink(r->outer->sink_user, level, file, line, col, msg);
+}
+
+/* the program priced with the plan's simulation options (size: the plan's), its result kept in *out */
+static tc_status price_program(tc_ctx *ctx, const tc_topo *topo, const tc_msccl *m, const tc_sim_opts *base,
+                               uint64_t size, tc_sim_result **out)
+{
+    tc_sched *a = NULL;
+    tc_sim_opts so;
+    if (base)
+        so = *base;
+    else
+        tc_sim_opts_init(&so);
+    so.size = size;
+    so.xfer_scale = so.xfer_pre = so.xfer_post = NULL; /* per-transfer factors are the plan's, not the program's */
+    tc_status st = tc_msccl_to_sched(ctx, m, "lowered MSCCL program", &a);
+    if (!st)
+        st = tc_sim_run(ctx, a, topo, &so, out);
+    tc_sched_free(a);
+    return st;
 }
 
 tc_status tc_compile_price_msccl(tc_ctx *ctx, const tc_topo *topo, const tc_msccl *m, uint64_t size,
                                  double *time)
 {
-    tc_sched *a = NULL;
     tc_sim_result *r = NULL;
     tc_sim_opts so;
     tc_sim_opts_init(&so);
     so.no_bound = 1;
-    so.size = size;
-    tc_status st = tc_msccl_to_sched(ctx, m, "lowered MSCCL program", &a);
-    if (!st)
-        st = tc_sim_run(ctx, a, topo, &so, &r);
+    tc_status st = price_program(ctx, topo, m, &so, size, &r);
     if (!st)
         *time = r->time;
     tc_sim_result_free(r);
-    tc_sched_free(a);
     return st;
 }
 
@@ -108,17 +122,16 @@ static tc_status check(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, cons
 {
     tc_check_opts co = {.topo = topo};
     tc_ctx cc = *ctx;
-    tc_buf msg = {0};
-    cc.sink = tc_diag_buffer;
-    cc.sink_user = &msg;
+    tc_diag_rec rec = {0};
+    cc.sink = tc_diag_record;
+    cc.sink_user = &rec;
     *checked = 1;
     tc_status st = tc_sched_check(&cc, s, &co, "generated schedule");
     if (st == TC_ERR_LIMIT) {
-        char *nl = msg.data ? strchr(msg.data, '\n') : NULL;
-        if (nl)
-            *nl = 0;
-        const char *why = msg.data ? strstr(msg.data, "checker: ") : NULL;
-        tc_warn(ctx, NULL, 0, "the plan is not checked: %s", why ? why + 9 : "its state would not fit");
+        const char *why = !rec.have ? "its state would not fit"
+                          : !strncmp(rec.msg, "checker: ", 9) ? rec.msg + 9 /* the checker names itself */
+                                                              : rec.msg;
+        tc_warn(ctx, NULL, 0, "the plan is not checked: %s", why);
         st = TC_OK;
         *checked = 0;
     } else if (st) {
@@ -126,7 +139,6 @@ static tc_status check(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, cons
         tc_error(ctx, TC_ERR_INTERNAL, NULL, 0, "%s produced an incorrect schedule (a bug in tacosc)", algo);
         st = TC_ERR_INTERNAL;
     }
-    tc_buf_free(&msg);
     return st;
 }
 
@@ -156,9 +168,28 @@ static tc_status lower(tc_ctx *ctx, const tc_topo *topo, tc_sched *s, const tc_c
     tc_status st = tc_msccl_lower(ctx, s, o->lower, &res->msccl);
     if (st || o->gen.stats_only || o->photonic || o->sparse)
         return st;
-    double t;
-    if ((st = tc_compile_price_msccl(ctx, topo, res->msccl, s->size_bytes, &t)))
+    /* the program as `tacosc sim FILE` prices it, with the plan's model; a kept simulation becomes the
+     * program's (compare's rows and SVG show the file's time) */
+    tc_sim_opts so;
+    if (o->sim)
+        so = *o->sim;
+    else
+        tc_sim_opts_init(&so);
+    so.no_bound = 1; /* the plan's bounds hold for its program (same chunks): taken from the plan's run */
+    tc_sim_result *r = NULL;
+    if ((st = price_program(ctx, topo, res->msccl, &so, s->size_bytes, &r)))
         return st;
+    const double t = r->time;
+    if (o->keep_sim) {
+        if (res->sim) {
+            r->bound = res->sim->bound;
+            r->ideal = res->sim->ideal;
+            r->efficiency = r->bound.time > 0 && r->time > 0 ? r->bound.time / r->time : 0;
+        }
+        tc_sim_result_free(res->sim);
+        res->sim = r;
+    } else
+        tc_sim_result_free(r);
     if (s->time > 0 && fabs(t - s->time) > 1e-9 * s->time) {
         int mc = 0;
         for (int i = 0; i < topo->n_swnodes; i++)
@@ -166,8 +197,8 @@ static tc_status lower(tc_ctx *ctx, const tc_topo *topo, tc_sched *s, const tc_c
         snprintf(res->lost, sizeof res->lost, "%s",
                  mc ? "MSCCL XML has no multicast, each switch copy is a send of its own"
                     : "MSCCL XML keeps no link choice and no times, only each rank's order of sends and receives");
-        s->time = t;
     }
+    s->time = t;
     return TC_OK;
 }
 
@@ -283,7 +314,7 @@ tc_status tc_compile(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_co
 {
     memset(res, 0, sizeof *res);
     res->wire = 1;
-    recorder rec = {.outer = ctx, .silent = o->silent, .rec = &res->diag};
+    recorder rec = {.outer = ctx, .silent = o->silent, .quiet_errors = o->quiet_errors, .rec = &res->diag};
     tc_ctx sub = *ctx;
     sub.sink = record;
     sub.sink_user = &rec;
@@ -298,7 +329,8 @@ tc_status tc_compile(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_co
     if (!st && o->lower)
         st = lower_or_rechunk(&sub, topo, coll, o, &g, res);
     if (!o->silent) { /* a silent run's refusals are its caller's to report */
-        ctx->n_errors += sub.n_errors;
+        if (!o->quiet_errors)
+            ctx->n_errors += sub.n_errors;
         ctx->n_warnings += sub.n_warnings;
     }
     if (st) {

@@ -62,6 +62,18 @@ void tc_diag_buffer(void *user, tc_diag_level level, const char *file, int line,
     tc_buf_printf((tc_buf *)user, "%s\n", buf);
 }
 
+void tc_diag_record(void *user, tc_diag_level level, const char *file, int line, int col, const char *msg)
+{
+    tc_diag_rec *r = user;
+    if (level != TC_DIAG_ERROR || r->have)
+        return;
+    r->have = 1;
+    snprintf(r->file, sizeof r->file, "%s", file ? file : "");
+    r->line = line;
+    r->col = col;
+    snprintf(r->msg, sizeof r->msg, "%s", msg ? msg : "");
+}
+
 void tc_diag_v(tc_ctx *ctx, tc_diag_level level, const char *file, int line, int col, const char *fmt,
                va_list ap)
 {

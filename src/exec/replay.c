@@ -271,7 +271,6 @@ struct tc_exec_engine {
     size_t *rbytes;    /* per global step: the bytes its receive got */
     uint64_t sent, dense; /* this run: bytes sent, and what they take dense */
     tc_status soft;    /* the first sparse message that did not decode (tc_exec_engine_soft) */
-    tc_buf why;        /* a codec's diagnostic while it is reworded */
 };
 
 static void *pool_get(tc_exec_engine *e, pool *pl)
@@ -330,7 +329,6 @@ void tc_exec_engine_free(tc_exec_engine *e)
     pool_release(e, &e->sph);
     free(e->stats);
     free(e->rbytes);
-    tc_buf_free(&e->why);
     free(e->tbs);
     free(e->arrived);
     free(e->rtmp);
@@ -623,14 +621,13 @@ static tc_status decode(tc_exec_engine *e, int tb, int j, void *dst, const void 
 {
     tc_ctx quiet;
     tc_ctx_init(&quiet);
-    quiet.sink = tc_diag_buffer;
-    quiet.sink_user = &e->why;
-    tc_buf_free(&e->why);
+    tc_diag_rec rec = {0}; /* the codec's first error, reworded below */
+    quiet.sink = tc_diag_record;
+    quiet.sink_user = &rec;
     tc_status st = e->be->sp_decode(e->be, &quiet, e->o.dtype, add, dst, msg, mb, n);
     if (st == TC_OK)
         return TC_OK;
-    const char *why = e->why.data ? e->why.data : tc_status_str(st), *w = strstr(why, "error: ");
-    w = w ? w + 7 : why;
+    const char *w = rec.have ? rec.msg : tc_status_str(st);
     if (st != TC_ERR_INVALID)
         return tc_error(e->ctx, st, NULL, 0, "rank %d tb %d step %d: %.*s", e->p->rank, tb, j, (int)strcspn(w, "\n"), w);
     if (e->soft == TC_OK) {

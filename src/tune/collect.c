@@ -100,18 +100,14 @@ static tc_status separate(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const 
                 }
             if (!ns)
                 continue;
-            tc_buf diag = {0};
+            tc_diag_rec diag = {0}; /* the measurement's first error, reworded */
             tc_ctx q = *ctx;
-            q.sink = tc_diag_buffer;
+            q.sink = tc_diag_record;
             q.sink_user = &diag;
             tc_status ms = tc_tune_measure_runs(&q, topo, coll, algos[k], sub, ns, o, tmp);
-            if (ms) {
-                char note[200];
-                tc_tune_first_message(&diag, note, sizeof note);
-                st = tc_error(ctx, ms, NULL, 0, "measuring %s %s on %s again: %s", tc_algo_registry[algos[k]].name,
-                              tc_coll_name(coll), tname, note[0] ? note : tc_status_str(ms));
-            }
-            tc_buf_free(&diag);
+            if (ms)
+                st = tc_error(ctx, ms, NULL, 0, "measuring %s %s on %s again: %.200s", tc_algo_registry[algos[k]].name,
+                              tc_coll_name(coll), tname, diag.have ? diag.msg : tc_status_str(ms));
             for (int j = 0; !st && j < ns; j++) {
                 int *n = &nr[(size_t)k * n_sizes + subi[j]];
                 for (int r = 0; r < reps && *n < cap; r++)
@@ -161,14 +157,13 @@ tc_status tc_tune_collect(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const 
         tc_status as = TC_OK;
         int at = 0; /* the size it failed at */
         if (o->source == TC_TUNE_MEASURE) {
-            tc_buf diag = {0};
+            tc_diag_rec diag = {0}; /* the measurement's first error, as the note */
             tc_ctx sub = *ctx;
-            sub.sink = tc_diag_buffer;
+            sub.sink = tc_diag_record;
             sub.sink_user = &diag;
             double *first = malloc((size_t)(n_sizes > 0 ? n_sizes : 1) * (size_t)reps * sizeof *first);
             as = first ? tc_tune_measure_runs(&sub, topo, coll, algos[k], sizes, n_sizes, o, first) : TC_ERR_NOMEM;
-            tc_tune_first_message(&diag, note, sizeof note);
-            tc_buf_free(&diag);
+            snprintf(note, sizeof note, "%.199s", diag.msg);
             for (int i = 0; as == TC_OK && i < n_sizes; i++) {
                 for (int r = 0; r < reps; r++)
                     runs[((size_t)k * n_sizes + i) * cap + r] = first[(size_t)i * reps + r];

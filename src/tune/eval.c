@@ -50,18 +50,6 @@ tc_status tc_tune_algos_parse(tc_ctx *ctx, const char *list, tc_tune_algos *out)
     return TC_OK;
 }
 
-void tc_tune_first_message(const tc_buf *b, char *out, size_t n)
-{
-    const char *s = b->data ? b->data : "";
-    const char *e = strstr(s, "error: ");
-    s = e ? e + 7 : s;
-    size_t len = strcspn(s, "\n");
-    if (len >= n)
-        len = n - 1;
-    memcpy(out, s, len);
-    out[len] = 0;
-}
-
 tc_status tc_tune_chunks(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_gen_opts *go, int algo,
                          int *chunks)
 {
@@ -93,6 +81,7 @@ tc_status tc_tune_price(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc
     co.algo = tc_algo_registry[algo].name;
     co.gen = *go;
     co.sim = so;
+    co.lower = go->target; /* an MSCCL target: the lowered program's time, as compile writes it */
     co.keep_sim = res != NULL;
     co.no_bound = so ? so->no_bound : 1;
     co.silent = 1;

@@ -44,9 +44,6 @@ static inline uint64_t tc_tune_fnv(uint64_t h, const void *p, size_t n)
 tc_status tc_tune_svm_check(tc_ctx *ctx, const char *path, const char *text, size_t len, int n_classes,
                             int n_features);
 
-/** The first diagnostic's message in b, without its "file:line: error: " prefix, into out (n bytes). */
-void tc_tune_first_message(const tc_buf *b, char *out, size_t n);
-
 /** Number of registry entries. */
 int tc_tune_registry_size(void);
 

@@ -1,6 +1,6 @@
 /*
  * MSCCL XML: the program object, targets and their limits, and the writer (man 5 tacosc-msccl).
- * The reader is src/emit/msccl_read.c, the verifier src/emit/msccl_verify.c.
+ * The reader is src/msccl/read.c, the verifier src/msccl/verify.c.
  *
  * The writer prints one element per line with two-space indentation, double quotes, every required
  * attribute and no declaration, in id order: the same program always gives the same bytes.  It formats
@@ -327,7 +327,7 @@ typedef struct wjob {
     const tc_msccl *m;
     FILE *f;
     tc_ctx ctx;
-    tc_buf diags;
+    tc_diag_rec diag;  /* the writer's first error */
     tc_status st;
     int err;    /* the writer thread's errno when it failed (errno is per thread) */
 } wjob;
@@ -348,8 +348,8 @@ tc_status tc_msccl_write_checked(tc_ctx *ctx, const tc_msccl *m, const tc_msccl_
     j.m = m;
     j.f = f;
     tc_ctx_init(&j.ctx);
-    j.ctx.sink = tc_diag_buffer;
-    j.ctx.sink_user = &j.diags;
+    j.ctx.sink = tc_diag_record;
+    j.ctx.sink_user = &j.diag;
     pthread_t th;
     int threaded = pthread_create(&th, NULL, write_job, &j) == 0;
     *verified = tc_msccl_verify(ctx, m, lim, name);
@@ -357,14 +357,9 @@ tc_status tc_msccl_write_checked(tc_ctx *ctx, const tc_msccl *m, const tc_msccl_
         pthread_join(th, NULL);
     else
         write_job(&j);
-    if (j.st && j.diags.data) { /* the writer's message, once, through the caller's context */
-        size_t n = strlen(j.diags.data);
-        while (n && j.diags.data[n - 1] == '\n')
-            j.diags.data[--n] = 0;
-        const char *msg = strstr(j.diags.data, "error: ");
+    if (j.st && j.diag.have) { /* the writer's message, once, through the caller's context */
         errno = j.err; /* for a sink that reads the cause of a failed stream */
-        tc_error(ctx, j.st, NULL, 0, "%s", msg ? msg + 7 : j.diags.data);
+        tc_error(ctx, j.st, j.diag.file[0] ? j.diag.file : NULL, j.diag.line, "%s", j.diag.msg);
     }
-    tc_buf_free(&j.diags);
     return j.st;
 }

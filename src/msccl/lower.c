@@ -104,6 +104,8 @@ typedef struct lw {
     int *npairs, *pbase; /* pairs of rank r: pbase[r] .. pbase[r] + npairs[r] */
     int *psend, *precv, *pgrp;
     int groups;          /* channel groups: connections spread so that <= 32 peers share a channel */
+    int fch;             /* FIFO channels: the order keeps FIFO per (src, dst, chunk mod fch); the channel
+                            count is then a multiple of fch, so that each connection's order holds (1: any) */
     const unsigned char *fmt; /* per transfer its sparse format (opts.sparse), NULL: every message dense */
 } lw;
 
@@ -1042,6 +1044,7 @@ static tc_status delay_safe(const lw *L, double q, char *safe)
  */
 static tc_status order_events(lw *L, int delay, int pair[2])
 {
+    const int fch = L->fch > 0 ? L->fch : 1;
     const tc_sched *s = L->s;
     const size_t RN = (size_t)L->R * L->N;
     tc_status st = TC_OK;
@@ -1077,7 +1080,8 @@ static tc_status order_events(lw *L, int delay, int pair[2])
         L->e[i].fused = i; /* original position, kept while adjusting */
     for (int pass = 0;; pass++) {
         {
-            int *last = malloc((size_t)L->R * L->R * sizeof(int));
+            const size_t nconn = (size_t)L->R * L->R * fch;
+            int *last = malloc(nconn * sizeof(int));
             int *recv_of = malloc(((size_t)s->n_xfers + 1) * sizeof(int));
             if (!last || !recv_of) {
                 free(last);
@@ -1087,13 +1091,13 @@ static tc_status order_events(lw *L, int delay, int pair[2])
             for (int i = 0; i < L->ne; i++)
                 if (L->e[i].kind == 0)
                     recv_of[L->e[i].xfer] = i;
-            for (int i = 0; i < L->R * L->R; i++)
+            for (size_t i = 0; i < nconn; i++)
                 last[i] = -1;
             for (int i = 0; i < L->ne; i++) {
                 if (L->e[i].kind != 1)
                     continue;
                 ev *rv = &L->e[recv_of[L->e[i].xfer]];
-                int cn = L->e[i].rank * L->R + L->e[i].peer;
+                size_t cn = ((size_t)L->e[i].rank * L->R + L->e[i].peer) * fch + L->e[i].chunk % fch;
                 /* after its own send and after the previous receive of the connection, in the sort order */
                 const ev *after = &L->e[i];
                 if (last[cn] >= 0 && cmp_ev(&L->e[last[cn]], after) > 0)
@@ -1173,33 +1177,28 @@ static void first_error(void *user, tc_diag_level level, const char *file, int l
         snprintf(first, 1024, "%s", msg);
 }
 
-tc_status tc_msccl_lower(tc_ctx *ctx, const tc_sched *s, const tc_msccl_lower_opts *o, tc_msccl **out)
+/* The lowering's state from the options and the target's limits; usage and range errors of the input. */
+static tc_status setup(lw *L, tc_ctx *ctx, const tc_sched *s, const tc_msccl_lower_opts *o)
 {
-    tc_msccl_lower_opts def;
-    if (!o) {
-        tc_msccl_lower_opts_init(&def);
-        o = &def;
-    }
-    lw L;
-    memset(&L, 0, sizeof L);
-    L.ctx = ctx;
-    L.s = s;
-    L.o = o;
-    tc_msccl_limits_get(o->target, &L.lim);
-    L.R = s->n_ranks;
-    L.K = s->chunks_per_rank;
-    L.N = s->n_chunks;
+    memset(L, 0, sizeof *L);
+    L->ctx = ctx;
+    L->s = s;
+    L->o = o;
+    tc_msccl_limits_get(o->target, &L->lim);
+    L->R = s->n_ranks;
+    L->K = s->chunks_per_rank;
+    L->N = s->n_chunks;
     /* placements: in-place (default), out-of-place (inplace 0), or one program for both */
-    L.dual = o->inplace && o->outofplace;
-    L.inplace = o->inplace && !o->outofplace;
-    L.plain = o->plain || !L.lim.fused_ok;
+    L->dual = o->inplace && o->outofplace;
+    L->inplace = o->inplace && !o->outofplace;
+    L->plain = o->plain || !L->lim.fused_ok;
     const char *tn = tc_msccl_target_name(o->target);
     if (s->sparse && s->sparse->n == s->n_xfers) { /* sparse formats: tacos-run keeps them, MSCCL XML has none */
         int nsp = 0;
         for (int i = 0; i < s->n_xfers; i++)
             nsp += s->sparse->fmt[i] != 0;
         if (o->sparse)
-            L.fmt = s->sparse->fmt;
+            L->fmt = s->sparse->fmt;
         else if (nsp)
             tc_warn(ctx, s->file, 0,
                     "MSCCL XML has no sparse messages: the sparse formats of %d of the %d transfers are dropped "
@@ -1209,28 +1208,294 @@ tc_status tc_msccl_lower(tc_ctx *ctx, const tc_sched *s, const tc_msccl_lower_op
     if (o->proto && strcmp(o->proto, "Simple") && strcmp(o->proto, "LL") && strcmp(o->proto, "LL128"))
         return tc_error(ctx, TC_ERR_USAGE, NULL, 0, "unknown protocol '%s' (Simple, LL or LL128)", o->proto);
     if (o->max_channels > 0) {
-        if (o->max_channels > L.lim.hard_channels)
+        if (o->max_channels > L->lim.hard_channels)
             return tc_error(ctx, TC_ERR_USAGE, NULL, 0, "--max-channels %d: %s has at most %d channels", o->max_channels,
-                            tn, L.lim.hard_channels);
-        L.lim.max_channels = o->max_channels;
+                            tn, L->lim.hard_channels);
+        L->lim.max_channels = o->max_channels;
     }
-    if (o->channels > L.lim.max_channels)
+    if (o->channels > L->lim.max_channels)
         return tc_error(ctx, TC_ERR_LIMIT, NULL, 0, "%d channels requested: %s allows at most %d channels%s", o->channels,
-                        tn, L.lim.max_channels,
-                        L.lim.max_channels < L.lim.hard_channels ? " (--max-channels raises the limit)" : "");
-    if (L.R < 1 || L.K < 1 || L.N < 1 || (unsigned)s->coll >= TC_COLL_COUNT)
+                        tn, L->lim.max_channels,
+                        L->lim.max_channels < L->lim.hard_channels ? " (--max-channels raises the limit)" : "");
+    if (L->R < 1 || L->K < 1 || L->N < 1 || (unsigned)s->coll >= TC_COLL_COUNT)
         return tc_error(ctx, TC_ERR_INVALID, NULL, 0, "msccl lowering: empty or malformed schedule");
     for (int i = 0; i < s->n_xfers; i++) {
         const tc_xfer *x = &s->xfers[i];
-        if (x->src < 0 || x->src >= L.R || x->dst < 0 || x->dst >= L.R || x->src == x->dst || x->chunk < 0 ||
-            x->chunk >= L.N)
+        if (x->src < 0 || x->src >= L->R || x->dst < 0 || x->dst >= L->R || x->src == x->dst || x->chunk < 0 ||
+            x->chunk >= L->N)
             return tc_sched_error(ctx, TC_ERR_INVALID, s, i,
                                   "msccl lowering: transfer %d (%d->%d, chunk %d) is out of range; check the schedule "
                                   "first",
                                   i, x->src, x->dst, x->chunk);
     }
+    return TC_OK;
+}
+
+/* The global event order under the FIFO rule of MSCCL connections (order_events), repaired when it
+ * conflicts with the data: delayed sends and retimed accesses, then the chunks spread over more channels
+ * (L->fch); *repaired says whether any repair was needed.  TC_ERR_UNSUPPORTED naming the pair otherwise. */
+static tc_status fifo_order(lw *L, int *repaired)
+{
+    tc_ctx *ctx = L->ctx;
+    const tc_sched *s = L->s;
+    const tc_msccl_lower_opts *o = L->o;
+    tc_status st;
+    /* the FIFO connections: when receiving in send order would reorder a rank's accesses to a chunk,
+     * repair by sending every transfer whose data allows it just before its arrival (then a connection's
+     * sends go in arrival order); only when that fails too, name the pair */
+    int pair[2] = {-1, -1}, pair0[2];
+    L->fch = 1;
+    st = order_events(L, 0, pair);
+    *repaired = 0;
+    for (int delay = 1; delay <= 2 && st == TC_ERR_UNSUPPORTED; delay++, *repaired = 1)
+        st = order_events(L, delay, pair);
+    /* then more channels: each is a FIFO connection of its own, so transfers of one pair whose order the
+     * data forbids travel on different ones (chunk c on channel c mod nch, nch a multiple of fch) */
+    pair0[0] = pair[0], pair0[1] = pair[1];
+    for (int f = 2; st == TC_ERR_UNSUPPORTED && f <= L->lim.max_channels && f <= L->N && f <= 16 &&
+                    (size_t)L->R * L->R * f <= ((size_t)1 << 26);
+         f++) {
+        if (o->channels > 0 && o->channels % f)
+            continue;
+        L->fch = f;
+        for (int delay = 0; delay <= 2 && (delay == 0 || st == TC_ERR_UNSUPPORTED); delay++)
+            st = order_events(L, delay, pair);
+        *repaired = 1;
+    }
+    if (st == TC_ERR_UNSUPPORTED)
+        st = tc_error(ctx, TC_ERR_UNSUPPORTED, s->file, 0,
+                      "%s of %llu bytes (%s): transfers from rank %d to rank %d overtake each other; MSCCL "
+                      "connections are FIFO and this schedule cannot be lowered, even with sends delayed to "
+                      "their arrival, the accesses retimed and the chunks spread over up to %d channels",
+                      tc_coll_name(s->coll), (unsigned long long)s->size_bytes, s->algo ? s->algo : "tacos",
+                      pair0[0], pair0[1], L->fch);
+    return st;
+}
+
+/* Working slots for every chunk a rank touches, and the local copy events: copy-ins (out-of-place
+ * outputs start as a copy of the input) before every transfer, copy-outs (in-place alltoall) after. */
+static tc_status add_copies(lw *L)
+{
+    const size_t RN = (size_t)L->R * L->N;
+    /* slots; copy-in events first */
+    int nx = L->ne;
+    double tmin = 0;
+    for (int i = 0; i < nx; i++) {
+        assign(L, L->e[i].rank, L->e[i].chunk);
+        tmin = L->e[i].t < tmin ? L->e[i].t : tmin;
+    }
+    {
+        /* copy-ins (t = -1) come before every transfer and copy-outs (t = 1e300) after, each in the order
+         * (chunk, rank) that sorting would give them: placed directly, no third sort */
+        ev *cin = malloc((RN + 1) * sizeof *cin), *cout = malloc((RN + 1) * sizeof *cout);
+        int nin = 0, nout = 0;
+        if (!cin || !cout) {
+            free(cin);
+            free(cout);
+            return TC_ERR_NOMEM;
+        }
+        for (int r = 0; r < L->R; r++)
+            for (int c = 0; c < L->N; c++) {
+                int ib, io, ob, oo;
+                places(L, r, c, &ib, &io, &ob, &oo);
+                if (ob >= 0 && ib >= 0 && !(ob == ib && oo == io)) { /* out-of-place: output starts as a copy */
+                    assign(L, r, c);
+                    if (L->inb[r * L->N + c] >= 0)
+                        cin[nin++] = (ev){r, -1, 2, c, -1, 0, -1.0, c, 0, 0, 0, 0, 1, -1};
+                }
+                if (L->outb[r * L->N + c] >= 0) /* copy-out after everything else */
+                    cout[nout++] = (ev){r, -1, 2, c, -2, 0, 1e300, c, 0, 0, 0, 0, 1, -1};
+            }
+        /* generated by (rank, chunk): a stable counting sort by chunk gives (chunk, rank) */
+        int *cnt = calloc((size_t)L->N + 1, sizeof(int));
+        if (!cnt) {
+            free(cin);
+            free(cout);
+            return TC_ERR_NOMEM;
+        }
+        ev *dst = L->e + L->ne + nin; /* scratch room at the end of the event array */
+        for (int pass = 0; pass < 2; pass++) {
+            ev *a = pass ? cout : cin;
+            int n = pass ? nout : nin;
+            memset(cnt, 0, ((size_t)L->N + 1) * sizeof(int));
+            for (int k = 0; k < n; k++)
+                cnt[a[k].chunk + 1]++;
+            for (int c = 0; c < L->N; c++)
+                cnt[c + 1] += cnt[c];
+            for (int k = 0; k < n; k++)
+                dst[cnt[a[k].chunk]++] = a[k];
+            memcpy(a, dst, (size_t)n * sizeof *a);
+        }
+        free(cnt);
+        memmove(L->e + nin, L->e, (size_t)L->ne * sizeof *L->e);
+        memcpy(L->e + nin + L->ne, cout, (size_t)nout * sizeof *cout);
+        memcpy(L->e, cin, (size_t)nin * sizeof *cin);
+        L->ne += nin + nout;
+        free(cin);
+        free(cout);
+        if (tmin <= -1.0) /* times before the copy-ins: sort them all */
+            return sort_events(L);
+    }
+    return TC_OK;
+}
+
+/* From here on only the order within a rank matters: the events grouped by rank (stable), so that every
+ * later pass works on one rank's data at a time. */
+static tc_status group_by_rank(lw *L)
+{
+    int *cnt = calloc((size_t)L->R + 1, sizeof(int));
+    ev *tmp = malloc(((size_t)L->ne + 1) * sizeof *tmp);
+    if (!cnt || !tmp) {
+        free(cnt);
+        free(tmp);
+        return TC_ERR_NOMEM;
+    }
+    for (int i = 0; i < L->ne; i++)
+        cnt[L->e[i].rank + 1]++;
+    for (int r = 0; r < L->R; r++)
+        cnt[r + 1] += cnt[r];
+    for (int i = 0; i < L->ne; i++)
+        tmp[cnt[L->e[i].rank]++] = L->e[i];
+    memcpy(L->e, tmp, (size_t)L->ne * sizeof *tmp);
+    free(cnt);
+    free(tmp);
+    return TC_OK;
+}
+
+/* Build the program with the fewest channels (a multiple of L->fch) whose thread blocks meet the target's
+ * limits on steps, thread blocks, depid and parser nodes; TC_ERR_LIMIT naming the limit otherwise. */
+static tc_status fit_channels(lw *L, tc_msccl **out)
+{
+    tc_ctx *ctx = L->ctx;
+    const tc_sched *s = L->s;
+    const tc_msccl_lower_opts *o = L->o;
+    const char *tn = tc_msccl_target_name(L->o->target);
     tc_status st = TC_OK;
     tc_msccl *m = NULL;
+    int maxch = L->lim.max_channels / L->groups; /* channels per group */
+    if (maxch < 1) {
+        st = tc_error(ctx, TC_ERR_LIMIT, NULL, 0,
+                      "a rank has more than %d peers: %d channel groups are needed and %s allows %d channels",
+                      L->lim.max_peers_per_chan, L->groups, tn, L->lim.max_channels);
+        goto fail;
+    }
+    int nch = o->channels > 0 ? (o->channels + L->groups - 1) / L->groups : 1;
+    if (nch > maxch)
+        nch = maxch;
+    if (L->fch > 1) { /* the repaired order holds on channel counts that are multiples of fch */
+        maxch -= maxch % L->fch;
+        if (maxch < L->fch) {
+            st = tc_error(ctx, TC_ERR_LIMIT, NULL, 0,
+                          "%s of %llu bytes (%s): MSCCL connections are FIFO and this order needs %d channels per "
+                          "channel group (%d groups): %s allows %d channels",
+                          tc_coll_name(s->coll), (unsigned long long)s->size_bytes, s->algo ? s->algo : "tacos",
+                          L->fch, L->groups, tn, L->lim.max_channels);
+            goto fail;
+        }
+        nch = (nch + L->fch - 1) / L->fch * L->fch;
+        if (nch > maxch)
+            nch = maxch;
+    }
+    for (;;) {
+        int too_long = 0, maxsteps = 0;
+        tc_msccl_free(m);
+        m = NULL;
+        if ((st = build(L, nch, &m, &too_long, &maxsteps)))
+            goto fail;
+        /* the runtimes' parser holds <algo>, every <gpu>, and one gpu's <tb>s and steps at once; more
+         * channels only add tbs, so this fails at once */
+        for (int r = 0; r < L->R && L->lim.max_nodes < INT_MAX; r++) {
+            long nodes = 1L + L->R + m->gpus[r].n_tbs;
+            for (int t = 0; t < m->gpus[r].n_tbs; t++)
+                nodes += m->gpus[r].tbs[t].n_steps;
+            if (nodes > L->lim.max_nodes) {
+                st = tc_error(ctx, TC_ERR_LIMIT, NULL, 0,
+                              "gpu %d needs %ld XML nodes (<algo>, %d <gpu>s, its %d <tb>s and their steps): the parser "
+                              "of %s holds at most %d (MAX_NODES); fewer chunks per rank or fewer gpus fit, and "
+                              "--target tacos-run writes a plan only tacos-run replays",
+                              r, nodes, L->R, m->gpus[r].n_tbs, tn, L->lim.max_nodes);
+                goto fail;
+            }
+        }
+        int maxtbs = 0;
+        for (int r = 0; r < L->R; r++)
+            if (m->gpus[r].n_tbs > maxtbs)
+                maxtbs = m->gpus[r].n_tbs;
+        if (maxtbs > L->lim.max_tbs_per_gpu) {
+            st = tc_error(ctx, TC_ERR_LIMIT, NULL, 0,
+                          "the schedule needs %d thread blocks on one gpu with %d channel(s): %s allows at most %d "
+                          "thread blocks per gpu",
+                          maxtbs, nch * L->groups, tn, L->lim.max_tbs_per_gpu);
+            goto fail;
+        }
+        if (maxtbs - 1 > L->lim.max_depid) {
+            for (int r = 0; r < L->R; r++)
+                for (int t = 0; t < m->gpus[r].n_tbs; t++)
+                    for (int k = 0; k < m->gpus[r].tbs[t].n_steps; k++)
+                        if (m->gpus[r].tbs[t].steps[k].depid > L->lim.max_depid) {
+                            st = tc_error(ctx, TC_ERR_LIMIT, NULL, 0,
+                                          "a dependency on thread block %d: %s allows depid up to %d",
+                                          m->gpus[r].tbs[t].steps[k].depid, tn, L->lim.max_depid);
+                            goto fail;
+                        }
+        }
+        if (!too_long)
+            break;
+        if (o->channels > 0 || nch >= maxch || nch + L->fch > L->N) {
+            st = tc_error(ctx, TC_ERR_LIMIT, NULL, 0,
+                          "a thread block needs %s steps with %d channel(s): %s allows fewer than %d steps per thread "
+                          "block",
+                          "64 or more", nch * L->groups, tn, L->lim.max_steps_per_tb);
+            goto fail;
+        }
+        /* steps shrink about in proportion to the channels: jump close, then step up */
+        int guess = (int)(((long)nch * maxsteps * 11 / 10 + L->lim.max_steps_per_tb - 2) / (L->lim.max_steps_per_tb - 1));
+        nch = guess > nch ? guess : nch + 1;
+        nch = (nch + L->fch - 1) / L->fch * L->fch;
+        if (nch > maxch)
+            nch = maxch;
+        if (nch > L->N)
+            nch = L->N - L->N % L->fch;
+    }
+    *out = m;
+    return TC_OK;
+fail:
+    tc_msccl_free(m);
+    return st;
+}
+
+/* A repaired order keeps every message forward in it, but it may queue more messages on a connection than
+ * the runtime buffers: the program is verified here, so a repair that cannot run is named as such. */
+static tc_status check_repaired(lw *L, const tc_msccl *m)
+{
+    const tc_sched *s = L->s;
+    char first[1024] = "";
+    tc_ctx sub = *L->ctx;
+    sub.sink = first_error;
+    sub.sink_user = first;
+    if (tc_msccl_verify(&sub, m, &L->lim, "lowered MSCCL program") == TC_OK)
+        return TC_OK;
+    return tc_error(L->ctx, TC_ERR_UNSUPPORTED, s->file, 0,
+                    "%s of %llu bytes (%s): MSCCL connections are FIFO; the order repaired for them does not run (%s)",
+                    tc_coll_name(s->coll), (unsigned long long)s->size_bytes, s->algo ? s->algo : "tacos", first);
+}
+
+/* The passes in order: setup, fifo_order, add_copies, group_by_rank, pairing, fit_channels (which builds
+ * the program: build), check_repaired; see the opening comment. */
+tc_status tc_msccl_lower(tc_ctx *ctx, const tc_sched *s, const tc_msccl_lower_opts *o, tc_msccl **out)
+{
+    tc_msccl_lower_opts def;
+    if (!o) {
+        tc_msccl_lower_opts_init(&def);
+        o = &def;
+    }
+    lw L;
+    tc_status st = setup(&L, ctx, s, o);
+    if (st)
+        return st;
+    const char *tn = tc_msccl_target_name(o->target);
+    tc_msccl *m = NULL;
+    int repaired = 0;
     size_t RN = (size_t)L.R * L.N;
     L.wbuf = malloc(RN * sizeof(int));
     L.woff = malloc(RN * sizeof(int));
@@ -1246,85 +1511,8 @@ tc_status tc_msccl_lower(tc_ctx *ctx, const tc_sched *s, const tc_msccl_lower_op
     }
     for (size_t i = 0; i < RN; i++)
         L.wbuf[i] = L.inb[i] = L.outb[i] = -1;
-    /* events in IR order */
-    /* the FIFO connections: when receiving in send order would reorder a rank's accesses to a chunk,
-     * repair by sending every transfer whose data allows it just before its arrival (then a connection's
-     * sends go in arrival order); only when that fails too, name the pair */
-    int pair[2] = {-1, -1};
-    st = order_events(&L, 0, pair);
-    int repaired = 0;
-    for (int delay = 1; delay <= 2 && st == TC_ERR_UNSUPPORTED; delay++, repaired = 1)
-        st = order_events(&L, delay, pair);
-    if (st == TC_ERR_UNSUPPORTED)
-        st = tc_error(ctx, TC_ERR_UNSUPPORTED, s->file, 0,
-                      "%s of %llu bytes (%s): transfers from rank %d to rank %d overtake each other; MSCCL "
-                      "connections are FIFO and this schedule cannot be lowered, even with sends delayed to "
-                      "their arrival and the accesses retimed",
-                      tc_coll_name(s->coll), (unsigned long long)s->size_bytes, s->algo ? s->algo : "tacos",
-                      pair[0], pair[1]);
-    if (st)
+    if ((st = fifo_order(&L, &repaired)) || (st = add_copies(&L)))
         goto done;
-    /* slots; copy-in events first */
-    int nx = L.ne;
-    double tmin = 0;
-    for (int i = 0; i < nx; i++) {
-        assign(&L, L.e[i].rank, L.e[i].chunk);
-        tmin = L.e[i].t < tmin ? L.e[i].t : tmin;
-    }
-    {
-        /* copy-ins (t = -1) come before every transfer and copy-outs (t = 1e300) after, each in the order
-         * (chunk, rank) that sorting would give them: placed directly, no third sort */
-        ev *cin = malloc((RN + 1) * sizeof *cin), *cout = malloc((RN + 1) * sizeof *cout);
-        int nin = 0, nout = 0;
-        if (!cin || !cout) {
-            free(cin);
-            free(cout);
-            st = TC_ERR_NOMEM;
-            goto done;
-        }
-        for (int r = 0; r < L.R; r++)
-            for (int c = 0; c < L.N; c++) {
-                int ib, io, ob, oo;
-                places(&L, r, c, &ib, &io, &ob, &oo);
-                if (ob >= 0 && ib >= 0 && !(ob == ib && oo == io)) { /* out-of-place: output starts as a copy */
-                    assign(&L, r, c);
-                    if (L.inb[r * L.N + c] >= 0)
-                        cin[nin++] = (ev){r, -1, 2, c, -1, 0, -1.0, c, 0, 0, 0, 0, 1, -1};
-                }
-                if (L.outb[r * L.N + c] >= 0) /* copy-out after everything else */
-                    cout[nout++] = (ev){r, -1, 2, c, -2, 0, 1e300, c, 0, 0, 0, 0, 1, -1};
-            }
-        /* generated by (rank, chunk): a stable counting sort by chunk gives (chunk, rank) */
-        int *cnt = calloc((size_t)L.N + 1, sizeof(int));
-        if (!cnt) {
-            free(cin);
-            free(cout);
-            st = TC_ERR_NOMEM;
-            goto done;
-        }
-        ev *dst = L.e + L.ne + nin; /* scratch room at the end of the event array */
-        for (int pass = 0; pass < 2; pass++) {
-            ev *a = pass ? cout : cin;
-            int n = pass ? nout : nin;
-            memset(cnt, 0, ((size_t)L.N + 1) * sizeof(int));
-            for (int k = 0; k < n; k++)
-                cnt[a[k].chunk + 1]++;
-            for (int c = 0; c < L.N; c++)
-                cnt[c + 1] += cnt[c];
-            for (int k = 0; k < n; k++)
-                dst[cnt[a[k].chunk]++] = a[k];
-            memcpy(a, dst, (size_t)n * sizeof *a);
-        }
-        free(cnt);
-        memmove(L.e + nin, L.e, (size_t)L.ne * sizeof *L.e);
-        memcpy(L.e + nin + L.ne, cout, (size_t)nout * sizeof *cout);
-        memcpy(L.e, cin, (size_t)nin * sizeof *cin);
-        L.ne += nin + nout;
-        free(cin);
-        free(cout);
-        if (tmin <= -1.0 && (st = sort_events(&L))) /* times before the copy-ins: sort them all */
-            goto done;
-    }
     /* per connection (src, dst, chunk's channel) the receive order must equal the send order: enforced above
      * for each transfer; with several channels FIFO is per channel, which keeps it */
     if (L.R > L.lim.max_gpus) {
@@ -1334,115 +1522,9 @@ tc_status tc_msccl_lower(tc_ctx *ctx, const tc_sched *s, const tc_msccl_lower_op
                       L.R, tn, L.lim.max_gpus);
         goto done;
     }
-    {
-        /* from here on only the order within a rank matters: group the events by rank (stable), so that
-         * everything below works on one rank's data at a time */
-        int *cnt = calloc((size_t)L.R + 1, sizeof(int));
-        ev *tmp = malloc(((size_t)L.ne + 1) * sizeof *tmp);
-        if (!cnt || !tmp) {
-            free(cnt);
-            free(tmp);
-            st = TC_ERR_NOMEM;
-            goto done;
-        }
-        for (int i = 0; i < L.ne; i++)
-            cnt[L.e[i].rank + 1]++;
-        for (int r = 0; r < L.R; r++)
-            cnt[r + 1] += cnt[r];
-        for (int i = 0; i < L.ne; i++)
-            tmp[cnt[L.e[i].rank]++] = L.e[i];
-        memcpy(L.e, tmp, (size_t)L.ne * sizeof *tmp);
-        free(cnt);
-        free(tmp);
-    }
-    if ((st = pairing(&L)))
+    if ((st = group_by_rank(&L)) || (st = pairing(&L)) || (st = fit_channels(&L, &m)) ||
+        (repaired && (st = check_repaired(&L, m))))
         goto done;
-    int maxch = L.lim.max_channels / L.groups; /* channels per group */
-    if (maxch < 1) {
-        st = tc_error(ctx, TC_ERR_LIMIT, NULL, 0,
-                      "a rank has more than %d peers: %d channel groups are needed and %s allows %d channels",
-                      L.lim.max_peers_per_chan, L.groups, tn, L.lim.max_channels);
-        goto done;
-    }
-    int nch = o->channels > 0 ? (o->channels + L.groups - 1) / L.groups : 1;
-    if (nch > maxch)
-        nch = maxch;
-    for (;;) {
-        int too_long = 0, maxsteps = 0;
-        tc_msccl_free(m);
-        m = NULL;
-        if ((st = build(&L, nch, &m, &too_long, &maxsteps)))
-            goto done;
-        /* the runtimes' parser holds <algo>, every <gpu>, and one gpu's <tb>s and steps at once; more
-         * channels only add tbs, so this fails at once */
-        for (int r = 0; r < L.R && L.lim.max_nodes < INT_MAX; r++) {
-            long nodes = 1L + L.R + m->gpus[r].n_tbs;
-            for (int t = 0; t < m->gpus[r].n_tbs; t++)
-                nodes += m->gpus[r].tbs[t].n_steps;
-            if (nodes > L.lim.max_nodes) {
-                st = tc_error(ctx, TC_ERR_LIMIT, NULL, 0,
-                              "gpu %d needs %ld XML nodes (<algo>, %d <gpu>s, its %d <tb>s and their steps): the parser "
-                              "of %s holds at most %d (MAX_NODES); fewer chunks per rank or fewer gpus fit, and "
-                              "--target tacos-run writes a plan only tacos-run replays",
-                              r, nodes, L.R, m->gpus[r].n_tbs, tn, L.lim.max_nodes);
-                goto done;
-            }
-        }
-        int maxtbs = 0;
-        for (int r = 0; r < L.R; r++)
-            if (m->gpus[r].n_tbs > maxtbs)
-                maxtbs = m->gpus[r].n_tbs;
-        if (maxtbs > L.lim.max_tbs_per_gpu) {
-            st = tc_error(ctx, TC_ERR_LIMIT, NULL, 0,
-                          "the schedule needs %d thread blocks on one gpu with %d channel(s): %s allows at most %d "
-                          "thread blocks per gpu",
-                          maxtbs, nch * L.groups, tn, L.lim.max_tbs_per_gpu);
-            goto done;
-        }
-        if (maxtbs - 1 > L.lim.max_depid) {
-            for (int r = 0; r < L.R; r++)
-                for (int t = 0; t < m->gpus[r].n_tbs; t++)
-                    for (int k = 0; k < m->gpus[r].tbs[t].n_steps; k++)
-                        if (m->gpus[r].tbs[t].steps[k].depid > L.lim.max_depid) {
-                            st = tc_error(ctx, TC_ERR_LIMIT, NULL, 0,
-                                          "a dependency on thread block %d: %s allows depid up to %d",
-                                          m->gpus[r].tbs[t].steps[k].depid, tn, L.lim.max_depid);
-                            goto done;
-                        }
-        }
-        if (!too_long)
-            break;
-        if (o->channels > 0 || nch >= maxch || nch >= L.N) {
-            st = tc_error(ctx, TC_ERR_LIMIT, NULL, 0,
-                          "a thread block needs %s steps with %d channel(s): %s allows fewer than %d steps per thread "
-                          "block",
-                          "64 or more", nch * L.groups, tn, L.lim.max_steps_per_tb);
-            goto done;
-        }
-        /* steps shrink about in proportion to the channels: jump close, then step up */
-        int guess = (int)(((long)nch * maxsteps * 11 / 10 + L.lim.max_steps_per_tb - 2) / (L.lim.max_steps_per_tb - 1));
-        nch = guess > nch ? guess : nch + 1;
-        if (nch > maxch)
-            nch = maxch;
-        if (nch > L.N)
-            nch = L.N;
-    }
-    if (repaired) {
-        /* a repaired order keeps every message forward in it, but it may queue more messages on a connection
-         * than the runtime buffers: verified here, so a repair that cannot run is named as such */
-        char first[1024] = "";
-        tc_ctx sub = *ctx;
-        sub.sink = first_error;
-        sub.sink_user = first;
-        if (tc_msccl_verify(&sub, m, &L.lim, "lowered MSCCL program"))
-            st = tc_error(ctx, TC_ERR_UNSUPPORTED, s->file, 0,
-                          "%s of %llu bytes (%s): MSCCL connections are FIFO; the order repaired for them does not "
-                          "run (%s)",
-                          tc_coll_name(s->coll), (unsigned long long)s->size_bytes, s->algo ? s->algo : "tacos",
-                          first);
-        if (st)
-            goto done;
-    }
     *out = m;
     m = NULL;
 done:
