@@ -1192,56 +1192,76 @@ START_TEST(test_bundle_cli)
 }
 END_TEST
 
-/* issue 21: a range whose algorithm cannot be written for the target (tacos on a 64-rank ring with one
- * channel needs 64 or more steps per thread block, over NCCL's limit) is served by the fastest candidate that
- * can, with a warning naming both; when none can, the error names the collective, ranks, range and algorithm,
- * and a directory the call made is gone again. */
+/* issue 21: candidates are priced as the files are written, so a bundle never picks what cannot be written
+ * (tacos on a 64-rank ring with one channel needs 64 or more steps per thread block, over NCCL's limit): the
+ * range gets what compile writes by default, at compile's predicted time.  And the writer itself: a range
+ * whose algorithm cannot be written is served by the fastest candidate that can, with a warning naming both;
+ * when none can, the error names the collective, ranks, range and algorithm, and the directory the call
+ * made is gone again. */
 START_TEST(test_bundle_runner_up)
 {
-    char *dir = tmpdir(), *out = NULL, b[300], ad[320], x[300];
+    char *dir = tmpdir(), *out = NULL, b[300], ad[400], x[300];
     char *tp = gen_topo(dir, "ring64", "ring 64");
     snprintf(b, sizeof b, "%s/b", dir);
     snprintf(x, sizeof x, "%s/x.xml", dir);
-    /* the oracle: compile refuses tacos with one channel, and writes rhd */
-    ck_assert_int_eq(tu_tacosc_run(&out, "%s -c allreduce --size 1M --max-channels 1 -o %s", tp, x), 1);
+    /* the oracle: compile refuses --algo tacos with one channel; by default it writes the fastest that can */
+    ck_assert_int_eq(tu_tacosc_run(&out, "%s -c allreduce --algo tacos --size 1M --max-channels 1 -o %s", tp, x), 1);
     ck_assert_msg(strstr(out, "NCCL allows fewer than 64 steps per thread block"), "%s", out);
     free(out);
-    ck_assert_int_eq(tu_tacosc_run(&out, "%s -c allreduce --algo rhd --size 1M --max-channels 1 -o %s", tp, x), 0);
-    char *pt = strstr(out, "predicted time "), rhd_time[32] = "";
-    ck_assert_ptr_nonnull(pt);
-    sscanf(pt + 15, "%31[^(]", rhd_time);
-    rhd_time[strlen(rhd_time) - 1] = 0; /* the space before "(" */
+    ck_assert_int_eq(tu_tacosc_run(&out, "%s -c allreduce --size 1M --max-channels 1 -o %s", tp, x), 0);
+    char algo[32] = "", time[32] = "", want[160];
+    const char *w = strstr(out, "; writing "), *pt = strstr(out, "predicted time ");
+    ck_assert_msg(w && pt && sscanf(w + 10, "%31[^,]", algo) == 1 && sscanf(pt + 15, "%31[^(]", time) == 1, "%s", out);
+    time[strlen(time) - 1] = 0; /* the space before "(" */
     free(out);
     ck_assert_int_eq(tu_tacosc_run(&out, "bundle %s -c allreduce --sizes 1M:1M:1 --max-channels 1 -o %s", tp, b), 0);
-    ck_assert_msg(strstr(out, "tacosc: warning: bundle: allreduce on 64 ranks, 0 bytes and up: tacos cannot be "
-                              "written for NCCL (a thread block needs 64 or more steps with 1 channel(s)"),
-                  "%s", out);
-    char want[128];
-    snprintf(want, sizeof want, "the runner-up rhd serves the range (%s against", rhd_time);
-    ck_assert_msg(strstr(out, want), "want '%s' in\n%s", want, out);
-    snprintf(want, sizeof want, "rhd        %s at 1048576 B", rhd_time);
+    snprintf(want, sizeof want, "%-10s %s at 1048576 B", algo, time);
     ck_assert_msg(strstr(out, want), "want '%s' in\n%s", want, out);
     free(out);
     snprintf(ad, sizeof ad, "%s/msccl-algorithms", b);
     tc_msccl *p[4] = {0};
     ck_assert_int_eq(bundle_files(ad, p, 4, "nccl"), 1);
-    ck_assert_str_eq(p[0]->name, "rhd");
+    ck_assert_str_eq(p[0]->name, algo);
     ck_assert_int_eq(p[0]->nchannels, 1);
     tc_msccl_free(p[0]);
-    /* nothing else serves: the error says what, and the new directory is removed */
+    /* the writer, handed tacos for the range */
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_topo *t = load(tp);
+    tc_tune_bundle_opts bo;
+    tc_tune_bundle_opts_init(&bo);
+    bo.coll = TC_COLL_ALLREDUCE;
+    bo.lower.max_channels = 1;
+    bo.how = "the test";
+    const int tacos = tc_tune_algo_index("tacos");
+    tc_tune_range r = {.min_bytes = 0, .max_bytes = 0, .algo = tacos, .plan_bytes = 1 << 20, .time = 1e-3};
     char b2[320];
+    snprintf(b2, sizeof b2, "%s/lib", dir);
+    ck_assert_msg(tc_tune_bundle_write(&ctx, b2, t, &bo, &r, 1) == TC_OK, "%s", tu_diags());
+    ck_assert_int_ne(r.algo, tacos);
+    snprintf(want, sizeof want, "warning: bundle: allreduce on 64 ranks, 0 bytes and up: tacos cannot be written for "
+                                "NCCL (a thread block needs 64 or more steps with 1 channel(s)");
+    ck_assert_msg(strstr(tu_diags(), want), "%s", tu_diags());
+    snprintf(want, sizeof want, "the runner-up %s serves the range (", tc_algo_registry[r.algo].name);
+    ck_assert_msg(strstr(tu_diags(), want), "%s", tu_diags());
+    snprintf(ad, sizeof ad, "%s/msccl-algorithms", b2);
+    ck_assert_int_eq(bundle_files(ad, p, 4, "nccl"), 1);
+    ck_assert_str_eq(p[0]->name, tc_algo_registry[r.algo].name);
+    tc_msccl_free(p[0]);
+    /* nothing else serves: the error says what, and the new directory is removed */
     snprintf(b2, sizeof b2, "%s/none", dir);
-    ck_assert_int_eq(
-        tu_tacosc_run(&out, "bundle %s -c allreduce --sizes 1M:1M:1 --max-channels 1 --algos tacos,ring -o %s", tp,
-                      b2),
-        1);
-    ck_assert_msg(strstr(out, "tacosc: error: bundle: allreduce on 64 ranks, 0 bytes and up, planned at 1048576 B "
-                              "with tacos: a thread block needs 64 or more steps with 1 channel(s): NCCL allows "
-                              "fewer than 64 steps per thread block; no other candidate can be written either\n"),
-                  "%s", out);
-    free(out);
+    bo.algos = (1ull << tacos) | (1ull << tc_tune_algo_index("ring"));
+    r.algo = tacos;
+    tu_ctx(&ctx);
+    ck_assert_int_ne(tc_tune_bundle_write(&ctx, b2, t, &bo, &r, 1), TC_OK);
+    ck_assert_msg(strstr(tu_diags(), "error: bundle: allreduce on 64 ranks, 0 bytes and up, planned at 1048576 B "
+                                     "with tacos: a thread block needs 64 or more steps with 1 channel(s): NCCL "
+                                     "allows fewer than 64 steps per thread block; no other candidate can be "
+                                     "written either\n"),
+                  "%s", tu_diags());
     struct stat sb;
     ck_assert_int_ne(stat(b2, &sb), 0);
+    tc_topo_free(t);
     rm_rf(dir);
     free(dir);
     free(tp);

@@ -165,6 +165,7 @@ int tc_cli_bundle(int argc, char **argv)
         snprintf(how, sizeof how, "the model %s (held-out accuracy %.1f%%)", model->dir, 100 * model->test.accuracy);
     else
         snprintf(how, sizeof how, "simulating the candidates (event model; %s)", why);
+    go.target = &lo; /* candidates priced as the files are written: lowered for the target (issue 21) */
     if ((st = tc_tune_bundle_ranges(&ctx, topo, coll, &go, model, algos, sizes, n_sizes, &r, &nr)))
         goto done;
     int n_gaps = 0; /* issue 24: where NCCL's own algorithm is predicted to win, no file (tune/vendor.c) */
