@@ -33,8 +33,9 @@ void tc_photonic_opts_init(tc_photonic_opts *o);
 /**
  * The pass: plan reconfigurations and circuits for schedule `s` on `topo` (indexed, switches unwound,
  * topo->photonic.present).  Writes a new tc_sched_photonic to *out (the caller attaches it to s and may set
- * s->time to the breakdown's sum).  Errors: no <photonic> element, no rounds, no reconfiguration delay,
- * an unbuildable round (no free wavelength, too few fibers), a bad fallback name (TC_ERR_USAGE).
+ * s->time to the breakdown's sum).  A configuration the fabric cannot route (no free wavelength, too few
+ * fibers) is left out and the plan solved again (a warning names it).  Errors: no <photonic> element, no
+ * rounds, no reconfiguration delay, a bad fallback name (TC_ERR_USAGE).
  */
 tc_status tc_photonic_plan(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, const tc_photonic_opts *opts,
                            tc_sched_photonic **out);
@@ -107,6 +108,9 @@ typedef struct tc_ph_ilp {
     const double *cost;
     const int *own;
     const unsigned char *keep_only;
+    const unsigned char *tie; /**< may be NULL; tie[i]: rounds i and i+1 are parts of one split step, and
+                                   on a static topology both run on the same one (it carries the step
+                                   unsplit: cost holds each part's share) */
     double r;
     double time_limit;      /**< seconds (GLPK tm_lim) */
 } tc_ph_ilp;
