@@ -544,6 +544,104 @@ START_TEST(test_fiber_paper_scale_route)
 }
 END_TEST
 
+/* Brute force for Alg. 4: every simple path of every circuit (depth-first over circuits, pruned at the
+ * best z so far): the fewest circuits on the busiest edge. */
+typedef struct fbrute {
+    int V, E;
+    const int *u, *v;
+    int n, *s, *d;
+    int load[32];
+    int best;
+} fbrute;
+
+static int fb_edge(const fbrute *b, int x, int y)
+{
+    for (int e = 0; e < b->E; e++)
+        if ((b->u[e] == x && b->v[e] == y) || (b->u[e] == y && b->v[e] == x))
+            return e;
+    return -1;
+}
+
+static void fb_circuit(fbrute *b, int i, int cur);
+
+/* extend circuit i's path from server `at` (servers in `seen`) */
+static void fb_walk(fbrute *b, int i, int at, unsigned seen, int cur)
+{
+    if (at == b->d[i]) {
+        fb_circuit(b, i + 1, cur);
+        return;
+    }
+    for (int w = 0; w < b->V; w++) {
+        const int e = fb_edge(b, at, w);
+        if (e < 0 || (seen >> w & 1) || b->load[e] + 1 >= b->best)
+            continue;
+        b->load[e]++;
+        fb_walk(b, i, w, seen | 1u << w, cur > b->load[e] ? cur : b->load[e]);
+        b->load[e]--;
+    }
+}
+
+static void fb_circuit(fbrute *b, int i, int cur)
+{
+    if (i == b->n) {
+        if (cur < b->best)
+            b->best = cur;
+        return;
+    }
+    if (b->s[i] == b->d[i])
+        fb_circuit(b, i + 1, cur);
+    else
+        fb_walk(b, i, b->s[i], 1u << b->s[i], cur);
+}
+
+/* Issue 22 item 6: Alg. 4's z is the optimum, against brute force, on random small grids and rings (whose
+ * LP bound is weak: a ring's circuits split in halves); also with a 1 ms limit, where the plan's
+ * incumbent and the gap stay honest (z >= the optimum, the proven bound <= it). */
+START_TEST(test_fiber_brute_force)
+{
+    srand((unsigned)tu_seed() + 22);
+    for (int rep = 0; rep < 60; rep++) {
+        fbrute b = {.best = 1 << 20};
+        int *u = NULL, *v = NULL, E = 0, V;
+        if (rep % 3 == 2) { /* a ring of 4 to 7 servers */
+            V = 4 + rand() % 4, E = V;
+            u = malloc((size_t)E * sizeof *u), v = malloc((size_t)E * sizeof *v);
+            for (int k = 0; k < V; k++)
+                u[k] = k, v[k] = (k + 1) % V;
+        } else {
+            const int R = 2 + rand() % 2, C = 2 + rand() % 2;
+            V = R * C;
+            ck_assert_int_eq(tc_photonic_grid_edges(R, C, &u, &v, &E), TC_OK);
+        }
+        const int n = 2 + rand() % 5;
+        int s[8], d[8];
+        for (int i = 0; i < n; i++)
+            s[i] = rand() % V, d[i] = rand() % V;
+        b.V = V, b.E = E, b.u = u, b.v = v, b.n = n, b.s = s, b.d = d;
+        fb_circuit(&b, 0, 0);
+        for (int lim = 0; lim < 2; lim++) {
+            tc_ph_fiber_in in = {.n_servers = V, .n_edges = E, .edge_u = u, .edge_v = v, .n_circ = n, .src = s,
+                                 .dst = d, .time_limit = lim ? 1e-6 : 10};
+            tc_ph_fiber_out *o = NULL;
+            tc_ctx ctx;
+            tu_ctx(&ctx);
+            ck_assert_msg(tc_photonic_fiber_route(&ctx, &in, &o) == TC_OK, "%s", tu_diags());
+            check_fibers(&in, o);
+            if (!lim || o->method == TC_PH_FIBER_ILP)
+                ck_assert_msg(o->z == b.best, "instance %d: fiber ILP z = %d, brute force %d", rep, o->z, b.best);
+            else
+                ck_assert_int_ge(o->z, b.best);
+            ck_assert_int_le((int)ceil(o->bound - 1e-6), b.best); /* the proven bound is a bound */
+            ck_assert(o->bound >= o->lp_bound - 1e-9);
+            if (o->method == TC_PH_FIBER_ILP)
+                ck_assert_int_eq((int)ceil(o->bound - 1e-6), o->z); /* proven: no gap */
+            tc_photonic_fiber_out_free(o);
+        }
+        free(u), free(v);
+    }
+}
+END_TEST
+
 /* k 4-cycles, each with circuits 0->2 and 1->3: the LP splits them (bound 1), any integer routing puts two
  * on one edge.  k = 4: branch and bound proves z = 2; k = 30 with a microsecond: the LP rounded. */
 static void gadgets(int k, double limit, int method)
@@ -1320,6 +1418,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_fiber_paper_scale);
     tcase_add_test(tc, test_fiber_paper_scale_route);
     tcase_add_test(tc, test_fiber_gap_and_time_limit);
+    tcase_add_test(tc, test_fiber_brute_force);
     tcase_add_test(tc, test_fiber_disconnected);
     tcase_add_test(tc, test_plan_generators);
     tcase_add_test(tc, test_plan_split);

@@ -184,6 +184,8 @@ typedef struct tc_ph_fiber_out {
     int peak;        /**< the busiest edge's circuits once paths are shortened (<= max(z, capacity)) */
     int capacity;    /**< fibers x per_fiber, or z rounded up to whole fibers when fibers is 0 */
     double lp_bound; /**< the LP relaxation's optimum: z >= ceil(lp_bound - 1e-9) */
+    double bound;    /**< the best proven lower bound on the optimum (the LP's, raised by branch and bound);
+                          ceil(bound) == z when the method is TC_PH_FIBER_ILP; the gap is z - ceil(bound) */
     int *load;       /**< per edge, existing included */
     int *path_off;   /**< per circuit: its servers are path[path_off[i] .. path_off[i + 1]) */
     int *path;
@@ -250,6 +252,7 @@ typedef struct tc_ph_route_summary {
     int method;       /**< tc_ph_fiber_method */
     int z;            /**< Alg. 4's objective */
     double lp_bound;
+    double bound;     /**< tc_ph_fiber_out.bound: the optimality gap is z - ceil(bound) */
     int fibers;       /**< fibers in use over all server pairs */
     int n_fib;        /**< server pairs in use */
     int *fib;         /**< n_fib triples (a, b, fibers), a < b, ascending */

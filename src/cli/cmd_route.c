@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,8 +212,8 @@ int tc_cli_route(int argc, char **argv)
     if (sum.method == TC_PH_FIBER_LP)
         tc_warn(&ctx, NULL, 0,
                 "the fiber ILP reached the %g s limit (--ilp-time): LP relaxation rounded, %d circuits on the busiest "
-                "server pair (LP bound %.2f)",
-                ilp_time, sum.z, sum.lp_bound);
+                "server pair (LP bound %.2f; optimality gap %d: the optimum is at least %d)",
+                ilp_time, sum.z, sum.lp_bound, sum.z - (int)ceil(sum.bound - 1e-6), (int)ceil(sum.bound - 1e-6));
     if (out_path) {
         tc_cli_out o;
         if ((st = tc_photonic_circuit_plan(fab, rt, &sum, &plan))) {

@@ -471,11 +471,18 @@ typedef struct heur {
     fctx *f;
     double *x;   /* 1-based column values */
     int n, z, given;
+    double bound; /* the best active node's bound seen so far: a lower bound on the optimum */
 } heur;
 
 static void give_heuristic(glp_tree *T, void *info)
 {
     heur *h = info;
+    const int best = glp_ios_best_node(T);
+    if (best) { /* the smallest bound of an active node bounds every solution left to find */
+        const double b = glp_ios_node_bound(T, best);
+        if (b > h->bound)
+            h->bound = b;
+    }
     if (glp_ios_reason(T) == GLP_IHEUR && !h->given) {
         h->given = 1;
         glp_ios_heur_sol(T, h->x);
@@ -572,6 +579,7 @@ tc_status tc_photonic_fiber_route(tc_ctx *ctx, const tc_ph_fiber_in *in, tc_ph_f
         }
     }
     int base = 0;
+    double tree_bound = 0; /* z is an integer: ceil(LP bound), raised by branch and bound's best node */
     for (int e = 0; e < f.E; e++)
         if (f.load[e] > base)
             base = f.load[e];
@@ -666,6 +674,7 @@ tc_status tc_photonic_fiber_route(tc_ctx *ctx, const tc_ph_fiber_in *in, tc_ph_f
         /* a first solution: the LP flows split into paths and rounded, then rerouted off the busiest
          * edges; when it meets the LP bound (rounded up: z is an integer) it is optimal */
         const int zlb = (int)ceil(o->lp_bound - 1e-6) > base ? (int)ceil(o->lp_bound - 1e-6) : base;
+        tree_bound = zlb;
         for (int si = 0; si < f.n_srcs; si++)
             for (int v = 0; v < f.V; v++)
                 want[(size_t)si * f.V + v] = f.demand[(size_t)si * f.V + v];
@@ -676,7 +685,7 @@ tc_status tc_photonic_fiber_route(tc_ctx *ctx, const tc_ph_fiber_in *in, tc_ph_f
             /* branch and bound from the heuristic's solution, with z >= zlb (GLPK stops when it meets it) */
             double left = in->time_limit > 0 ? in->time_limit : TC_PHOTONIC_ILP_TIME;
             left -= tc_now() - t0;
-            heur h = {.f = &f, .n = ncol + 1, .z = zh};
+            heur h = {.f = &f, .n = ncol + 1, .z = zh, .bound = zlb};
             if (!(h.x = calloc((size_t)ncol + 1, sizeof *h.x)))
                 goto nomem;
             for (int i = 0; i < in->n_circ; i++) {
@@ -706,6 +715,7 @@ tc_status tc_photonic_fiber_route(tc_ctx *ctx, const tc_ph_fiber_in *in, tc_ph_f
             ip.tm_lim = left <= 0.001 ? 1 : left * 1000 < 2e9 ? (int)(left * 1000) : 2000000000;
             ret = glp_intopt(lp, &ip);
             free(h.x);
+            tree_bound = h.bound;
             int status = glp_mip_status(lp);
             if (ret == GLP_ETMLIM)
                 o->method = TC_PH_FIBER_LP;
@@ -750,6 +760,9 @@ tc_status tc_photonic_fiber_route(tc_ctx *ctx, const tc_ph_fiber_in *in, tc_ph_f
     }
     /* output: z is the optimum; the paths are then shortened within max(z, capacity) */
     o->z = max_load(&f);
+    /* proven when exact; otherwise the gap z - ceil(bound) is what the time limit left open */
+    o->bound = o->method == TC_PH_FIBER_ILP ? o->z : ceil(tree_bound - 1e-6) > o->lp_bound ? ceil(tree_bound - 1e-6)
+                                                                                            : o->lp_bound;
     {
         const int pf = in->per_fiber > 0 ? in->per_fiber : 1;
         o->capacity = in->fibers > 0 ? in->fibers * pf : (o->z + pf - 1) / pf * pf;

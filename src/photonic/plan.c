@@ -710,8 +710,9 @@ static tc_status route_round(pass *p, int i, int j, double time_limit, tc_ph_rou
     if (sum.method == TC_PH_FIBER_LP)
         tc_warn(p->ctx, NULL, 0,
                 "%s: the fiber ILP reached the %g s limit (--ilp-time): LP relaxation rounded, %d circuits on the "
-                "busiest server pair (LP bound %.2f)",
-                what, time_limit, sum.z, sum.lp_bound);
+                "busiest server pair (LP bound %.2f; optimality gap %d: the optimum is at least %d)",
+                what, time_limit, sum.z, sum.lp_bound, sum.z - (int)ceil(sum.bound - 1e-6),
+                (int)ceil(sum.bound - 1e-6));
 done:
     free(src);
     free(dst);
