@@ -735,6 +735,8 @@ static tc_sched_photonic *plan_checked(const tc_topo *t, tc_sched *s, const char
     }
     ck_assert_int_eq(reconf, ph->n_reconfigs);
     ck_assert(NEAR(tc_ph_breakdown_sum(&sum), tc_ph_breakdown_sum(&ph->total)));
+    /* verify's rules hold on every plan the pass makes, and its recomputed time is the stored one */
+    ck_assert_msg(tc_photonic_verify(&ctx, s, t, "plan") == TC_OK, "%s", tu_diags());
     /* JSON: write, read, write again: the same bytes; a clone writes them too */
     char *path = tu_tmpfile(".json", NULL), *path2 = tu_tmpfile(".json", NULL);
     FILE *f = fopen(path, "w");
@@ -950,6 +952,82 @@ START_TEST(test_plan_unroutable_resolved)
     ck_assert(NEAR(tc_ph_breakdown_sum(&ph->total), 3 * a + 4 * b * 1000));
     ck_assert(NEAR(tc_ph_breakdown_sum(&ph->total), tc_ph_breakdown_sum(&ph->fixed)));
     tc_sched_photonic_free(ph);
+    tc_sched_free(s);
+    tc_topo_free(t);
+}
+END_TEST
+
+/* `verify` of the photonic section (tc_photonic_verify): a real plan passes; each tampering is rejected
+ * naming its rule: two circuits of one wavelength on one MZI path (conflict), a dropped circuit (pairs),
+ * a wrong round time and a wrong total (time), a topology change without reconfiguration (sequence). */
+START_TEST(test_verify_tampered)
+{
+    tc_topo *t = topo_xml(FABRIC16);
+    t->photonic.reconfig_delay = 1e-9; /* every RHD round on its own circuits */
+    tc_sched *s = gen("rhd", t, TC_COLL_REDUCESCATTER, 64 << 20);
+    tc_sched_photonic *ph = plan_checked(t, s, "none");
+    ck_assert_int_eq(ph->n_reconfigs, 4);
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    ck_assert_msg(tc_photonic_verify(&ctx, s, t, "p.json") == TC_OK, "%s", tu_diags());
+    tc_sched *x = NULL;
+    char want[512];
+    /* conflict: circuit 1 of round 0 takes circuit 0's MZI path and wavelength */
+    ck_assert_int_eq(tc_sched_clone(s, &x), TC_OK);
+    tc_ph_round *r = &x->photonic->rounds[0];
+    tc_ph_circuit *c = x->photonic->circuits + r->circ_off;
+    int a = -1;
+    for (int k = 0; k + 1 < r->n_circ && a < 0; k++)
+        if (c[k].n_mzi >= 2)
+            a = k;
+    ck_assert_int_ge(a, 0);
+    c[a + 1].mzi_off = c[a].mzi_off, c[a + 1].n_mzi = c[a].n_mzi, c[a + 1].wavelength = c[a].wavelength;
+    c[a + 1].n_srv = 1; /* its fibers left out: the MZI links conflict */
+    tu_ctx(&ctx);
+    ck_assert_int_eq(tc_photonic_verify(&ctx, x, t, "p.json"), TC_ERR_INVALID);
+    snprintf(want, sizeof want, "p.json: error: photonic: conflict: round 0: circuits %d->%d and %d->%d share wavelength "
+             "%d on one MZI link\n", c[a].src, c[a].dst, c[a + 1].src, c[a + 1].dst, c[a].wavelength);
+    ck_assert_str_eq(tu_diags(), want);
+    tc_sched_free(x);
+    /* pairs: round 1's last circuit dropped */
+    ck_assert_int_eq(tc_sched_clone(s, &x), TC_OK);
+    r = &x->photonic->rounds[1];
+    const tc_ph_circuit *last = &x->photonic->circuits[r->circ_off + r->n_circ - 1];
+    r->n_circ--;
+    tu_ctx(&ctx);
+    ck_assert_int_eq(tc_photonic_verify(&ctx, x, t, "p.json"), TC_ERR_INVALID);
+    snprintf(want, sizeof want, "p.json: error: photonic: pairs: round 1: pair %d->%d has no circuit\n", last->src,
+             last->dst);
+    ck_assert_str_eq(tu_diags(), want);
+    tc_sched_free(x);
+    /* time: round 2 claims 1 us less bandwidth time (the total adjusted too) */
+    ck_assert_int_eq(tc_sched_clone(s, &x), TC_OK);
+    x->photonic->rounds[2].t.bandwidth -= 1e-6;
+    x->photonic->total.bandwidth -= 1e-6;
+    tu_ctx(&ctx);
+    ck_assert_int_eq(tc_photonic_verify(&ctx, x, t, "p.json"), TC_ERR_INVALID);
+    ck_assert_msg(strstr(tu_diags(), "p.json: error: photonic: time: round 2 (step 2) stores ") &&
+                      strstr(tu_diags(), ", its circuits give "),
+                  "%s", tu_diags());
+    /* the total alone */
+    x->photonic->rounds[2].t.bandwidth += 1e-6;
+    tu_ctx(&ctx);
+    ck_assert_int_eq(tc_photonic_verify(&ctx, x, t, "p.json"), TC_ERR_INVALID);
+    ck_assert_msg(strstr(tu_diags(), "p.json: error: photonic: time: the total stores "), "%s", tu_diags());
+    tc_sched_free(x);
+    /* sequence: round 3 claims to keep round 2's circuits but runs on its own */
+    ck_assert_int_eq(tc_sched_clone(s, &x), TC_OK);
+    x->photonic->rounds[3].reconfig = 0;
+    tu_ctx(&ctx);
+    ck_assert_int_eq(tc_photonic_verify(&ctx, x, t, "p.json"), TC_ERR_INVALID);
+    ck_assert_str_eq(tu_diags(), "p.json: error: photonic: sequence: round 3 changes topology without a "
+                                 "reconfiguration\n");
+    tc_sched_free(x);
+    /* the recomputed time is the stored one (sim prints it) */
+    tc_ph_breakdown tot;
+    tu_ctx(&ctx);
+    ck_assert_int_eq(tc_photonic_reprice(&ctx, s, t, NULL, NULL, &tot), TC_OK);
+    ck_assert(NEAR(tc_ph_breakdown_sum(&tot), tc_ph_breakdown_sum(&ph->total)));
     tc_sched_free(s);
     tc_topo_free(t);
 }
@@ -1425,6 +1503,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_plan_static_unsplit);
     tcase_add_test(tc, test_plan_shared_transmitters);
     tcase_add_test(tc, test_plan_unroutable_resolved);
+    tcase_add_test(tc, test_verify_tampered);
     tcase_add_test(tc, test_plan_reconfig_delay);
     tcase_add_test(tc, test_plan_errors);
     tcase_add_test(tc, test_fallback_default);

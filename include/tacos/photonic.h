@@ -44,6 +44,26 @@ tc_status tc_photonic_plan(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, 
  *  (the paper's eq. 1; the "fixed" baseline of a plan, and of any generator on a fixed topology). */
 tc_status tc_photonic_fixed(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, tc_ph_breakdown *out);
 
+/**
+ * A photonic plan's time recomputed from its rounds and circuits (`tacosc sim`, `verify`; src/photonic/
+ * verify.c): each round's pairs (its step's transfers, or its stored sub-round pairs; a split step whole on
+ * G0 or a fallback, each part 1/n_sub of it) priced by Alg. 2 on what it runs on: the circuits of the
+ * latest reconfiguration (priced as circuits with the plan's alpha and beta, a GPU's bandwidth shared by
+ * its circuits) or G0 = topo (indexed, with the costs the plan was made with).  Rounds on G0 are skipped
+ * when topo is NULL (priced[i] = 0).  rounds, priced (n_rounds each) and total may be NULL.
+ */
+tc_status tc_photonic_reprice(tc_ctx *ctx, const tc_sched *s, const tc_topo *topo, tc_ph_breakdown *rounds,
+                              int *priced, tc_ph_breakdown *total);
+
+/**
+ * Check the photonic section of plan s (nothing when it has none) and name the rule broken: sequence
+ * (reconfigurations and kept topologies agree, n_reconfigs), pairs (a round's own circuits are its pairs;
+ * a return to G0 sets up G0's links when topo is given), tx/rx, mesh (MZI paths join neighbours),
+ * conflict (two circuits of one wavelength on an MZI link or a fiber), time (stored round times equal
+ * tc_photonic_reprice's, the total their sum).  Errors are TC_ERR_INVALID at `path` (NULL: s->file).
+ */
+tc_status tc_photonic_verify(tc_ctx *ctx, const tc_sched *s, const tc_topo *topo, const char *path);
+
 /** Summary lines of a photonic plan (compile summary, `tacosc sim`): totals, then one line per run of rounds. */
 void tc_photonic_summary_write(const tc_sched_photonic *p, FILE *f);
 

@@ -297,7 +297,7 @@ static void npu_degrees(const tc_topo *t, int *odeg, int *ideg)
  * 1/max(k_out, k_in) of it: beta x max(k_out(u), k_in(w)).  Alpha is the circuit's.  G0's links are priced
  * as the topology gives them (fixed links, not circuits).
  */
-static tc_status price_links(tc_topo *t, double a, double b)
+tc_status ph_price_circuits(tc_topo *t, double a, double b)
 {
     int *odeg = malloc((size_t)(t->n_npus > 0 ? t->n_npus : 1) * 2 * sizeof *odeg);
     if (!odeg)
@@ -444,7 +444,7 @@ static tc_status make_fallback(pass *p, const char *spec, int quiet, tc_topo **o
         tc_topo_free(t);
         return st;
     }
-    if (price_links(t, p->ac, p->bc)) {
+    if (ph_price_circuits(t, p->ac, p->bc)) {
         tc_topo_free(t);
         return nomem(p);
     }
@@ -526,7 +526,7 @@ static tc_status own_graph(pass *p, int k, tc_topo **out)
             tc_topo_free(t);
             return nomem(p);
         }
-    if (tc_topo_index(t) || price_links(t, p->ac, p->bc)) {
+    if (tc_topo_index(t) || ph_price_circuits(t, p->ac, p->bc)) {
         tc_topo_free(t);
         return nomem(p);
     }
