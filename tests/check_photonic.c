@@ -1274,6 +1274,26 @@ START_TEST(test_svg)
         p = end;
     }
     ck_assert_msg(fabs(h[0] / h[1] - 3.103 / 1.038) < 0.01, "heights %g %g", h[0], h[1]);
+    ck_assert_ptr_null(strstr(svg, "class=\"break\"")); /* no bar dominates: a plain axis */
+    free(svg);
+    /* one bar 100x the others (issue 22 item 8): the axis breaks above 1.25x the next (2.5 ms, ticks to
+     * 3 ms), the tall bar is cut with a break mark and keeps its exact total; the others keep one linear
+     * scale, so a 35 us reconfiguration slice is 35/3000 of the plot, not 35/110000 */
+    tc_ph_bar dom[] = {
+        {"g", "fixed", {3e-6, 1e-3, 0.099, 0, 0}},
+        {"g", "photonic", {3e-6, 1e-3, 0, 0, 3.5e-5}},
+        {"g", "other", {0, 2e-3, 0, 0, 0}},
+    };
+    f = fopen(path, "w");
+    ck_assert_int_eq(tc_photonic_svg_write(&ctx, "dominated", dom, 3, f), TC_OK);
+    fclose(f);
+    svg = tu_slurp(path, NULL);
+    ck_assert_msg(strstr(svg, "axis broken at 3 ms") && strstr(svg, "class=\"break\"") && strstr(svg, ">100<"),
+                  "%s", tu_tail(svg));
+    p = strstr(svg, "<rect class=\"reconfiguration\"");
+    ck_assert_ptr_nonnull(p);
+    const double hr = atof(strstr(p, "height=\"") + 8);
+    ck_assert_msg(fabs(hr - 0.035 / 3 * 360) < 0.05, "reconfiguration slice %g px", hr);
     free(svg);
     remove(path);
     free(path);
@@ -1430,9 +1450,28 @@ START_TEST(test_cli_end_to_end)
     free(out);
     ck_assert_int_eq(tacosc(&out, "verify %s/p.json --topo %s", dir, topo), 0);
     free(out);
-    ck_assert_int_eq(tacosc(&out, "sim %s/p.json %s", dir, topo), 0);
+    ck_assert_int_eq(tacosc(&out, "sim %s/p.json %s --svg %s/p.svg", dir, topo, dir), 0);
     ck_assert_ptr_nonnull(strstr(out, "  photonic time "));
+    ck_assert_ptr_nonnull(strstr(out, "  photonic time recomputed ")); /* and no "the plan stores" */
+    ck_assert_ptr_null(strstr(out, "the plan stores"));
     free(out);
+    /* sim --svg of a photonic plan: its photonic time, the fixed topology's and one bar per round */
+    snprintf(cmd, sizeof cmd, "%s/p.svg", dir);
+    out = tu_slurp(cmd, NULL);
+    ck_assert_msg(strstr(out, ">photonic<") && strstr(out, ">fixed topology<") && strstr(out, ">rounds<") &&
+                      strstr(out, ">reconfiguration<"),
+                  "%s", tu_tail(out));
+    int bars = 0;
+    for (const char *q = strstr(out, "<g class=\"bar\">"); q; q = strstr(q + 1, "<g class=\"bar\">"))
+        bars++;
+    free(out);
+    tc_sched *plan = NULL;
+    tc_ctx cx;
+    tu_ctx(&cx);
+    snprintf(cmd, sizeof cmd, "%s/p.json", dir);
+    ck_assert_int_eq(tc_emit_json_read(&cx, cmd, &plan), TC_OK);
+    ck_assert_int_eq(bars, 2 + plan->photonic->n_rounds);
+    tc_sched_free(plan);
     /* MSCCL XML: the same with and without the pass */
     ck_assert_int_eq(tacosc(&out, "%s -c allreduce -a rhd --photonic -s 16M -q -o %s/p.xml", topo, dir), 0);
     ck_assert_int_eq(tacosc(&out2, "%s -c allreduce -a rhd -s 16M -q -o %s/q.xml", topo, dir), 0);

@@ -314,4 +314,11 @@ typedef struct tc_ph_bar {
  */
 tc_status tc_photonic_svg_write(tc_ctx *ctx, const char *title, const tc_ph_bar *bars, int n, FILE *f);
 
+/**
+ * The breakdown of a photonic plan (`tacosc sim --svg`): its photonic time and the same schedule on the
+ * fixed topology (group "plan"), then one bar per round (group "rounds"), every time recomputed on topo
+ * (tc_photonic_reprice, tc_photonic_fixed).  A dominating bar breaks the axis (tc_photonic_svg_write).
+ */
+tc_status tc_photonic_plan_svg_write(tc_ctx *ctx, const tc_sched *s, const tc_topo *topo, const char *title, FILE *f);
+
 #endif

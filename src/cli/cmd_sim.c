@@ -269,7 +269,8 @@ int tc_cli_sim(int argc, char **argv)
         snprintf(title, sizeof title, "%s %s on %s", s->algo ? s->algo : "plan", tc_coll_name(s->coll),
                  topo->name ? topo->name : "?");
         tc_sim_panel p = {title, r, s->algo};
-        tc_status ws = tc_sim_svg_write(&o.ctx, topo, &p, 1, o.f);
+        tc_status ws = s->photonic ? tc_photonic_plan_svg_write(&o.ctx, s, topo, title, o.f) /* issue 22 */
+                                   : tc_sim_svg_write(&o.ctx, topo, &p, 1, o.f);
         st = tc_cli_close_output(&o, ws == TC_OK);
         if (!st)
             st = ws;
