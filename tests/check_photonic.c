@@ -1492,6 +1492,18 @@ START_TEST(test_cli_end_to_end)
     ck_assert_ptr_nonnull(strstr(out, "route on t16: 12 circuits, 4 servers (2x2 grid), 8x8 MZIs per server"));
     ck_assert_ptr_nonnull(strstr(out, "LP bound"));
     free(out);
+    /* --random fills the transmitters exactly (16 npus x tx 3 = 48; a swap completes a stuck draw), not one
+     * more (routing them may then need more fibers than the 4 given: exit 1 is that, not the draw) */
+    for (int seed = 1; seed <= 8; seed++) {
+        snprintf(cmd, sizeof cmd, "sed 's/ mzi=\"8\"//' %s > %s/full.xml", topo, dir);
+        ck_assert_int_eq(tu_run(cmd, NULL), 0);
+        const int rc = tacosc(&out, "route %s/full.xml --random 48 --seed %d -q", dir, seed);
+        ck_assert_msg(rc != 2 && !strstr(out, "do not fit"), "seed %d: %s", seed, out); /* 1: fibers too few */
+        free(out);
+    }
+    ck_assert_int_eq(tacosc(&out, "route %s/full.xml --random 49 -q", dir), 2);
+    ck_assert_str_eq(out, "tacosc: error: --random: 49 circuits do not fit 16 npus with tx 3 and rx 3 (placed 48)\n");
+    free(out);
     /* issue 22: without an MZI mesh no wavelength is assigned, and --list says none (it printed -1) */
     char nomzi[256];
     snprintf(nomzi, sizeof nomzi, "%s/nomzi.xml", dir);

@@ -128,6 +128,25 @@ static tc_status random_circuits(tc_ctx *ctx, const tc_ph_fabric *fab, int n, in
             if (x != y && (!fab->tx || out_n[x] < fab->tx) && (!fab->rx || in_n[y] < fab->rx))
                 a = x, b = y;
         }
+        if (a < 0) { /* near full: the first free transmitter and receiver, else a swap (x->y becomes x->u, u->y) */
+            int u = -1, w = -1;
+            for (int v = 0; v < fab->n_npus; v++) {
+                if (u < 0 && (!fab->tx || out_n[v] < fab->tx))
+                    u = v;
+                if ((w < 0 || w == u) && (!fab->rx || in_n[v] < fab->rx))
+                    w = v;
+            }
+            if (u >= 0 && w >= 0 && u != w)
+                a = u, b = w;
+            for (int k = 0; k < i && a < 0 && u >= 0 && u == w; k++)
+                if ((*src)[k] != u && (*dst)[k] != u) {
+                    b = (*dst)[k];
+                    (*dst)[k] = u;
+                    in_n[u]++;
+                    in_n[b]--;
+                    a = u;
+                }
+        }
         if (a < 0) {
             st = tc_error(ctx, TC_ERR_USAGE, NULL, 0,
                           "--random: %d circuits do not fit %d npus with tx %d and rx %d (placed %d)", n, fab->n_npus,
