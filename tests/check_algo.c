@@ -119,9 +119,66 @@ START_TEST(test_flat_all_sizes)
             for (int c = TC_COLL_ALLGATHER; c <= TC_COLL_ALLREDUCE; c++)
                 gen_check(flat_algos[a], fc, (tc_coll)c, K0);
         gen_check("dbt", fc, TC_COLL_ALLREDUCE, K0);
-        gen_check("dex", fc, TC_COLL_ALLTOALL, K0);
+        gen_check("shift", fc, TC_COLL_ALLTOALL, K0);
+        if (!(R & (R - 1)))
+            gen_check("dex", fc, TC_COLL_ALLTOALL, K0);
         tc_topo_free(fc);
     }
+}
+END_TEST
+
+/* Issue 22 item 5: dex is the hypercube DEX.  R = 4, K = 1, the header's trace by hand (block s->q is chunk
+ * 4s + q); for R = 2..128 (powers of two, fully connected): log2 R steps, rank r sends R/2 blocks to
+ * r ^ 2^k in step k and to nobody else; a non-power of two is refused naming shift. */
+START_TEST(test_dex_hypercube)
+{
+    static const int want[][4] = {/* step, src, dst, chunk */
+                                  {0, 0, 1, 1}, {0, 0, 1, 3},   {0, 1, 0, 4},   {0, 1, 0, 6},   {0, 2, 3, 9},
+                                  {0, 2, 3, 11}, {0, 3, 2, 12}, {0, 3, 2, 14},  {1, 0, 2, 2},   {1, 0, 2, 6},
+                                  {1, 1, 3, 3}, {1, 1, 3, 7},   {1, 2, 0, 8},   {1, 2, 0, 12},  {1, 3, 1, 9},
+                                  {1, 3, 1, 13}};
+    tc_ctx ctx;
+    tc_gen_opts o;
+    tc_gen_opts_init(&o);
+    o.size = 1 << 20;
+    tc_topo *t = mk_fc(4);
+    tc_sched *s = NULL;
+    tu_ctx(&ctx);
+    ck_assert_int_eq(tc_algo_run(&ctx, "dex", t, TC_COLL_ALLTOALL, &o, &s), TC_OK);
+    ck_assert_int_eq(s->n_steps, 2);
+    ck_assert_int_eq(s->n_xfers, 16);
+    int seen[16] = {0};
+    for (int i = 0; i < s->n_xfers; i++) {
+        const tc_xfer *x = &s->xfers[i];
+        for (int w = 0; w < 16; w++)
+            if (want[w][0] == x->step && want[w][1] == x->src && want[w][2] == x->dst && want[w][3] == x->chunk)
+                seen[w]++;
+    }
+    for (int w = 0; w < 16; w++)
+        ck_assert_msg(seen[w] == 1, "step %d %d->%d c%d", want[w][0], want[w][1], want[w][2], want[w][3]);
+    tc_sched_free(s);
+    tc_topo_free(t);
+    for (int R = 2; R <= 128; R *= 2) {
+        t = mk_fc(R);
+        tu_ctx(&ctx);
+        ck_assert_int_eq(tc_algo_run(&ctx, "dex", t, TC_COLL_ALLTOALL, &o, &s), TC_OK);
+        int lg = 0;
+        while ((1 << lg) < R)
+            lg++;
+        ck_assert_int_eq(s->n_steps, lg);
+        ck_assert_int_eq(s->n_xfers, lg * R * (R / 2));
+        for (int i = 0; i < s->n_xfers; i++)
+            ck_assert_int_eq(s->xfers[i].dst, s->xfers[i].src ^ (1 << s->xfers[i].step));
+        tc_sched_free(s);
+        tc_topo_free(t);
+    }
+    t = mk_fc(6);
+    tu_ctx(&ctx);
+    ck_assert_int_eq(tc_algo_run(&ctx, "dex", t, TC_COLL_ALLTOALL, &o, &s), TC_ERR_UNSUPPORTED);
+    ck_assert_msg(strstr(tu_diags(), "error: dex (hypercube direct exchange) needs a power-of-two npu count "
+                                     "(topology has 6): shift exchanges with one shifted peer per step on any count"),
+                  "%s", tu_diags());
+    tc_topo_free(t);
 }
 END_TEST
 
@@ -133,7 +190,9 @@ START_TEST(test_on_ring_routed)
         tc_topo *t = mk_biring(sizes[i]);
         for (size_t a = 0; a < 4; a++)
             gen_check(algos[a], t, TC_COLL_ALLREDUCE, 1 + (int)((tu_seed() + i) % 3));
-        gen_check("dex", t, TC_COLL_ALLTOALL, 1);
+        gen_check("shift", t, TC_COLL_ALLTOALL, 1);
+        if (!(sizes[i] & (sizes[i] - 1)))
+            gen_check("dex", t, TC_COLL_ALLTOALL, 1);
         tc_topo_free(t);
     }
 }
@@ -360,10 +419,10 @@ START_TEST(test_refusals)
     ck_assert_str_eq(tu_diags(), "tacosc: error: hier-rec needs nodes of equal size: node 0 has 3 npus, node 1 has 2\n");
     tc_topo_free(t);
     t = mk_fc(1);
-    const char *const all[] = {"ring2", "rhd", "swing", "dbt", "dex"};
-    for (int a = 0; a < 5; a++) {
+    const char *const all[] = {"ring2", "rhd", "swing", "dbt", "dex", "shift"};
+    for (int a = 0; a < 6; a++) {
         tu_ctx(&ctx);
-        tc_coll c = !strcmp(all[a], "dex") ? TC_COLL_ALLTOALL : TC_COLL_ALLREDUCE;
+        tc_coll c = a >= 4 ? TC_COLL_ALLTOALL : TC_COLL_ALLREDUCE;
         ck_assert_int_eq(tc_algo_run(&ctx, all[a], t, c, &o, &s), TC_ERR_UNSUPPORTED);
         char want[128];
         snprintf(want, sizeof want, "needs at least 2 npus (topology has 1)");
@@ -380,6 +439,7 @@ static Suite *algo_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_flat_all_sizes);
     tcase_add_test(tc, test_on_ring_routed);
+    tcase_add_test(tc, test_dex_hypercube);
     tcase_add_test(tc, test_bucket_and_swing_tori);
     tcase_add_test(tc, test_grid_from_links);
     tcase_add_test(tc, test_hier_all_sizes);

@@ -231,8 +231,8 @@ START_TEST(test_round_trips)
         {"direct", "fc", "5", TC_COLL_ALLGATHER},        {"direct", "fc", "4", TC_COLL_REDUCESCATTER},
         {"tacos", "mesh", "3x3", TC_COLL_ALLREDUCE},     {"tacos", "torus", "4x4", TC_COLL_ALLGATHER},
         {"tacos", "mesh", "2x4", TC_COLL_REDUCESCATTER}, {"tacos", "fc", "8", TC_COLL_BROADCAST},
-        {"tacos", "ring", "6", TC_COLL_REDUCE},          {"dex", "fc", "6", TC_COLL_ALLTOALL},
-        {"dex", "mesh", "2x3", TC_COLL_ALLTOALL},        {"tacos", "mesh", "3x3", TC_COLL_SCATTER},
+        {"tacos", "ring", "6", TC_COLL_REDUCE},          {"shift", "fc", "6", TC_COLL_ALLTOALL},
+        {"shift", "mesh", "2x3", TC_COLL_ALLTOALL},        {"tacos", "mesh", "3x3", TC_COLL_SCATTER},
         {"tacos", "torus", "3x3", TC_COLL_GATHER},       {"ring", "ring", "5", TC_COLL_ALLREDUCE},
     };
     srand((unsigned)tu_seed());

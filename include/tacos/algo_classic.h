@@ -26,9 +26,12 @@ tc_status tc_algo_swing(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc
 /** Bucket: one ring per dimension, dimension after dimension, on a recognised torus or mesh. */
 tc_status tc_algo_bucket(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_gen_opts *opts,
                          tc_sched **out);
-/** Direct-exchange all-to-all: R-1 steps, rank r sends to r+j in step j-1. */
+/** Hypercube direct-exchange all-to-all (DEX, the PCCL paper's Fig. 10a): log2 R steps, R a power of two. */
 tc_status tc_algo_dex(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_gen_opts *opts,
                       tc_sched **out);
+/** Shifted direct-exchange all-to-all: R-1 steps, rank r sends to r+j in step j-1 (any R >= 2). */
+tc_status tc_algo_shift(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_gen_opts *opts,
+                        tc_sched **out);
 /** Big Send-off two-level design, inter-node ring, intra-node ring (needs the topology's nodes). */
 tc_status tc_algo_hier_ring(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_gen_opts *opts,
                             tc_sched **out);

@@ -33,8 +33,9 @@ void tc_photonic_opts_init(tc_photonic_opts *o);
 /**
  * The pass: plan reconfigurations and circuits for schedule `s` on `topo` (indexed, switches unwound,
  * topo->photonic.present).  Writes a new tc_sched_photonic to *out (the caller attaches it to s and may set
- * s->time to the breakdown's sum).  Errors: no <photonic> element, no rounds, no reconfiguration delay,
- * an unbuildable round (no free wavelength, too few fibers), a bad fallback name (TC_ERR_USAGE).
+ * s->time to the breakdown's sum).  A configuration the fabric cannot route (no free wavelength, too few
+ * fibers) is left out and the plan solved again (a warning names it).  Errors: no <photonic> element, no
+ * rounds, no reconfiguration delay, a bad fallback name (TC_ERR_USAGE).
  */
 tc_status tc_photonic_plan(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, const tc_photonic_opts *opts,
                            tc_sched_photonic **out);
@@ -42,6 +43,26 @@ tc_status tc_photonic_plan(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, 
 /** The schedule's time on the topology's own links without reconfiguration: Alg. 2 per step, summed
  *  (the paper's eq. 1; the "fixed" baseline of a plan, and of any generator on a fixed topology). */
 tc_status tc_photonic_fixed(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, tc_ph_breakdown *out);
+
+/**
+ * A photonic plan's time recomputed from its rounds and circuits (`tacosc sim`, `verify`; src/photonic/
+ * verify.c): each round's pairs (its step's transfers, or its stored sub-round pairs; a split step whole on
+ * G0 or a fallback, each part 1/n_sub of it) priced by Alg. 2 on what it runs on: the circuits of the
+ * latest reconfiguration (priced as circuits with the plan's alpha and beta, a GPU's bandwidth shared by
+ * its circuits) or G0 = topo (indexed, with the costs the plan was made with).  Rounds on G0 are skipped
+ * when topo is NULL (priced[i] = 0).  rounds, priced (n_rounds each) and total may be NULL.
+ */
+tc_status tc_photonic_reprice(tc_ctx *ctx, const tc_sched *s, const tc_topo *topo, tc_ph_breakdown *rounds,
+                              int *priced, tc_ph_breakdown *total);
+
+/**
+ * Check the photonic section of plan s (nothing when it has none) and name the rule broken: sequence
+ * (reconfigurations and kept topologies agree, n_reconfigs), pairs (a round's own circuits are its pairs;
+ * a return to G0 sets up G0's links when topo is given), tx/rx, mesh (MZI paths join neighbours),
+ * conflict (two circuits of one wavelength on an MZI link or a fiber), time (stored round times equal
+ * tc_photonic_reprice's, the total their sum).  Errors are TC_ERR_INVALID at `path` (NULL: s->file).
+ */
+tc_status tc_photonic_verify(tc_ctx *ctx, const tc_sched *s, const tc_topo *topo, const char *path);
 
 /** Summary lines of a photonic plan (compile summary, `tacosc sim`): totals, then one line per run of rounds. */
 void tc_photonic_summary_write(const tc_sched_photonic *p, FILE *f);
@@ -107,6 +128,9 @@ typedef struct tc_ph_ilp {
     const double *cost;
     const int *own;
     const unsigned char *keep_only;
+    const unsigned char *tie; /**< may be NULL; tie[i]: rounds i and i+1 are parts of one split step, and
+                                   on a static topology both run on the same one (it carries the step
+                                   unsplit: cost holds each part's share) */
     double r;
     double time_limit;      /**< seconds (GLPK tm_lim) */
 } tc_ph_ilp;
@@ -180,6 +204,8 @@ typedef struct tc_ph_fiber_out {
     int peak;        /**< the busiest edge's circuits once paths are shortened (<= max(z, capacity)) */
     int capacity;    /**< fibers x per_fiber, or z rounded up to whole fibers when fibers is 0 */
     double lp_bound; /**< the LP relaxation's optimum: z >= ceil(lp_bound - 1e-9) */
+    double bound;    /**< the best proven lower bound on the optimum (the LP's, raised by branch and bound);
+                          ceil(bound) == z when the method is TC_PH_FIBER_ILP; the gap is z - ceil(bound) */
     int *load;       /**< per edge, existing included */
     int *path_off;   /**< per circuit: its servers are path[path_off[i] .. path_off[i + 1]) */
     int *path;
@@ -246,6 +272,7 @@ typedef struct tc_ph_route_summary {
     int method;       /**< tc_ph_fiber_method */
     int z;            /**< Alg. 4's objective */
     double lp_bound;
+    double bound;     /**< tc_ph_fiber_out.bound: the optimality gap is z - ceil(bound) */
     int fibers;       /**< fibers in use over all server pairs */
     int n_fib;        /**< server pairs in use */
     int *fib;         /**< n_fib triples (a, b, fibers), a < b, ascending */
@@ -286,5 +313,12 @@ typedef struct tc_ph_bar {
  * written above it and its label below.  Deterministic.
  */
 tc_status tc_photonic_svg_write(tc_ctx *ctx, const char *title, const tc_ph_bar *bars, int n, FILE *f);
+
+/**
+ * The breakdown of a photonic plan (`tacosc sim --svg`): its photonic time and the same schedule on the
+ * fixed topology (group "plan"), then one bar per round (group "rounds"), every time recomputed on topo
+ * (tc_photonic_reprice, tc_photonic_fixed).  A dominating bar breaks the axis (tc_photonic_svg_write).
+ */
+tc_status tc_photonic_plan_svg_write(tc_ctx *ctx, const tc_sched *s, const tc_topo *topo, const char *title, FILE *f);
 
 #endif

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,6 +128,25 @@ static tc_status random_circuits(tc_ctx *ctx, const tc_ph_fabric *fab, int n, in
             if (x != y && (!fab->tx || out_n[x] < fab->tx) && (!fab->rx || in_n[y] < fab->rx))
                 a = x, b = y;
         }
+        if (a < 0) { /* near full: the first free transmitter and receiver, else a swap (x->y becomes x->u, u->y) */
+            int u = -1, w = -1;
+            for (int v = 0; v < fab->n_npus; v++) {
+                if (u < 0 && (!fab->tx || out_n[v] < fab->tx))
+                    u = v;
+                if ((w < 0 || w == u) && (!fab->rx || in_n[v] < fab->rx))
+                    w = v;
+            }
+            if (u >= 0 && w >= 0 && u != w)
+                a = u, b = w;
+            for (int k = 0; k < i && a < 0 && u >= 0 && u == w; k++)
+                if ((*src)[k] != u && (*dst)[k] != u) {
+                    b = (*dst)[k];
+                    (*dst)[k] = u;
+                    in_n[u]++;
+                    in_n[b]--;
+                    a = u;
+                }
+        }
         if (a < 0) {
             st = tc_error(ctx, TC_ERR_USAGE, NULL, 0,
                           "--random: %d circuits do not fit %d npus with tx %d and rx %d (placed %d)", n, fab->n_npus,
@@ -211,8 +231,8 @@ int tc_cli_route(int argc, char **argv)
     if (sum.method == TC_PH_FIBER_LP)
         tc_warn(&ctx, NULL, 0,
                 "the fiber ILP reached the %g s limit (--ilp-time): LP relaxation rounded, %d circuits on the busiest "
-                "server pair (LP bound %.2f)",
-                ilp_time, sum.z, sum.lp_bound);
+                "server pair (LP bound %.2f; optimality gap %d: the optimum is at least %d)",
+                ilp_time, sum.z, sum.lp_bound, sum.z - (int)ceil(sum.bound - 1e-6), (int)ceil(sum.bound - 1e-6));
     if (out_path) {
         tc_cli_out o;
         if ((st = tc_photonic_circuit_plan(fab, rt, &sum, &plan))) {

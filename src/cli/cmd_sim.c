@@ -11,6 +11,7 @@
 
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +61,23 @@ enum { O_COSTS = 256, O_SIZE, O_MODEL, O_SVG, O_LINKS, O_UNWIND, O_ALGO, O_COLL,
 static void gbps(double v, char *buf, size_t n)
 {
     snprintf(buf, n, "%.3f GB/s", v / 1e9);
+}
+
+/* The photonic time recomputed from the plan's rounds and circuits on this topology (Alg. 2 per round),
+ * beside the stored one; a difference is named (an edited plan, or costs other than the plan's). */
+static tc_status sim_photonic(tc_ctx *ctx, const tc_sched *s, const tc_topo *topo)
+{
+    tc_ph_breakdown total;
+    tc_status st = tc_photonic_reprice(ctx, s, topo, NULL, NULL, &total);
+    if (st)
+        return st;
+    char a[32], b[32];
+    const double t = tc_ph_breakdown_sum(&total), stored = tc_ph_breakdown_sum(&s->photonic->total);
+    printf("  photonic time recomputed %s (Alg. 2 per round on its circuits or G0)%s%s%s\n", tc_fmt_time(t, a, sizeof a),
+           fabs(t - stored) > 1e-6 * (t + stored) ? "; the plan stores " : "",
+           fabs(t - stored) > 1e-6 * (t + stored) ? tc_fmt_time(stored, b, sizeof b) : "",
+           fabs(t - stored) > 1e-6 * (t + stored) ? " (edited, or other costs than the plan was made with)" : "");
+    return TC_OK;
 }
 
 int tc_cli_sim(int argc, char **argv)
@@ -234,6 +252,8 @@ int tc_cli_sim(int argc, char **argv)
             printf("  (photonic breakdown below for the plan's size, %s)\n",
                    tc_fmt_bytes((double)s->size_bytes, sb, sizeof sb));
         tc_photonic_summary_write(s->photonic, stdout);
+        if ((st = sim_photonic(&ctx, s, topo))) /* recomputed, not echoed (src/photonic/verify.c) */
+            goto done;
     }
     if (links)
         for (int l = 0; l < r->n_links; l++)
@@ -249,7 +269,8 @@ int tc_cli_sim(int argc, char **argv)
         snprintf(title, sizeof title, "%s %s on %s", s->algo ? s->algo : "plan", tc_coll_name(s->coll),
                  topo->name ? topo->name : "?");
         tc_sim_panel p = {title, r, s->algo};
-        tc_status ws = tc_sim_svg_write(&o.ctx, topo, &p, 1, o.f);
+        tc_status ws = s->photonic ? tc_photonic_plan_svg_write(&o.ctx, s, topo, title, o.f) /* issue 22 */
+                                   : tc_sim_svg_write(&o.ctx, topo, &p, 1, o.f);
         st = tc_cli_close_output(&o, ws == TC_OK);
         if (!st)
             st = ws;

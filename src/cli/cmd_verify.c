@@ -3,6 +3,7 @@
 #include "tacos/check.h"
 #include "tacos/emit.h"
 #include "tacos/msccl.h"
+#include "tacos/photonic.h"
 #include "tacos/sparse.h"
 #include "tacos/topo.h"
 
@@ -123,6 +124,8 @@ int tc_cli_verify(int argc, char **argv)
             goto done;
         tc_check_opts co = {.topo = flat};
         if ((st = tc_sched_check(&ctx, s, &co, path)) || (st = tc_sparse_verify(&ctx, s, flat)))
+            goto done;
+        if ((st = tc_photonic_verify(&ctx, s, costs_path ? flat : NULL, path))) /* G0's prices need the costs */
             goto done;
         /* verify ok implies tacos-run replays: the same lowering and program check as tacos-run's */
         if ((st = tc_msccl_lower_replay(&ctx, s, NULL))) {

@@ -24,8 +24,10 @@ const tc_algo_entry tc_algo_registry[] = {
      tc_algo_dbt},
     {"swing", "Swing (1D; multi-dimensional on tori with power-of-two sides)", RS_AG_AR, tc_algo_swing},
     {"bucket", "one ring per dimension on tori and meshes", RS_AG_AR, tc_algo_bucket},
-    {"dex", "direct-exchange all-to-all, one shifted peer per step", TC_COLL_BIT(TC_COLL_ALLTOALL),
+    {"dex", "hypercube direct-exchange all-to-all, log2 R steps (power-of-two R)", TC_COLL_BIT(TC_COLL_ALLTOALL),
      tc_algo_dex},
+    {"shift", "shifted direct-exchange all-to-all, one peer per step, R-1 steps", TC_COLL_BIT(TC_COLL_ALLTOALL),
+     tc_algo_shift},
     {"hier-ring", "two-level: inter-node ring, intra-node ring (needs nodes)", RS_AG_AR, tc_algo_hier_ring},
     {"hier-rec", "two-level: inter-node recursive, intra-node ring (needs nodes)", RS_AG_AR, tc_algo_hier_rec},
     /* classic generators: end */

@@ -25,6 +25,9 @@
  *   already there make pointless).
  * Cost: one LP of S x 2E + 1 columns and S x V + E rows; 100 and 512 random circuits on an 8x8 grid take
  *   about 0.2 s on one core (bench-photonic), proven optimal at ceil(L).
+ * Passes: fiber_setup (arcs, sources, demands, reachability), fiber_model (the ILP), fiber_relax (the LP
+ *   relaxation), round_lp + improve (the first solution), fiber_branch (branch and bound from it, the
+ *   proven bound kept), fiber_output (z, shortened paths, arrays).
  * Limits: a circuit between servers that no path joins is an error naming it.
  * Trace (3 servers in a line 0-1-2, circuits 0->2, 0->2, 2->0): every circuit crosses both edges: loads
  *   3 and 3, z = 3, LP bound 3.  (A 4-cycle 0-1-2-3 with circuits 0->2 and 1->3: the LP splits both in
@@ -471,15 +474,298 @@ typedef struct heur {
     fctx *f;
     double *x;   /* 1-based column values */
     int n, z, given;
+    double bound; /* the best active node's bound seen so far: a lower bound on the optimum */
 } heur;
 
 static void give_heuristic(glp_tree *T, void *info)
 {
     heur *h = info;
+    const int best = glp_ios_best_node(T);
+    if (best) { /* the smallest bound of an active node bounds every solution left to find */
+        const double b = glp_ios_node_bound(T, best);
+        if (b > h->bound)
+            h->bound = b;
+    }
     if (glp_ios_reason(T) == GLP_IHEUR && !h->given) {
         h->given = 1;
         glp_ios_heur_sol(T, h->x);
     }
+}
+
+/* Pass 1: each server's arcs, the existing loads, the distinct sources and their demands; an error names a
+ * circuit whose servers no path joins (or a bad edge or server). */
+static tc_status fiber_setup(fctx *f)
+{
+    tc_ctx *ctx = f->ctx;
+    const tc_ph_fiber_in *in = f->in;
+    for (int e = 0; e < f->E; e++) {
+        if (in->edge_u[e] < 0 || in->edge_u[e] >= f->V || in->edge_v[e] < 0 || in->edge_v[e] >= f->V ||
+            in->edge_u[e] == in->edge_v[e])
+            return tc_error(ctx, TC_ERR_INVALID, NULL, 0, "%s: server edge %d joins %d and %d (%d servers)", what(f), e,
+                            in->edge_u[e], in->edge_v[e], f->V);
+        f->arc_off[in->edge_u[e] + 1]++;
+        f->arc_off[in->edge_v[e] + 1]++;
+    }
+    for (int v = 0; v < f->V; v++)
+        f->arc_off[v + 1] += f->arc_off[v];
+    int *fill = calloc((size_t)f->V + 1, sizeof *fill);
+    if (!fill)
+        return TC_ERR_NOMEM;
+    for (int a = 0; a < f->A; a++) {
+        int u = arc_from(f, a);
+        f->arc_id[f->arc_off[u] + fill[u]++] = a;
+    }
+    free(fill);
+    for (int e = 0; e < f->E; e++)
+        f->load[e] = in->edge_count ? in->edge_count[e] : 0;
+    for (int v = 0; v < f->V; v++)
+        f->src_index[v] = -1;
+    for (int i = 0; i < in->n_circ; i++) {
+        const int s = in->src[i], t = in->dst[i];
+        if (s < 0 || s >= f->V || t < 0 || t >= f->V)
+            return tc_error(ctx, TC_ERR_INVALID, NULL, 0, "%s: circuit %d: server %d or %d out of range (%d servers)",
+                            what(f), i, s, t, f->V);
+        if (s != t && f->src_index[s] < 0) {
+            f->src_index[s] = f->n_srcs;
+            f->srcs[f->n_srcs++] = s;
+        }
+    }
+    f->demand = calloc((size_t)(f->n_srcs > 0 ? f->n_srcs : 1) * f->V, sizeof *f->demand);
+    int *queue = malloc((size_t)(f->V + 2) * 3 * sizeof *queue);
+    if (!f->demand || !queue) {
+        free(queue);
+        return TC_ERR_NOMEM;
+    }
+    for (int i = 0; i < in->n_circ; i++)
+        if (in->src[i] != in->dst[i])
+            f->demand[(size_t)f->src_index[in->src[i]] * f->V + in->dst[i]]++;
+    tc_status st = TC_OK;
+    int *path = queue, *prev = queue + f->V + 2;
+    for (int i = 0; i < in->n_circ && !st; i++) {
+        if (in->dst[i] == in->src[i] || bfs_path(f, in->src[i], in->dst[i], INT_MAX, path, prev, prev + f->V) >= 0)
+            continue;
+        if (in->circ_src)
+            st = tc_error(ctx, TC_ERR_INVALID, NULL, 0,
+                          "%s: circuit %d->%d: server %d cannot reach server %d (disconnected server grid)", what(f),
+                          in->circ_src[i], in->circ_dst[i], in->src[i], in->dst[i]);
+        else
+            st = tc_error(ctx, TC_ERR_INVALID, NULL, 0,
+                          "%s: circuit %d: server %d cannot reach server %d (disconnected server grid)", what(f), i,
+                          in->src[i], in->dst[i]);
+    }
+    free(queue);
+    return st;
+}
+
+/* Pass 2: the ILP (columns x[si][a] = si * A + a + 1 and z = S A + 1, conservation rows per source and
+ * server, one capacity row per edge), into a new problem *lpp. */
+static tc_status fiber_model(fctx *f, int base, glp_prob **lpp)
+{
+    const tc_ph_fiber_in *in = f->in;
+    const int ncol = f->n_srcs * f->A + 1, zcol = ncol;
+    glp_prob *lp = glp_create_prob();
+    *lpp = lp;
+    glp_set_obj_dir(lp, GLP_MIN);
+    glp_add_cols(lp, ncol);
+    for (int si = 0; si < f->n_srcs; si++) {
+        int total = 0;
+        for (int v = 0; v < f->V; v++)
+            total += f->demand[(size_t)si * f->V + v];
+        for (int a = 0; a < f->A; a++) {
+            int c = si * f->A + a + 1;
+            glp_set_col_kind(lp, c, GLP_IV);
+            glp_set_col_bnds(lp, c, GLP_DB, 0, total);
+        }
+    }
+    glp_set_col_kind(lp, zcol, GLP_IV);
+    glp_set_col_bnds(lp, zcol, GLP_LO, base, 0);
+    glp_set_obj_coef(lp, zcol, 1);
+    const int nrow = f->n_srcs * f->V + f->E;
+    glp_add_rows(lp, nrow);
+    const long long nnz = (long long)f->n_srcs * f->A * 2 + (long long)f->n_srcs * f->A + f->E;
+    int *ia = malloc((size_t)(nnz + 1) * sizeof *ia), *ja = malloc((size_t)(nnz + 1) * sizeof *ja);
+    double *ar = malloc((size_t)(nnz + 1) * sizeof *ar);
+    if (!ia || !ja || !ar) {
+        free(ia), free(ja), free(ar);
+        return TC_ERR_NOMEM;
+    }
+    int k = 0;
+    for (int si = 0; si < f->n_srcs; si++) {
+        int total = 0;
+        for (int v = 0; v < f->V; v++)
+            total += f->demand[(size_t)si * f->V + v];
+        for (int v = 0; v < f->V; v++) {
+            int row = si * f->V + v + 1;
+            double b = v == f->srcs[si] ? total : -f->demand[(size_t)si * f->V + v];
+            glp_set_row_bnds(lp, row, GLP_FX, b, b);
+        }
+        for (int a = 0; a < f->A; a++) {
+            int c = si * f->A + a + 1;
+            ++k, ia[k] = si * f->V + arc_from(f, a) + 1, ja[k] = c, ar[k] = 1;
+            ++k, ia[k] = si * f->V + arc_to(f, a) + 1, ja[k] = c, ar[k] = -1;
+            ++k, ia[k] = f->n_srcs * f->V + (a >> 1) + 1, ja[k] = c, ar[k] = 1;
+        }
+    }
+    for (int e = 0; e < f->E; e++) {
+        int row = f->n_srcs * f->V + e + 1;
+        ++k, ia[k] = row, ja[k] = zcol, ar[k] = -1;
+        glp_set_row_bnds(lp, row, GLP_UP, 0, -(double)(in->edge_count ? in->edge_count[e] : 0));
+    }
+    glp_load_matrix(lp, k, ia, ja, ar);
+    free(ia), free(ja), free(ar);
+    return TC_OK;
+}
+
+/* Pass 3: the LP relaxation by the interior-point method (several times faster than the simplex here),
+ * the simplex when it does not converge (then *have_basis): its optimum into *lp_bound, flows into x. */
+static tc_status fiber_relax(fctx *f, glp_prob *lp, double *x, double *lp_bound, int *have_basis)
+{
+    const int zcol = f->n_srcs * f->A + 1;
+    glp_iptcp ic;
+    glp_init_iptcp(&ic);
+    ic.msg_lev = GLP_MSG_OFF;
+    int ret = glp_interior(lp, &ic);
+    *have_basis = 0;
+    if (ret == 0 && glp_ipt_status(lp) == GLP_OPT) {
+        /* the interior point stops within ~1e-8 of the optimum: report it to 6 decimals */
+        *lp_bound = round(glp_ipt_obj_val(lp) * 1e6) / 1e6;
+        for (int c = 1; c < zcol; c++)
+            x[c - 1] = glp_ipt_col_prim(lp, c);
+        return TC_OK;
+    }
+    glp_smcp sp;
+    glp_init_smcp(&sp);
+    sp.msg_lev = GLP_MSG_OFF;
+    if ((ret = glp_simplex(lp, &sp)) != 0)
+        return tc_error(f->ctx, TC_ERR_INTERNAL, NULL, 0, "%s: LP relaxation of the fiber ILP: glp_simplex failed: %s",
+                        what(f), simplex_ret_name(ret));
+    if (glp_get_status(lp) != GLP_OPT)
+        return tc_error(f->ctx, TC_ERR_INTERNAL, NULL, 0,
+                        "%s: LP relaxation of the fiber ILP has no optimum (GLPK status %d)", what(f),
+                        glp_get_status(lp));
+    *have_basis = 1;
+    *lp_bound = glp_get_obj_val(lp);
+    for (int c = 1; c < zcol; c++)
+        x[c - 1] = glp_get_col_prim(lp, c);
+    return TC_OK;
+}
+
+/* Pass 4: branch and bound from the heuristic's paths (busiest edge zh), with z >= zlb (GLPK stops when it
+ * meets it) and the time left of the limit.  GLPK's solution replaces the paths when it is better; at the
+ * limit o->method becomes TC_PH_FIBER_LP; *tree_bound gets the best bound branch and bound proved. */
+static tc_status fiber_branch(fctx *f, glp_prob *lp, int zlb, int zh, int have_basis, double t0, double *want,
+                              tc_ph_fiber_out *o, double *tree_bound)
+{
+    const tc_ph_fiber_in *in = f->in;
+    const int ncol = f->n_srcs * f->A + 1, zcol = ncol;
+    double left = in->time_limit > 0 ? in->time_limit : TC_PHOTONIC_ILP_TIME;
+    left -= tc_now() - t0;
+    heur h = {.f = f, .n = ncol + 1, .z = zh, .bound = zlb};
+    if (!(h.x = calloc((size_t)ncol + 1, sizeof *h.x)))
+        return TC_ERR_NOMEM;
+    for (int i = 0; i < in->n_circ; i++) {
+        const int *pp = f->paths[i];
+        for (int k = 0; pp && pp[k] >= 0 && pp[k + 1] >= 0; k++) {
+            int e = edge_between(f, pp[k], pp[k + 1]);
+            int a = in->edge_u[e] == pp[k] ? 2 * e : 2 * e + 1;
+            h.x[f->src_index[in->src[i]] * f->A + a + 1] += 1;
+        }
+    }
+    h.x[zcol] = zh;
+    glp_set_col_bnds(lp, zcol, GLP_LO, zlb, 0);
+    glp_smcp sp;
+    glp_init_smcp(&sp);
+    sp.msg_lev = GLP_MSG_OFF;
+    sp.meth = have_basis ? GLP_DUALP : GLP_PRIMAL;
+    int ret = glp_simplex(lp, &sp);
+    if (ret != 0 || glp_get_status(lp) != GLP_OPT) {
+        free(h.x);
+        return tc_error(f->ctx, TC_ERR_INTERNAL, NULL, 0, "%s: LP relaxation of the fiber ILP (z >= %d): %s", what(f),
+                        zlb, ret ? simplex_ret_name(ret) : "no optimum");
+    }
+    glp_iocp ip;
+    glp_init_iocp(&ip);
+    ip.msg_lev = GLP_MSG_OFF;
+    ip.presolve = GLP_OFF; /* starts from the LP basis above */
+    ip.cb_func = give_heuristic;
+    ip.cb_info = &h;
+    ip.tm_lim = left <= 0.001 ? 1 : left * 1000 < 2e9 ? (int)(left * 1000) : 2000000000;
+    ret = glp_intopt(lp, &ip);
+    free(h.x);
+    *tree_bound = h.bound;
+    int status = glp_mip_status(lp);
+    if (ret == GLP_ETMLIM)
+        o->method = TC_PH_FIBER_LP;
+    else if (ret != 0 || status != GLP_OPT)
+        return tc_error(f->ctx, TC_ERR_INTERNAL, NULL, 0, "%s: fiber ILP: %s%s (status %d)", what(f),
+                        ret ? "glp_intopt failed: " : "GLPK found no optimum", ret ? simplex_ret_name(ret) : "",
+                        status);
+    if (!((status == GLP_OPT || status == GLP_FEAS) && glp_mip_obj_val(lp) < zh - 0.5))
+        return TC_OK;
+    /* GLPK's solution beats the heuristic: take its flows */
+    clear_paths(f);
+    double *xs = malloc((size_t)f->n_srcs * f->A * sizeof *xs);
+    if (!xs)
+        return TC_ERR_NOMEM;
+    for (int c = 1; c < zcol; c++)
+        xs[c - 1] = (double)llround(glp_mip_col_val(lp, c));
+    for (int si = 0; si < f->n_srcs; si++)
+        for (int v = 0; v < f->V; v++)
+            want[(size_t)si * f->V + v] = f->demand[(size_t)si * f->V + v];
+    tc_status st = decompose(f, xs, want, take_unit, NULL);
+    free(xs);
+    return st;
+}
+
+/* Pass 5: paths for circuits within one server, z, the proven bound, the paths shortened within
+ * max(z, capacity), and the output arrays. */
+static tc_status fiber_output(fctx *f, double tree_bound, tc_ph_fiber_out *o)
+{
+    const tc_ph_fiber_in *in = f->in;
+    for (int i = 0; i < in->n_circ; i++) {
+        if (f->paths[i])
+            continue;
+        if (in->src[i] != in->dst[i]) /* the decomposition left it (never expected) */
+            return tc_error(f->ctx, TC_ERR_INTERNAL, NULL, 0, "%s: circuit %d got no path from the fiber ILP", what(f), i);
+        int *p = malloc((size_t)(f->V + 2) * sizeof *p);
+        if (!p)
+            return TC_ERR_NOMEM;
+        p[0] = in->src[i];
+        p[1] = -1;
+        f->paths[i] = p;
+    }
+    o->z = max_load(f);
+    /* proven when exact; otherwise the gap z - ceil(bound) is what the time limit left open */
+    o->bound = o->method == TC_PH_FIBER_ILP ? o->z : ceil(tree_bound - 1e-6) > o->lp_bound ? ceil(tree_bound - 1e-6)
+                                                                                            : o->lp_bound;
+    const int pf = in->per_fiber > 0 ? in->per_fiber : 1;
+    o->capacity = in->fibers > 0 ? in->fibers * pf : (o->z + pf - 1) / pf * pf;
+    if (shorten(f, o->z > o->capacity ? o->z : o->capacity))
+        return TC_ERR_NOMEM;
+    o->peak = max_load(f);
+    o->load = malloc((size_t)(f->E > 0 ? f->E : 1) * sizeof *o->load);
+    o->path_off = malloc(((size_t)in->n_circ + 1) * sizeof *o->path_off);
+    if (!o->load || !o->path_off)
+        return TC_ERR_NOMEM;
+    memcpy(o->load, f->load, (size_t)f->E * sizeof *o->load);
+    int total = 0;
+    for (int i = 0; i < in->n_circ; i++) {
+        o->path_off[i] = total;
+        while (f->paths[i][total - o->path_off[i]] >= 0)
+            total++;
+    }
+    o->path_off[in->n_circ] = total;
+    o->path = malloc((size_t)(total > 0 ? total : 1) * sizeof *o->path);
+    o->edge_of = malloc((size_t)(total > 0 ? total : 1) * sizeof *o->edge_of);
+    if (!o->path || !o->edge_of)
+        return TC_ERR_NOMEM;
+    for (int i = 0; i < in->n_circ; i++)
+        for (int k = o->path_off[i]; k < o->path_off[i + 1]; k++) {
+            o->path[k] = f->paths[i][k - o->path_off[i]];
+            o->edge_of[k] = k + 1 < o->path_off[i + 1] ? edge_between(f, o->path[k], f->paths[i][k - o->path_off[i] + 1])
+                                                       : -1;
+        }
+    return TC_OK;
 }
 
 tc_status tc_photonic_fiber_route(tc_ctx *ctx, const tc_ph_fiber_in *in, tc_ph_fiber_out **out)
@@ -494,9 +780,7 @@ tc_status tc_photonic_fiber_route(tc_ctx *ctx, const tc_ph_fiber_in *in, tc_ph_f
     tc_status st = TC_OK;
     glp_prob *lp = NULL;
     int term = glp_term_out(GLP_OFF);
-    double *x = NULL, *want = NULL, *xs = NULL;
-    int *ia = NULL, *ja = NULL, *queue = NULL;
-    double *ar = NULL;
+    double *x = NULL, *want = NULL;
     tc_ph_fiber_out *o = calloc(1, sizeof *o);
     const double t0 = tc_now();
     f.arc_off = calloc((size_t)f.V + 1, sizeof *f.arc_off);
@@ -505,283 +789,46 @@ tc_status tc_photonic_fiber_route(tc_ctx *ctx, const tc_ph_fiber_in *in, tc_ph_f
     f.srcs = malloc((size_t)(f.V > 0 ? f.V : 1) * sizeof *f.srcs);
     f.load = calloc((size_t)(f.E > 0 ? f.E : 1), sizeof *f.load);
     f.paths = calloc((size_t)(in->n_circ > 0 ? in->n_circ : 1), sizeof *f.paths);
-    queue = malloc((size_t)(f.V + 2) * 3 * sizeof *queue);
-    if (!o || !f.arc_off || !f.arc_id || !f.src_index || !f.srcs || !f.load || !f.paths || !queue)
+    if (!o || !f.arc_off || !f.arc_id || !f.src_index || !f.srcs || !f.load || !f.paths)
         goto nomem;
-    for (int e = 0; e < f.E; e++) {
-        if (in->edge_u[e] < 0 || in->edge_u[e] >= f.V || in->edge_v[e] < 0 || in->edge_v[e] >= f.V ||
-            in->edge_u[e] == in->edge_v[e]) {
-            st = tc_error(ctx, TC_ERR_INVALID, NULL, 0, "%s: server edge %d joins %d and %d (%d servers)", what(&f), e,
-                          in->edge_u[e], in->edge_v[e], f.V);
-            goto done;
-        }
-        f.arc_off[in->edge_u[e] + 1]++;
-        f.arc_off[in->edge_v[e] + 1]++;
-    }
-    for (int v = 0; v < f.V; v++)
-        f.arc_off[v + 1] += f.arc_off[v];
-    {
-        int *fill = calloc((size_t)f.V + 1, sizeof *fill);
-        if (!fill)
-            goto nomem;
-        for (int a = 0; a < f.A; a++) {
-            int u = arc_from(&f, a);
-            f.arc_id[f.arc_off[u] + fill[u]++] = a;
-        }
-        free(fill);
-    }
-    for (int e = 0; e < f.E; e++)
-        f.load[e] = in->edge_count ? in->edge_count[e] : 0;
-    /* sources, demands; reachability */
-    for (int v = 0; v < f.V; v++)
-        f.src_index[v] = -1;
-    for (int i = 0; i < in->n_circ; i++) {
-        const int s = in->src[i], t = in->dst[i];
-        if (s < 0 || s >= f.V || t < 0 || t >= f.V) {
-            st = tc_error(ctx, TC_ERR_INVALID, NULL, 0, "%s: circuit %d: server %d or %d out of range (%d servers)",
-                          what(&f), i, s, t, f.V);
-            goto done;
-        }
-        if (s != t && f.src_index[s] < 0) {
-            f.src_index[s] = f.n_srcs;
-            f.srcs[f.n_srcs++] = s;
-        }
-    }
-    f.demand = calloc((size_t)(f.n_srcs > 0 ? f.n_srcs : 1) * f.V, sizeof *f.demand);
-    if (!f.demand)
-        goto nomem;
-    for (int i = 0; i < in->n_circ; i++)
-        if (in->src[i] != in->dst[i])
-            f.demand[(size_t)f.src_index[in->src[i]] * f.V + in->dst[i]]++;
-    for (int si = 0; si < f.n_srcs; si++) {
-        int *path = queue, *prev = queue + f.V + 2;
-        for (int i = 0; i < in->n_circ; i++) {
-            if (in->src[i] != f.srcs[si] || in->dst[i] == in->src[i])
-                continue;
-            if (bfs_path(&f, in->src[i], in->dst[i], INT_MAX, path, prev, prev + f.V) < 0) {
-                if (in->circ_src)
-                    st = tc_error(ctx, TC_ERR_INVALID, NULL, 0,
-                                  "%s: circuit %d->%d: server %d cannot reach server %d (disconnected server grid)",
-                                  what(&f), in->circ_src[i], in->circ_dst[i], in->src[i], in->dst[i]);
-                else
-                    st = tc_error(ctx, TC_ERR_INVALID, NULL, 0,
-                                  "%s: circuit %d: server %d cannot reach server %d (disconnected server grid)",
-                                  what(&f), i, in->src[i], in->dst[i]);
-                goto done;
-            }
-        }
-    }
+    if ((st = fiber_setup(&f)))
+        goto fail;
     int base = 0;
+    double tree_bound = 0; /* z is an integer: ceil(LP bound), raised by branch and bound's best node */
     for (int e = 0; e < f.E; e++)
         if (f.load[e] > base)
             base = f.load[e];
     o->method = TC_PH_FIBER_ILP;
     o->lp_bound = base;
     if (f.n_srcs > 0) {
-        /* columns: x[si][a] = si * A + a + 1, z = S A + 1 */
-        const int ncol = f.n_srcs * f.A + 1, zcol = ncol;
-        lp = glp_create_prob();
-        glp_set_obj_dir(lp, GLP_MIN);
-        glp_add_cols(lp, ncol);
-        for (int si = 0; si < f.n_srcs; si++) {
-            int total = 0;
-            for (int v = 0; v < f.V; v++)
-                total += f.demand[(size_t)si * f.V + v];
-            for (int a = 0; a < f.A; a++) {
-                int c = si * f.A + a + 1;
-                glp_set_col_kind(lp, c, GLP_IV);
-                glp_set_col_bnds(lp, c, GLP_DB, 0, total);
-            }
-        }
-        glp_set_col_kind(lp, zcol, GLP_IV);
-        glp_set_col_bnds(lp, zcol, GLP_LO, base, 0);
-        glp_set_obj_coef(lp, zcol, 1);
-        const int nrow = f.n_srcs * f.V + f.E;
-        glp_add_rows(lp, nrow);
-        const long long nnz = (long long)f.n_srcs * f.A * 2 + (long long)f.n_srcs * f.A + f.E;
-        ia = malloc((size_t)(nnz + 1) * sizeof *ia);
-        ja = malloc((size_t)(nnz + 1) * sizeof *ja);
-        ar = malloc((size_t)(nnz + 1) * sizeof *ar);
-        if (!ia || !ja || !ar)
-            goto nomem;
-        int k = 0;
-        for (int si = 0; si < f.n_srcs; si++) {
-            int total = 0;
-            for (int v = 0; v < f.V; v++)
-                total += f.demand[(size_t)si * f.V + v];
-            for (int v = 0; v < f.V; v++) {
-                int row = si * f.V + v + 1;
-                double b = v == f.srcs[si] ? total : -f.demand[(size_t)si * f.V + v];
-                glp_set_row_bnds(lp, row, GLP_FX, b, b);
-            }
-            for (int a = 0; a < f.A; a++) {
-                int c = si * f.A + a + 1;
-                ++k, ia[k] = si * f.V + arc_from(&f, a) + 1, ja[k] = c, ar[k] = 1;
-                ++k, ia[k] = si * f.V + arc_to(&f, a) + 1, ja[k] = c, ar[k] = -1;
-                ++k, ia[k] = f.n_srcs * f.V + (a >> 1) + 1, ja[k] = c, ar[k] = 1;
-            }
-        }
-        for (int e = 0; e < f.E; e++) {
-            int row = f.n_srcs * f.V + e + 1;
-            ++k, ia[k] = row, ja[k] = zcol, ar[k] = -1;
-            glp_set_row_bnds(lp, row, GLP_UP, 0, -(double)(in->edge_count ? in->edge_count[e] : 0));
-        }
-        glp_load_matrix(lp, k, ia, ja, ar);
-        /* the relaxation by the interior-point method (several times faster than the simplex here); the
-         * simplex when it does not converge, and later for a basis if branch and bound is needed */
-        glp_smcp sp;
-        glp_init_smcp(&sp);
-        sp.msg_lev = GLP_MSG_OFF;
-        glp_iptcp ic;
-        glp_init_iptcp(&ic);
-        ic.msg_lev = GLP_MSG_OFF;
-        int ret = glp_interior(lp, &ic), have_basis = 0;
+        int have_basis = 0;
         x = malloc((size_t)f.n_srcs * f.A * sizeof *x);
         want = malloc((size_t)f.n_srcs * f.V * sizeof *want);
         if (!x || !want)
             goto nomem;
-        if (ret == 0 && glp_ipt_status(lp) == GLP_OPT) {
-            /* the interior point stops within ~1e-8 of the optimum: report it to 6 decimals */
-            o->lp_bound = round(glp_ipt_obj_val(lp) * 1e6) / 1e6;
-            for (int c = 1; c < zcol; c++)
-                x[c - 1] = glp_ipt_col_prim(lp, c);
-        } else {
-            if ((ret = glp_simplex(lp, &sp)) != 0) {
-                st = tc_error(ctx, TC_ERR_INTERNAL, NULL, 0,
-                              "%s: LP relaxation of the fiber ILP: glp_simplex failed: %s", what(&f),
-                              simplex_ret_name(ret));
-                goto done;
-            }
-            if (glp_get_status(lp) != GLP_OPT) {
-                st = tc_error(ctx, TC_ERR_INTERNAL, NULL, 0,
-                              "%s: LP relaxation of the fiber ILP has no optimum (GLPK status %d)", what(&f),
-                              glp_get_status(lp));
-                goto done;
-            }
-            have_basis = 1;
-            o->lp_bound = glp_get_obj_val(lp);
-            for (int c = 1; c < zcol; c++)
-                x[c - 1] = glp_get_col_prim(lp, c);
-        }
+        if ((st = fiber_model(&f, base, &lp)) || (st = fiber_relax(&f, lp, x, &o->lp_bound, &have_basis)))
+            goto fail;
         /* a first solution: the LP flows split into paths and rounded, then rerouted off the busiest
          * edges; when it meets the LP bound (rounded up: z is an integer) it is optimal */
         const int zlb = (int)ceil(o->lp_bound - 1e-6) > base ? (int)ceil(o->lp_bound - 1e-6) : base;
+        tree_bound = zlb;
         for (int si = 0; si < f.n_srcs; si++)
             for (int v = 0; v < f.V; v++)
                 want[(size_t)si * f.V + v] = f.demand[(size_t)si * f.V + v];
         if ((st = round_lp(&f, x, want)) || (st = improve(&f, zlb)))
-            goto done;
+            goto fail;
         const int zh = max_load(&f);
-        if (zh > zlb) {
-            /* branch and bound from the heuristic's solution, with z >= zlb (GLPK stops when it meets it) */
-            double left = in->time_limit > 0 ? in->time_limit : TC_PHOTONIC_ILP_TIME;
-            left -= tc_now() - t0;
-            heur h = {.f = &f, .n = ncol + 1, .z = zh};
-            if (!(h.x = calloc((size_t)ncol + 1, sizeof *h.x)))
-                goto nomem;
-            for (int i = 0; i < in->n_circ; i++) {
-                const int *pp = f.paths[i];
-                for (int k = 0; pp && pp[k] >= 0 && pp[k + 1] >= 0; k++) {
-                    int e = edge_between(&f, pp[k], pp[k + 1]);
-                    int a = in->edge_u[e] == pp[k] ? 2 * e : 2 * e + 1;
-                    h.x[f.src_index[in->src[i]] * f.A + a + 1] += 1;
-                }
-            }
-            h.x[zcol] = zh;
-            glp_set_col_bnds(lp, zcol, GLP_LO, zlb, 0);
-            sp.meth = have_basis ? GLP_DUALP : GLP_PRIMAL;
-            ret = glp_simplex(lp, &sp);
-            if (ret != 0 || glp_get_status(lp) != GLP_OPT) {
-                free(h.x);
-                st = tc_error(ctx, TC_ERR_INTERNAL, NULL, 0, "%s: LP relaxation of the fiber ILP (z >= %d): %s", what(&f),
-                              zlb, ret ? simplex_ret_name(ret) : "no optimum");
-                goto done;
-            }
-            glp_iocp ip;
-            glp_init_iocp(&ip);
-            ip.msg_lev = GLP_MSG_OFF;
-            ip.presolve = GLP_OFF; /* starts from the LP basis above */
-            ip.cb_func = give_heuristic;
-            ip.cb_info = &h;
-            ip.tm_lim = left <= 0.001 ? 1 : left * 1000 < 2e9 ? (int)(left * 1000) : 2000000000;
-            ret = glp_intopt(lp, &ip);
-            free(h.x);
-            int status = glp_mip_status(lp);
-            if (ret == GLP_ETMLIM)
-                o->method = TC_PH_FIBER_LP;
-            else if (ret != 0 || status != GLP_OPT) {
-                st = tc_error(ctx, TC_ERR_INTERNAL, NULL, 0, "%s: fiber ILP: %s%s (status %d)", what(&f),
-                              ret ? "glp_intopt failed: " : "GLPK found no optimum", ret ? simplex_ret_name(ret) : "",
-                              status);
-                goto done;
-            }
-            if ((status == GLP_OPT || status == GLP_FEAS) && glp_mip_obj_val(lp) < zh - 0.5) {
-                /* GLPK's solution beats the heuristic: take its flows */
-                clear_paths(&f);
-                xs = malloc((size_t)f.n_srcs * f.A * sizeof *xs);
-                if (!xs)
-                    goto nomem;
-                for (int c = 1; c < zcol; c++)
-                    xs[c - 1] = (double)llround(glp_mip_col_val(lp, c));
-                for (int si = 0; si < f.n_srcs; si++)
-                    for (int v = 0; v < f.V; v++)
-                        want[(size_t)si * f.V + v] = f.demand[(size_t)si * f.V + v];
-                if ((st = decompose(&f, xs, want, take_unit, NULL)))
-                    goto done;
-            }
-        }
+        if (zh > zlb && (st = fiber_branch(&f, lp, zlb, zh, have_basis, t0, want, o, &tree_bound)))
+            goto fail;
     }
-    /* circuits within one server, and any the decomposition left (never expected) */
-    for (int i = 0; i < in->n_circ; i++) {
-        if (f.paths[i])
-            continue;
-        int *p = malloc((size_t)(f.V + 2) * sizeof *p);
-        if (!p)
-            goto nomem;
-        if (in->src[i] == in->dst[i]) {
-            p[0] = in->src[i];
-            p[1] = -1;
-        } else {
-            st = tc_error(ctx, TC_ERR_INTERNAL, NULL, 0, "%s: circuit %d got no path from the fiber ILP", what(&f), i);
-            free(p);
-            goto done;
-        }
-        f.paths[i] = p;
-    }
-    /* output: z is the optimum; the paths are then shortened within max(z, capacity) */
-    o->z = max_load(&f);
-    {
-        const int pf = in->per_fiber > 0 ? in->per_fiber : 1;
-        o->capacity = in->fibers > 0 ? in->fibers * pf : (o->z + pf - 1) / pf * pf;
-    }
-    if ((st = shorten(&f, o->z > o->capacity ? o->z : o->capacity)))
-        goto nomem;
-    o->peak = max_load(&f);
-    o->load = malloc((size_t)(f.E > 0 ? f.E : 1) * sizeof *o->load);
-    o->path_off = malloc(((size_t)in->n_circ + 1) * sizeof *o->path_off);
-    if (!o->load || !o->path_off)
-        goto nomem;
-    memcpy(o->load, f.load, (size_t)f.E * sizeof *o->load);
-    int total = 0;
-    for (int i = 0; i < in->n_circ; i++) {
-        o->path_off[i] = total;
-        while (f.paths[i][total - o->path_off[i]] >= 0)
-            total++;
-    }
-    o->path_off[in->n_circ] = total;
-    o->path = malloc((size_t)(total > 0 ? total : 1) * sizeof *o->path);
-    o->edge_of = malloc((size_t)(total > 0 ? total : 1) * sizeof *o->edge_of);
-    if (!o->path || !o->edge_of)
-        goto nomem;
-    for (int i = 0; i < in->n_circ; i++)
-        for (int k = o->path_off[i]; k < o->path_off[i + 1]; k++) {
-            o->path[k] = f.paths[i][k - o->path_off[i]];
-            o->edge_of[k] = k + 1 < o->path_off[i + 1] ? edge_between(&f, o->path[k], f.paths[i][k - o->path_off[i] + 1])
-                                                       : -1;
-        }
+    if ((st = fiber_output(&f, tree_bound, o)))
+        goto fail;
     *out = o;
     o = NULL;
     goto done;
+fail:
+    if (st != TC_ERR_NOMEM)
+        goto done;
 nomem:
     st = tc_error(ctx, TC_ERR_NOMEM, NULL, 0, "%s: out of memory", what(&f));
 done:
@@ -799,12 +846,7 @@ done:
     free(f.demand);
     free(f.load);
     free(x);
-    free(xs);
     free(want);
-    free(ia);
-    free(ja);
-    free(ar);
-    free(queue);
     tc_photonic_fiber_out_free(o);
     return st;
 }

@@ -13,7 +13,8 @@
  *   dependency constraint (5); ReconfCost (eq. 7) is r on the switch arcs.  The objective is sum (keep +
  *   setup) cost + r sum switch.  Flow conservation holds at every (round, topology) node and hub.  The
  *   matrix is a network matrix, so the LP relaxation has integral vertices and GLPK needs no branching;
- *   it is still solved as a MIP (glp_intopt, presolve on) so integrality is GLPK's to guarantee.  A
+ *   tie rows (the parts of a split step stay together on a static topology: flow into (i, j) = flow into
+ *   (i + 1, j)) leave that class and GLPK may branch.  It is always solved as a MIP (glp_intopt, presolve on) so integrality is GLPK's to guarantee.  A
  *   disconnected (round, topology) costs a penalty P = 1 + 2 sum_i (largest finite cost of round i + r),
  *   more than any plan that avoids every penalty.
  * Checks: glp_intopt's return code (0, else the GLPK code is named; GLP_ETMLIM means --ilp-time ran out)
@@ -103,7 +104,7 @@ typedef struct net {
     int nnz, cap;
 } net;
 
-static int arc(net *m, int from, int to, double cost)
+static int grow(net *m)
 {
     if (m->nnz + 2 >= m->cap) {
         int nc = m->cap ? 2 * m->cap : 4096;
@@ -119,6 +120,13 @@ static int arc(net *m, int from, int to, double cost)
         m->ar = d;
         m->cap = nc;
     }
+    return 0;
+}
+
+static int arc(net *m, int from, int to, double cost)
+{
+    if (grow(m))
+        return -1;
     int c = glp_add_cols(m->lp, 1);
     glp_set_col_kind(m->lp, c, GLP_BV);
     glp_set_obj_coef(m->lp, c, cost);
@@ -174,6 +182,12 @@ tc_status tc_photonic_ilp_solve(tc_ctx *ctx, const tc_ph_ilp *p, int *choice, do
     const int hub0 = rows + 1;
     rows += n;
     const int end = ++rows;
+    const int tie0 = rows + 1; /* a row per (tied round, static topology available at both) */
+    int n_tie = 0;
+    for (int i = 0; i + 1 < n; i++)
+        if (p->tie && p->tie[i])
+            n_tie += S;
+    rows += n_tie;
     glp_add_rows(m.lp, rows);
     for (int r = 1; r <= rows; r++)
         glp_set_row_bnds(m.lp, r, GLP_FX, r == start ? 1 : r == end ? -1 : 0, r == start ? 1 : r == end ? -1 : 0);
@@ -215,6 +229,24 @@ tc_status tc_photonic_ilp_solve(tc_ctx *ctx, const tc_ph_ilp *p, int *choice, do
     for (int j = 0; j < T && !st; j++)
         if (node[(size_t)(n - 1) * T + j] && arc(&m, node[(size_t)(n - 1) * T + j], end, 0) < 0)
             st = TC_ERR_NOMEM;
+    /* ties: the flow into (i, j) equals the flow into (i + 1, j) for static j (rows fixed at 0) */
+    for (int i = 0, row = tie0; i + 1 < n && !st; i++) {
+        if (!p->tie || !p->tie[i])
+            continue;
+        for (int j = 0; j < S && !st; j++, row++) {
+            const int cols[4] = {keep_col[(size_t)i * T + j], in_col[(size_t)i * T + j],
+                                 keep_col[(size_t)(i + 1) * T + j], in_col[(size_t)(i + 1) * T + j]};
+            for (int k = 0; k < 4 && !st; k++) {
+                if (!cols[k])
+                    continue;
+                if (grow(&m)) {
+                    st = TC_ERR_NOMEM;
+                    break;
+                }
+                m.nnz++, m.ia[m.nnz] = row, m.ja[m.nnz] = cols[k], m.ar[m.nnz] = k < 2 ? 1 : -1;
+            }
+        }
+    }
     if (st) {
         st = tc_error(ctx, TC_ERR_NOMEM, NULL, 0, "reconfiguration ILP: out of memory");
         goto done;

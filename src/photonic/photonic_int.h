@@ -45,6 +45,10 @@ tc_status ph_coster_cost(tc_ctx *ctx, ph_coster *c, const tc_ph_pair *pairs, int
 tc_status ph_routes_ints(tc_ph_routes *r, int n, int **at);
 tc_status ph_routes_circuit(tc_ph_routes *r, tc_ph_circuit **at);
 
+/* Price the links of a circuit topology (indexed): alpha a, beta b x max(circuits out of the source NPU,
+ * circuits into the destination NPU): a GPU's transmitters are divided among its circuits (PCCL §4.2). */
+tc_status ph_price_circuits(tc_topo *t, double a, double b);
+
 /* Copy the fabric's numbers into a plan (tx, rx, wavelengths, mzi, grid, fibers). */
 void ph_plan_fabric(tc_sched_photonic *p, const tc_ph_fabric *fab);
 

@@ -12,9 +12,13 @@
  *   with the same pairs share one graph); (4) cost.c for every (round, candidate) available; (5) ilp.c;
  *   (6) route.c for every reconfiguration, in round order.
  * Cost: candidates x rounds x Alg. 2 (one BFS per source per candidate) + the ILP + the routing.
+ * Model: tx/rx split a step only for circuits: G0 (fixed links) and the fallbacks (circuits within tx/rx
+ *   already) carry a split step whole, the ILP keeping its parts together there (tie).  A circuit shares
+ *   its GPU's optical bandwidth with the GPU's other circuits (PCCL §4.2): beta x max(out, in circuits).
  * Limits: a configuration the ILP picks but the fabric cannot route (no free wavelength, too few fibers)
- *   is an error naming the round; fallbacks whose degree exceeds tx or rx are left out of S (an explicit
- *   --fallback member that does not fit is an error).
+ *   is left out and the ILP solved again, with a warning naming it (G0 kept from round 0 always remains);
+ *   fallbacks whose degree exceeds tx or rx are left out of S (an explicit --fallback member that does
+ *   not fit is an error).
  * Trace (rhd reduce-scatter, 1 MiB, on a 4-NPU bidirectional ring, r = 1 ns, --fallback none): steps 0
  *   (pairs 0<->2, 1<->3) and 1 (0<->1, 2<->3); on G0 step 0 has d = 2, c = 2; the ILP sets up step 0's
  *   circuits, then G0 again (step 1's pairs are ring neighbours; a tie with step 1's own circuits): 2
@@ -33,6 +37,7 @@ typedef struct pround {
     int step, sub, n_sub;
     int off, n;           /* pairs[off .. off+n) */
     int canon;            /* first round with the same pair set (its own-circuit graph) */
+    int woff, wn;         /* split steps: the whole step's pairs, wpairs[woff .. woff+wn) */
 } pround;
 
 typedef struct pass {
@@ -43,6 +48,8 @@ typedef struct pass {
     double ac, bc;                 /* circuit alpha, beta */
     tc_ph_pair *pairs;             /* all rounds' pairs, round by round */
     int n_pairs, cap_pairs;
+    tc_ph_pair *wpairs;            /* the whole pairs of split steps (static topologies run them unsplit) */
+    int n_wpairs, cap_wpairs;
     pround *rounds;
     int n_rounds, cap_rounds;
     tc_topo **fallback;            /* S */
@@ -53,7 +60,12 @@ typedef struct pass {
     double *cost;                  /* n_rounds x T */
     tc_ph_cost *detail;            /* n_rounds x T */
     tc_sched_photonic *out;
+    int fail_round, fail_topo;     /* the reconfiguration the fabric could not route (build_output) */
+    char fail_msg[512];            /* and why (the router's message) */
 } pass;
+
+/* build_output: the ILP's choice for fail_round cannot be routed on the fabric (re-solve without it). */
+#define PH_UNROUTABLE 1
 
 static tc_status nomem(pass *p)
 {
@@ -86,7 +98,7 @@ static tc_status add_round(pass *p, int step, int sub, int n_sub, const tc_ph_pa
     memcpy(p->pairs + p->n_pairs, pairs, (size_t)n * sizeof *pairs);
     qsort(p->pairs + p->n_pairs, (size_t)n, sizeof *pairs, cmp_pair);
     pround *r = &p->rounds[p->n_rounds];
-    *r = (pround){step, sub, n_sub, p->n_pairs, n, p->n_rounds};
+    *r = (pround){step, sub, n_sub, p->n_pairs, n, p->n_rounds, 0, 0};
     for (int k = 0; k < p->n_rounds; k++) { /* the same circuits as an earlier round? */
         const pround *q = &p->rounds[k];
         if (q->canon != k || q->n != n)
@@ -168,12 +180,25 @@ static tc_status build_rounds(pass *p)
             st = st == TC_ERR_NOMEM ? nomem(p) : tc_error(p->ctx, st, NULL, 0, "photonic: step %d: bad pairs", step[k]);
             break;
         }
+        const int w0 = p->n_wpairs, r0 = p->n_rounds;
+        if (parts > 1) { /* G0 and the fallbacks carry the step unsplit (item 3: tx/rx limit circuits only) */
+            if (tc_grow((void **)&p->wpairs, &p->cap_wpairs, p->n_wpairs + m, sizeof *p->wpairs)) {
+                st = nomem(p);
+                break;
+            }
+            memcpy(p->wpairs + p->n_wpairs, tmp, (size_t)m * sizeof *tmp);
+            p->n_wpairs += m;
+        }
         for (int q = 0; q < parts && !st; q++) {
             int ns = 0;
             for (int i = 0; i < m; i++)
                 if (part[i] == q)
                     sub[ns++] = tmp[i];
             st = add_round(p, step[k], q, parts, sub, ns);
+        }
+        for (int q = r0; q < p->n_rounds && parts > 1; q++) {
+            p->rounds[q].woff = w0;
+            p->rounds[q].wn = m;
         }
     }
 done:
@@ -245,13 +270,53 @@ static void circuit_cost(pass *p)
     }
 }
 
-static void price_links(tc_topo *t, double a, double b)
+/* Distinct out- and in-neighbours of every NPU of an indexed topology (odeg, ideg: n_npus each). */
+static void npu_degrees(const tc_topo *t, int *odeg, int *ideg)
 {
+    for (int v = 0; v < t->n_npus; v++) {
+        odeg[v] = ideg[v] = 0;
+        for (int k = t->out_off[v]; k < t->out_off[v + 1]; k++) {
+            int w = t->links[t->out_link[k]].dst, dup = 0;
+            for (int q = t->out_off[v]; q < k && !dup; q++)
+                dup = t->links[t->out_link[q]].dst == w;
+            odeg[v] += !dup;
+        }
+        for (int k = t->in_off[v]; k < t->in_off[v + 1]; k++) {
+            int w = t->links[t->in_link[k]].src, dup = 0;
+            for (int q = t->in_off[v]; q < k && !dup; q++)
+                dup = t->links[t->in_link[q]].src == w;
+            ideg[v] += !dup;
+        }
+    }
+}
+
+/*
+ * Price the links of a circuit topology (a fallback, a round's own circuits).  PCCL §4.2 "divide[s] the
+ * transmitters uniformly across all required connections by a GPU": the circuit class's beta is one GPU's
+ * whole optical bandwidth, so a circuit u -> w whose GPU u starts k_out circuits and w ends k_in gets
+ * 1/max(k_out, k_in) of it: beta x max(k_out(u), k_in(w)).  Alpha is the circuit's.  G0's links are priced
+ * as the topology gives them (fixed links, not circuits).
+ */
+tc_status ph_price_circuits(tc_topo *t, double a, double b)
+{
+    int *odeg = malloc((size_t)(t->n_npus > 0 ? t->n_npus : 1) * 2 * sizeof *odeg);
+    if (!odeg)
+        return TC_ERR_NOMEM;
+    int *ideg = odeg + t->n_npus;
+    npu_degrees(t, odeg, ideg);
     for (int l = 0; l < t->n_links; l++) {
+        const int u = t->links[l].src, w = t->links[l].dst;
+        int share = 1;
+        if (u < t->n_npus && odeg[u] > share)
+            share = odeg[u];
+        if (w < t->n_npus && ideg[w] > share)
+            share = ideg[w];
         t->links[l].alpha = a;
-        t->links[l].beta = b;
+        t->links[l].beta = b * share;
         t->links[l].alpha_set = t->links[l].beta_set = 1;
     }
+    free(odeg);
+    return TC_OK;
 }
 
 /* Most out- and in-neighbours of one NPU. */
@@ -379,7 +444,10 @@ static tc_status make_fallback(pass *p, const char *spec, int quiet, tc_topo **o
         tc_topo_free(t);
         return st;
     }
-    price_links(t, p->ac, p->bc);
+    if (ph_price_circuits(t, p->ac, p->bc)) {
+        tc_topo_free(t);
+        return nomem(p);
+    }
     int dout, din;
     degrees(t, &dout, &din);
     if ((p->fab->tx > 0 && dout > p->fab->tx) || (p->fab->rx > 0 && din > p->fab->rx)) {
@@ -458,7 +526,7 @@ static tc_status own_graph(pass *p, int k, tc_topo **out)
             tc_topo_free(t);
             return nomem(p);
         }
-    if (tc_topo_index(t)) {
+    if (tc_topo_index(t) || ph_price_circuits(t, p->ac, p->bc)) {
         tc_topo_free(t);
         return nomem(p);
     }
@@ -469,17 +537,52 @@ static tc_status own_graph(pass *p, int k, tc_topo **out)
 /* ------------------------------------------------------------------------------------------------ */
 /* Costs                                                                                             */
 
-/* Price rounds [first, n_rounds) on graph g into column j. */
+/* Scale a round's breakdown by f (a split step's share of its unsplit time). */
+static void breakdown_scale(tc_ph_breakdown *t, double f)
+{
+    t->latency *= f;
+    t->bandwidth *= f;
+    t->congestion *= f;
+    t->dilation *= f;
+}
+
+/*
+ * Price rounds [first, n_rounds) on graph g into column j.  A static topology (G0, a fallback: its links
+ * exist already, no circuit of a round needs a transmitter of its own) carries a split step unsplit: each
+ * of the step's m sub-rounds gets 1/m of the whole step's time, and the ILP ties the m sub-rounds to the
+ * same static topology (tc_ph_ilp.tie), so together they cost the unsplit step.
+ */
 static tc_status price_column(pass *p, const tc_topo *g, int j, int first)
 {
     ph_coster c;
     if (ph_coster_init(&c, g))
         return nomem(p);
     tc_status st = TC_OK;
+    const int is_static = j < p->n_static;
     for (int i = first; i < p->n_rounds && !st; i++) {
+        const pround *r = &p->rounds[i];
         tc_ph_cost *d = &p->detail[(size_t)i * p->T + j];
-        st = ph_coster_cost(p->ctx, &c, p->pairs + p->rounds[i].off, p->rounds[i].n, d);
+        if (is_static && r->n_sub > 1) {
+            if (r->sub == 0)
+                st = ph_coster_cost(p->ctx, &c, p->wpairs + r->woff, r->wn, d);
+            else
+                *d = p->detail[(size_t)(i - 1) * p->T + j];
+            if (st)
+                break;
+            p->cost[(size_t)i * p->T + j] = d->connected ? tc_ph_breakdown_sum(&d->t) : INFINITY;
+            continue;
+        }
+        st = ph_coster_cost(p->ctx, &c, p->pairs + r->off, r->n, d);
         p->cost[(size_t)i * p->T + j] = d->connected ? tc_ph_breakdown_sum(&d->t) : INFINITY;
+    }
+    /* the split steps' shares, once every sub-round holds the whole step's cost */
+    for (int i = first; i < p->n_rounds && is_static; i++) {
+        const pround *r = &p->rounds[i];
+        if (r->n_sub > 1) {
+            breakdown_scale(&p->detail[(size_t)i * p->T + j].t, 1.0 / r->n_sub);
+            if (isfinite(p->cost[(size_t)i * p->T + j]))
+                p->cost[(size_t)i * p->T + j] = tc_ph_breakdown_sum(&p->detail[(size_t)i * p->T + j].t);
+        }
     }
     ph_coster_fini(&c);
     return st;
@@ -558,7 +661,17 @@ static tc_status circuits_of(pass *p, int i, int j, int **src, int **dst, int *n
     return TC_OK;
 }
 
-/* Route the circuits of round i's topology j and record them in the plan's round. */
+/* A sink keeping the first error's text (the router's reason when a configuration cannot be routed). */
+static void keep_first(void *user, tc_diag_level level, const char *file, int line, int col, const char *msg)
+{
+    pass *p = user;
+    (void)file, (void)line, (void)col;
+    if (level == TC_DIAG_ERROR && !p->fail_msg[0])
+        snprintf(p->fail_msg, sizeof p->fail_msg, "%s", msg);
+}
+
+/* Route the circuits of round i's topology j and record them in the plan's round.  PH_UNROUTABLE (and
+ * fail_round, fail_topo, fail_msg set, nothing reported) when the fabric cannot carry them. */
 static tc_status route_round(pass *p, int i, int j, double time_limit, tc_ph_round *pr)
 {
     int *src = NULL, *dst = NULL, n = 0;
@@ -572,8 +685,22 @@ static tc_status route_round(pass *p, int i, int j, double time_limit, tc_ph_rou
     else
         snprintf(what, sizeof what, "round %d (step %d)", i, r->step);
     tc_status st = circuits_of(p, i, j, &src, &dst, &n);
-    if (!st)
-        st = tc_photonic_route(p->ctx, p->fab, src, dst, n, time_limit, what, &rt, &sum);
+    if (!st) {
+        tc_ctx quiet = *p->ctx;
+        quiet.sink = keep_first;
+        quiet.sink_user = p;
+        p->fail_msg[0] = 0;
+        st = tc_photonic_route(&quiet, p->fab, src, dst, n, time_limit, what, &rt, &sum);
+        if (st == TC_ERR_INVALID) {
+            p->fail_round = i;
+            p->fail_topo = j;
+            st = PH_UNROUTABLE;
+        } else if (st) {
+            st = tc_error(p->ctx, st, NULL, 0, "%s", p->fail_msg[0] ? p->fail_msg : "photonic: routing failed");
+        } else if (quiet.n_warnings > p->ctx->n_warnings) {
+            p->ctx->n_warnings = quiet.n_warnings;
+        }
+    }
     if (st)
         goto done;
     if ((st = tc_photonic_routes_attach(p->out, pr, rt, &sum))) {
@@ -583,8 +710,9 @@ static tc_status route_round(pass *p, int i, int j, double time_limit, tc_ph_rou
     if (sum.method == TC_PH_FIBER_LP)
         tc_warn(p->ctx, NULL, 0,
                 "%s: the fiber ILP reached the %g s limit (--ilp-time): LP relaxation rounded, %d circuits on the "
-                "busiest server pair (LP bound %.2f)",
-                what, time_limit, sum.z, sum.lp_bound);
+                "busiest server pair (LP bound %.2f; optimality gap %d: the optimum is at least %d)",
+                what, time_limit, sum.z, sum.lp_bound, sum.z - (int)ceil(sum.bound - 1e-6),
+                (int)ceil(sum.bound - 1e-6));
 done:
     free(src);
     free(dst);
@@ -673,7 +801,7 @@ tc_status tc_photonic_plan(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, 
     const double lim = opts->ilp_time > 0 ? opts->ilp_time : TC_PHOTONIC_ILP_TIME;
     tc_status st = TC_OK;
     int *choice = NULL;
-    unsigned char *keep = NULL;
+    unsigned char *keep = NULL, *tie = NULL;
     if (!topo->photonic.present)
         return tc_error(ctx, TC_ERR_INVALID, topo->file, 0,
                         "the topology has no <photonic> element: the photonic pass needs one (man 5 "
@@ -711,24 +839,58 @@ tc_status tc_photonic_plan(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, 
         goto done;
     choice = malloc((size_t)p.n_rounds * sizeof *choice);
     keep = calloc((size_t)p.n_static, 1);
-    if (!choice || !keep) {
+    tie = calloc((size_t)p.n_rounds, 1);
+    if (!choice || !keep || !tie) {
         st = nomem(&p);
         goto done;
     }
     int dout, din;
     degrees(topo, &dout, &din);
     keep[0] = (p.fab->tx > 0 && dout > p.fab->tx) || (p.fab->rx > 0 && din > p.fab->rx);
+    for (int i = 0; i + 1 < p.n_rounds; i++)
+        tie[i] = p.rounds[i + 1].step == p.rounds[i].step && p.rounds[i + 1].sub == p.rounds[i].sub + 1;
     tc_ph_ilp ilp = {.n_rounds = p.n_rounds, .n_static = p.n_static, .n_topos = p.T, .cost = p.cost, .own = p.own,
-                     .keep_only = keep, .r = topo->photonic.reconfig_delay, .time_limit = lim};
-    double obj;
-    if ((st = tc_photonic_ilp_solve(ctx, &ilp, choice, &obj)))
-        goto done;
-    for (int i = 0; i < p.n_rounds; i++)
-        if (!isfinite(p.cost[(size_t)i * p.T + choice[i]])) {
-            st = tc_error(ctx, TC_ERR_INTERNAL, NULL, 0, "photonic: round %d has no topology connecting its pairs", i);
+                     .keep_only = keep, .tie = tie, .r = topo->photonic.reconfig_delay, .time_limit = lim};
+    /* Solve; when the fabric cannot route a chosen configuration, leave it out and solve again (item 2 of
+     * issue 22: G0 kept from round 0 is always a plan, so this ends with one; each pass bans one more). */
+    for (int tries = 0;; tries++) {
+        double obj;
+        if ((st = tc_photonic_ilp_solve(ctx, &ilp, choice, &obj)))
+            goto done;
+        for (int i = 0; i < p.n_rounds; i++)
+            if (!isfinite(p.cost[(size_t)i * p.T + choice[i]])) {
+                st = tc_error(ctx, TC_ERR_INTERNAL, NULL, 0, "photonic: round %d has no topology connecting its pairs%s",
+                              i, tries ? " the fabric can route" : "");
+                goto done;
+            }
+        st = build_output(&p, choice, lim);
+        if (st != PH_UNROUTABLE)
+            break;
+        tc_sched_photonic_free(p.out);
+        p.out = NULL;
+        const int j = p.fail_topo;
+        char name[64];
+        if (j == 0)
+            snprintf(name, sizeof name, "the initial topology");
+        else if (j < p.n_static)
+            snprintf(name, sizeof name, "fallback %s", p.fallback[j - 1]->name);
+        else
+            snprintf(name, sizeof name, "round %d's circuits", p.own_round[j - p.n_static]);
+        tc_warn(ctx, NULL, 0, "photonic: %s cannot be set up on the fabric (%s): planned again without it", name,
+                p.fail_msg);
+        if (j < p.n_static) {
+            keep[j] = 1; /* never set up (G0: kept from round 0 or left for good) */
+        } else {
+            for (int i = 0; i < p.n_rounds; i++)
+                if (!isnan(p.cost[(size_t)i * p.T + j]))
+                    p.cost[(size_t)i * p.T + j] = INFINITY;
+        }
+        if (tries > p.T) {
+            st = tc_error(ctx, TC_ERR_INTERNAL, NULL, 0, "photonic: no routable plan after %d tries", tries + 1);
             goto done;
         }
-    if ((st = build_output(&p, choice, lim)) || (st = tc_photonic_fixed(ctx, topo, s, &p.out->fixed)))
+    }
+    if (st || (st = tc_photonic_fixed(ctx, topo, s, &p.out->fixed)))
         goto done;
     *out = p.out;
     p.out = NULL;
@@ -739,6 +901,7 @@ done:
         tc_topo_free(p.fallback[f]);
     free(p.fallback);
     free(p.pairs);
+    free(p.wpairs);
     free(p.rounds);
     free(p.cost);
     free(p.detail);
@@ -746,6 +909,7 @@ done:
     free(p.own_round);
     free(choice);
     free(keep);
+    free(tie);
     return st;
 }
 

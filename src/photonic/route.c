@@ -404,6 +404,7 @@ tc_status tc_photonic_route(tc_ctx *ctx, const tc_ph_fabric *f, const int *src, 
         sum->method = fo->method;
         sum->z = fo->z;
         sum->lp_bound = fo->lp_bound;
+        sum->bound = fo->bound;
         if (!(used = calloc((size_t)(n_edges > 0 ? n_edges : 1), sizeof *used)))
             goto nomem;
     }

@@ -9,6 +9,9 @@
  *   legend of the five parts (latency, bandwidth, congestion,
  *   dilation, reconfiguration).  Every rect carries a <title> too, but nothing needs hovering.
  * Cost: O(bars).  Deterministic: fixed formats, input order.
+ * Broken axis: when at most half the bars reach a quarter of the tallest, the axis ends at 1.25x the
+ *   tallest of the others and the taller bars are cut at the top with a zigzag break mark (their totals
+ *   stay exact, a legend line says where the axis breaks), so small parts stay visible.
  * Limits: labels longer than about 24 characters overlap their neighbours.
  * Trace (bars "ring/rhd" 2 ms, "ring/photonic" 1 ms): axis 0 to 2.5 ms, ticks every 0.5 ms; the rhd bar is
  *   twice as tall; labels "rhd", "photonic" under the bars, "ring" under the group.
@@ -17,6 +20,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define W_SVG 980
@@ -56,6 +60,20 @@ tc_status tc_photonic_svg_write(tc_ctx *ctx, const char *title, const tc_ph_bar 
             top = tc_ph_breakdown_sum(&bars[i].t);
     if (!(top > 0))
         top = 1e-6;
+    /* one bar dominating (over 4x every other): break the axis above the others so that their small parts
+     * (reconfiguration slices) stay visible; the taller bars are cut with a break mark, totals exact */
+    double second = 0;
+    for (int i = 0; i < n; i++) {
+        const double v = tc_ph_breakdown_sum(&bars[i].t);
+        if (v < top * 0.25 && v > second)
+            second = v;
+    }
+    int tall = 0;
+    for (int i = 0; i < n; i++)
+        tall += tc_ph_breakdown_sum(&bars[i].t) >= top * 0.25;
+    const int broken = second > 0 && tall * 2 <= n;
+    if (broken)
+        top = second * 1.25;
     /* one unit for the whole axis */
     double scale = 1e9;
     const char *unit = "ns";
@@ -108,10 +126,15 @@ tc_status tc_photonic_svg_write(tc_ctx *ctx, const char *title, const tc_ph_bar 
         const double x = LEFT + s * slot + (slot - bw) / 2;
         double y = TOP + H_PLOT;
         fprintf(f, "<g class=\"bar\">\n");
+        int cut = 0;
         for (int k = 0; k < 5; k++) {
             double h = part(&bars[i].t, k) * scale / ymax * H_PLOT;
-            if (!(h > 0))
+            if (!(h > 0) || cut)
                 continue;
+            if (y - h < TOP) { /* above a broken axis: cut at the top */
+                h = y - TOP;
+                cut = 1;
+            }
             y -= h;
             char tb[32];
             fprintf(f, "<rect class=\"%s\" x=\"%.1f\" y=\"%.2f\" width=\"%.1f\" height=\"%.2f\" fill=\"%s\"><title>",
@@ -121,6 +144,11 @@ tc_status tc_photonic_svg_write(tc_ctx *ctx, const char *title, const tc_ph_bar 
             tc_xml_escape(f, bars[i].label);
             fprintf(f, ": %s %s</title></rect>\n", part_name[k], tc_fmt_time(part(&bars[i].t, k), tb, sizeof tb));
         }
+        if (cut) /* the break mark: a white zigzag band across the bar near the top */
+            fprintf(f, "<path class=\"break\" d=\"M%.1f %d l%.1f -6 l%.1f 6 l%.1f -6 l%.1f 6 v8 l%.1f -6 l%.1f 6 "
+                       "l%.1f -6 l%.1f 6 z\" fill=\"white\" stroke=\"#333333\"/>\n",
+                    x - 2, TOP + 18, (bw + 4) / 4, (bw + 4) / 4, (bw + 4) / 4, (bw + 4) / 4, -(bw + 4) / 4,
+                    -(bw + 4) / 4, -(bw + 4) / 4, -(bw + 4) / 4);
         if (slot >= 44) /* room for the total across the bar */
             fprintf(f, "<text class=\"total\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"10\">%.3g</text>\n",
                     x + bw / 2, y - 4, tc_ph_breakdown_sum(&bars[i].t) * scale);
@@ -162,8 +190,46 @@ tc_status tc_photonic_svg_write(tc_ctx *ctx, const char *title, const tc_ph_bar 
     }
     fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"10\">numbers above bars: total, %s</text>\n",
             W_SVG - RIGHT + 20, TOP + 10 + 5 * 22 + 8, unit);
+    if (broken)
+        fprintf(f, "<text class=\"broken\" x=\"%d\" y=\"%d\" font-size=\"10\">axis broken at %g %s</text>\n"
+                   "<text x=\"%d\" y=\"%d\" font-size=\"10\">(taller bars cut)</text>\n",
+                W_SVG - RIGHT + 20, TOP + 10 + 5 * 22 + 24, ymax, unit, W_SVG - RIGHT + 20, TOP + 10 + 5 * 22 + 38);
     fprintf(f, "</g>\n</svg>\n");
     if (ferror(f))
         return tc_error(ctx, TC_ERR_IO, NULL, 0, "cannot write SVG");
     return TC_OK;
+}
+
+tc_status tc_photonic_plan_svg_write(tc_ctx *ctx, const tc_sched *s, const tc_topo *topo, const char *title, FILE *f)
+{
+    const tc_sched_photonic *p = s->photonic;
+    if (!p)
+        return tc_error(ctx, TC_ERR_INVALID, s->file, 0, "the plan has no photonic section");
+    const int n = p->n_rounds;
+    tc_ph_bar *bars = calloc((size_t)n + 2, sizeof *bars);
+    tc_ph_breakdown *t = calloc((size_t)n + 1, sizeof *t);
+    char(*label)[48] = calloc((size_t)n + 1, sizeof *label);
+    tc_ph_breakdown total, fixed;
+    tc_status st = TC_OK;
+    if (!bars || !t || !label) {
+        st = tc_error(ctx, TC_ERR_NOMEM, NULL, 0, "photonic: out of memory");
+        goto done;
+    }
+    if ((st = tc_photonic_reprice(ctx, s, topo, t, NULL, &total)) || (st = tc_photonic_fixed(ctx, topo, s, &fixed)))
+        goto done;
+    bars[0] = (tc_ph_bar){"plan", "photonic", total};
+    bars[1] = (tc_ph_bar){"plan", "fixed topology", fixed};
+    for (int i = 0; i < n; i++) {
+        if (p->rounds[i].n_sub > 1)
+            snprintf(label[i], sizeof label[i], "%d (step %d.%d)", i, p->rounds[i].step, p->rounds[i].sub + 1);
+        else
+            snprintf(label[i], sizeof label[i], "%d", i);
+        bars[2 + i] = (tc_ph_bar){"rounds", label[i], t[i]};
+    }
+    st = tc_photonic_svg_write(ctx, title, bars, n + 2, f);
+done:
+    free(bars);
+    free(t);
+    free(label);
+    return st;
 }

@@ -1,6 +1,6 @@
 #!/bin/sh
-# make bench-photonic: the photonic pass's three solvers against the issue's targets (median of 3 runs; the
-# machine may be shared: CPU seconds are printed beside wall seconds).
+# make bench-photonic: the photonic pass's three solvers against the issue's targets (median of 3 runs),
+# checked on CPU seconds as issue 22 asks (the machine may be shared: wall seconds are printed beside).
 #   ILP: Alg. 1 + Alg. 2 (tc_photonic_plan) for RHD reduce-scatter on 128 GPUs, each of the paper's five
 #        initial topologies (ring, 2D/3D torus, 2D/3D grid), alpha 3 us, 450 GB/s, r 5 us.  Target <= 0.1 s.
 #   MZI: Alg. 3, 256 random border-to-border circuits on one 256 x 256 mesh (65,536 MZIs), 1 wavelength.
@@ -44,9 +44,9 @@ for topo in "biring 128" "torus 8x16" "torus 4x4x8" "mesh 8x16" "mesh 4x4x8"; do
     echo "  $(field topology <"$tmp/line"): median $w s wall, $c s CPU; $(field rounds <"$tmp/line") rounds," \
          "$(field candidates <"$tmp/line") topologies, $(field reconfigs <"$tmp/line") reconfigurations, ILP alone" \
          "$(field ilp_s <"$tmp/line") s"
-    worst=$(awk -v a="$worst" -v b="$w" 'BEGIN { print (b > a ? b : a) }')
+    worst=$(awk -v a="$worst" -v b="$c" 'BEGIN { print (b > a ? b : a) }')
 done
-check "ILP for 128 GPUs (slowest topology)" "$worst" 0.1
+check "ILP for 128 GPUs (slowest topology), CPU" "$worst" 0.1
 
 echo "bench-photonic: Alg. 3 on a 256 x 256 MZI mesh, 1 wavelength"
 for n in 64 128 256; do
@@ -59,7 +59,7 @@ for n in 64 128 256; do
     echo "  $n circuits: routed $(field routed <"$tmp/line"), median $(median "$tmp/w") s wall, $(median "$tmp/c") s CPU," \
          "$(field mzis <"$tmp/line") MZIs crossed"
 done
-check "MZI routing, 256 circuits" "$(median "$tmp/w")" 0.25
+check "MZI routing, 256 circuits, CPU" "$(median "$tmp/c")" 0.25
 
 echo "bench-photonic: Alg. 4 on an 8 x 8 server grid, 1 wavelength (paper: 7 and 31 fibers)"
 for n in 100 512; do
@@ -72,7 +72,7 @@ for n in 100 512; do
     w=$(median "$tmp/w")
     echo "  $n circuits: $(field fibers <"$tmp/line") fibers needed, LP bound $(field lp_bound <"$tmp/line")," \
          "$(field method <"$tmp/line"); median $w s wall, $(median "$tmp/c") s CPU"
-    check "fiber routing, $n circuits" "$w" 1
+    check "fiber routing, $n circuits, CPU" "$(median "$tmp/c")" 1
 done
 [ "$fails" -eq 0 ] || { echo "bench-photonic: $fails target(s) missed"; exit 1; }
 echo "bench-photonic: every target met"
