@@ -152,6 +152,10 @@ const char *tc_fmt_bytes(double bytes, char *buf, size_t n);
 /** Read a whole file into a malloc'd, NUL-terminated buffer (*len excludes the NUL).  Errors are reported
  *  as `tacosc: error: cannot open 'PATH': reason` or `PATH: error: cannot read: reason`. */
 tc_status tc_read_file(tc_ctx *ctx, const char *path, char **buf, size_t *len);
+/** Hold while calling igraph: its error state and cleanup stack are process globals (not thread-safe as
+ *  Debian builds it); recursive. */
+void tc_igraph_lock(void);
+void tc_igraph_unlock(void);
 /** Write s to f with &, <, > and " escaped for XML text and attribute values (NULL writes nothing). */
 void tc_xml_escape(FILE *f, const char *s);
 /** qsort comparator of ints, ascending. */

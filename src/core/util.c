@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -326,3 +327,13 @@ void tc_xml_escape(FILE *f, const char *s)
         }
     }
 }
+
+/* igraph as Debian builds it keeps its error state and its "finally" stack of cleanups in globals
+ * (IGRAPH_THREAD_SAFE is 0 in /usr/include/igraph/igraph_threading.h): two threads inside igraph at
+ * once corrupt that stack ("Corrupt finally stack", then abort).  tacosc runs the bound beside the event
+ * model and synthesizes chunk candidates in threads, so every igraph call sequence holds this one lock;
+ * it is recursive, so a caller holding it may call another function that takes it. */
+static pthread_mutex_t igraph_mutex = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+
+void tc_igraph_lock(void) { pthread_mutex_lock(&igraph_mutex); }
+void tc_igraph_unlock(void) { pthread_mutex_unlock(&igraph_mutex); }

@@ -24,6 +24,7 @@
 
 void ph_igraph_enter(ph_igraph_guard *g)
 {
+    tc_igraph_lock(); /* held until ph_igraph_leave: the handlers below are igraph's globals too */
     g->err = igraph_set_error_handler(igraph_error_handler_ignore);
     g->warn = igraph_set_warning_handler(igraph_warning_handler_ignore);
 }
@@ -32,6 +33,7 @@ void ph_igraph_leave(const ph_igraph_guard *g)
 {
     igraph_set_error_handler(g->err);
     igraph_set_warning_handler(g->warn);
+    tc_igraph_unlock();
 }
 
 tc_status ph_igraph_status(tc_ctx *ctx, igraph_error_t e, const char *call)
@@ -68,8 +70,11 @@ void ph_coster_fini(ph_coster *c)
     free(c->bytes);
     free(c->count);
     free(c->touched);
-    if (c->have_graph)
+    if (c->have_graph) {
+        tc_igraph_lock();
         igraph_destroy(&c->ig);
+        tc_igraph_unlock();
+    }
     memset(c, 0, sizeof *c);
 }
 

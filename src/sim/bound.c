@@ -592,6 +592,7 @@ static tc_status cut_bounds(bctx *b, tc_bound *out)
         igraph_vector_t cap;
         igraph_real_t value;
         int have_g = 0, have_ev = 0, have_p1 = 0, have_cap = 0;
+        tc_igraph_lock();
         st = TC_ERR_NOMEM;
         if (igraph_vector_int_init(&ev, 2 * (igraph_integer_t)t->n_links))
             goto mc_done;
@@ -628,6 +629,7 @@ static tc_status cut_bounds(bctx *b, tc_bound *out)
             igraph_vector_destroy(&cap);
         if (have_ev)
             igraph_vector_int_destroy(&ev);
+        tc_igraph_unlock();
     }
     free(in);
     return st;

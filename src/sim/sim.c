@@ -75,12 +75,27 @@ void tc_sim_router_free(sim_router *ro)
     }
     free(ro->buf);
     free(ro->lead);
-    if (ro->have_graph)
+    if (ro->have_graph) {
+        tc_igraph_lock();
         igraph_destroy(&ro->g);
+        tc_igraph_unlock();
+    }
 }
+
+static tc_status router_tree_locked(sim_router *ro, int src);
 
 /* BFS tree from `src` with igraph; edge ids equal link ids, vertices NPUs then switch vertices. */
 static tc_status router_tree(sim_router *ro, int src)
+{
+    if (ro->have_graph && ro->pred[src])
+        return TC_OK;
+    tc_igraph_lock();
+    tc_status st = router_tree_locked(ro, src);
+    tc_igraph_unlock();
+    return st;
+}
+
+static tc_status router_tree_locked(sim_router *ro, int src)
 {
     const tc_topo *t = ro->t;
     if (!ro->have_graph) {

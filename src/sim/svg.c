@@ -169,6 +169,8 @@ static void time_axis(FILE *f, int x0, int y, int w, double tmax, const char *la
 
 /* Positions of the vertices (NPUs, then switch vertices) in [0, 1] x [0, *height] (xy[2 v], xy[2 v + 1]),
  * the aspect ratio kept. */
+static tc_status layout_graph(const tc_topo *t, int n, double *xy);
+
 static tc_status layout(const tc_topo *t, double *xy, double *height)
 {
     *height = 1;
@@ -190,6 +192,15 @@ static tc_status layout(const tc_topo *t, double *xy, double *height)
         xy[0] = xy[1] = 0.5;
         return TC_OK;
     }
+    tc_igraph_lock();
+    tc_status st = layout_graph(t, n, xy);
+    tc_igraph_unlock();
+    return st;
+}
+
+/* The igraph part of layout (under tc_igraph_lock): a circle, then Kamada-Kawai up to LAYOUT_KK vertices. */
+static tc_status layout_graph(const tc_topo *t, int n, double *xy)
+{
     igraph_vector_int_t ev;
     igraph_matrix_t res;
     igraph_t g;

@@ -68,7 +68,7 @@ typedef struct search {
     int by_sim;           /* rank by the simulated time of full plans (small problems) */
     double t1, t2;        /* the two best finished times so far */
     double first;         /* the first candidate's time (run alone): no candidate with a higher bound runs */
-    pthread_mutex_t lock, igraph_lock;
+    pthread_mutex_t lock;
 } search;
 
 /* Stop once the clock passes the second-best finished time. */
@@ -99,11 +99,9 @@ static void *worker(void *arg)
         tc_bound bd;
         if (tc_sched_create(S->coll, S->flat[c->unwind]->n_npus, c->chunks, S->opts->size, &shape) == TC_OK) {
             shape->root = tc_coll_rooted(S->coll) ? S->opts->root : 0;
-            /* igraph (the bound's minimum cut) keeps its error state in globals: one thread at a time */
-            pthread_mutex_lock(&S->igraph_lock);
+            /* igraph (the bound's minimum cut) runs under tc_igraph_lock, taken inside tc_sim_bound */
             if (tc_sim_bound(&quiet, S->flat[c->unwind], shape, 0, &bd) == TC_OK)
                 c->bound = bd.time;
-            pthread_mutex_unlock(&S->igraph_lock);
         }
         tc_sched_free(shape);
         pthread_mutex_lock(&S->lock);
@@ -266,7 +264,6 @@ tc_status tc_synth_tacos_search(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, 
         if (!(th = calloc((size_t)threads, sizeof *th)))
             goto done;
         pthread_mutex_init(&S.lock, NULL);
-        pthread_mutex_init(&S.igraph_lock, NULL);
         /* the least work first, alone: its time prunes every candidate whose bound is above it before any
          * of them is synthesized (latency-bound problems stop here: more chunks only add α per hop) */
         S.next = 0;
@@ -305,7 +302,6 @@ tc_status tc_synth_tacos_search(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, 
             S.next = S.end;
         }
         pthread_mutex_destroy(&S.lock);
-        pthread_mutex_destroy(&S.igraph_lock);
     }
     int b = -1, r = -1;
     int ran = 0;
