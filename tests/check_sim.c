@@ -13,6 +13,7 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 
 static tc_topo *mk_biring(int n, double alpha, double bw)
@@ -1300,6 +1301,66 @@ START_TEST(test_prediction_shipped)
 }
 END_TEST
 
+/* igraph is not thread-safe as Debian builds it: the event model routes with it while the bound runs beside
+ * it in a thread, and tacosc prices candidates in threads.  Four threads each simulate (bound included) a
+ * switch topology, whose routes and minimum cut both go through igraph, 30 times: without the process-wide
+ * lock (tc_igraph_lock) this aborted with "Corrupt finally stack" within a few runs; with it every result
+ * equals the single-threaded one. */
+typedef struct igraph_job {
+    const tc_topo *t;
+    const tc_sched *s;
+    double want_time, want_bound;
+    int bad;
+} igraph_job;
+
+static void *igraph_job_run(void *arg)
+{
+    igraph_job *j = arg;
+    for (int i = 0; i < 30 && !j->bad; i++) {
+        tc_ctx ctx;
+        tc_ctx_init(&ctx);
+        ctx.sink = NULL;
+        tc_sim_opts so;
+        tc_sim_opts_init(&so);
+        tc_sim_result *r = NULL;
+        if (tc_sim_run(&ctx, j->s, j->t, &so, &r) != TC_OK || r->time != j->want_time ||
+            r->bound.time != j->want_bound)
+            j->bad = 1;
+        tc_sim_result_free(r);
+    }
+    return NULL;
+}
+
+START_TEST(test_igraph_threads)
+{
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_topo *raw = NULL, *t = NULL;
+    ck_assert_int_eq(tc_topo_generate(&ctx, "switch", "8", NULL, 0, &raw), TC_OK);
+    tc_topo_set_switch_model(raw, TC_SWITCH_NODE);
+    ck_assert_msg(tc_topo_unwind(&ctx, raw, 0, &t) == TC_OK, "%s", tu_diags());
+    tc_sched *s = tu_gen("ring", t, TC_COLL_ALLREDUCE, 1 << 16);
+    tc_sim_opts so;
+    tc_sim_opts_init(&so);
+    tc_sim_result *r = NULL;
+    ck_assert_int_eq(tc_sim_run(&ctx, s, t, &so, &r), TC_OK);
+    igraph_job jobs[4];
+    pthread_t th[4];
+    for (int k = 0; k < 4; k++) {
+        jobs[k] = (igraph_job){t, s, r->time, r->bound.time, 0};
+        ck_assert_int_eq(pthread_create(&th[k], NULL, igraph_job_run, &jobs[k]), 0);
+    }
+    for (int k = 0; k < 4; k++) {
+        pthread_join(th[k], NULL);
+        ck_assert_msg(!jobs[k].bad, "thread %d: another time or bound than the single-threaded run", k);
+    }
+    tc_sim_result_free(r);
+    tc_sched_free(s);
+    tc_topo_free(t);
+    tc_topo_free(raw);
+}
+END_TEST
+
 static Suite *sim_suite(void)
 {
     Suite *s = suite_create("sim");
@@ -1323,6 +1384,7 @@ static Suite *sim_suite(void)
     tcase_add_test(tc, test_explain);
     tcase_add_test(tc, test_svg);
     tcase_add_test(tc, test_cli);
+    tcase_add_test(tc, test_igraph_threads);
     suite_add_tcase(s, tc);
     /* every shipped topology up to 256 NPUs: under a minute, far more under make asan */
     TCase *shipped = tcase_create("shipped");
