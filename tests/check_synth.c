@@ -694,6 +694,62 @@ START_TEST(test_search_latency_bound_one_candidate)
 }
 END_TEST
 
+/* issue 27: the search hands back its first candidate's plan exactly when that candidate wins, and that
+ * plan is the one tc_synth_tacos makes with one chunk per rank (transfer by transfer), so compile need not
+ * synthesize it again.  Random meshes, tori and rings at random sizes (latency-bound ones, where 1 chunk
+ * wins, and bandwidth-bound ones, where more win). */
+START_TEST(test_search_plan_kept)
+{
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    ctx.seed = tu_seed();
+    tc_rng rng;
+    tc_rng_seed(&rng, ctx.seed);
+    const char *kinds[] = {"mesh", "torus", "ring"};
+    int kept = 0, not_kept = 0;
+    for (int it = 0; it < 12; it++) {
+        const char *kind = kinds[tc_rng_below(&rng, 3)];
+        char dims[32];
+        if (strcmp(kind, "ring"))
+            snprintf(dims, sizeof dims, "%dx%d", 2 + (int)tc_rng_below(&rng, 4), 2 + (int)tc_rng_below(&rng, 4));
+        else
+            snprintf(dims, sizeof dims, "%d", 3 + (int)tc_rng_below(&rng, 12));
+        tc_topo *t = NULL;
+        ck_assert_int_eq(tc_topo_generate(&ctx, kind, dims, NULL, 0, &t), TC_OK);
+        const tc_coll coll = tc_rng_below(&rng, 2) ? TC_COLL_ALLREDUCE : TC_COLL_ALLGATHER;
+        tc_gen_opts o;
+        tc_gen_opts_init(&o);
+        o.size = (uint64_t)t->n_npus * 64 << tc_rng_below(&rng, 20);
+        tc_synth_search a;
+        tc_sched *plan = NULL;
+        ck_assert_int_eq(tc_synth_tacos_search_plan(&ctx, t, coll, &o, 1, 0, &a, &plan), TC_OK);
+        ck_assert_msg(!plan == !(a.best.chunks == 1 && a.candidates > 1), "%s %s %s %llu B: best %d chunks of %d, plan %p",
+                      kind, dims, tc_coll_name(coll), (unsigned long long)o.size, a.best.chunks, a.candidates,
+                      (void *)plan);
+        if (plan) {
+            tc_sched *s = NULL;
+            ck_assert_int_eq(tc_synth_tacos(&ctx, t, coll, &o, &s), TC_OK);
+            ck_assert_int_eq(plan->n_xfers, s->n_xfers);
+            ck_assert_int_eq(plan->n_steps, s->n_steps);
+            ck_assert(plan->time == s->time);
+            for (int i = 0; i < s->n_xfers; i++) {
+                const tc_xfer *x = &s->xfers[i], *y = &plan->xfers[i];
+                ck_assert_msg(x->src == y->src && x->dst == y->dst && x->chunk == y->chunk && x->op == y->op &&
+                                  x->link == y->link && x->step == y->step && x->t_start == y->t_start &&
+                                  x->t_end == y->t_end,
+                              "%s %s: transfer %d differs", kind, dims, i);
+            }
+            tc_sched_free(s);
+            kept++;
+        } else
+            not_kept++;
+        tc_sched_free(plan);
+        tc_topo_free(t);
+    }
+    printf("test_search_plan_kept: %d kept, %d not\n", kept, not_kept);
+}
+END_TEST
+
 /* --unwind auto on one 1000-port switch estimates before it unwinds: degrees 1, 2, 4, 8, 16 only (degree 999
  * would unwind a million links and take minutes), and a size no link can carry is refused after the first
  * candidate (the plain run's refusal), not after every degree. */
@@ -897,6 +953,7 @@ static Suite *synth_suite(void)
     tcase_add_test(tc, test_search_chunks_and_unwind);
     tcase_add_test(tc, test_search_latency_bound_one_candidate);
     tcase_add_test(tc, test_search_unwind_estimate_first);
+    tcase_add_test(tc, test_search_plan_kept);
     tcase_add_test(tc, test_switch_vertices);
     tcase_add_test(tc, test_early_stop_keeps_winners);
     tcase_add_test(tc, test_stats_only_and_cheapest_link);

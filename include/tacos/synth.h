@@ -71,5 +71,15 @@ typedef struct tc_synth_search {
  */
 tc_status tc_synth_tacos_search(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_gen_opts *opts,
                                 int search_chunks, int search_unwind, tc_synth_search *out);
+/**
+ * The same, and when the first candidate (the least work: one chunk per rank, the lowest degree) wins, its
+ * plan into *plan (owned by the caller; NULL otherwise): that candidate is synthesized as tc_synth_tacos
+ * would with `opts` (transfers unless opts->stats_only; only with opts->trials <= 1), so the caller need
+ * not synthesize it again (issue 27: --chunks auto costs about one synthesis where the first candidate
+ * wins, as in every latency-bound case).  The plan's link ids are those of `topo` unwound to the degree
+ * the search chose.
+ */
+tc_status tc_synth_tacos_search_plan(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_gen_opts *opts,
+                                     int search_chunks, int search_unwind, tc_synth_search *out, tc_sched **plan);
 
 #endif

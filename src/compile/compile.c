@@ -90,7 +90,7 @@ tc_status tc_compile_price_msccl(tc_ctx *ctx, const tc_topo *topo, const tc_mscc
 
 /* chunk choice: compile's default (gen.chunks < 1) is the search for tacos and one chunk elsewhere */
 static tc_status choose_chunks(tc_ctx *ctx, const tc_topo **topo, tc_coll coll, const tc_compile_opts *o,
-                               tc_gen_opts *g, tc_compile_result *res)
+                               tc_gen_opts *g, tc_compile_result *res, tc_sched **kept)
 {
     int tacos = !strcmp(o->algo, "tacos");
     int chunks_auto = tacos && (o->chunks_auto || g->chunks < 1), unwind_auto = tacos && o->unwind_auto && o->raw;
@@ -101,8 +101,9 @@ static tc_status choose_chunks(tc_ctx *ctx, const tc_topo **topo, tc_coll coll, 
     }
     if (g->chunks < 1)
         g->chunks = 1;
-    tc_status st = tc_synth_tacos_search(ctx, unwind_auto ? o->raw : *topo, coll, g, chunks_auto, unwind_auto,
-                                         &res->search);
+    /* the search's plan when its first candidate wins: not synthesized a second time (issue 27) */
+    tc_status st = tc_synth_tacos_search_plan(ctx, unwind_auto ? o->raw : *topo, coll, g, chunks_auto, unwind_auto,
+                                              &res->search, kept);
     if (st)
         return st;
     res->searched = 1;
@@ -202,13 +203,19 @@ static tc_status lower(tc_ctx *ctx, const tc_topo *topo, tc_sched *s, const tc_c
     return TC_OK;
 }
 
-/* generate, check and price one chunk choice */
+/* generate (or take the plan the chunk search already made: *kept, consumed), check and price one chunk
+ * choice */
 static tc_status build(tc_ctx *sub, const tc_topo *topo, tc_coll coll, const tc_compile_opts *o, const tc_gen_opts *g,
-                       tc_compile_result *res)
+                       tc_compile_result *res, tc_sched **kept)
 {
     double t0 = tc_now();
     tc_sim_result *r = NULL;
-    tc_status st = tc_algo_run(sub, o->algo, topo, coll, g, &res->sched);
+    tc_status st = TC_OK;
+    if (kept && *kept && (*kept)->time <= TC_TIME_MAX && tc_sched_makespan(*kept) <= TC_TIME_MAX) {
+        res->sched = *kept;
+        *kept = NULL;
+    } else
+        st = tc_algo_run(sub, o->algo, topo, coll, g, &res->sched);
     if (st)
         goto done;
     tc_sched *s = res->sched;
@@ -278,7 +285,7 @@ static tc_status lower_or_rechunk(tc_ctx *ctx, const tc_topo *topo, tc_coll coll
             res->sched = NULL;
             res->sim = NULL;
             g->chunks = tries[i];
-            if ((st = build(ctx, topo, coll, o, g, res)))
+            if ((st = build(ctx, topo, coll, o, g, res, NULL)))
                 return st;
         }
         tc_compile_diag d;
@@ -322,10 +329,12 @@ tc_status tc_compile(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_co
     if (o->silent)
         sub.progress = 0;
     tc_gen_opts g = o->gen;
-    tc_status st = choose_chunks(&sub, &topo, coll, o, &g, res);
+    tc_sched *kept = NULL;
+    tc_status st = choose_chunks(&sub, &topo, coll, o, &g, res, &kept);
     res->chunks = g.chunks;
     if (!st)
-        st = build(&sub, topo, coll, o, &g, res);
+        st = build(&sub, topo, coll, o, &g, res, &kept);
+    tc_sched_free(kept);
     if (!st && o->lower)
         st = lower_or_rechunk(&sub, topo, coll, o, &g, res);
     if (!o->silent) { /* a silent run's refusals are its caller's to report */

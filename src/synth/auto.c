@@ -68,6 +68,8 @@ typedef struct search {
     int by_sim;           /* rank by the simulated time of full plans (small problems) */
     double t1, t2;        /* the two best finished times so far */
     double first;         /* the first candidate's time (run alone): no candidate with a higher bound runs */
+    int keep;             /* keep the first candidate's plan, transfers included, in `kept` (issue 27) */
+    tc_sched *kept;
     pthread_mutex_t lock;
 } search;
 
@@ -114,7 +116,10 @@ static void *worker(void *arg)
         c->ran = 1;
         tc_gen_opts o = *S->opts;
         o.chunks = c->chunks;
-        o.stats_only = !S->by_sim;
+        /* the first candidate is synthesized as the caller would synthesize it (transfers unless the caller
+         * asks for statistics only), so that when it wins it is the plan, not synthesized a second time */
+        const int keep = S->keep && i == 0 && !(S->by_sim && S->opts->stats_only); /* by_sim simulates it */
+        o.stats_only = keep ? S->opts->stats_only : !S->by_sim;
         o.trials = 1;
         o.threads = 1;
         tc_sched *s = NULL;
@@ -129,6 +134,10 @@ static void *worker(void *arg)
             c->st = tc_sim_run(&quiet, s, S->flat[c->unwind], &so, &r);
             c->time = c->st ? INFINITY : r->time;
             tc_sim_result_free(r);
+        }
+        if (keep && !c->st) {
+            S->kept = s;
+            s = NULL;
         }
         tc_sched_free(s);
         pthread_mutex_lock(&S->lock);
@@ -163,8 +172,24 @@ static int better(const cand *a, const int *deg, const cand *b)
     return deg[a->unwind] < deg[b->unwind];
 }
 
+static tc_status run_search(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_gen_opts *opts,
+                            int search_chunks, int search_unwind, tc_synth_search *out, tc_sched **plan);
+
 tc_status tc_synth_tacos_search(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_gen_opts *opts,
                                 int search_chunks, int search_unwind, tc_synth_search *out)
+{
+    return run_search(ctx, topo, coll, opts, search_chunks, search_unwind, out, NULL);
+}
+
+tc_status tc_synth_tacos_search_plan(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_gen_opts *opts,
+                                     int search_chunks, int search_unwind, tc_synth_search *out, tc_sched **plan)
+{
+    *plan = NULL;
+    return run_search(ctx, topo, coll, opts, search_chunks, search_unwind, out, plan);
+}
+
+static tc_status run_search(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_gen_opts *opts,
+                            int search_chunks, int search_unwind, tc_synth_search *out, tc_sched **plan)
 {
     memset(out, 0, sizeof *out);
     int degree[32], nd = 0;
@@ -222,7 +247,7 @@ tc_status tc_synth_tacos_search(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, 
         }
     }
     search S = {.ctx = ctx, .opts = opts, .coll = coll, .degree = degree, .t1 = INFINITY, .t2 = INFINITY,
-                .first = INFINITY};
+                .first = INFINITY, .keep = plan && opts->trials <= 1};
     tc_status st = TC_ERR_NOMEM;
     S.flat = calloc((size_t)nd, sizeof *S.flat);
     S.c = calloc((size_t)nd * (sizeof chunk_set / sizeof chunk_set[0]) + 1, sizeof *S.c);
@@ -326,8 +351,13 @@ tc_status tc_synth_tacos_search(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, 
     out->simulated = S.by_sim && S.n > 1;
     out->synthesized = ran;
     out->seconds = tc_now() - t0;
+    if (plan && b == 0 && S.n > 1 && S.kept) { /* the first candidate won: its plan is the caller's */
+        *plan = S.kept;
+        S.kept = NULL;
+    }
     st = TC_OK;
 done:
+    tc_sched_free(S.kept);
     if (S.flat)
         for (int k = 0; k < nd; k++)
             tc_topo_free(S.flat[k]);
