@@ -948,6 +948,16 @@ START_TEST(test_plan_unroutable_resolved)
                                  "(1 wavelength)): planned again without it\n");
     ck_assert_int_eq(ph->n_reconfigs, 0);
     ck_assert_int_eq(ph->rounds[0].kind, TC_PH_INITIAL);
+    /* and the summary says so */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mf = open_memstream(&text, &len);
+    tc_photonic_summary_write(ph, mf);
+    fclose(mf);
+    ck_assert_msg(strstr(text, "  photonic: 1 configuration the fabric could not route left out, the rounds planned "
+                               "again without it (the warnings say which)\n"),
+                  "%s", text);
+    free(text);
     const double a = t->links[0].alpha, b = t->links[0].beta;
     ck_assert(NEAR(tc_ph_breakdown_sum(&ph->total), 3 * a + 4 * b * 1000));
     ck_assert(NEAR(tc_ph_breakdown_sum(&ph->total), tc_ph_breakdown_sum(&ph->fixed)));

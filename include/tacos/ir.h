@@ -506,6 +506,8 @@ typedef struct tc_sched_photonic {
     tc_ph_breakdown total;      /**< summed over rounds */
     tc_ph_breakdown fixed;      /**< the schedule on G0 without reconfiguration (Alg. 2 per step) */
     int n_reconfigs;
+    int n_replanned;            /**< configurations the fabric could not route, left out and planned again
+                                     (issue 22; said in the summary, not stored in files) */
     int n_rounds;
     tc_ph_round *rounds;
     int n_circuits;

@@ -853,6 +853,7 @@ tc_status tc_photonic_plan(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, 
                      .keep_only = keep, .tie = tie, .r = topo->photonic.reconfig_delay, .time_limit = lim};
     /* Solve; when the fabric cannot route a chosen configuration, leave it out and solve again (item 2 of
      * issue 22: G0 kept from round 0 is always a plan, so this ends with one; each pass bans one more). */
+    int replanned = 0;
     for (int tries = 0;; tries++) {
         double obj;
         if ((st = tc_photonic_ilp_solve(ctx, &ilp, choice, &obj)))
@@ -878,6 +879,7 @@ tc_status tc_photonic_plan(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, 
             snprintf(name, sizeof name, "round %d's circuits", p.own_round[j - p.n_static]);
         tc_warn(ctx, NULL, 0, "photonic: %s cannot be set up on the fabric (%s): planned again without it", name,
                 p.fail_msg);
+        replanned++;
         if (j < p.n_static) {
             keep[j] = 1; /* never set up (G0: kept from round 0 or left for good) */
         } else {
@@ -892,6 +894,7 @@ tc_status tc_photonic_plan(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, 
     }
     if (st || (st = tc_photonic_fixed(ctx, topo, s, &p.out->fixed)))
         goto done;
+    p.out->n_replanned = replanned;
     *out = p.out;
     p.out = NULL;
 done:
@@ -950,6 +953,10 @@ void tc_photonic_summary_write(const tc_sched_photonic *p, FILE *f)
     for (int i = 0; i < p->n_fallbacks; i++)
         fprintf(f, " %s", p->fallbacks[i]);
     fprintf(f, "%s\n", p->n_fallbacks ? "" : " none");
+    if (p->n_replanned)
+        fprintf(f, "  photonic: %d configuration%s the fabric could not route left out, the rounds planned again "
+                   "without %s (the warnings say which)\n",
+                p->n_replanned, p->n_replanned == 1 ? "" : "s", p->n_replanned == 1 ? "it" : "them");
     breakdown_line(f, "photonic time", &p->total);
     breakdown_line(f, "on the initial topology without reconfiguration", &p->fixed);
     for (int i = 0; i < p->n_rounds;) {
