@@ -10,7 +10,8 @@
  *     -t T        trials;   -j N threads;   -S  stats only;   -C  run tc_sched_check;   -x SEED
  *     -u D        unwinding degree
  *     -O          all-reduce without overlap (all-gather after the whole reduce-scatter)
- *     -A          --chunks auto: the candidate search first (its time counts), then the choice
+ *     -A          --chunks auto: the candidate search first (its time counts), then the choice (unless the
+ *                 search's first candidate won: its plan is the choice, as compile takes it)
  *     -M MODEL    unwind | node | multicast for every switch of a topology file
  *     -R ROOT     root of a rooted collective
  *     -X          the event simulation's time of the plan (not with -S) instead of the synthesizer's
@@ -193,12 +194,12 @@ int main(int argc, char **argv)
         s = NULL;
         double t0 = tc_now(), c0 = cpu_now();
         tc_status st = TC_OK;
-        if (autoc) {
+        if (autoc) { /* as compile: the search's own plan when its first candidate wins */
             tc_synth_search se;
-            if (!(st = tc_synth_tacos_search(&ctx, u, coll, &o, 1, 0, &se)))
+            if (!(st = tc_synth_tacos_search_plan(&ctx, u, coll, &o, 1, 0, &se, &s)))
                 o.chunks = se.best.chunks;
         }
-        if (!st)
+        if (!st && !s)
             st = tc_synth_tacos(&ctx, u, coll, &o, &s);
         wall[r] = tc_now() - t0;
         cpu[r] = cpu_now() - c0;
