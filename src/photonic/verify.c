@@ -284,7 +284,8 @@ static tc_status check_circuits(tc_ctx *ctx, const tc_sched *s, const vstep *v, 
         }
     }
     /* conflict: sort by (link, wavelength); equal neighbours with the same wavelength share it */
-    qsort(keys, (size_t)n_keys, 2 * sizeof *keys, cmp_key);
+    if (n_keys > 1) /* keys is NULL for a round without circuits (qsort's argument must not be) */
+        qsort(keys, (size_t)n_keys, 2 * sizeof *keys, cmp_key);
     for (int k = 1; k < n_keys; k++)
         if (keys[2 * k] == keys[2 * k - 2] && keys[2 * k + 1] / 1000000 == keys[2 * k - 1] / 1000000) {
             const tc_ph_circuit *a = &p->circuits[r->circ_off + keys[2 * k - 1] % 1000000],
