@@ -8,6 +8,8 @@
 #include "tacos/topo.h"
 
 #include <math.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 /* The bandwidth (B/s) of class `name` in t; -1 when t has no such class. */
 static double class_bw(const tc_topo *t, const char *name)
@@ -497,6 +499,41 @@ START_TEST(test_cluster_compile)
 }
 END_TEST
 
+/* The reader never reads past the bytes it is given (make fuzz found a strstr on the unterminated buffer):
+ * each of the test dumps and texts is placed so that it ends right at an inaccessible page, and imports as
+ * it does from a terminated copy. */
+START_TEST(test_import_unterminated)
+{
+    const char *files[] = {"tests/import/dgx-h100.xml", "tests/import/mi300x-rocm-smi.txt",
+                           "tests/import/dgx-h100-smi.txt"};
+    const long pg = sysconf(_SC_PAGESIZE);
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        size_t len = 0;
+        char *text = tu_slurp(files[f], &len);
+        ck_assert_msg(text != NULL, "%s", files[f]);
+        const size_t pages = (len + (size_t)pg - 1) / (size_t)pg + 1;
+        char *map = mmap(NULL, pages * (size_t)pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        ck_assert(map != MAP_FAILED);
+        ck_assert_int_eq(mprotect(map + (pages - 1) * (size_t)pg, (size_t)pg, PROT_NONE), 0);
+        char *at = map + (pages - 1) * (size_t)pg - len; /* the last byte just before the guard page */
+        memcpy(at, text, len);
+        tc_ctx ctx;
+        tu_ctx(&ctx);
+        const tc_import_opts o = {.nic_bw = 50e9};
+        tc_topo *a = NULL, *b = NULL;
+        tc_status sa = tc_topo_import_mem(&ctx, files[f], at, len, &o, &a);
+        tc_status sb = tc_topo_import_mem(&ctx, files[f], text, len, &o, &b);
+        ck_assert_int_eq(sa, sb);
+        if (!sa)
+            ck_assert_int_eq(a->n_npus, b->n_npus);
+        tc_topo_free(a);
+        tc_topo_free(b);
+        munmap(map, pages * (size_t)pg);
+        free(text);
+    }
+}
+END_TEST
+
 static Suite *import_suite(void)
 {
     Suite *s = suite_create("import");
@@ -508,6 +545,7 @@ static Suite *import_suite(void)
     tcase_add_test(tc, test_nic_xml);
     tcase_add_test(tc, test_compose);
     tcase_add_test(tc, test_cluster_compile);
+    tcase_add_test(tc, test_import_unterminated);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -43,6 +43,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
 
 #include <libxml/parser.h>
@@ -810,8 +811,10 @@ static tc_status import_xml(tc_ctx *ctx, const char *name, const char *buf, size
     imp m = {.ctx = ctx, .file = name};
     tc_status st = TC_OK;
     tc_topo *t = NULL;
-    if (strstr(buf, "<!DOCTYPE"))
+    if (memmem(buf, len, "<!DOCTYPE", 9)) /* buf is not NUL-terminated (make fuzz found the strstr) */
         return tc_error(ctx, TC_ERR_PARSE, name, 0, "<!DOCTYPE> is not allowed in a topology dump");
+    if (len > INT_MAX)
+        return tc_error(ctx, TC_ERR_LIMIT, name, 0, "a topology dump of %zu bytes is too large to import", len);
     first_err e = {0};
     xmlDocPtr doc = NULL;
     xmlParserCtxtPtr pc = xmlNewParserCtxt();
