@@ -49,9 +49,9 @@ void tc_exec_sparsify(tc_dtype t, void *buf, size_t n, double sparsity, uint64_t
 tc_status tc_exec_sparse_dtype(tc_ctx *ctx, const char *plan, tc_sched *s, tc_dtype t);
 /** tacos-run --topo (src/exec/sparse_predict.c): the plan's predicted sparse speedup per replayed size. */
 typedef struct tc_exec_sparse_pred tc_exec_sparse_pred;
-/** Load the JSON plan (re-decided for type t, quietly) and the topology it was compiled for (the plan's
- *  unwinding and switch model, costs may be NULL).  Usage errors name --topo. */
-tc_status tc_exec_sparse_pred_create(tc_ctx *ctx, const char *plan, const char *topo, const char *costs, tc_dtype t,
+/** Load the JSON plan (re-decided for type t, quietly) to be priced on `topo`, the topology the time
+ *  predictor loaded (tc_exec_predict_topo), borrowed: it must outlive the result.  Usage errors name --topo. */
+tc_status tc_exec_sparse_pred_create(tc_ctx *ctx, const char *plan, const tc_topo *topo, tc_dtype t,
                                      tc_exec_sparse_pred **out);
 /** Predicted dense time over sparse time at a collective size of `bytes` (tacosc's sizes); 0 when the
  *  model cannot price it. */

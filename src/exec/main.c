@@ -1250,8 +1250,8 @@ static tc_status sparse_pass(job *J)
         return tc_error(&J->ctx, TC_ERR_USAGE, J->o.plan, 0,
                         "--corrupt-sparse: the plan has no sparse messages to damage");
     tc_status st = TC_OK; /* issue 26: tacosc's sparse speedup beside the measured one */
-    if (J->rank == 0 && J->sparse_plan && J->o.topo)
-        st = tc_exec_sparse_pred_create(&J->ctx, J->o.plan, J->o.topo, J->o.costs, J->o.dtype, &J->spred);
+    if (J->rank == 0 && J->sparse_plan && tc_exec_predict_topo(J->pred)) /* --topo, loaded in load_pass */
+        st = tc_exec_sparse_pred_create(&J->ctx, J->o.plan, tc_exec_predict_topo(J->pred), J->o.dtype, &J->spred);
     if ((st = report(&J->ss, J->comm, st)))
         return st;
     if (J->o.check || J->sparse_mode) {
@@ -1544,8 +1544,8 @@ out:
     if (st)
         exit_code = st == TC_ERR_USAGE ? 2 : 1;
     tc_exec_engine_free(J.eng);
+    tc_exec_sparse_pred_free(J.spred); /* borrows J.pred's topology */
     tc_exec_predict_free(J.pred);
-    tc_exec_sparse_pred_free(J.spred);
     free(J.ratios);
     tc_exec_plan_free(J.plan);
     tc_msccl_free(J.m);

@@ -69,6 +69,8 @@ static tc_status load_topo(tc_ctx *ctx, const char *path, const char *costs_path
     return TC_OK;
 }
 
+const tc_topo *tc_exec_predict_topo(const tc_exec_predict *p) { return p ? p->topo : NULL; }
+
 tc_status tc_exec_predict_create(tc_ctx *ctx, const char *plan, const char *topo, const char *costs, int n_ranks,
                                  tc_exec_predict **out)
 {

@@ -27,6 +27,9 @@ tc_status tc_exec_predict_create(tc_ctx *ctx, const char *plan, const char *topo
 double tc_exec_predict_time(tc_ctx *ctx, tc_exec_predict *p, uint64_t bytes, uint64_t unit);
 /** 1 when every size has a prediction (--topo), 0 when only the plan's own size has one. */
 int tc_exec_predict_every_size(const tc_exec_predict *p);
+/** The topology --topo named, as the plan's link ids refer to it (costs applied, unwound, NPU count
+ *  checked); NULL without --topo.  Owned by p. */
+const tc_topo *tc_exec_predict_topo(const tc_exec_predict *p);
 /** One line (no newline) saying where the predictions come from, into buf. */
 const char *tc_exec_predict_describe(const tc_exec_predict *p, char *buf, size_t n);
 void tc_exec_predict_free(tc_exec_predict *p);

@@ -2,7 +2,8 @@
  * tacos-run --topo: the sparse table's predicted speedup beside the measured one (issue 26 item 6).
  *
  * Accepts: the JSON plan tacos-run replays (its sparse formats re-decided for the replayed type, as the
- * replay does), the topology it was compiled for and optionally a cost file (codec throughputs, classes).
+ * replay does) and the topology the time predictor loaded from --topo and --costs (predict.c: costs
+ * applied, unwound as the plan's links require, its NPU count checked), which it borrows.
  * Returns: per replayed size, the event model's dense time over its time with the plan's sparse messages
  * (tacosc's prediction, SpCCL eq. 4-6: tc_sparse_cost + tc_sim_run), each at that size: the chunk is
  * rescaled (tc_sim_opts.size) and the messages are priced at the rescaled chunk's exact encoded size.
@@ -23,7 +24,7 @@ static void no_sink(void *user, tc_diag_level level, const char *file, int line,
 
 struct tc_exec_sparse_pred {
     tc_sched *s;
-    tc_topo *topo;
+    const tc_topo *topo; /* borrowed from the time predictor (predict.c), which loaded and checked it */
 };
 
 void tc_exec_sparse_pred_free(tc_exec_sparse_pred *p)
@@ -31,16 +32,13 @@ void tc_exec_sparse_pred_free(tc_exec_sparse_pred *p)
     if (!p)
         return;
     tc_sched_free(p->s);
-    tc_topo_free(p->topo);
     free(p);
 }
 
-tc_status tc_exec_sparse_pred_create(tc_ctx *ctx, const char *plan, const char *topo, const char *costs, tc_dtype t,
+tc_status tc_exec_sparse_pred_create(tc_ctx *ctx, const char *plan, const tc_topo *topo, tc_dtype t,
                                      tc_exec_sparse_pred **out)
 {
     tc_exec_sparse_pred *p = calloc(1, sizeof *p);
-    tc_topo *raw = NULL;
-    tc_costs *c = NULL;
     tc_format fmt;
     tc_status st = p ? tc_sched_sniff(ctx, plan, &fmt) : TC_ERR_NOMEM;
     if (!st && fmt != TC_FMT_JSON)
@@ -54,25 +52,11 @@ tc_status tc_exec_sparse_pred_create(tc_ctx *ctx, const char *plan, const char *
         quiet.sink = no_sink;
         st = tc_exec_sparse_dtype(&quiet, plan, p->s, t);
     }
-    if (!st)
-        st = tc_topo_read(ctx, topo, &raw);
-    if (!st && p->s->switch_model > 0)
-        tc_topo_set_switch_model(raw, (tc_switch_model)(p->s->switch_model - 1));
-    if (!st && costs)
-        st = tc_costs_read(ctx, costs, &c);
-    if (!st)
-        st = tc_topo_apply_costs(ctx, raw, c);
-    if (!st)
-        st = tc_topo_unwind(ctx, raw, p->s->unwind, &p->topo);
-    if (!st && p->topo->n_npus != p->s->n_ranks)
-        st = tc_error(ctx, TC_ERR_USAGE, topo, 0, "--topo: %d npus, but the plan has %d ranks", p->topo->n_npus,
-                      p->s->n_ranks);
-    tc_costs_free(c);
-    tc_topo_free(raw);
     if (st) {
         tc_exec_sparse_pred_free(p);
         return st;
     }
+    p->topo = topo;
     *out = p;
     return TC_OK;
 }
