@@ -201,39 +201,23 @@ int tc_tune_vendor_time(const tc_topo *topo, tc_coll coll, uint64_t bytes, doubl
     return tc_tune_vendor_time_of(0, topo, coll, bytes, time, what, n);
 }
 
-/* The time of the MSCCL file a bundle writes for algo at go->size for library lib: the compile pipeline
- * lowering for that target, priced as `tacosc sim FILE` prices the file (the lowered program keeps only
- * each rank's order of sends, often slower than the plan it comes from; tc_tune_price prices the plan). */
-static tc_status price_file(tc_ctx *ctx, int lib, const tc_topo *topo, tc_coll coll, const tc_gen_opts *go, int algo,
-                            double *time)
-{
-    tc_msccl_lower_opts lo;
-    tc_msccl_lower_opts_init(&lo);
-    lo.target = lib ? TC_TARGET_RCCL : TC_TARGET_NCCL;
-    tc_compile_opts co;
-    tc_compile_opts_init(&co);
-    co.algo = tc_algo_registry[algo].name;
-    co.gen = *go;
-    co.lower = &lo;
-    co.no_bound = 1;
-    co.silent = 1;
-    tc_compile_result cr;
-    tc_status st = tc_compile(ctx, topo, coll, &co, &cr);
-    if (!st)
-        *time = cr.sched->time;
-    tc_compile_result_free(&cr);
-    return st;
-}
-
 /* Does the vendor win at size s over the file of algo? (-1: error) */
 static int vendor_wins(int lib, tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_gen_opts *go, int algo,
                        uint64_t s, double *tv, double *tp, char *what, size_t n)
 {
     if (!tc_tune_vendor_time_of(lib, topo, coll, s, tv, what, n))
         return 0;
+    /* the file a bundle writes: candidates' pricing (tc_tune_price) lowered for go->target, the bundle's own
+     * lowering options, or the library's defaults when the caller names none; priced as `tacosc sim FILE`
+     * prices the file (the lowered program keeps only each rank's order of sends) */
+    tc_msccl_lower_opts lo;
+    tc_msccl_lower_opts_init(&lo);
+    lo.target = lib ? TC_TARGET_RCCL : TC_TARGET_NCCL;
     tc_gen_opts g = *go;
     g.size = s;
-    if (price_file(ctx, lib, topo, coll, &g, algo, tp) != TC_OK)
+    if (!g.target)
+        g.target = &lo;
+    if (tc_tune_price(ctx, topo, coll, &g, NULL, algo, tp, NULL, NULL, 0) != TC_OK)
         return -1;
     return *tv < *tp;
 }
