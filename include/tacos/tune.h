@@ -421,6 +421,9 @@ typedef struct tc_tune_bundle_opts {
 } tc_tune_bundle_opts;
 
 void tc_tune_bundle_opts_init(tc_tune_bundle_opts *o);
+/** The limits the bundle's files are verified against: lo's target, its --max-channels when given
+ *  (TC_ERR_USAGE above what the target allows at all). */
+tc_status tc_tune_bundle_limits(tc_ctx *ctx, const tc_msccl_lower_opts *lo, tc_msccl_limits *lim);
 
 /** The file name of range r: COLL[-outofplace|-both]-nRANKS-MIN-MAX.xml (MAX "inf" for no limit). */
 void tc_tune_bundle_file_name(char *buf, size_t n, tc_coll coll, const tc_msccl_lower_opts *lo, int ranks,

@@ -130,13 +130,9 @@ int tc_cli_bundle(int argc, char **argv)
     int n_sizes = 0, nr = 0;
     tc_tune_range *r = NULL;
     char why[4096], how[4200];
-    tc_msccl_limits lim; /* checked here before any work; tc_tune_bundle_write checks it again */
-    tc_msccl_limits_get(lo.target, &lim);
-    if (lo.max_channels > lim.hard_channels) {
-        st = tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--max-channels %d: %s allows at most %d channels",
-                      lo.max_channels, tc_msccl_target_name(lo.target), lim.hard_channels);
+    tc_msccl_limits lim; /* refused here before any work (tc_tune_bundle_write checks the same) */
+    if ((st = tc_tune_bundle_limits(&ctx, &lo, &lim)))
         goto done;
-    }
     if ((st = tc_tune_sizes_parse(&ctx, sizes_s, &sizes, &n_sizes)) ||
         (st = tc_cli_load_topo(&ctx, topo_path, costs, unwind, 0, &topo)))
         goto done;

@@ -377,6 +377,17 @@ static tc_status range_plan(tc_ctx *ctx, const tc_topo *topo, const tc_tune_bund
                     tried ? "; no other candidate can be written either" : "; no other candidate serves it");
 }
 
+tc_status tc_tune_bundle_limits(tc_ctx *ctx, const tc_msccl_lower_opts *lo, tc_msccl_limits *lim)
+{
+    tc_msccl_limits_get(lo->target, lim);
+    if (lo->max_channels > lim->hard_channels)
+        return tc_error(ctx, TC_ERR_USAGE, NULL, 0, "--max-channels %d: %s allows at most %d channels",
+                        lo->max_channels, tc_msccl_target_name(lo->target), lim->hard_channels);
+    if (lo->max_channels)
+        lim->max_channels = lo->max_channels;
+    return TC_OK;
+}
+
 void tc_tune_bundle_opts_init(tc_tune_bundle_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -396,13 +407,8 @@ tc_status tc_tune_bundle_write(tc_ctx *ctx, const char *out_dir, const tc_topo *
     char **files = NULL, **written = NULL, algo_dir[4096], abs[4096], stage[4200] = "", stage_algo[4300];
     tc_msccl **progs = NULL;
     tc_msccl_limits lim;
-    tc_msccl_limits_get(lo->target, &lim);
-    if (lo->max_channels) {
-        if (lo->max_channels > lim.hard_channels)
-            return tc_error(ctx, TC_ERR_USAGE, NULL, 0, "--max-channels %d: %s allows at most %d channels",
-                            lo->max_channels, tc_msccl_target_name(lo->target), lim.hard_channels);
-        lim.max_channels = lo->max_channels;
-    }
+    if ((st = tc_tune_bundle_limits(ctx, lo, &lim)))
+        return st;
     if (!*out_dir || strlen(out_dir) > 3000)
         return tc_error(ctx, TC_ERR_USAGE, NULL, 0, "the bundle directory name is empty or too long");
     /* the directory */
