@@ -1538,6 +1538,8 @@ START_TEST(test_usage)
         {"bundle topologies/mesh2d-4x4.xml -c allreduce --root 1 -o d",
          "tacosc: error: --root applies to broadcast, reduce, gather and scatter, not allreduce (see 'tacosc bundle "
          "--help')\n"},
+        {"bundle topologies/mesh2d-4x4.xml -c allreduce --max-channels 64 -o d",
+         "tacosc: error: --max-channels 64: NCCL allows at most 32 channels\n"},
         {"topologies/mesh2d-4x4.xml -c allreduce --algo auto --model /nonexistent",
          "tacosc: error: cannot open model directory '/nonexistent': No such file or directory\n"},
     };
