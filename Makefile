@@ -30,7 +30,7 @@ CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null)
 LDFLAGS  ?=
 
 LIB_SRCS  := $(sort $(wildcard src/core/*.c src/topo/*.c src/synth/*.c src/algo/*.c src/sim/*.c \
-               src/photonic/*.c src/sparse/*.c src/tune/*.c src/emit/*.c src/msccl/*.c \
+               src/photonic/*.c src/sparse/*.c src/tune/*.c src/emit/*.c src/msccl/*.c src/mscclpp/*.c \
                src/compile/*.c))
 CLI_SRCS  := $(sort $(wildcard src/cli/*.c))
 EXEC_SRCS := $(sort $(wildcard src/exec/*.c))

@@ -12,6 +12,8 @@
  *                  (as `tacosc sim FILE` prices it, with the plan's simulation options), and `lost` says
  *                  what the format could not express.  Candidates priced elsewhere (tc_tune_price) take
  *                  the same path: gen.target names the target they will be written for.
+ *                  tc_mscclpp_lower for MSCCL++ (opts.mscclpp): the prediction becomes the plan's, priced as
+ *                  `tacosc sim` prices the written file (tc_mscclpp_to_sched).
  *
  * Errors travel as a structured diagnostic (tc_compile_diag: status, location, message) besides the
  * context's sink, so callers that price many candidates read the reason without parsing text.
@@ -21,6 +23,7 @@
 
 #include "tacos/algo.h"
 #include "tacos/msccl.h"
+#include "tacos/mscclpp.h"
 #include "tacos/photonic.h"
 #include "tacos/sim.h"
 #include "tacos/sparse.h"
@@ -45,6 +48,7 @@ typedef struct tc_compile_opts {
     int photonic;            /**< run the photonic pass with photonic_opts */
     tc_photonic_opts photonic_opts;
     const tc_msccl_lower_opts *lower; /**< non-NULL: lower for this MSCCL target and price the program */
+    const tc_mscclpp_lower_opts *mscclpp; /**< non-NULL: lower to an MSCCL++ plan and price it */
     const tc_sim_opts *sim;  /**< the plan's simulation options (NULL: defaults) */
     int keep_sim;            /**< keep the plan's simulation result in res->sim */
     int no_bound;            /**< skip the lower bound (quiet runs, candidates) */
@@ -56,6 +60,7 @@ typedef struct tc_compile_opts {
 typedef struct tc_compile_result {
     tc_sched *sched;         /**< the plan; sched->time is the prediction of what is written */
     tc_msccl *msccl;         /**< the lowered program when opts->lower */
+    tc_mscclpp *mscclpp;     /**< the MSCCL++ plan when opts->mscclpp */
     tc_topo *unwound;        /**< unwind_auto on a topology with switches: the topology the plan runs on */
     int chunks;              /**< chunks per rank used */
     tc_synth_search search;  /**< what the chunk/unwind search tried (candidates 0: no search) */

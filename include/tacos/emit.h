@@ -20,7 +20,7 @@ tc_status tc_emit_json_read(tc_ctx *ctx, const char *path, tc_sched **out);
 tc_status tc_emit_json_read_mem(tc_ctx *ctx, const char *name, const char *buf, size_t len, tc_sched **out);
 
 /** Output formats known to the CLI. */
-typedef enum { TC_FMT_AUTO = 0, TC_FMT_JSON, TC_FMT_MSCCL, TC_FMT_SVG } tc_format;
+typedef enum { TC_FMT_AUTO = 0, TC_FMT_JSON, TC_FMT_MSCCL, TC_FMT_SVG, TC_FMT_MSCCLPP } tc_format;
 /** Format from a file name's extension (.json, .xml); TC_FMT_AUTO when unknown. */
 tc_format tc_format_from_path(const char *path);
 tc_status tc_format_parse(const char *s, tc_format *out);

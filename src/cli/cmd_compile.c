@@ -64,7 +64,8 @@ static void usage(FILE *f)
           "                       all-reduce phases (default: cores)\n"
           "      --stats-only     tacos: synthesize without keeping transfers; print the summary only\n"
           "  -o, --output FILE    write the plan: .json (schedule IR) or .xml (MSCCL); '-' is stdout\n"
-          "  -f, --format F       json or xml, overriding the extension\n"
+          "  -f, --format F       json, xml or mscclpp (an MSCCL++ execution plan, JSON; man 5 tacosc-mscclpp),\n"
+          "                       overriding the extension\n"
           "MSCCL XML output:\n"
           "      --target T       nccl (default), rccl (plain step types only, at most 20 channels unless\n"
           "                       --max-channels) or tacos-run (no runtime parser limits; tacos-run only)\n"
@@ -397,7 +398,7 @@ int tc_cli_compile(int argc, char **argv)
                                     algo));
     tc_format fmt = TC_FMT_AUTO;
     if (fmt_name && tc_format_parse(fmt_name, &fmt))
-        return tc_cli_exit(tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--format: '%s' is not json or xml", fmt_name));
+        return tc_cli_exit(tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--format: '%s' is not json, xml or mscclpp", fmt_name));
     if (out_path && fmt == TC_FMT_AUTO && (fmt = tc_format_from_path(out_path)) == TC_FMT_AUTO)
         return tc_cli_exit(tc_error(&ctx, TC_ERR_USAGE, NULL, 0,
                                     "cannot tell the format of '%s' from its extension: use .json or .xml, "
@@ -478,6 +479,14 @@ int tc_cli_compile(int argc, char **argv)
     co.photonic = photonic;
     co.photonic_opts = po;
     co.lower = out_path && fmt == TC_FMT_MSCCL ? &lo : NULL;
+    tc_mscclpp_lower_opts mpo;
+    tc_mscclpp_lower_opts_init(&mpo);
+    co.mscclpp = out_path && fmt == TC_FMT_MSCCLPP ? &mpo : NULL;
+    if (co.mscclpp && (sparse || photonic)) {
+        st = tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "%s: an MSCCL++ plan carries dense messages on fixed links only",
+                      sparse ? "--density/--sparsity" : "--photonic");
+        goto done;
+    }
     co.no_bound = quiet;
     t0 = tc_now();
     /* no --algo named and an MSCCL target: when tacos cannot be written for it even with the lowering's
@@ -549,11 +558,17 @@ int tc_cli_compile(int argc, char **argv)
         t0 = tc_now();
         if ((st = tc_cli_open_output(&ctx, out_path, &o)))
             goto done;
-        /* MSCCL: the lowered program is verified while it is written, and kept only when correct */
-        st = fmt == TC_FMT_MSCCL ? tc_msccl_write_checked(&o.ctx, m, &lim, "lowered MSCCL program", o.f, &vst)
-                                 : tc_emit_json_write(&o.ctx, s, o.f);
+        /* MSCCL: the lowered program is verified while it is written, and kept only when correct; MSCCL++:
+         * verified before it is written */
+        if (fmt == TC_FMT_MSCCLPP) {
+            vst = tc_mscclpp_verify(&ctx, res.mscclpp, s->size_bytes, "lowered MSCCL++ plan", NULL);
+            st = vst ? TC_OK : tc_mscclpp_write(&o.ctx, res.mscclpp, o.f);
+        } else
+            st = fmt == TC_FMT_MSCCL ? tc_msccl_write_checked(&o.ctx, m, &lim, "lowered MSCCL program", o.f, &vst)
+                                     : tc_emit_json_write(&o.ctx, s, o.f);
         if (vst)
-            tc_error(&ctx, TC_ERR_INTERNAL, NULL, 0, "the MSCCL lowering produced an invalid program (a bug)");
+            tc_error(&ctx, TC_ERR_INTERNAL, NULL, 0, "the %s lowering produced an invalid program (a bug)",
+                     fmt == TC_FMT_MSCCLPP ? "MSCCL++" : "MSCCL");
         tc_status cst = tc_cli_close_output(&o, st == TC_OK && vst == TC_OK);
         if (!st)
             st = vst;
@@ -568,8 +583,8 @@ int tc_cli_compile(int argc, char **argv)
         if (res.lost[0] && !quiet) { /* the prediction is the file's (tc_compile priced the program) */
             char ta[32], tp[32];
             tc_warn(&ctx, NULL, 0,
-                    "the MSCCL XML as tacosc sim prices it runs in %s, not the plan's %s (%+.1f%%): %s; the "
-                    "summary gives the file's time",
+                    "the %s as tacosc sim prices it runs in %s, not the plan's %s (%+.1f%%): %s; the "
+                    "summary gives the file's time", fmt == TC_FMT_MSCCLPP ? "MSCCL++ plan" : "MSCCL XML",
                     tc_fmt_time(s->time, ta, sizeof ta), tc_fmt_time(res.plan_time, tp, sizeof tp),
                     100 * (s->time / res.plan_time - 1), res.lost);
         }
@@ -582,6 +597,7 @@ int tc_cli_compile(int argc, char **argv)
                 : g.stats_only ? "synthesizer's estimate: no transfers kept"
                 : sparse       ? "event simulation of the plan with its sparse messages, as tacosc sim"
                 : m            ? "event simulation of the MSCCL program written, as tacosc sim"
+                : res.mscclpp  ? "event simulation of the MSCCL++ plan written, as tacosc sim"
                                : "event simulation of the plan, as tacosc sim",
                 out_path, auto_line[0] ? auto_line : NULL, runner_up_time,
                 chunks_auto || unwind_auto ? &search : NULL, unwind_auto, dense_time, wire);

@@ -25,6 +25,8 @@ void tc_compile_result_free(tc_compile_result *res)
         return;
     tc_sched_free(res->sched);
     tc_msccl_free(res->msccl);
+    tc_mscclpp_free(res->mscclpp);
+    res->mscclpp = NULL;
     tc_topo_free(res->unwound);
     tc_sim_result_free(res->sim);
     res->sim = NULL;
@@ -203,6 +205,42 @@ static tc_status lower(tc_ctx *ctx, const tc_topo *topo, tc_sched *s, const tc_c
     return TC_OK;
 }
 
+/* lowering to an MSCCL++ plan: the prediction is the plan's as `tacosc sim FILE` prices it */
+static tc_status lower_mscclpp(tc_ctx *ctx, const tc_topo *topo, tc_sched *s, const tc_compile_opts *o,
+                               tc_compile_result *res)
+{
+    tc_mscclpp_lower_opts lo = *o->mscclpp;
+    if (!lo.node_of)
+        lo.node_of = topo->node_of;
+    tc_status st = tc_mscclpp_lower(ctx, s, &lo, &res->mscclpp);
+    if (!st) /* the executor's message-size rule at this size: else another chunking (lower_or_rechunk) */
+        st = tc_mscclpp_check_size(ctx, res->mscclpp, s->size_bytes, "lowered MSCCL++ plan");
+    if (st || o->gen.stats_only)
+        return st;
+    tc_sched *a = NULL;
+    tc_sim_opts so;
+    if (o->sim)
+        so = *o->sim;
+    else
+        tc_sim_opts_init(&so);
+    so.no_bound = 1;
+    so.size = s->size_bytes;
+    so.xfer_scale = so.xfer_pre = so.xfer_post = NULL;
+    tc_sim_result *r = NULL;
+    if (!(st = tc_mscclpp_to_sched(ctx, res->mscclpp, s->size_bytes, "lowered MSCCL++ plan", &a)))
+        st = tc_sim_run(ctx, a, topo, &so, &r);
+    tc_sched_free(a);
+    if (st)
+        return st;
+    if (s->time > 0 && fabs(r->time - s->time) > 1e-9 * s->time)
+        snprintf(res->lost, sizeof res->lost, "%s",
+                 "an MSCCL++ plan keeps no link choice and no times, only each thread block's order of puts, "
+                 "signals and waits");
+    s->time = r->time;
+    tc_sim_result_free(r);
+    return TC_OK;
+}
+
 /* generate (or take the plan the chunk search already made: *kept, consumed), check and price one chunk
  * choice */
 static tc_status build(tc_ctx *sub, const tc_topo *topo, tc_coll coll, const tc_compile_opts *o, const tc_gen_opts *g,
@@ -294,18 +332,21 @@ static tc_status lower_or_rechunk(tc_ctx *ctx, const tc_topo *topo, tc_coll coll
         tc_ctx lc = *ctx;
         lc.sink = record;
         lc.sink_user = &rec;
-        st = lower(n > 1 ? &lc : ctx, topo, res->sched, o, res);
+        st = o->mscclpp ? lower_mscclpp(n > 1 ? &lc : ctx, topo, res->sched, o, res)
+                        : lower(n > 1 ? &lc : ctx, topo, res->sched, o, res);
         if (!st) {
             res->chunks = g->chunks;
             if (i > 0)
                 tc_warn(ctx, NULL, 0,
-                        "%s with %d chunk%s per rank cannot be lowered to FIFO connections (%s); wrote %d chunk%s "
-                        "per rank instead",
-                        o->algo, tries[0], tries[0] == 1 ? "" : "s", first.msg, tries[i], tries[i] == 1 ? "" : "s");
+                        "%s with %d chunk%s per rank cannot be lowered %s (%s); wrote %d chunk%s per rank instead",
+                        o->algo, tries[0], tries[0] == 1 ? "" : "s",
+                        o->mscclpp ? "to an MSCCL++ plan that runs at this size" : "to FIFO connections", first.msg, tries[i], tries[i] == 1 ? "" : "s");
             return TC_OK;
         }
         tc_msccl_free(res->msccl);
         res->msccl = NULL;
+        tc_mscclpp_free(res->mscclpp);
+        res->mscclpp = NULL;
         if (st == TC_ERR_NOMEM || n == 1)
             return st;
         if (i == 0) {
@@ -335,7 +376,7 @@ tc_status tc_compile(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_co
     if (!st)
         st = build(&sub, topo, coll, o, &g, res, &kept);
     tc_sched_free(kept);
-    if (!st && o->lower)
+    if (!st && (o->lower || o->mscclpp))
         st = lower_or_rechunk(&sub, topo, coll, o, &g, res);
     if (!o->silent) { /* a silent run's refusals are its caller's to report */
         if (!o->quiet_errors)

@@ -47,7 +47,7 @@ tc_status tc_format_parse(const char *s, tc_format *out)
 {
     static const struct { const char *name; tc_format f; } names[] = {
         {"auto", TC_FMT_AUTO}, {"json", TC_FMT_JSON}, {"msccl", TC_FMT_MSCCL},
-        {"xml", TC_FMT_MSCCL}, {"svg", TC_FMT_SVG},
+        {"xml", TC_FMT_MSCCL}, {"svg", TC_FMT_SVG}, {"mscclpp", TC_FMT_MSCCLPP},
     };
     if (!s)
         return TC_ERR_INVALID;

@@ -1,4 +1,4 @@
-/* MSCCL++ execution-plan vocabulary: the operation, buffer and channel names the executor's plan
+/* MSCCL++ execution-plan vocabulary (the table of include/tacos/mscclpp.h): the operation, buffer and channel names the executor's plan
  * loader accepts (microsoft/mscclpp 1f5f065d, src/core/executor/execution_plan.cc getOpType,
  * convertToBufferType, convertToChannelType; the enum order of OperationType in
  * src/core/include/execution_common.hpp). Names only; see include/tacos/mscclpp.h. */
@@ -59,4 +59,25 @@ int tc_mscclpp_buffer_valid(const char *s) {
 int tc_mscclpp_channel_valid(const char *s) {
   return s && (strcmp(s, "memory") == 0 || strcmp(s, "port") == 0 || strcmp(s, "switch") == 0 ||
                strcmp(s, "none") == 0);
+}
+
+static const char *const ch_names[] = {"memory", "port", "switch", "none"};
+
+const char *tc_mscclpp_ch_name(int t) { return t >= 0 && t < 4 ? ch_names[t] : "?"; }
+
+int tc_mscclpp_ch_parse(const char *s)
+{
+    for (int i = 0; s && i < 4; i++)
+        if (strcmp(s, ch_names[i]) == 0)
+            return i;
+    return -1;
+}
+
+int tc_mscclpp_buf_parse(const char *s)
+{
+    static const char *const b[] = {"i", "o", "s"};
+    for (int i = 0; s && i < 3; i++)
+        if (strcmp(s, b[i]) == 0)
+            return i;
+    return -1;
 }
