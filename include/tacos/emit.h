@@ -26,9 +26,11 @@ tc_format tc_format_from_path(const char *path);
 tc_status tc_format_parse(const char *s, tc_format *out);
 
 /** The format of a plan file by content: JSON when its first non-blank byte (after an optional UTF-8 byte
- *  order mark) is `{` or `[`, else MSCCL XML. */
+ *  order mark) is `{` or `[` (TC_FMT_MSCCLPP when its first MiB makes it an MSCCL++ plan, tc_mscclpp_sniff),
+ *  else MSCCL XML. */
 tc_status tc_sched_sniff(tc_ctx *ctx, const char *path, tc_format *out);
-/** Read any schedule file: JSON or MSCCL XML (by content).  MSCCL files are lowered into the IR. */
+/** Read any schedule file: JSON, MSCCL XML or an MSCCL++ plan (by content).  MSCCL and MSCCL++ files are
+ *  turned into the IR (their data movements; an MSCCL++ plan's chunk size is 1 byte until priced at a size). */
 tc_status tc_sched_load(tc_ctx *ctx, const char *path, tc_sched **out);
 
 #endif

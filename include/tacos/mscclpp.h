@@ -85,7 +85,7 @@ int tc_mscclpp_buf_parse(const char *s);
 
 /** A buffer reference of an operation: local ({type, index, size}) or remote ({buffer_id, ...}). */
 typedef struct tc_mscclpp_buf {
-    int type;           /**< local: 0 i, 1 o, 2 s; remote: -1 */
+    int type;           /**< local: 0 i, 1 o, 2 s; remote: -1; an NVLS buffer (switch_channel_id): -2 */
     int id;             /**< remote: buffer_id (an index into the tb's remote_buffer_refs of the op's channel
                              type); -1 local */
     int index, size;    /**< in chunks */

@@ -3,6 +3,7 @@
 #include "tacos/check.h"
 #include "tacos/emit.h"
 #include "tacos/msccl.h"
+#include "tacos/mscclpp.h"
 #include "tacos/photonic.h"
 #include "tacos/sparse.h"
 #include "tacos/topo.h"
@@ -16,7 +17,7 @@
 static void usage(FILE *f)
 {
     fputs("usage: tacosc verify PLAN [--topo TOPO.xml [--costs FILE] [--unwind D] [--switch-model M]]\n"
-          "                     [--target nccl|rccl|common|tacos-run] [--max-channels N]\n"
+          "                     [--target nccl|rccl|common|tacos-run] [--max-channels N] [--size BYTES]\n"
           "\n"
           "Verify a schedule.  A JSON plan is checked by symbolic execution (causality, double counting,\n"
           "one chunk per link at a time, the collective's postcondition); with --topo its links and routes\n"
@@ -29,6 +30,10 @@ static void usage(FILE *f)
           "deadlock freedom and the collective's result, within a runtime's limits: --target nccl or rccl for\n"
           "one runtime (--max-channels N: the device's channel limit, rccl default 20), common (default) for\n"
           "what both refuse, tacos-run for none (man 5 tacosc-msccl).\n"
+          "An MSCCL++ execution plan (JSON with \"gpus\", man 5 tacosc-mscclpp) is checked for the plan\n"
+          "loader's rules and limits, channel and buffer references, the thread-sync rule, deadlock freedom\n"
+          "and, by symbolic execution in three orders of the thread blocks, the collective's result;\n"
+          "--size BYTES also applies the executor's message-size rule at that collective size.\n"
           "The format is told by content (JSON starts with '{').\n"
           "Exit status 0 when the plan is correct, 1 otherwise (2 for bad usage).\n",
           f);
@@ -40,13 +45,14 @@ int tc_cli_verify(int argc, char **argv)
         {"topo", required_argument, 0, 't'}, {"costs", required_argument, 0, 'c'},
         {"unwind", required_argument, 0, 'u'}, {"target", required_argument, 0, 'T'},
         {"max-channels", required_argument, 0, 'M'},
-        {"switch-model", required_argument, 0, 'm'},
+        {"switch-model", required_argument, 0, 'm'}, {"size", required_argument, 0, 'S'},
         {"help", no_argument, 0, 'h'},         {0, 0, 0, 0},
     };
     tc_ctx ctx;
     tc_ctx_init(&ctx);
     const char *topo_path = NULL, *costs_path = NULL, *target = NULL;
     int unwind = 0, swmodel = 0, opt, maxch = 0;
+    uint64_t size = 0;
     unsigned char seen[TC_CLI_MAX_OPT] = {0};
     optind = 1;
     while ((opt = tc_cli_getopt(&ctx, "verify", argc, argv, "h", longopts, seen, NULL)) != -1) {
@@ -65,6 +71,10 @@ int tc_cli_verify(int argc, char **argv)
         case 'm':
             if (tc_cli_parse_switch_model(&ctx, optarg, &swmodel))
                 return 2;
+            break;
+        case 'S':
+            if (tc_parse_size(optarg, &size) || size == 0)
+                return tc_cli_exit(tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--size: '%s' is not a size", optarg));
             break;
         case 'h': usage(stdout); return tc_cli_exit(tc_cli_stdout_close(&ctx));
         default: return 2; /* tc_cli_getopt reported it */
@@ -108,7 +118,24 @@ int tc_cli_verify(int argc, char **argv)
                       target ? "target" : "max-channels", path);
         goto done;
     }
-    if (fmt == TC_FMT_MSCCL) {
+    if (size && fmt != TC_FMT_MSCCLPP) {
+        st = tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--size applies to MSCCL++ plans only");
+        goto done;
+    }
+    if (fmt == TC_FMT_MSCCLPP) {
+        tc_mscclpp *p = NULL;
+        tc_mscclpp_verdict v;
+        if (topo_path)
+            tc_warn(&ctx, NULL, 0, "--topo: an MSCCL++ plan names no links; the topology is not used");
+        if (!(st = tc_mscclpp_read(&ctx, path, &p)) && !(st = tc_mscclpp_verify(&ctx, p, size, path, &v)))
+            printf("%s: ok: MSCCL++ %s, %d gpus, %ld operations, at most %d thread blocks per gpu, protocol %s; %s\n",
+                   path, p->collective, p->ngpus, v.ops, v.max_tbs, p->packets ? "LL" : "Simple",
+                   v.modelled ? "the collective's result proven by symbolic execution"
+                              : "rules and limits only (the symbolic check does not model the operations used)");
+        tc_mscclpp_free(p);
+        if (st)
+            goto done;
+    } else if (fmt == TC_FMT_MSCCL) {
         if (topo_path && (st = tc_cli_load_topo(&ctx, topo_path, costs_path, unwind, swmodel, &flat)))
             goto done;
         if ((st = tc_msccl_read(&ctx, path, &m)) || (st = tc_msccl_verify(&ctx, m, &limits, path)))

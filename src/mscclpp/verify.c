@@ -60,6 +60,13 @@ static tc_status check_ref(tc_ctx *ctx, const tc_mscclpp *p, const char *name, i
 {
     const tc_mscclpp_gpu *gp = &p->gpus[g];
     int owner = g, type = b->type;
+    if (b->type == -2) /* an NVLS (switch channel) buffer: its channel is checked, its bytes are not modelled */
+        return op->chan_type == TC_MSCCLPP_CH_SWITCH || strcmp(mpp_op_name(op), "glres") == 0 ||
+                       strncmp(mpp_op_name(op), "gstore", 6) == 0
+                   ? TC_OK
+                   : tc_error(ctx, TC_ERR_CHECK, name, op->line,
+                              "gpu %d tb %d op %d '%s': a switch_channel_id buffer in an operation that is not a "
+                              "multimem one [buffers]", g, tb->id, k, mpp_op_name(op));
     if (b->type < 0) {
         int ct = op->chan_type;
         if (ct != TC_MSCCLPP_CH_MEMORY && ct != TC_MSCCLPP_CH_PORT)
