@@ -126,6 +126,7 @@ typedef struct tc_exec_plan {
     int max_cnt;             /**< largest cnt of a receiving step (temp buffer size in chunks) */
     int max_sparse_cnt;      /**< largest cnt of a step with a sparse message (0: none) */
     int sparse_fmts;         /**< bit f set when some message travels in format f (f > 0) */
+    const struct tc_mscclpp *mpp; /**< an MSCCL++ plan (borrowed): the engine runs its gpu `rank` (mscclpp.c) */
 } tc_exec_plan;
 
 /** Flatten rank `rank` of m (checked: offsets, peers, one tb per (channel, peer) and direction). */
@@ -161,5 +162,16 @@ void tc_exec_engine_bytes(const tc_exec_engine *e, uint64_t *sent, uint64_t *den
 /** The first sparse message that did not decode since the last call (TC_ERR_INVALID; its diagnostic was
  *  reported then), TC_OK when none; clears it. */
 tc_status tc_exec_engine_soft(tc_exec_engine *e);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* MSCCL++ plans (src/exec/mscclpp.c): the engine above runs them when the plan has `mpp`            */
+
+struct tc_mscclpp;
+typedef struct tc_exec_mpp tc_exec_mpp;
+tc_status tc_exec_mpp_create(tc_ctx *ctx, const struct tc_mscclpp *p, int rank, tc_exec_backend *be, MPI_Comm comm,
+                             const tc_exec_run_opts *o, tc_exec_mpp **out);
+/** One run of this rank's thread blocks on buffers i, o, s (backend memory). */
+tc_status tc_exec_mpp_run(tc_exec_mpp *m, void *bufs[3]);
+void tc_exec_mpp_free(tc_exec_mpp *m);
 
 #endif

@@ -50,6 +50,7 @@
 
 #include "tacos/emit.h"
 #include "tacos/msccl.h"
+#include "tacos/mscclpp.h"
 
 typedef struct opts {
     const char *plan;
@@ -1060,7 +1061,8 @@ typedef struct job {
     sink_state ss;
     MPI_Comm comm;
     int rank, n;
-    tc_msccl *m;
+    tc_msccl *m;          /* the program (an MSCCL++ plan: its collective, ranks and chunking only) */
+    tc_mscclpp *mpp;      /* an MSCCL++ plan, parsed by every rank */
     tc_exec_plan *plan;
     tc_exec_engine *eng;
     tc_exec_backend be;
@@ -1113,14 +1115,71 @@ static int prediction_in_sweep(job *J)
     return 0;
 }
 
-/* 1. load: rank 0 loads and verifies the whole plan; every rank gets its own section; everything is
- * refused before any message of the replay is sent. */
-static tc_status load_pass(job *J)
+/* 1a. an MSCCL++ plan: rank 0 reads and verifies it (the symbolic check included), every rank parses the
+ * same bytes; the program J->m carries what the sweep needs (collective, ranks, chunks per buffer) */
+static tc_status load_mscclpp(job *J)
+{
+    tc_ctx *ctx = &J->ctx;
+    const opts *o = &J->o;
+    char *buf = NULL;
+    size_t len = 0;
+    tc_status st = TC_OK;
+    if (J->rank == 0) {
+        tc_mscclpp *p = NULL;
+        tc_mscclpp_verdict v;
+        if (!(st = tc_read_file(ctx, o->plan, &buf, &len)) && !(st = tc_mscclpp_read_mem(ctx, o->plan, buf, len, &p)))
+            st = tc_mscclpp_verify(ctx, p, 0, o->plan, &v);
+        if (!st && p->ngpus != J->n)
+            st = tc_error(ctx, TC_ERR_INVALID, o->plan, 0,
+                          "the plan is for %d ranks but tacos-run was started on %d (use mpirun -np %d)", p->ngpus,
+                          J->n, p->ngpus);
+        if (!st && (p->coll != TC_COLL_ALLREDUCE && p->coll != TC_COLL_ALLGATHER && p->coll != TC_COLL_REDUCESCATTER))
+            st = tc_error(ctx, TC_ERR_UNSUPPORTED, o->plan, 0, "tacos-run replays MSCCL++ allreduce, allgather and "
+                          "reducescatter plans, not %s", p->collective);
+        if (!st && o->root >= 0)
+            tc_warn(ctx, NULL, 0, "--root %d ignored: %s has no root", o->root, p->collective);
+        if (!st)
+            st = tc_exec_predict_create(ctx, o->plan, o->topo, o->costs, J->n, &J->pred);
+        tc_mscclpp_free(p);
+    }
+    if ((st = report(&J->ss, J->comm, st))) {
+        free(buf);
+        return st;
+    }
+    unsigned long long n = len;
+    MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG_LONG, 0, J->comm);
+    if (J->rank != 0 && !(buf = malloc((size_t)n + 1)))
+        st = TC_ERR_NOMEM;
+    if ((st = report(&J->ss, J->comm, st)))
+        return st;
+    MPI_Bcast(buf, (int)n, MPI_BYTE, 0, J->comm);
+    st = tc_mscclpp_read_mem(ctx, o->plan, buf, (size_t)n, &J->mpp);
+    free(buf);
+    if (!st)
+        st = tc_msccl_create(J->mpp->name, (tc_coll)J->mpp->coll, J->n, &J->m);
+    if (!st && !(J->plan = calloc(1, sizeof *J->plan)))
+        st = TC_ERR_NOMEM;
+    if (!st) {
+        const tc_mscclpp_gpu *g = &J->mpp->gpus[J->rank];
+        J->m->inplace = J->mpp->inplace;
+        J->m->outofplace = !J->mpp->inplace;
+        J->m->nchunksperloop = g->i_chunks > g->o_chunks ? g->i_chunks : g->o_chunks;
+        J->plan->rank = J->rank;
+        J->plan->nranks = J->n;
+        J->plan->buf_chunks[0] = g->i_chunks;
+        J->plan->buf_chunks[1] = g->o_chunks;
+        J->plan->buf_chunks[2] = g->s_chunks;
+        J->plan->mpp = J->mpp;
+    }
+    return report(&J->ss, J->comm, st);
+}
+
+/* 1b. an MSCCL or JSON plan: rank 0 loads and verifies the whole plan, every rank gets its own section */
+static tc_status load_msccl(job *J)
 {
     tc_ctx *ctx = &J->ctx;
     const opts *o = &J->o;
     int rank = J->rank, n = J->n;
-    J->root_src = ROOT_NONE;
     tc_status st = rank == 0 ? load_plan(ctx, o, n, &J->m, &J->root_src) : TC_OK;
     if (!st && rank == 0) /* the plan's predicted time: refused here, before any message of the replay */
         st = tc_exec_predict_create(ctx, o->plan, o->topo, o->costs, n, &J->pred);
@@ -1138,7 +1197,23 @@ static tc_status load_pass(job *J)
                               "gpu %d tb %d: channel %d is above this MPI library's largest tag (%d)", rank, t,
                               J->plan->tbs[t].chan, *ub);
     }
-    if ((st = report(&J->ss, J->comm, st)))
+    return report(&J->ss, J->comm, st);
+}
+
+/* 1. load: the plan (by its format), loaded and verified; everything is refused before any message of the
+ * replay is sent. */
+static tc_status load_pass(job *J)
+{
+    tc_ctx *ctx = &J->ctx;
+    const opts *o = &J->o;
+    int rank = J->rank, n = J->n, mpp = 0;
+    J->root_src = ROOT_NONE;
+    tc_format fmt;
+    if (rank == 0 && !tc_sched_sniff(ctx, o->plan, &fmt))
+        mpp = fmt == TC_FMT_MSCCLPP;
+    MPI_Bcast(&mpp, 1, MPI_INT, 0, J->comm);
+    tc_status st = mpp ? load_mscclpp(J) : load_msccl(J);
+    if (st)
         return st;
     const tc_msccl *m = J->m;
     const tc_coll coll = m->coll;
@@ -1273,14 +1348,20 @@ static void header_pass(job *J)
     const int C = m->nchunksperloop;
     const int ratio_mode = ratio_mode_of(J), sparse_mode = J->sparse_mode;
     if (J->rank == 0) {
-        printf("# tacos-run %s: %s (%s, %d ranks, proto %s, %d chunks per loop, %d channel%s%s%s)\n",
-               TC_VERSION, m->name ? m->name : "unnamed", tc_coll_name(coll), m->ngpus, m->proto, C, m->nchannels,
-               m->nchannels == 1 ? "" : "s",
-               m->inplace ? ", in-place" : "", m->outofplace ? ", out-of-place" : "");
+        if (J->mpp)
+            printf("# tacos-run %s: %s (MSCCL++ plan: %s, %d ranks, protocol %s, %d chunks in the largest buffer, "
+                   "%d thread blocks on rank 0%s%s)\n",
+                   TC_VERSION, J->mpp->name, tc_coll_name(coll), m->ngpus, J->mpp->packets ? "LL" : "Simple", C,
+                   J->mpp->gpus[0].n_tbs, m->inplace ? ", in-place" : "", m->outofplace ? ", out-of-place" : "");
+        else
+            printf("# tacos-run %s: %s (%s, %d ranks, proto %s, %d chunks per loop, %d channel%s%s%s)\n",
+                   TC_VERSION, m->name ? m->name : "unnamed", tc_coll_name(coll), m->ngpus, m->proto, C,
+                   m->nchannels, m->nchannels == 1 ? "" : "s", m->inplace ? ", in-place" : "",
+                   m->outofplace ? ", out-of-place" : "");
         printf("# plan %s, device %s, transport %s, %d warm-up + %d timed iterations, %s\n", o->plan, J->be.name,
                J->be.transport, o->warmup, o->iters, J->idle_note);
-        printf("# sizes are rounded down to a multiple of %zu elements (nchunksperloop%s)\n", J->U,
-               splits(coll) ? " and ngpus" : "");
+        printf("# sizes are rounded down to a multiple of %zu elements (%s%s)\n", J->U,
+               J->mpp ? "the chunks of the largest buffer" : "nchunksperloop", splits(coll) ? " and ngpus" : "");
         if (tc_coll_rooted(coll))
             printf("# root %d (%s)\n", m->root,
                    J->root_src == ROOT_PLAN     ? "the schedule's"
@@ -1549,6 +1630,7 @@ out:
     free(J.ratios);
     tc_exec_plan_free(J.plan);
     tc_msccl_free(J.m);
+    tc_mscclpp_free(J.mpp);
     if (J.have_be)
         J.be.fini(&J.be);
     fflush(stdout);

@@ -81,7 +81,7 @@ tc_status tc_exec_predict_create(tc_ctx *ctx, const char *plan, const char *topo
         return st;
     *out = NULL;
     if (!topo && fmt != TC_FMT_JSON)
-        return TC_OK; /* MSCCL XML carries no prediction */
+        return TC_OK; /* MSCCL XML and MSCCL++ plans carry no prediction */
     p = calloc(1, sizeof *p);
     if (!p)
         return TC_ERR_NOMEM;
@@ -148,7 +148,7 @@ int tc_exec_predict_every_size(const tc_exec_predict *p)
 const char *tc_exec_predict_describe(const tc_exec_predict *p, char *buf, size_t n)
 {
     if (!p)
-        snprintf(buf, n, "none (MSCCL XML carries no prediction: give --topo TOPOLOGY [--costs FILE] to price it)");
+        snprintf(buf, n, "none (MSCCL XML and MSCCL++ plans carry no prediction: give --topo TOPOLOGY [--costs FILE] to price it)");
     else if (p->topo)
         snprintf(buf, n, "tacosc's event model of this plan on %s with %s, at each size", p->topo_path,
                  p->costs_path ? p->costs_path : "the topology's own costs");

@@ -271,6 +271,7 @@ struct tc_exec_engine {
     size_t *rbytes;    /* per global step: the bytes its receive got */
     uint64_t sent, dense; /* this run: bytes sent, and what they take dense */
     tc_status soft;    /* the first sparse message that did not decode (tc_exec_engine_soft) */
+    tc_exec_mpp *mpp;  /* an MSCCL++ plan's engine (mscclpp.c); nothing else is used then */
 };
 
 static void *pool_get(tc_exec_engine *e, pool *pl)
@@ -323,6 +324,7 @@ void tc_exec_engine_free(tc_exec_engine *e)
 {
     if (!e)
         return;
+    tc_exec_mpp_free(e->mpp);
     pool_release(e, &e->dev);
     pool_release(e, &e->host);
     pool_release(e, &e->sp);
@@ -345,6 +347,14 @@ tc_status tc_exec_engine_create(tc_ctx *ctx, const tc_exec_plan *p, tc_exec_back
     tc_exec_engine *e = calloc(1, sizeof *e);
     if (!e)
         return TC_ERR_NOMEM;
+    if (p->mpp) {
+        tc_status st = tc_exec_mpp_create(ctx, p->mpp, p->rank, be, comm, o, &e->mpp);
+        if (st)
+            free(e);
+        else
+            *out = e;
+        return st;
+    }
     e->ctx = ctx;
     e->p = p;
     e->be = be;
@@ -986,6 +996,8 @@ static void describe_stall(tc_exec_engine *e, double idle)
 
 tc_status tc_exec_engine_run(tc_exec_engine *e, void *bufs[3])
 {
+    if (e->mpp)
+        return tc_exec_mpp_run(e->mpp, bufs);
     const tc_exec_plan *p = e->p;
     tc_status st = TC_OK;
     for (int b = 0; b < 3; b++)

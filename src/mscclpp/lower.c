@@ -633,6 +633,10 @@ tc_status tc_mscclpp_lower(tc_ctx *ctx, const tc_sched *s, const tc_mscclpp_lowe
         (st = mpp_create(o->name ? o->name : name, tc_coll_name(s->coll), L.R, &p)) || (st = build(&L, p)))
         goto done;
     p->min_bytes = o->min_bytes;
+    /* landing chunks are reused by the next launch: the executor alternates two scratch halves between
+     * launches (use_double_scratch_buffer), so a peer already in launch k+1 never writes a chunk this rank
+     * may still read in launch k (its launch k+1 needs this rank's launch k+1 data, sent after launch k) */
+    p->double_scratch = 1;
     p->max_bytes = o->max_bytes ? o->max_bytes : UINT64_MAX;
     *out = p;
     p = NULL;
