@@ -29,6 +29,8 @@ typedef struct tc_gen_opts {
      *  tc_tune_price, hence --algo auto, compare, tune and bundle, lowers each candidate for it and
      *  prices the program as tc_compile prices what it writes (include/tacos/compile.h). */
     const struct tc_msccl_lower_opts *target;
+    /** Pricing only: the MSCCL++ plan the candidate is written as (compile -f mscclpp), NULL otherwise. */
+    const struct tc_mscclpp_lower_opts *mscclpp_target;
 } tc_gen_opts;
 
 void tc_gen_opts_init(tc_gen_opts *o);

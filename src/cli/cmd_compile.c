@@ -447,6 +447,8 @@ int tc_cli_compile(int argc, char **argv)
                 flat->name ? flat->name : "topology", flat->n_npus, flat->n_links, tc_now() - t0);
     if ((st = tc_cli_check_size(&ctx, g.size, coll, flat->n_npus, g.chunks)))
         goto done;
+    tc_mscclpp_lower_opts mpo;
+    tc_mscclpp_lower_opts_init(&mpo);
     if (!strcmp(algo, "auto")) {
         /* candidates priced as this compile writes them: without -k, tacos with its chunk search; to MSCCL
          * XML, the lowered program */
@@ -454,6 +456,7 @@ int tc_cli_compile(int argc, char **argv)
         if (!seen['k'])
             ga.chunks = 0;
         ga.target = out_path && fmt == TC_FMT_MSCCL && !sparse && !photonic ? &lo : NULL; /* lowered for it */
+        ga.mscclpp_target = out_path && fmt == TC_FMT_MSCCLPP && !sparse && !photonic ? &mpo : NULL;
         if ((st = choose(&ctx, topo_path, model_dir, flat, coll, &ga, &algo, &runner_up, auto_line, sizeof auto_line,
                          &runner_up_time)))
             goto done;
@@ -479,8 +482,6 @@ int tc_cli_compile(int argc, char **argv)
     co.photonic = photonic;
     co.photonic_opts = po;
     co.lower = out_path && fmt == TC_FMT_MSCCL ? &lo : NULL;
-    tc_mscclpp_lower_opts mpo;
-    tc_mscclpp_lower_opts_init(&mpo);
     co.mscclpp = out_path && fmt == TC_FMT_MSCCLPP ? &mpo : NULL;
     if (co.mscclpp && (sparse || photonic)) {
         st = tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "%s: an MSCCL++ plan carries dense messages on fixed links only",
@@ -491,7 +492,7 @@ int tc_cli_compile(int argc, char **argv)
     t0 = tc_now();
     /* no --algo named and an MSCCL target: when tacos cannot be written for it even with the lowering's
      * repairs (a parser limit of 1,024 gpus, say), the next candidate rather than a refusal */
-    const int may_choose = !seen['a'] && co.lower && !photonic && !sparse && !g.stats_only;
+    const int may_choose = !seen['a'] && (co.lower || co.mscclpp) && !photonic && !sparse && !g.stats_only;
     co.silent = runner_up != NULL;
     co.quiet_errors = may_choose; /* reported below when no other generator can be written either */
     if ((st = tc_compile(&ctx, flat, coll, &co, &res)) && may_choose && st != TC_ERR_NOMEM) {
@@ -499,7 +500,8 @@ int tc_cli_compile(int argc, char **argv)
         tc_gen_opts ga = g;
         if (!seen['k'])
             ga.chunks = 0;
-        ga.target = &lo; /* priced as written: only a generator whose program can be written wins */
+        ga.target = co.lower; /* priced as written: only a generator whose program can be written wins */
+        ga.mscclpp_target = co.mscclpp;
         tc_ctx qc = ctx;
         qc.sink = NULL;
         const char *pick = NULL, *ru = NULL;
@@ -512,7 +514,7 @@ int tc_cli_compile(int argc, char **argv)
             tc_warn(&ctx, NULL, 0,
                     "tacos cannot be written for %s (%s); writing %s, the fastest generator that can (as --algo "
                     "auto chooses; --algo names one)",
-                    tc_msccl_target_name(lo.target), first.msg, pick);
+                    co.mscclpp ? "an MSCCL++ plan" : tc_msccl_target_name(lo.target), first.msg, pick);
             co.algo = algo = pick;
             co.silent = co.quiet_errors = 0;
             co.chunks_auto = co.unwind_auto = 0;

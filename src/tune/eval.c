@@ -82,6 +82,7 @@ tc_status tc_tune_price(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc
     co.gen = *go;
     co.sim = so;
     co.lower = go->target; /* an MSCCL target: the lowered program's time, as compile writes it */
+    co.mscclpp = go->mscclpp_target; /* likewise an MSCCL++ plan */
     co.keep_sim = res != NULL;
     co.no_bound = so ? so->no_bound : 1;
     co.silent = 1;
