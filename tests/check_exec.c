@@ -885,6 +885,41 @@ START_TEST(test_rail_16)
 }
 END_TEST
 
+/* MSCCL++ plans (issue 28): those tacosc writes, on 8 to 64 ranks (memory channels within a server, port
+ * channels between the two servers of the rail cluster), replay with 0 wrong; one written in the style of
+ * MSCCL++'s examples (remote reads and writes, in place) on 2; --corrupt shows --check counts. */
+START_TEST(test_mscclpp_replay)
+{
+    if (!have_exec("test_mscclpp_replay"))
+        return;
+    static const char *const cases[][3] = {
+        {"topologies/dgx1.xml --costs topologies/dgx1.cost", "allreduce", "8"},
+        {"topologies/dgx1.xml --costs topologies/dgx1.cost", "allgather", "8"},
+        {"topologies/dgx1.xml --costs topologies/dgx1.cost", "reducescatter", "8"},
+        {"topologies/clusters/dgx-h100-2x8-rail.xml", "allreduce", "16"},
+        {"topologies/hier-4x8.xml --costs topologies/hier.cost", "allgather", "32"},
+        {"topologies/mesh2d-8x8.xml", "reducescatter", "64"},
+    };
+    for (int i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++) {
+        char cmd[2048], plan[256], *out = NULL;
+        snprintf(plan, sizeof plan, "%s/mpp-%d.json", workdir(), i);
+        snprintf(cmd, sizeof cmd, "%s %s -c %s --size 1M -f mscclpp -o %s -q", tu_tacosc(), cases[i][0], cases[i][1],
+                 plan);
+        ck_assert_msg(tu_run(cmd, &out) == 0, "%s\n%s", cmd, tu_tail(out));
+        free(out);
+        replay_ok(plan, atoi(cases[i][2]), NULL, 2, 400 + i);
+    }
+    replay_ok("tests/mscclpp/pull-allreduce-2.json", 2, NULL, 2, 410);
+    char cmd[2048], plan[256], *out = NULL;
+    snprintf(plan, sizeof plan, "%s/mpp-0.json", workdir());
+    snprintf(cmd, sizeof cmd, "%s -np 8 %s %s --check -b 4K -e 4K -n 1 -w 0 --corrupt 5", mpirun(), tacosrun(), plan);
+    int rc = tu_run(cmd, &out);
+    ck_assert_msg(rc == 1 && strstr(out, "# Out of bounds values : 5 FAILED"), "%s (rc %d)\n%s", cmd, rc,
+                  tu_tail(out));
+    free(out);
+}
+END_TEST
+
 START_TEST(test_cuda)
 {
     if (!have_exec("test_cuda"))
@@ -1120,6 +1155,7 @@ static Suite *exec_suite(void)
     tcase_add_test(tc, test_truncated_refused);
     tcase_add_test(tc, test_check_counts_wrong);
     tcase_add_test(tc, test_swap_in_place);
+    tcase_add_test(tc, test_mscclpp_replay);
     tcase_add_test(tc, test_staged_and_prepost);
     tcase_add_test(tc, test_rail_16);
     tcase_add_test(tc, test_cuda);

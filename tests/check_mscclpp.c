@@ -6,7 +6,114 @@
 
 #include <string.h>
 
+#include "tacos/compile.h"
 #include "tacos/mscclpp.h"
+#include "tacos/topo.h"
+
+/* A size every shipped topology of 8 to 64 npus can run: 16 B alignment x lcm(8, 9, 16, 20, 32, 64) x 64
+ * chunks, so the executor's rule (size / 16 a multiple of the chunks) holds for every chunking tacosc
+ * picks there (1..8 per rank; it re-chunks when one does not fit). */
+#define SHIPPED_SIZE 2949120ull
+
+/* compile TOPO for coll to an MSCCL++ plan with the CLI, read it back and verify it with the library at
+ * the size; returns the plan (NULL when the topology is outside 8..64 npus) */
+static tc_mscclpp *shipped_plan(const char *topo, const char *coll, const char *extra)
+{
+    char *out = NULL, path[256];
+    static int k;
+    snprintf(path, sizeof path, "%s/plan%d.json", tu_tmpdir("mpp"), k++);
+    int rc = tu_tacosc_run(&out, "info %s %s", topo, tu_shipped_costs(topo));
+    ck_assert_msg(rc == 0, "%s", tu_tail(out));
+    int n = 0;
+    const char *np = strstr(out, "npus");
+    ck_assert_ptr_nonnull(np);
+    sscanf(np + 4, "%d", &n);
+    free(out);
+    if (n < 8 || n > 64)
+        return NULL;
+    rc = tu_tacosc_run(&out, "%s %s -c %s --size %llu -f mscclpp -o %s -q %s", topo, tu_shipped_costs(topo), coll,
+                       SHIPPED_SIZE, path, extra);
+    ck_assert_msg(rc == 0, "%s %s: %s", topo, coll, tu_tail(out));
+    free(out);
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_mscclpp *p = NULL;
+    tc_mscclpp_verdict v;
+    ck_assert_msg(tc_mscclpp_read(&ctx, path, &p) == TC_OK, "%s", tu_diags());
+    ck_assert_msg(tc_mscclpp_verify(&ctx, p, SHIPPED_SIZE, path, &v) == TC_OK, "%s %s: %s", topo, coll, tu_diags());
+    ck_assert_int_eq(v.modelled, 1);
+    ck_assert_int_eq(p->ngpus, n);
+    ck_assert_str_eq(p->collective, coll);
+    ck_assert_int_le(v.max_tbs, TC_MSCCLPP_MAX_TBS);
+    return p;
+}
+
+/* every shipped topology of 8 to 64 npus: all-reduce, all-gather, reduce-scatter lower to plans the
+ * verifier proves at a size the executor accepts */
+START_TEST(test_shipped_topologies)
+{
+    char *listing = NULL;
+    ck_assert_int_eq(tu_run("ls topologies/*.xml topologies/clusters/*.xml", &listing), 0);
+    const char *colls[] = {"allreduce", "allgather", "reducescatter"};
+    int tried = 0;
+    for (char *line = strtok(listing, "\n"); line; line = strtok(NULL, "\n"))
+        for (int c = 0; c < 3; c++) {
+            tc_mscclpp *p = shipped_plan(line, colls[c], "");
+            tried += p != NULL;
+            tc_mscclpp_free(p);
+        }
+    free(listing);
+    ck_assert_int_ge(tried, 3 * 20); /* 21 shipped topologies have 8 to 64 npus */
+}
+END_TEST
+
+/* the written file is the plan: reading it back and writing it again gives the same bytes, and the same
+ * compile gives the same file */
+START_TEST(test_roundtrip_deterministic)
+{
+    char *a = NULL, *b = NULL, *out = NULL;
+    const char *dir = tu_tmpdir("mpprt");
+    char pa[256], pb[256], pc[256];
+    snprintf(pa, sizeof pa, "%s/a.json", dir);
+    snprintf(pb, sizeof pb, "%s/b.json", dir);
+    snprintf(pc, sizeof pc, "%s/c.json", dir);
+    for (int i = 0; i < 2; i++) {
+        int rc = tu_tacosc_run(&out, "topologies/mesh2d-4x4.xml -c allreduce --size 1M -f mscclpp -o %s -q",
+                               i ? pb : pa);
+        ck_assert_msg(rc == 0, "%s", tu_tail(out));
+        free(out);
+    }
+    size_t la = 0, lb = 0;
+    a = tu_slurp(pa, &la);
+    b = tu_slurp(pb, &lb);
+    ck_assert_uint_eq(la, lb);
+    ck_assert_int_eq(memcmp(a, b, la), 0);
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_mscclpp *p = NULL;
+    ck_assert_int_eq(tc_mscclpp_read_mem(&ctx, pa, a, la, &p), TC_OK);
+    FILE *f = fopen(pc, "w");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(tc_mscclpp_write(&ctx, p, f), TC_OK);
+    fclose(f);
+    free(b);
+    b = tu_slurp(pc, &lb);
+    ck_assert_uint_eq(la, lb);
+    ck_assert_int_eq(memcmp(a, b, la), 0);
+    /* told apart from tacosc's own JSON by content */
+    ck_assert_int_eq(tc_mscclpp_sniff(a, la), 1);
+    int rc = tu_tacosc_run(&out, "verify %s", pa);
+    ck_assert_msg(rc == 0 && strstr(out, "MSCCL++ allreduce, 16 gpus") && strstr(out, "proven"), "%s", out);
+    free(out);
+    rc = tu_tacosc_run(&out, "topologies/mesh2d-4x4.xml -c allreduce --size 1M -o %s -q && head -c 4096 %s", pc, pc);
+    ck_assert_int_eq(rc, 0);
+    ck_assert_int_eq(tc_mscclpp_sniff(out, strlen(out)), 0);
+    free(out);
+    tc_mscclpp_free(p);
+    free(a);
+    free(b);
+}
+END_TEST
 
 static const char *const loader_names[] = {
   "nop", "barrier", "put", "pws", "pwsf", "get", "copy", "signal", "wait", "flush",
@@ -71,6 +178,212 @@ START_TEST(test_limits)
 }
 END_TEST
 
+/* ---- the verifier's rules, each broken on purpose ---------------------------------------------------- */
+
+static tc_mscclpp *lowered_pp(const char *algo, const char *kind, const char *dims, tc_coll coll, int chunks)
+{
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_topo *t = NULL;
+    tc_sched *s = NULL;
+    tc_mscclpp *p = NULL;
+    ck_assert_int_eq(tc_topo_generate(&ctx, kind, dims, NULL, 0, &t), TC_OK);
+    tc_gen_opts go;
+    tc_gen_opts_init(&go);
+    go.chunks = chunks;
+    go.size = 1 << 20;
+    ck_assert_msg(tc_algo_run(&ctx, algo, t, coll, &go, &s) == TC_OK, "%s", tu_diags());
+    ck_assert_msg(tc_mscclpp_lower(&ctx, s, NULL, &p) == TC_OK, "%s", tu_diags());
+    ck_assert_msg(tc_mscclpp_verify(&ctx, p, 1 << 20, "plan", NULL) == TC_OK, "%s", tu_diags());
+    tc_sched_free(s);
+    tc_topo_free(t);
+    return p;
+}
+
+static void expect_rule(tc_mscclpp *p, uint64_t size, const char *rule)
+{
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_status st = tc_mscclpp_verify(&ctx, p, size, "mutant", NULL);
+    ck_assert_msg(st != TC_OK && strstr(tu_diags(), rule), "expected %s, got: %s", rule, tu_diags());
+    tc_mscclpp_free(p);
+}
+
+/* index of the first op named `name` in tb, whose neighbours are named prev and next (NULL: any) */
+static int find_op(const tc_mscclpp_tb *tb, const char *prev, const char *name, const char *next)
+{
+    for (int k = 0; k < tb->n_ops; k++)
+        if (!strcmp(tc_mscclpp_op_at((size_t)tb->ops[k].op)->name, name) &&
+            (!prev || (k > 0 && !strcmp(tc_mscclpp_op_at((size_t)tb->ops[k - 1].op)->name, prev))) &&
+            (!next || (k + 1 < tb->n_ops && !strcmp(tc_mscclpp_op_at((size_t)tb->ops[k + 1].op)->name, next))))
+            return k;
+    return -1;
+}
+
+static void delete_op(tc_mscclpp_tb *tb, int k)
+{
+    memmove(&tb->ops[k], &tb->ops[k + 1], (size_t)(tb->n_ops - k - 1) * sizeof *tb->ops);
+    tb->n_ops--;
+}
+
+/* a tb of the plan that holds op `name` (with the given neighbours), and that op's index */
+static tc_mscclpp_tb *tb_with(tc_mscclpp *p, const char *prev, const char *name, const char *next, int *k)
+{
+    for (int g = 0; g < p->ngpus; g++)
+        for (int t = 0; t < p->gpus[g].n_tbs; t++)
+            if ((*k = find_op(&p->gpus[g].tbs[t], prev, name, next)) >= 0)
+                return &p->gpus[g].tbs[t];
+    ck_abort_msg("no %s in the plan", name);
+    return NULL;
+}
+
+START_TEST(test_rules_broken)
+{
+    const uint64_t S = 1 << 20;
+    int k;
+    /* MAX_OPERATION: 60 more nops */
+    tc_mscclpp *p = lowered_pp("ring", "ring", "8", TC_COLL_ALLREDUCE, 1);
+    tc_mscclpp_tb *tb = &p->gpus[0].tbs[0];
+    tc_mscclpp_op nop = tb->ops[0];
+    nop.op = 0; /* the table's row 0 is nop */
+    nop.n_chan = nop.n_src = nop.n_dst = 0;
+    nop.chan_type = -1;
+    for (int i = 0; i < 60; i++) {
+        tb->ops = realloc(tb->ops, (size_t)(tb->n_ops + 1) * sizeof *tb->ops);
+        tb->ops[tb->n_ops++] = nop;
+    }
+    expect_rule(p, S, "[limit-operations]");
+    /* MAX_CHANNEL: 17 memory channels in one thread block */
+    p = lowered_pp("ring", "ring", "8", TC_COLL_ALLREDUCE, 1);
+    tb = &p->gpus[0].tbs[0];
+    tb->ch[0] = realloc(tb->ch[0], 17 * sizeof(int));
+    for (int i = tb->n_ch[0]; i < 17; i++)
+        tb->ch[0][i] = 0;
+    tb->n_ch[0] = 17;
+    expect_rule(p, S, "[limit-channels]");
+    /* a channel index past the thread block's channels */
+    p = lowered_pp("ring", "ring", "8", TC_COLL_ALLREDUCE, 1);
+    tb = tb_with(p, NULL, "signal", NULL, &k);
+    tb->ops[k].chan[0] = tb->n_ch[0];
+    expect_rule(p, S, "[channels]");
+    /* a put past the peer's scratch */
+    p = lowered_pp("ring", "ring", "8", TC_COLL_ALLGATHER, 1);
+    tb = tb_with(p, NULL, "put", NULL, &k);
+    tb->ops[k].dst[0].index = p->gpus[1].s_chunks + 40;
+    expect_rule(p, S, "[buffers]");
+    /* gpus[r].id must be r */
+    p = lowered_pp("ring", "ring", "8", TC_COLL_ALLGATHER, 1);
+    p->gpus[1].id = 2;
+    expect_rule(p, S, "[gpu-id]");
+    /* all-reduce buffers of two chunk sizes */
+    p = lowered_pp("ring", "ring", "8", TC_COLL_ALLREDUCE, 1);
+    p->gpus[3].o_chunks++;
+    expect_rule(p, S, "[chunks]");
+    /* the executor's message-size rule: 8 chunks of 16-byte units do not fit 1000 bytes */
+    p = lowered_pp("ring", "ring", "8", TC_COLL_ALLREDUCE, 1);
+    expect_rule(p, 1000, "[size]");
+    /* a signal straight after the put it publishes */
+    p = lowered_pp("ring", "ring", "8", TC_COLL_ALLREDUCE, 1);
+    tb = tb_with(p, "put", "nop", "signal", &k);
+    delete_op(tb, k);
+    expect_rule(p, S, "[thread-sync]");
+    /* a signal that never comes */
+    p = lowered_pp("ring", "ring", "8", TC_COLL_ALLGATHER, 1);
+    tb = tb_with(p, "nop", "signal", NULL, &k);
+    delete_op(tb, k);
+    expect_rule(p, S, "[deadlock]");
+    /* a copy from another landing chunk: the wrong chunk ends in the output */
+    p = lowered_pp("ring", "ring", "8", TC_COLL_ALLGATHER, 1);
+    tb = tb_with(p, "nop", "copy", NULL, &k);
+    tb->ops[k].src[0].index = (tb->ops[k].src[0].index + 1) % p->gpus[0].s_chunks;
+    expect_rule(p, S, "[result]");
+    /* a reduction that adds a copy to itself */
+    p = lowered_pp("ring", "ring", "8", TC_COLL_REDUCESCATTER, 1);
+    tb = tb_with(p, NULL, "re", NULL, &k);
+    tb->ops[k].src[1] = tb->ops[k].src[0];
+    expect_rule(p, S, "[semantics]");
+}
+END_TEST
+
+/* limits the reader applies, on plans written here */
+static void read_fails(const char *text, const char *rule)
+{
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_mscclpp *p = NULL;
+    tc_status st = tc_mscclpp_read_mem(&ctx, "plan.json", text, strlen(text), &p);
+    if (st == TC_OK) {
+        st = tc_mscclpp_verify(&ctx, p, 0, "plan.json", NULL);
+        tc_mscclpp_free(p);
+    }
+    ck_assert_msg(st != TC_OK && strstr(tu_diags(), rule), "expected %s, got: %s", rule, tu_diags());
+    ck_assert_msg(strstr(tu_diags(), "plan.json:"), "no location: %s", tu_diags());
+}
+
+#define PLAN_HEAD "{\"name\": \"t\", \"collective\": \"allreduce\", \"protocol\": \"Simple\", \"inplace\": true,\n"
+START_TEST(test_reader_limits)
+{
+    read_fails(PLAN_HEAD "\"gpus\": [{\"id\": 0, \"input_chunks\": 1, \"output_chunks\": 1, \"scratch_chunks\": 0,\n"
+               "\"threadblocks\": [{\"id\": 0, \"ops\": [\n{\"name\": \"signal\", \"channel_type\": \"memory\", "
+               "\"channel_ids\": [0, 0, 0, 0, 0, 0, 0, 0, 0]}]}]}]}",
+               "[limit-channels]");
+    read_fails(PLAN_HEAD "\"gpus\": [{\"id\": 0, \"input_chunks\": 1, \"output_chunks\": 1, \"scratch_chunks\": 0,\n"
+               "\"threadblocks\": [{\"id\": 0, \"ops\": [{\"name\": \"re\", \"src_buff\": ["
+               "{\"type\": \"i\", \"index\": 0, \"size\": 1}, {\"type\": \"i\", \"index\": 0, \"size\": 1}, "
+               "{\"type\": \"i\", \"index\": 0, \"size\": 1}, {\"type\": \"i\", \"index\": 0, \"size\": 1}, "
+               "{\"type\": \"i\", \"index\": 0, \"size\": 1}, {\"type\": \"i\", \"index\": 0, \"size\": 1}, "
+               "{\"type\": \"i\", \"index\": 0, \"size\": 1}, {\"type\": \"i\", \"index\": 0, \"size\": 1}, "
+               "{\"type\": \"i\", \"index\": 0, \"size\": 1}, {\"type\": \"i\", \"index\": 0, \"size\": 1}, "
+               "{\"type\": \"i\", \"index\": 0, \"size\": 1}]}]}]}]}",
+               "[limit-buffers]");
+    read_fails(PLAN_HEAD "\"gpus\": [{\"id\": 0, \"input_chunks\": 1, \"output_chunks\": 1, \"scratch_chunks\": 0,\n"
+               "\"semaphores\": [{\"init_value\": 0}, {\"init_value\": 0}, {\"init_value\": 0}, {\"init_value\": 0},"
+               "{\"init_value\": 0}, {\"init_value\": 0}, {\"init_value\": 0}, {\"init_value\": 0},"
+               "{\"init_value\": 0}, {\"init_value\": 0}, {\"init_value\": 0}, {\"init_value\": 0},"
+               "{\"init_value\": 0}, {\"init_value\": 0}, {\"init_value\": 0}, {\"init_value\": 0},"
+               "{\"init_value\": 0}], \"threadblocks\": []}]}",
+               "[limit-semaphores]");
+    read_fails(PLAN_HEAD "\"gpus\": [{\"id\": 0, \"input_chunks\": 1, \"output_chunks\": 1, \"scratch_chunks\": 0,\n"
+               "\"threadblocks\": [{\"id\": 0, \"ops\": [{\"name\": \"barrier\", \"barrier_id\": 16, "
+               "\"num_threadblocks\": 1}]}]}]}",
+               "[limit-syncers]");
+    read_fails(PLAN_HEAD "\"gpus\": [{\"id\": 0, \"input_chunks\": 1, \"output_chunks\": 1, \"scratch_chunks\": 0,\n"
+               "\"threadblocks\": [{\"id\": 0, \"ops\": [{\"name\": \"reduce\"}]}]}]}",
+               "[operations]");
+    /* the channel names before MSCCL++ 0.6 */
+    read_fails(PLAN_HEAD "\"gpus\": [{\"id\": 0, \"input_chunks\": 1, \"output_chunks\": 1, \"scratch_chunks\": 0,\n"
+               "\"channels\": [{\"channel_type\": \"sm\", \"connected_to\": [1]}], \"threadblocks\": []}]}",
+               "[channels]");
+    read_fails(PLAN_HEAD "\"gpus\": [{\"id\": 0, \"input_chunks\": 0, \"output_chunks\": 0, \"scratch_chunks\": 0,\n"
+               "\"threadblocks\": []}]}",
+               "[chunks]");
+}
+END_TEST
+
+/* tests/mscclpp/pull-allreduce-2.json: a 2-gpu all-reduce in the style of MSCCL++'s own examples (read
+ * the peer's chunk, reduce, write the sum back to both; written for tacosc's tests): proven; without the
+ * write to the peer, the peer's chunk is wrong. */
+START_TEST(test_foreign_style_plan)
+{
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_mscclpp *p = NULL;
+    tc_mscclpp_verdict v;
+    ck_assert_msg(tc_mscclpp_read(&ctx, "tests/mscclpp/pull-allreduce-2.json", &p) == TC_OK, "%s", tu_diags());
+    ck_assert_msg(tc_mscclpp_verify(&ctx, p, 1024, "pull.json", &v) == TC_OK, "%s", tu_diags());
+    ck_assert_int_eq(v.modelled, 1);
+    ck_assert_int_eq(p->gpus[1].tbs[0].ops[3].line, 23); /* rres of gpu 1: line 23 of the text */
+    /* gpu 1 keeps its sum: gpu 0's chunk 1 stays its own input */
+    p->gpus[1].tbs[0].ops[3].n_dst = 1;
+    tu_ctx(&ctx);
+    ck_assert(tc_mscclpp_verify(&ctx, p, 1024, "pull.json", &v) != TC_OK);
+    ck_assert_msg(strstr(tu_diags(), "gpu 0: output chunk 1 holds chunk 1 of ranks {0}") &&
+                      strstr(tu_diags(), "[result]"),
+                  "%s", tu_diags());
+    tc_mscclpp_free(p);
+}
+END_TEST
+
 static Suite *mscclpp_suite(void)
 {
     Suite *s = suite_create("mscclpp");
@@ -79,6 +392,14 @@ static Suite *mscclpp_suite(void)
     tcase_add_test(tc, test_op_kinds);
     tcase_add_test(tc, test_rejects_unknown);
     tcase_add_test(tc, test_limits);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("plans");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, test_shipped_topologies);
+    tcase_add_test(tc, test_roundtrip_deterministic);
+    tcase_add_test(tc, test_rules_broken);
+    tcase_add_test(tc, test_reader_limits);
+    tcase_add_test(tc, test_foreign_style_plan);
     suite_add_tcase(s, tc);
     return s;
 }

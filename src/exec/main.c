@@ -1208,12 +1208,13 @@ static tc_status load_pass(job *J)
     const opts *o = &J->o;
     int rank = J->rank, n = J->n, mpp = 0;
     J->root_src = ROOT_NONE;
-    tc_format fmt;
-    if (rank == 0 && !tc_sched_sniff(ctx, o->plan, &fmt))
-        mpp = fmt == TC_FMT_MSCCLPP;
+    tc_format fmt = TC_FMT_AUTO;
+    tc_status st = rank == 0 ? tc_sched_sniff(ctx, o->plan, &fmt) : TC_OK;
+    if ((st = report(&J->ss, J->comm, st)))
+        return st;
+    mpp = fmt == TC_FMT_MSCCLPP;
     MPI_Bcast(&mpp, 1, MPI_INT, 0, J->comm);
-    tc_status st = mpp ? load_mscclpp(J) : load_msccl(J);
-    if (st)
+    if ((st = mpp ? load_mscclpp(J) : load_msccl(J)))
         return st;
     const tc_msccl *m = J->m;
     const tc_coll coll = m->coll;
