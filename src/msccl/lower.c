@@ -358,177 +358,254 @@ static int conn_group(const lw *L, int a, int b)
     return (sd - 1) / 16;
 }
 
+/* The scratch of pairing(): events bucketed by rank, and the tables of the rank being paired.
+ * pst_free() frees them all. */
+typedef struct pst {
+    int *start, *idx;    /* rank r's events: idx[start[r] .. start[r + 1]], in order */
+    int *loc;            /* per rank: its local peer index at the rank being paired (-1 not a peer) */
+    int *peers;          /* per local peer index: the peer's rank */
+    int *lastr, *stamp;  /* per chunk: the local peer it was last received from, at rank stamp */
+    int P;               /* peers of the rank being paired */
+    int *has;            /* per (peer, dir): 1 when the rank receives from (dir 0) / sends to (dir 1) it */
+    int *flow;           /* per (receive peer b, send peer a): the chunks received from b and sent to a */
+    int *pof;            /* per (peer, dir): its pair, -1 none yet */
+    int cap, used;       /* entries of L->psend, precv and pgrp allocated and used */
+} pst;
+
+static void pst_free(pst *S)
+{
+    free(S->start);
+    free(S->idx);
+    free(S->loc);
+    free(S->peers);
+    free(S->lastr);
+    free(S->stamp);
+    free(S->has);
+    free(S->flow);
+    free(S->pof);
+}
+
+/* Events bucketed by rank; no rank is a peer and no chunk was received yet. */
+static tc_status pr_setup(const lw *L, pst *S)
+{
+    const int R = L->R, ne = L->ne;
+    S->start = calloc((size_t)R + 1, sizeof(int));
+    S->idx = malloc(((size_t)ne + 1) * sizeof(int));
+    S->loc = malloc((size_t)R * sizeof(int));
+    S->peers = malloc((size_t)R * sizeof(int));
+    S->lastr = malloc(((size_t)L->N + 1) * sizeof(int));
+    S->stamp = malloc(((size_t)L->N + 1) * sizeof(int));
+    if (!S->start || !S->idx || !S->loc || !S->peers || !S->lastr || !S->stamp)
+        return TC_ERR_NOMEM;
+    for (int i = 0; i < ne; i++)
+        S->start[L->e[i].rank + 1]++;
+    for (int r = 0; r < R; r++)
+        S->start[r + 1] += S->start[r];
+    int *fill = malloc(((size_t)R + 1) * sizeof(int));
+    if (!fill)
+        return TC_ERR_NOMEM;
+    memcpy(fill, S->start, ((size_t)R + 1) * sizeof(int));
+    for (int i = 0; i < ne; i++)
+        S->idx[fill[L->e[i].rank]++] = i;
+    free(fill);
+    for (int r = 0; r < R; r++)
+        S->loc[r] = -1;
+    for (int c = 0; c < L->N; c++)
+        S->stamp[c] = -1;
+    return TC_OK;
+}
+
+/* Channel groups are needed when a rank has more send or receive peers than a channel takes. */
+static void pr_groups(lw *L, pst *S)
+{
+    int maxp = 0;
+    for (int r = 0; r < L->R; r++) {
+        int np = 0;
+        for (int k = S->start[r]; k < S->start[r + 1]; k++) {
+            const ev *e = &L->e[S->idx[k]];
+            if (e->kind != 2 && S->loc[e->peer] < 0)
+                S->loc[e->peer] = np, S->peers[np++] = e->peer;
+        }
+        for (int k = 0; k < np; k++)
+            S->loc[S->peers[k]] = -1;
+        maxp = np > maxp ? np : maxp;
+    }
+    L->groups = maxp > L->lim.max_peers_per_chan ? (L->R / 2 - 1) / 16 + 1 : 1;
+}
+
+/* The peers of rank r in rank order (loc: rank -> local index) and its empty pairing tables. */
+static tc_status pr_peers(const lw *L, pst *S, int r)
+{
+    int P = 0;
+    for (int k = S->start[r]; k < S->start[r + 1]; k++) {
+        const ev *e = &L->e[S->idx[k]];
+        if (e->kind != 2 && S->loc[e->peer] < 0)
+            S->loc[e->peer] = 0, S->peers[P++] = e->peer;
+    }
+    qsort(S->peers, (size_t)P, sizeof *S->peers, tc_cmp_int); /* local index order = rank order */
+    for (int k = 0; k < P; k++)
+        S->loc[S->peers[k]] = k;
+    S->P = P;
+    free(S->has);
+    free(S->flow);
+    free(S->pof);
+    S->has = calloc((size_t)P * 2 + 1, sizeof(int));
+    S->flow = calloc((size_t)P * P + 1, sizeof(int));
+    S->pof = malloc(((size_t)P * 2 + 1) * sizeof(int));
+    if (!S->has || !S->flow || !S->pof)
+        return TC_ERR_NOMEM;
+    for (int k = 0; k < 2 * P; k++)
+        S->pof[k] = -1;
+    return TC_OK;
+}
+
+/* Rank r's directions per peer, and the chunks that flow from a receive peer to a send peer. */
+static void pr_flow(const lw *L, pst *S, int r)
+{
+    for (int k = S->start[r]; k < S->start[r + 1]; k++) {
+        const ev *e = &L->e[S->idx[k]];
+        if (e->kind == 2)
+            continue;
+        int q = S->loc[e->peer];
+        S->has[q * 2 + e->kind] = 1;
+        if (e->kind == 0) {
+            S->lastr[e->chunk] = q;
+            S->stamp[e->chunk] = r;
+        } else if (S->stamp[e->chunk] == r) {
+            S->flow[S->lastr[e->chunk] * S->P + q]++;
+        }
+    }
+}
+
+/* Room in L->psend, precv and pgrp for the pairs of a rank with P peers (at most 2P). */
+static tc_status pr_grow(lw *L, pst *S)
+{
+    if (S->used + 2 * S->P + 1 <= S->cap)
+        return TC_OK;
+    S->cap = 2 * (S->used + 2 * S->P + 1);
+    int *a1 = realloc(L->psend, (size_t)S->cap * sizeof(int)), *a2 = realloc(L->precv, (size_t)S->cap * sizeof(int));
+    int *a3 = realloc(L->pgrp, (size_t)S->cap * sizeof(int));
+    if (a1)
+        L->psend = a1;
+    if (a2)
+        L->precv = a2;
+    if (a3)
+        L->pgrp = a3;
+    return a1 && a2 && a3 ? TC_OK : TC_ERR_NOMEM;
+}
+
+/* Greedy: the heaviest receive-from b -> send-to a flow among free peers of one group pairs first (ties
+ * go to a peer paired with itself).  Returns the pairs made. */
+static int pr_greedy(const lw *L, pst *S, int r)
+{
+    const int P = S->P, *peers = S->peers, *flow = S->flow;
+    int *pof = S->pof, np = 0;
+    int *ps = L->psend + S->used, *pr = L->precv + S->used, *pg = L->pgrp + S->used;
+    for (;;) {
+        int bb = -1, ba = -1, bw = 0;
+        for (int b = 0; b < P; b++)
+            for (int a = 0; a < P; a++)
+                if (flow[b * P + a] && 2 * flow[b * P + a] + (a == b) > bw && pof[b * 2 + 0] < 0 &&
+                    pof[a * 2 + 1] < 0 && conn_group(L, peers[b], r) == conn_group(L, r, peers[a])) {
+                    bw = 2 * flow[b * P + a] + (a == b);
+                    bb = b;
+                    ba = a;
+                }
+        if (bb < 0)
+            return np;
+        pof[bb * 2 + 0] = pof[ba * 2 + 1] = np;
+        pr[np] = peers[bb];
+        ps[np] = peers[ba];
+        pg[np++] = conn_group(L, r, peers[ba]);
+    }
+}
+
+/* Leftover directions after the greedy pairs (np of them): a send-only peer with a receive-only peer of
+ * its group, else each peer with itself.  Returns the pairs of rank r. */
+static int pr_leftovers(const lw *L, pst *S, int r, int np)
+{
+    const int P = S->P, *peers = S->peers, *has = S->has;
+    int *pof = S->pof;
+    int *ps = L->psend + S->used, *pr = L->precv + S->used, *pg = L->pgrp + S->used;
+    for (int q = 0, a = 0; q < P; q++) {
+        int hs = has[q * 2 + 1] && pof[q * 2 + 1] < 0;
+        int hr = has[q * 2 + 0] && pof[q * 2 + 0] < 0;
+        if (!hs && !hr)
+            continue;
+        int gq = hs ? conn_group(L, r, peers[q]) : conn_group(L, peers[q], r);
+        if (hs != hr) {
+            int want = hs ? 0 : 1; /* the side q lacks */
+            while (a < P && !(has[a * 2 + want] && pof[a * 2 + want] < 0 &&
+                              !(has[a * 2 + 1 - want] && pof[a * 2 + 1 - want] < 0)))
+                a++;
+            int ga = a < P ? (want ? conn_group(L, r, peers[a]) : conn_group(L, peers[a], r)) : -1;
+            if (a < P && a != q && ga == gq) {
+                ps[np] = peers[hs ? q : a];
+                pr[np] = peers[hs ? a : q];
+                pof[(hs ? q : a) * 2 + 1] = np;
+                pof[(hs ? a : q) * 2 + 0] = np;
+                pg[np++] = gq;
+                continue;
+            }
+        }
+        ps[np] = hs ? peers[q] : -1;
+        pr[np] = hr ? peers[q] : -1;
+        if (hs)
+            pof[q * 2 + 1] = np;
+        if (hr)
+            pof[q * 2 + 0] = np;
+        pg[np++] = gq;
+    }
+    return np;
+}
+
+/* The pairs of rank r, and the pair of each of its events. */
+static tc_status pr_rank(lw *L, pst *S, int r)
+{
+    tc_status st;
+    if ((st = pr_peers(L, S, r)))
+        return st;
+    pr_flow(L, S, r);
+    if ((st = pr_grow(L, S)))
+        return st;
+    L->pbase[r] = S->used;
+    int np = pr_leftovers(L, S, r, pr_greedy(L, S, r));
+    L->npairs[r] = np;
+    S->used += np;
+    for (int k = S->start[r]; k < S->start[r + 1]; k++) {
+        const ev *e = &L->e[S->idx[k]];
+        L->epair[S->idx[k]] = e->kind == 2 ? -1 : S->pof[S->loc[e->peer] * 2 + e->kind];
+    }
+    for (int k = 0; k < S->P; k++)
+        S->loc[S->peers[k]] = -1;
+    return TC_OK;
+}
+
 /* Pair receive peers with send peers into thread blocks, per rank: by the number of chunks that flow
  * from one through the rank to the other (greedy, heaviest first, ties to a peer paired with itself),
  * leftovers with themselves, then send-only with receive-only; only peers of one channel group pair.
  * Events are bucketed by rank first: O(E + sum over ranks of P^2) for P peers of a rank. */
 static tc_status pairing(lw *L)
 {
-    const int R = L->R, ne = L->ne;
-    tc_status st = TC_OK;
-    int *start = calloc((size_t)R + 1, sizeof(int)), *idx = malloc(((size_t)ne + 1) * sizeof(int));
-    int *loc = malloc((size_t)R * sizeof(int)), *peers = malloc((size_t)R * sizeof(int));
-    int *lastr = malloc(((size_t)L->N + 1) * sizeof(int)), *stamp = malloc(((size_t)L->N + 1) * sizeof(int));
-    int *has = NULL, *flow = NULL, *pof = NULL;
-    L->epair = malloc(((size_t)ne + 1) * sizeof(int));
+    const int R = L->R;
+    pst S = {0};
+    tc_status st;
+    L->epair = malloc(((size_t)L->ne + 1) * sizeof(int));
     L->npairs = calloc((size_t)R, sizeof(int));
     L->pbase = calloc((size_t)R + 1, sizeof(int));
-    if (!start || !idx || !loc || !peers || !lastr || !stamp || !L->epair || !L->npairs || !L->pbase) {
+    if (!L->epair || !L->npairs || !L->pbase) {
         st = TC_ERR_NOMEM;
         goto done;
     }
-    for (int i = 0; i < ne; i++)
-        start[L->e[i].rank + 1]++;
+    if ((st = pr_setup(L, &S)))
+        goto done;
+    pr_groups(L, &S);
     for (int r = 0; r < R; r++)
-        start[r + 1] += start[r];
-    {
-        int *fill = malloc(((size_t)R + 1) * sizeof(int));
-        if (!fill) {
-            st = TC_ERR_NOMEM;
+        if ((st = pr_rank(L, &S, r)))
             goto done;
-        }
-        memcpy(fill, start, ((size_t)R + 1) * sizeof(int));
-        for (int i = 0; i < ne; i++)
-            idx[fill[L->e[i].rank]++] = i;
-        free(fill);
-    }
-    for (int r = 0; r < R; r++)
-        loc[r] = -1;
-    for (int c = 0; c < L->N; c++)
-        stamp[c] = -1;
-    /* channel groups are needed when a rank has more send or receive peers than a channel takes */
-    int maxp = 0;
-    for (int r = 0; r < R; r++) {
-        int np = 0;
-        for (int k = start[r]; k < start[r + 1]; k++) {
-            const ev *e = &L->e[idx[k]];
-            if (e->kind != 2 && loc[e->peer] < 0)
-                loc[e->peer] = np, peers[np++] = e->peer;
-        }
-        for (int k = 0; k < np; k++)
-            loc[peers[k]] = -1;
-        maxp = np > maxp ? np : maxp;
-    }
-    L->groups = maxp > L->lim.max_peers_per_chan ? (R / 2 - 1) / 16 + 1 : 1;
-    int cap = 0, used = 0;
-    for (int r = 0; r < R; r++) {
-        int P = 0;
-        for (int k = start[r]; k < start[r + 1]; k++) {
-            const ev *e = &L->e[idx[k]];
-            if (e->kind != 2 && loc[e->peer] < 0)
-                loc[e->peer] = 0, peers[P++] = e->peer;
-        }
-        qsort(peers, (size_t)P, sizeof *peers, tc_cmp_int); /* local index order = rank order */
-        for (int k = 0; k < P; k++)
-            loc[peers[k]] = k;
-        free(has);
-        free(flow);
-        free(pof);
-        has = calloc((size_t)P * 2 + 1, sizeof(int));
-        flow = calloc((size_t)P * P + 1, sizeof(int));
-        pof = malloc(((size_t)P * 2 + 1) * sizeof(int)); /* pair of (peer, dir) */
-        if (!has || !flow || !pof) {
-            st = TC_ERR_NOMEM;
-            goto done;
-        }
-        for (int k = 0; k < 2 * P; k++)
-            pof[k] = -1;
-        for (int k = start[r]; k < start[r + 1]; k++) {
-            const ev *e = &L->e[idx[k]];
-            if (e->kind == 2)
-                continue;
-            int q = loc[e->peer];
-            has[q * 2 + e->kind] = 1;
-            if (e->kind == 0) {
-                lastr[e->chunk] = q;
-                stamp[e->chunk] = r;
-            } else if (stamp[e->chunk] == r) {
-                flow[lastr[e->chunk] * P + q]++;
-            }
-        }
-        if (used + 2 * P + 1 > cap) {
-            cap = 2 * (used + 2 * P + 1);
-            int *a1 = realloc(L->psend, (size_t)cap * sizeof(int)), *a2 = realloc(L->precv, (size_t)cap * sizeof(int));
-            int *a3 = realloc(L->pgrp, (size_t)cap * sizeof(int));
-            if (a1)
-                L->psend = a1;
-            if (a2)
-                L->precv = a2;
-            if (a3)
-                L->pgrp = a3;
-            if (!a1 || !a2 || !a3) {
-                st = TC_ERR_NOMEM;
-                goto done;
-            }
-        }
-        L->pbase[r] = used;
-        int np = 0, *ps = L->psend + used, *pr = L->precv + used, *pg = L->pgrp + used;
-        for (;;) { /* greedy: heaviest recv-from b -> send-to a flow among free peers of one group */
-            int bb = -1, ba = -1, bw = 0;
-            for (int b = 0; b < P; b++)
-                for (int a = 0; a < P; a++)
-                    if (flow[b * P + a] && 2 * flow[b * P + a] + (a == b) > bw && pof[b * 2 + 0] < 0 &&
-                        pof[a * 2 + 1] < 0 && conn_group(L, peers[b], r) == conn_group(L, r, peers[a])) {
-                        bw = 2 * flow[b * P + a] + (a == b); /* ties go to a peer paired with itself */
-                        bb = b;
-                        ba = a;
-                    }
-            if (bb < 0)
-                break;
-            pof[bb * 2 + 0] = pof[ba * 2 + 1] = np;
-            pr[np] = peers[bb];
-            ps[np] = peers[ba];
-            pg[np++] = conn_group(L, r, peers[ba]);
-        }
-        for (int q = 0, a = 0; q < P; q++) { /* leftovers: with itself, then send-only with receive-only */
-            int hs = has[q * 2 + 1] && pof[q * 2 + 1] < 0;
-            int hr = has[q * 2 + 0] && pof[q * 2 + 0] < 0;
-            if (!hs && !hr)
-                continue;
-            int gq = hs ? conn_group(L, r, peers[q]) : conn_group(L, peers[q], r);
-            if (hs != hr) {
-                int want = hs ? 0 : 1; /* the side q lacks */
-                while (a < P && !(has[a * 2 + want] && pof[a * 2 + want] < 0 &&
-                                  !(has[a * 2 + 1 - want] && pof[a * 2 + 1 - want] < 0)))
-                    a++;
-                int ga = a < P ? (want ? conn_group(L, r, peers[a]) : conn_group(L, peers[a], r)) : -1;
-                if (a < P && a != q && ga == gq) {
-                    ps[np] = peers[hs ? q : a];
-                    pr[np] = peers[hs ? a : q];
-                    pof[(hs ? q : a) * 2 + 1] = np;
-                    pof[(hs ? a : q) * 2 + 0] = np;
-                    pg[np++] = gq;
-                    continue;
-                }
-            }
-            ps[np] = hs ? peers[q] : -1;
-            pr[np] = hr ? peers[q] : -1;
-            if (hs)
-                pof[q * 2 + 1] = np;
-            if (hr)
-                pof[q * 2 + 0] = np;
-            pg[np++] = gq;
-        }
-        L->npairs[r] = np;
-        used += np;
-        for (int k = start[r]; k < start[r + 1]; k++) {
-            const ev *e = &L->e[idx[k]];
-            L->epair[idx[k]] = e->kind == 2 ? -1 : pof[loc[e->peer] * 2 + e->kind];
-        }
-        for (int k = 0; k < P; k++)
-            loc[peers[k]] = -1;
-    }
-    L->pbase[R] = used;
+    L->pbase[R] = S.used;
 done:
-    free(start);
-    free(idx);
-    free(loc);
-    free(peers);
-    free(lastr);
-    free(stamp);
-    free(has);
-    free(flow);
-    free(pof);
+    pst_free(&S);
     return st;
 }
 
