@@ -1261,23 +1261,18 @@ static tc_status delay_safe(const lw *L, double q, char *safe)
  * previous receive of their connection (FIFO).  TC_ERR_UNSUPPORTED without a diagnostic, pair[] set, when
  * moving the receives would reorder a rank's accesses to a chunk (the caller repairs or reports).
  */
-static tc_status order_events(lw *L, int delay, int pair[2])
+/* The events of the transfers: the sends first, then the receives, each in IR order (a canonical IR,
+ * sorted by start, makes them two nearly sorted runs for the natural merge sort), with their times on
+ * the grid of q; a routed copy or (delay) a delay-safe transfer is sent as it is delivered. */
+static tc_status oe_events(lw *L, int delay, double q)
 {
-    const int fch = L->fch > 0 ? L->fch : 1;
     const tc_sched *s = L->s;
-    const size_t RN = (size_t)L->R * L->N;
-    tc_status st = TC_OK;
-    L->ne = 0;
-    /* times are compared on a grid of 1e-9 of the makespan: rounding in a generator's sums must not
-     * put a forwarding send before the receive that feeds it */
-    double q = tc_sched_makespan(s) * 1e-9;
     char *safe = NULL;
+    L->ne = 0;
     if (delay && (!(safe = malloc((size_t)s->n_xfers + 1)) || delay_safe(L, q, safe))) {
         free(safe);
         return TC_ERR_NOMEM;
     }
-    /* the sends first, then the receives, each in IR order: a canonical IR (sorted by start) makes them
-     * two nearly sorted runs for the natural merge sort */
     for (int i = 0; i < s->n_xfers; i++) {
         const tc_xfer *x = &s->xfers[i];
         double ts = q > 0 ? round(x->t_start / q) : x->t_start, te = q > 0 ? round(x->t_end / q) : x->t_end;
@@ -1292,91 +1287,123 @@ static tc_status order_events(lw *L, int delay, int pair[2])
         te = te > ts ? te : ts;
         L->e[L->ne++] = (ev){x->dst, i, 0, x->chunk, x->src, x->op, te, i, 0, 0, 0, 0, 1, -1};
     }
-    if ((st = sort_events(L)))
+    return TC_OK;
+}
+
+/* Receives: after their send, and per connection (src, dst, chunk mod fch) in the send order (FIFO);
+ * a receive that would come earlier is retimed just after the later of the two. */
+static tc_status oe_fifo(lw *L, int fch)
+{
+    const tc_sched *s = L->s;
+    const size_t nconn = (size_t)L->R * L->R * fch;
+    int *last = malloc(nconn * sizeof(int));
+    int *recv_of = malloc(((size_t)s->n_xfers + 1) * sizeof(int));
+    if (!last || !recv_of) {
+        free(last);
+        free(recv_of);
+        return TC_ERR_NOMEM;
+    }
+    for (int i = 0; i < L->ne; i++)
+        if (L->e[i].kind == 0)
+            recv_of[L->e[i].xfer] = i;
+    for (size_t i = 0; i < nconn; i++)
+        last[i] = -1;
+    for (int i = 0; i < L->ne; i++) {
+        if (L->e[i].kind != 1)
+            continue;
+        ev *rv = &L->e[recv_of[L->e[i].xfer]];
+        size_t cn = ((size_t)L->e[i].rank * L->R + L->e[i].peer) * fch + L->e[i].chunk % fch;
+        /* after its own send and after the previous receive of the connection, in the sort order */
+        const ev *after = &L->e[i];
+        if (last[cn] >= 0 && cmp_ev(&L->e[last[cn]], after) > 0)
+            after = &L->e[last[cn]];
+        if (cmp_ev(rv, after) <= 0)
+            rv->t = nextafter(after->t, 1e300);
+        last[cn] = recv_of[L->e[i].xfer];
+    }
+    free(last);
+    free(recv_of);
+    return TC_OK;
+}
+
+/* *broken = 1 when moving receives reordered a rank's accesses to a chunk (fused holds each event's
+ * original position); pair then names the first such connection (src, dst). */
+static tc_status oe_check(const lw *L, int pair[2], int *broken)
+{
+    const size_t RN = (size_t)L->R * L->N;
+    int *lastpos = malloc(RN * sizeof(int));
+    if (!lastpos)
+        return TC_ERR_NOMEM;
+    for (size_t i = 0; i < RN; i++)
+        lastpos[i] = -1;
+    *broken = 0;
+    for (int i = 0; i < L->ne; i++) {
+        int w = L->e[i].rank * L->N + L->e[i].chunk;
+        if (L->e[i].fused < lastpos[w]) {
+            pair[0] = L->e[i].kind ? L->e[i].rank : L->e[i].peer;
+            pair[1] = L->e[i].kind ? L->e[i].peer : L->e[i].rank;
+            *broken = 1;
+            break;
+        }
+        lastpos[w] = L->e[i].fused;
+    }
+    free(lastpos);
+    return TC_OK;
+}
+
+/* Retime: every rank's accesses to a chunk back in their original order, each just after the one
+ * before it when a moved receive put it earlier (times only grow); *moved counts the events moved. */
+static tc_status oe_retime(lw *L, int *moved)
+{
+    const size_t RN = (size_t)L->R * L->N;
+    int *pos = malloc((size_t)L->ne * sizeof *pos);
+    double *tmax = malloc(RN * sizeof *tmax);
+    if (!pos || !tmax) {
+        free(pos);
+        free(tmax);
+        return TC_ERR_NOMEM;
+    }
+    for (size_t w = 0; w < RN; w++)
+        tmax[w] = -HUGE_VAL;
+    for (int i = 0; i < L->ne; i++)
+        pos[L->e[i].fused] = i;
+    *moved = 0;
+    for (int k = 0; k < L->ne; k++) {
+        ev *e = &L->e[pos[k]];
+        const size_t w = (size_t)e->rank * L->N + e->chunk;
+        if (!(e->t > tmax[w]) && tmax[w] > -HUGE_VAL) {
+            e->t = nextafter(tmax[w], 1e300);
+            (*moved)++;
+        }
+        tmax[w] = e->t;
+    }
+    free(pos);
+    free(tmax);
+    return TC_OK;
+}
+
+static tc_status order_events(lw *L, int delay, int pair[2])
+{
+    const int fch = L->fch > 0 ? L->fch : 1;
+    tc_status st;
+    /* times are compared on a grid of 1e-9 of the makespan: rounding in a generator's sums must not
+     * put a forwarding send before the receive that feeds it */
+    double q = tc_sched_makespan(L->s) * 1e-9;
+    if ((st = oe_events(L, delay, q)) || (st = sort_events(L)))
         return st;
-    /* receives: after their send, and per connection (src, dst) in the send order (FIFO) */
     for (int i = 0; i < L->ne; i++)
         L->e[i].fused = i; /* original position, kept while adjusting */
     for (int pass = 0;; pass++) {
-        {
-            const size_t nconn = (size_t)L->R * L->R * fch;
-            int *last = malloc(nconn * sizeof(int));
-            int *recv_of = malloc(((size_t)s->n_xfers + 1) * sizeof(int));
-            if (!last || !recv_of) {
-                free(last);
-                free(recv_of);
-                return TC_ERR_NOMEM;
-            }
-            for (int i = 0; i < L->ne; i++)
-                if (L->e[i].kind == 0)
-                    recv_of[L->e[i].xfer] = i;
-            for (size_t i = 0; i < nconn; i++)
-                last[i] = -1;
-            for (int i = 0; i < L->ne; i++) {
-                if (L->e[i].kind != 1)
-                    continue;
-                ev *rv = &L->e[recv_of[L->e[i].xfer]];
-                size_t cn = ((size_t)L->e[i].rank * L->R + L->e[i].peer) * fch + L->e[i].chunk % fch;
-                /* after its own send and after the previous receive of the connection, in the sort order */
-                const ev *after = &L->e[i];
-                if (last[cn] >= 0 && cmp_ev(&L->e[last[cn]], after) > 0)
-                    after = &L->e[last[cn]];
-                if (cmp_ev(rv, after) <= 0)
-                    rv->t = nextafter(after->t, 1e300);
-                last[cn] = recv_of[L->e[i].xfer];
-            }
-            free(last);
-            free(recv_of);
-        }
-        if ((st = sort_events(L)))
+        int broken, moved;
+        if ((st = oe_fifo(L, fch)) || (st = sort_events(L)) || (st = oe_check(L, pair, &broken)))
             return st;
-        {   /* moving receives must not reorder the accesses of one rank to one chunk */
-            int *lastpos = malloc(RN * sizeof(int));
-            if (!lastpos)
-                return TC_ERR_NOMEM;
-            for (size_t i = 0; i < RN; i++)
-                lastpos[i] = -1;
-            st = TC_OK;
-            for (int i = 0; i < L->ne && !st; i++) {
-                int w = L->e[i].rank * L->N + L->e[i].chunk;
-                if (L->e[i].fused < lastpos[w]) {
-                    pair[0] = L->e[i].kind ? L->e[i].rank : L->e[i].peer;
-                    pair[1] = L->e[i].kind ? L->e[i].peer : L->e[i].rank;
-                    st = TC_ERR_UNSUPPORTED;
-                }
-                lastpos[w] = L->e[i].fused;
-            }
-            free(lastpos);
-        }
-        if (st != TC_ERR_UNSUPPORTED)
+        if (!broken)
             break;
         if (delay < 2 || pass == 256)
+            return TC_ERR_UNSUPPORTED;
+        /* the accesses back in their order, then the FIFO rule again */
+        if ((st = oe_retime(L, &moved)))
             return st;
-        /* retime: every rank's accesses to a chunk back in their original order, each just after the one
-         * before it when a moved receive put it earlier; then the FIFO rule again (times only grow) */
-        int *pos = malloc((size_t)L->ne * sizeof *pos);
-        double *tmax = malloc(RN * sizeof *tmax);
-        if (!pos || !tmax) {
-            free(pos);
-            free(tmax);
-            return TC_ERR_NOMEM;
-        }
-        for (size_t w = 0; w < RN; w++)
-            tmax[w] = -HUGE_VAL;
-        for (int i = 0; i < L->ne; i++)
-            pos[L->e[i].fused] = i;
-        int moved = 0;
-        for (int k = 0; k < L->ne; k++) {
-            ev *e = &L->e[pos[k]];
-            const size_t w = (size_t)e->rank * L->N + e->chunk;
-            if (!(e->t > tmax[w]) && tmax[w] > -HUGE_VAL) {
-                e->t = nextafter(tmax[w], 1e300);
-                moved++;
-            }
-            tmax[w] = e->t;
-        }
-        free(pos);
-        free(tmax);
         if (!moved) /* a fixed point that still breaks the order: the FIFO rule and the data order conflict */
             return TC_ERR_UNSUPPORTED;
         if ((st = sort_events(L)))
