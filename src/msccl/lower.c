@@ -358,206 +358,333 @@ static int conn_group(const lw *L, int a, int b)
     return (sd - 1) / 16;
 }
 
+/* The scratch of pairing(): events bucketed by rank, and the tables of the rank being paired.
+ * pst_free() frees them all. */
+typedef struct pst {
+    int *start, *idx;    /* rank r's events: idx[start[r] .. start[r + 1]], in order */
+    int *loc;            /* per rank: its local peer index at the rank being paired (-1 not a peer) */
+    int *peers;          /* per local peer index: the peer's rank */
+    int *lastr, *stamp;  /* per chunk: the local peer it was last received from, at rank stamp */
+    int P;               /* peers of the rank being paired */
+    int *has;            /* per (peer, dir): 1 when the rank receives from (dir 0) / sends to (dir 1) it */
+    int *flow;           /* per (receive peer b, send peer a): the chunks received from b and sent to a */
+    int *pof;            /* per (peer, dir): its pair, -1 none yet */
+    int cap, used;       /* entries of L->psend, precv and pgrp allocated and used */
+} pst;
+
+static void pst_free(pst *S)
+{
+    free(S->start);
+    free(S->idx);
+    free(S->loc);
+    free(S->peers);
+    free(S->lastr);
+    free(S->stamp);
+    free(S->has);
+    free(S->flow);
+    free(S->pof);
+}
+
+/* Events bucketed by rank; no rank is a peer and no chunk was received yet. */
+static tc_status pr_setup(const lw *L, pst *S)
+{
+    const int R = L->R, ne = L->ne;
+    S->start = calloc((size_t)R + 1, sizeof(int));
+    S->idx = malloc(((size_t)ne + 1) * sizeof(int));
+    S->loc = malloc((size_t)R * sizeof(int));
+    S->peers = malloc((size_t)R * sizeof(int));
+    S->lastr = malloc(((size_t)L->N + 1) * sizeof(int));
+    S->stamp = malloc(((size_t)L->N + 1) * sizeof(int));
+    if (!S->start || !S->idx || !S->loc || !S->peers || !S->lastr || !S->stamp)
+        return TC_ERR_NOMEM;
+    for (int i = 0; i < ne; i++)
+        S->start[L->e[i].rank + 1]++;
+    for (int r = 0; r < R; r++)
+        S->start[r + 1] += S->start[r];
+    int *fill = malloc(((size_t)R + 1) * sizeof(int));
+    if (!fill)
+        return TC_ERR_NOMEM;
+    memcpy(fill, S->start, ((size_t)R + 1) * sizeof(int));
+    for (int i = 0; i < ne; i++)
+        S->idx[fill[L->e[i].rank]++] = i;
+    free(fill);
+    for (int r = 0; r < R; r++)
+        S->loc[r] = -1;
+    for (int c = 0; c < L->N; c++)
+        S->stamp[c] = -1;
+    return TC_OK;
+}
+
+/* Channel groups are needed when a rank has more send or receive peers than a channel takes. */
+static void pr_groups(lw *L, pst *S)
+{
+    int maxp = 0;
+    for (int r = 0; r < L->R; r++) {
+        int np = 0;
+        for (int k = S->start[r]; k < S->start[r + 1]; k++) {
+            const ev *e = &L->e[S->idx[k]];
+            if (e->kind != 2 && S->loc[e->peer] < 0)
+                S->loc[e->peer] = np, S->peers[np++] = e->peer;
+        }
+        for (int k = 0; k < np; k++)
+            S->loc[S->peers[k]] = -1;
+        maxp = np > maxp ? np : maxp;
+    }
+    L->groups = maxp > L->lim.max_peers_per_chan ? (L->R / 2 - 1) / 16 + 1 : 1;
+}
+
+/* The peers of rank r in rank order (loc: rank -> local index) and its empty pairing tables. */
+static tc_status pr_peers(const lw *L, pst *S, int r)
+{
+    int P = 0;
+    for (int k = S->start[r]; k < S->start[r + 1]; k++) {
+        const ev *e = &L->e[S->idx[k]];
+        if (e->kind != 2 && S->loc[e->peer] < 0)
+            S->loc[e->peer] = 0, S->peers[P++] = e->peer;
+    }
+    qsort(S->peers, (size_t)P, sizeof *S->peers, tc_cmp_int); /* local index order = rank order */
+    for (int k = 0; k < P; k++)
+        S->loc[S->peers[k]] = k;
+    S->P = P;
+    free(S->has);
+    free(S->flow);
+    free(S->pof);
+    S->has = calloc((size_t)P * 2 + 1, sizeof(int));
+    S->flow = calloc((size_t)P * P + 1, sizeof(int));
+    S->pof = malloc(((size_t)P * 2 + 1) * sizeof(int));
+    if (!S->has || !S->flow || !S->pof)
+        return TC_ERR_NOMEM;
+    for (int k = 0; k < 2 * P; k++)
+        S->pof[k] = -1;
+    return TC_OK;
+}
+
+/* Rank r's directions per peer, and the chunks that flow from a receive peer to a send peer. */
+static void pr_flow(const lw *L, pst *S, int r)
+{
+    for (int k = S->start[r]; k < S->start[r + 1]; k++) {
+        const ev *e = &L->e[S->idx[k]];
+        if (e->kind == 2)
+            continue;
+        int q = S->loc[e->peer];
+        S->has[q * 2 + e->kind] = 1;
+        if (e->kind == 0) {
+            S->lastr[e->chunk] = q;
+            S->stamp[e->chunk] = r;
+        } else if (S->stamp[e->chunk] == r) {
+            S->flow[S->lastr[e->chunk] * S->P + q]++;
+        }
+    }
+}
+
+/* Room in L->psend, precv and pgrp for the pairs of a rank with P peers (at most 2P). */
+static tc_status pr_grow(lw *L, pst *S)
+{
+    if (S->used + 2 * S->P + 1 <= S->cap)
+        return TC_OK;
+    S->cap = 2 * (S->used + 2 * S->P + 1);
+    int *a1 = realloc(L->psend, (size_t)S->cap * sizeof(int)), *a2 = realloc(L->precv, (size_t)S->cap * sizeof(int));
+    int *a3 = realloc(L->pgrp, (size_t)S->cap * sizeof(int));
+    if (a1)
+        L->psend = a1;
+    if (a2)
+        L->precv = a2;
+    if (a3)
+        L->pgrp = a3;
+    return a1 && a2 && a3 ? TC_OK : TC_ERR_NOMEM;
+}
+
+/* Greedy: the heaviest receive-from b -> send-to a flow among free peers of one group pairs first (ties
+ * go to a peer paired with itself).  Returns the pairs made. */
+static int pr_greedy(const lw *L, pst *S, int r)
+{
+    const int P = S->P, *peers = S->peers, *flow = S->flow;
+    int *pof = S->pof, np = 0;
+    int *ps = L->psend + S->used, *pr = L->precv + S->used, *pg = L->pgrp + S->used;
+    for (;;) {
+        int bb = -1, ba = -1, bw = 0;
+        for (int b = 0; b < P; b++)
+            for (int a = 0; a < P; a++)
+                if (flow[b * P + a] && 2 * flow[b * P + a] + (a == b) > bw && pof[b * 2 + 0] < 0 &&
+                    pof[a * 2 + 1] < 0 && conn_group(L, peers[b], r) == conn_group(L, r, peers[a])) {
+                    bw = 2 * flow[b * P + a] + (a == b);
+                    bb = b;
+                    ba = a;
+                }
+        if (bb < 0)
+            return np;
+        pof[bb * 2 + 0] = pof[ba * 2 + 1] = np;
+        pr[np] = peers[bb];
+        ps[np] = peers[ba];
+        pg[np++] = conn_group(L, r, peers[ba]);
+    }
+}
+
+/* Leftover directions after the greedy pairs (np of them): a send-only peer with a receive-only peer of
+ * its group, else each peer with itself.  Returns the pairs of rank r. */
+static int pr_leftovers(const lw *L, pst *S, int r, int np)
+{
+    const int P = S->P, *peers = S->peers, *has = S->has;
+    int *pof = S->pof;
+    int *ps = L->psend + S->used, *pr = L->precv + S->used, *pg = L->pgrp + S->used;
+    for (int q = 0, a = 0; q < P; q++) {
+        int hs = has[q * 2 + 1] && pof[q * 2 + 1] < 0;
+        int hr = has[q * 2 + 0] && pof[q * 2 + 0] < 0;
+        if (!hs && !hr)
+            continue;
+        int gq = hs ? conn_group(L, r, peers[q]) : conn_group(L, peers[q], r);
+        if (hs != hr) {
+            int want = hs ? 0 : 1; /* the side q lacks */
+            while (a < P && !(has[a * 2 + want] && pof[a * 2 + want] < 0 &&
+                              !(has[a * 2 + 1 - want] && pof[a * 2 + 1 - want] < 0)))
+                a++;
+            int ga = a < P ? (want ? conn_group(L, r, peers[a]) : conn_group(L, peers[a], r)) : -1;
+            if (a < P && a != q && ga == gq) {
+                ps[np] = peers[hs ? q : a];
+                pr[np] = peers[hs ? a : q];
+                pof[(hs ? q : a) * 2 + 1] = np;
+                pof[(hs ? a : q) * 2 + 0] = np;
+                pg[np++] = gq;
+                continue;
+            }
+        }
+        ps[np] = hs ? peers[q] : -1;
+        pr[np] = hr ? peers[q] : -1;
+        if (hs)
+            pof[q * 2 + 1] = np;
+        if (hr)
+            pof[q * 2 + 0] = np;
+        pg[np++] = gq;
+    }
+    return np;
+}
+
+/* The pairs of rank r, and the pair of each of its events. */
+static tc_status pr_rank(lw *L, pst *S, int r)
+{
+    tc_status st;
+    if ((st = pr_peers(L, S, r)))
+        return st;
+    pr_flow(L, S, r);
+    if ((st = pr_grow(L, S)))
+        return st;
+    L->pbase[r] = S->used;
+    int np = pr_leftovers(L, S, r, pr_greedy(L, S, r));
+    L->npairs[r] = np;
+    S->used += np;
+    for (int k = S->start[r]; k < S->start[r + 1]; k++) {
+        const ev *e = &L->e[S->idx[k]];
+        L->epair[S->idx[k]] = e->kind == 2 ? -1 : S->pof[S->loc[e->peer] * 2 + e->kind];
+    }
+    for (int k = 0; k < S->P; k++)
+        S->loc[S->peers[k]] = -1;
+    return TC_OK;
+}
+
 /* Pair receive peers with send peers into thread blocks, per rank: by the number of chunks that flow
  * from one through the rank to the other (greedy, heaviest first, ties to a peer paired with itself),
  * leftovers with themselves, then send-only with receive-only; only peers of one channel group pair.
  * Events are bucketed by rank first: O(E + sum over ranks of P^2) for P peers of a rank. */
 static tc_status pairing(lw *L)
 {
-    const int R = L->R, ne = L->ne;
-    tc_status st = TC_OK;
-    int *start = calloc((size_t)R + 1, sizeof(int)), *idx = malloc(((size_t)ne + 1) * sizeof(int));
-    int *loc = malloc((size_t)R * sizeof(int)), *peers = malloc((size_t)R * sizeof(int));
-    int *lastr = malloc(((size_t)L->N + 1) * sizeof(int)), *stamp = malloc(((size_t)L->N + 1) * sizeof(int));
-    int *has = NULL, *flow = NULL, *pof = NULL;
-    L->epair = malloc(((size_t)ne + 1) * sizeof(int));
+    const int R = L->R;
+    pst S = {0};
+    tc_status st;
+    L->epair = malloc(((size_t)L->ne + 1) * sizeof(int));
     L->npairs = calloc((size_t)R, sizeof(int));
     L->pbase = calloc((size_t)R + 1, sizeof(int));
-    if (!start || !idx || !loc || !peers || !lastr || !stamp || !L->epair || !L->npairs || !L->pbase) {
+    if (!L->epair || !L->npairs || !L->pbase) {
         st = TC_ERR_NOMEM;
         goto done;
     }
-    for (int i = 0; i < ne; i++)
-        start[L->e[i].rank + 1]++;
+    if ((st = pr_setup(L, &S)))
+        goto done;
+    pr_groups(L, &S);
     for (int r = 0; r < R; r++)
-        start[r + 1] += start[r];
-    {
-        int *fill = malloc(((size_t)R + 1) * sizeof(int));
-        if (!fill) {
-            st = TC_ERR_NOMEM;
+        if ((st = pr_rank(L, &S, r)))
             goto done;
-        }
-        memcpy(fill, start, ((size_t)R + 1) * sizeof(int));
-        for (int i = 0; i < ne; i++)
-            idx[fill[L->e[i].rank]++] = i;
-        free(fill);
-    }
-    for (int r = 0; r < R; r++)
-        loc[r] = -1;
-    for (int c = 0; c < L->N; c++)
-        stamp[c] = -1;
-    /* channel groups are needed when a rank has more send or receive peers than a channel takes */
-    int maxp = 0;
-    for (int r = 0; r < R; r++) {
-        int np = 0;
-        for (int k = start[r]; k < start[r + 1]; k++) {
-            const ev *e = &L->e[idx[k]];
-            if (e->kind != 2 && loc[e->peer] < 0)
-                loc[e->peer] = np, peers[np++] = e->peer;
-        }
-        for (int k = 0; k < np; k++)
-            loc[peers[k]] = -1;
-        maxp = np > maxp ? np : maxp;
-    }
-    L->groups = maxp > L->lim.max_peers_per_chan ? (R / 2 - 1) / 16 + 1 : 1;
-    int cap = 0, used = 0;
-    for (int r = 0; r < R; r++) {
-        int P = 0;
-        for (int k = start[r]; k < start[r + 1]; k++) {
-            const ev *e = &L->e[idx[k]];
-            if (e->kind != 2 && loc[e->peer] < 0)
-                loc[e->peer] = 0, peers[P++] = e->peer;
-        }
-        qsort(peers, (size_t)P, sizeof *peers, tc_cmp_int); /* local index order = rank order */
-        for (int k = 0; k < P; k++)
-            loc[peers[k]] = k;
-        free(has);
-        free(flow);
-        free(pof);
-        has = calloc((size_t)P * 2 + 1, sizeof(int));
-        flow = calloc((size_t)P * P + 1, sizeof(int));
-        pof = malloc(((size_t)P * 2 + 1) * sizeof(int)); /* pair of (peer, dir) */
-        if (!has || !flow || !pof) {
-            st = TC_ERR_NOMEM;
-            goto done;
-        }
-        for (int k = 0; k < 2 * P; k++)
-            pof[k] = -1;
-        for (int k = start[r]; k < start[r + 1]; k++) {
-            const ev *e = &L->e[idx[k]];
-            if (e->kind == 2)
-                continue;
-            int q = loc[e->peer];
-            has[q * 2 + e->kind] = 1;
-            if (e->kind == 0) {
-                lastr[e->chunk] = q;
-                stamp[e->chunk] = r;
-            } else if (stamp[e->chunk] == r) {
-                flow[lastr[e->chunk] * P + q]++;
-            }
-        }
-        if (used + 2 * P + 1 > cap) {
-            cap = 2 * (used + 2 * P + 1);
-            int *a1 = realloc(L->psend, (size_t)cap * sizeof(int)), *a2 = realloc(L->precv, (size_t)cap * sizeof(int));
-            int *a3 = realloc(L->pgrp, (size_t)cap * sizeof(int));
-            if (a1)
-                L->psend = a1;
-            if (a2)
-                L->precv = a2;
-            if (a3)
-                L->pgrp = a3;
-            if (!a1 || !a2 || !a3) {
-                st = TC_ERR_NOMEM;
-                goto done;
-            }
-        }
-        L->pbase[r] = used;
-        int np = 0, *ps = L->psend + used, *pr = L->precv + used, *pg = L->pgrp + used;
-        for (;;) { /* greedy: heaviest recv-from b -> send-to a flow among free peers of one group */
-            int bb = -1, ba = -1, bw = 0;
-            for (int b = 0; b < P; b++)
-                for (int a = 0; a < P; a++)
-                    if (flow[b * P + a] && 2 * flow[b * P + a] + (a == b) > bw && pof[b * 2 + 0] < 0 &&
-                        pof[a * 2 + 1] < 0 && conn_group(L, peers[b], r) == conn_group(L, r, peers[a])) {
-                        bw = 2 * flow[b * P + a] + (a == b); /* ties go to a peer paired with itself */
-                        bb = b;
-                        ba = a;
-                    }
-            if (bb < 0)
-                break;
-            pof[bb * 2 + 0] = pof[ba * 2 + 1] = np;
-            pr[np] = peers[bb];
-            ps[np] = peers[ba];
-            pg[np++] = conn_group(L, r, peers[ba]);
-        }
-        for (int q = 0, a = 0; q < P; q++) { /* leftovers: with itself, then send-only with receive-only */
-            int hs = has[q * 2 + 1] && pof[q * 2 + 1] < 0;
-            int hr = has[q * 2 + 0] && pof[q * 2 + 0] < 0;
-            if (!hs && !hr)
-                continue;
-            int gq = hs ? conn_group(L, r, peers[q]) : conn_group(L, peers[q], r);
-            if (hs != hr) {
-                int want = hs ? 0 : 1; /* the side q lacks */
-                while (a < P && !(has[a * 2 + want] && pof[a * 2 + want] < 0 &&
-                                  !(has[a * 2 + 1 - want] && pof[a * 2 + 1 - want] < 0)))
-                    a++;
-                int ga = a < P ? (want ? conn_group(L, r, peers[a]) : conn_group(L, peers[a], r)) : -1;
-                if (a < P && a != q && ga == gq) {
-                    ps[np] = peers[hs ? q : a];
-                    pr[np] = peers[hs ? a : q];
-                    pof[(hs ? q : a) * 2 + 1] = np;
-                    pof[(hs ? a : q) * 2 + 0] = np;
-                    pg[np++] = gq;
-                    continue;
-                }
-            }
-            ps[np] = hs ? peers[q] : -1;
-            pr[np] = hr ? peers[q] : -1;
-            if (hs)
-                pof[q * 2 + 1] = np;
-            if (hr)
-                pof[q * 2 + 0] = np;
-            pg[np++] = gq;
-        }
-        L->npairs[r] = np;
-        used += np;
-        for (int k = start[r]; k < start[r + 1]; k++) {
-            const ev *e = &L->e[idx[k]];
-            L->epair[idx[k]] = e->kind == 2 ? -1 : pof[loc[e->peer] * 2 + e->kind];
-        }
-        for (int k = 0; k < P; k++)
-            loc[peers[k]] = -1;
-    }
-    L->pbase[R] = used;
+    L->pbase[R] = S.used;
 done:
-    free(start);
-    free(idx);
-    free(loc);
-    free(peers);
-    free(lastr);
-    free(stamp);
-    free(has);
-    free(flow);
-    free(pof);
+    pst_free(&S);
     return st;
 }
 
-static tc_status build(lw *L, int nch, tc_msccl **out, int *too_long, int *maxsteps)
+/*
+ * build(): lowering of the ordered events for one channel count, in phases that run in this order:
+ * bld_assign_tbs (each event's tb), bld_chain_slots (per rank and chunk the previous and next event),
+ * bld_tb_bases (global tb numbering), bld_number_steps (steps per tb: copy aggregation, receive-send
+ * fusion), bld_rrs (rrcs whose store nobody reads), bld_aggregate (cnt > 1 messages), bld_accesses and
+ * bld_deps (per slot the conflicting accesses of other tbs), bld_program, bld_scratch and bld_gpus (the
+ * program, its gpus and tbs), bld_emit (the steps, with nops for extra dependencies), bld_link_deps (the
+ * depid/deps/hasdep fields) and bld_count_steps (the longest tb).
+ */
+
+/* The arrays that live across build()'s phases, indexed by event (ne + 1), by (rank, chunk) (R * N), by
+ * global tb (tbbase[r] + tb of rank r; ntb in all) or by transfer.  bld_free() frees them all. */
+typedef struct bld {
+    int nch;             /* channels per pair of peers */
+    int ntb;             /* tbs of all ranks (npairs * nch + 1 per rank, the copy tb included) */
+    int *hascp;          /* per rank: 1 when it has copy-ins (then its tb 0 is the copy tb) */
+    int *rv_of;          /* per transfer: its receive event */
+    int *lastw_rc;       /* per (rank, chunk): the last event that wrote it (bld_number_steps) */
+    int *next_rc, *prev_rc; /* per event: the next and the previous event of its (rank, chunk), -1 none */
+    int *nxt_tb;         /* per event heading a step: the event heading its tb's next step, -1 none */
+    int *tbbase;         /* per rank: its first global tb (R + 1 entries) */
+    int *tbsteps;        /* per global tb: its logical steps */
+    int *pos;            /* per global tb: its last event */
+    int *lastlog;        /* per global tb: the event heading its last logical step */
+    acc *ac;             /* storage accesses, sorted by (slot, order) */
+    int na;
+    dep *dl;             /* dependencies (global tb, logical step), listed per event by dfirst / dnext */
+    int ndl, capdl;
+    int *dfirst, *dnext;
+    int *stepmap;        /* per event: its step (the last, when it expands) */
+    int *first;          /* per event: its first step (nops included) */
+    int *lbase;          /* per global tb: the index of its first logical step in evmap */
+    int *evmap;          /* per logical step: the event that heads it */
+    int *tscr;           /* per global tb: its private scratch (plain lowering), a count then an offset */
+    dep *u;              /* one step's dependencies, at most one per tb */
+    tc_msccl *m;
+} bld;
+
+static void bld_free(bld *B)
 {
-    const tc_sched *s = L->s;
-    const int R = L->R;
-    tc_status st = TC_OK;
-    tc_msccl *m = NULL;
-    const int *npairs = L->npairs;
-    int *tbsteps = NULL, *pos = NULL;
-    acc *ac = NULL;
-    int *stepmap = NULL, *first = NULL, *hasdep = NULL, *evmap = NULL, *tscr = NULL;
-    dep *u = NULL;
-    int *lastw_rc = NULL, *next_rc = NULL, *hascp = NULL, *prev_rc = NULL, *nxt_tb = NULL, *lastlog = NULL;
-    int *rv_of = NULL;
-    *too_long = 0;
-    /* tb of each event; the copy tb (when a rank has copy-ins) is tb 0 */
-    hascp = calloc((size_t)R, sizeof(int));
-    rv_of = malloc(((size_t)L->s->n_xfers + 1) * sizeof(int));
-    if (!hascp || !rv_of) {
-        st = TC_ERR_NOMEM;
-        goto fail;
-    }
+    tc_msccl_free(B->m);
+    free(B->hascp);
+    free(B->rv_of);
+    free(B->lastw_rc);
+    free(B->next_rc);
+    free(B->prev_rc);
+    free(B->nxt_tb);
+    free(B->tbbase);
+    free(B->tbsteps);
+    free(B->pos);
+    free(B->lastlog);
+    free(B->ac);
+    free(B->dl);
+    free(B->dfirst);
+    free(B->dnext);
+    free(B->stepmap);
+    free(B->first);
+    free(B->lbase);
+    free(B->evmap);
+    free(B->tscr);
+    free(B->u);
+}
+
+/* The tb of each event (the copy tb, when a rank has copy-ins, is tb 0) and the receive of each
+ * transfer; every event starts unfused with cnt 1. */
+static tc_status bld_assign_tbs(lw *L, bld *B)
+{
+    B->hascp = calloc((size_t)L->R, sizeof(int));
+    B->rv_of = malloc(((size_t)L->s->n_xfers + 1) * sizeof(int));
+    if (!B->hascp || !B->rv_of)
+        return TC_ERR_NOMEM;
     for (int i = 0; i < L->ne; i++) {
         if (L->e[i].kind == 2)
-            hascp[L->e[i].rank] = 1;
+            B->hascp[L->e[i].rank] = 1;
         if (L->e[i].kind == 0)
-            rv_of[L->e[i].xfer] = i;
+            B->rv_of[L->e[i].xfer] = i;
     }
     for (int i = 0; i < L->ne; i++) {
         ev *e = &L->e[i];
@@ -567,107 +694,132 @@ static tc_status build(lw *L, int nch, tc_msccl **out, int *too_long, int *maxst
         if (e->kind == 2)
             e->tb = 0;
         else
-            e->tb = hascp[e->rank] + L->epair[i] * nch + e->chunk % nch;
+            e->tb = B->hascp[e->rank] + L->epair[i] * B->nch + e->chunk % B->nch;
     }
-    /* tb step lists (events already in global order) and fusion; per (rank, chunk): the last event
-     * that wrote it, and the next event touching it */
-    lastw_rc = malloc((size_t)R * L->N * sizeof(int));
-    next_rc = malloc(((size_t)L->ne + 1) * sizeof(int));
-    prev_rc = malloc(((size_t)L->ne + 1) * sizeof(int));
-    nxt_tb = malloc(((size_t)L->ne + 1) * sizeof(int));
-    if (!lastw_rc || !next_rc || !prev_rc || !nxt_tb) {
-        st = TC_ERR_NOMEM;
-        goto fail;
-    }
-    for (int i = 0; i < R * L->N; i++)
-        lastw_rc[i] = -1;
+    return TC_OK;
+}
+
+/* Per event the next and the previous event that touches its (rank, chunk); lastw_rc is left at -1. */
+static tc_status bld_chain_slots(lw *L, bld *B)
+{
+    const int RN = L->R * L->N;
+    B->lastw_rc = malloc((size_t)L->R * L->N * sizeof(int));
+    B->next_rc = malloc(((size_t)L->ne + 1) * sizeof(int));
+    B->prev_rc = malloc(((size_t)L->ne + 1) * sizeof(int));
+    B->nxt_tb = malloc(((size_t)L->ne + 1) * sizeof(int));
+    if (!B->lastw_rc || !B->next_rc || !B->prev_rc || !B->nxt_tb)
+        return TC_ERR_NOMEM;
+    for (int i = 0; i < RN; i++)
+        B->lastw_rc[i] = -1;
     for (int i = L->ne - 1; i >= 0; i--) {
         int w = L->e[i].rank * L->N + L->e[i].chunk;
-        next_rc[i] = lastw_rc[w];
-        lastw_rc[w] = i;
+        B->next_rc[i] = B->lastw_rc[w];
+        B->lastw_rc[w] = i;
     }
-    for (int i = 0; i < R * L->N; i++)
-        lastw_rc[i] = -1;
+    for (int i = 0; i < RN; i++)
+        B->lastw_rc[i] = -1;
     for (int i = 0; i < L->ne; i++) {
         int w = L->e[i].rank * L->N + L->e[i].chunk;
-        prev_rc[i] = lastw_rc[w];
-        lastw_rc[w] = i;
-        nxt_tb[i] = -1;
+        B->prev_rc[i] = B->lastw_rc[w];
+        B->lastw_rc[w] = i;
+        B->nxt_tb[i] = -1;
     }
-    for (int i = 0; i < R * L->N; i++)
-        lastw_rc[i] = -1;
+    for (int i = 0; i < RN; i++)
+        B->lastw_rc[i] = -1;
+    return TC_OK;
+}
 
-    int ntb_all = 0;
-    int *tbbase = malloc((size_t)(R + 1) * sizeof(int));
-    if (!tbbase) {
-        st = TC_ERR_NOMEM;
-        goto fail;
-    }
+/* Global tb numbers: rank r's tbs are tbbase[r] .. tbbase[r + 1]; per tb no step and no event yet. */
+static tc_status bld_tb_bases(lw *L, bld *B)
+{
+    const int R = L->R;
+    B->tbbase = malloc((size_t)(R + 1) * sizeof(int));
+    if (!B->tbbase)
+        return TC_ERR_NOMEM;
+    B->ntb = 0;
     for (int r = 0; r < R; r++) {
-        tbbase[r] = ntb_all;
-        ntb_all += npairs[r] * nch + 1;
+        B->tbbase[r] = B->ntb;
+        B->ntb += L->npairs[r] * B->nch + 1;
     }
-    tbbase[R] = ntb_all;
-    tbsteps = calloc((size_t)ntb_all, sizeof(int));
-    pos = malloc((size_t)ntb_all * sizeof(int)); /* last event index per tb */
-    if (!tbsteps || !pos) {
-        free(tbbase);
-        st = TC_ERR_NOMEM;
-        goto fail;
-    }
-    lastlog = malloc(((size_t)ntb_all + 1) * sizeof(int));
-    if (!lastlog) {
-        free(tbbase);
-        st = TC_ERR_NOMEM;
-        goto fail;
-    }
-    for (int i = 0; i < ntb_all; i++)
-        pos[i] = lastlog[i] = -1;
+    B->tbbase[R] = B->ntb;
+    B->tbsteps = calloc((size_t)B->ntb, sizeof(int));
+    B->pos = malloc((size_t)B->ntb * sizeof(int));
+    B->lastlog = malloc(((size_t)B->ntb + 1) * sizeof(int));
+    if (!B->tbsteps || !B->pos || !B->lastlog)
+        return TC_ERR_NOMEM;
+    for (int i = 0; i < B->ntb; i++)
+        B->pos[i] = B->lastlog[i] = -1;
+    return TC_OK;
+}
+
+/* Copy-in i joins the step of the copy p before it in its tb when the two are contiguous at both ends
+ * (cnt up to 71).  Returns 1 when it merged. */
+static int merge_copy(lw *L, int i, int p)
+{
+    ev *e = &L->e[i];
+    if (e->kind != 2 || p < 0 || L->e[p].kind != 2)
+        return 0;
+    ev *h = L->e[p].fused ? &L->e[L->e[p].fused - 2] : &L->e[p];
+    int hs, ho, hd, hdo, es, eo, ed, edo;
+    cp_ends(L, h, &hs, &ho, &hd, &hdo);
+    cp_ends(L, e, &es, &eo, &ed, &edo);
+    if (!(h->cnt < TC_MSCCL_MAX_CNT && h->peer == e->peer && es == hs && eo == ho + h->cnt && ed == hd &&
+          edo == hdo + h->cnt))
+        return 0;
+    h->cnt++;
+    e->fused = 2 + (int)(h - L->e);
+    e->step = h->step;
+    return 1;
+}
+
+/* Send i fuses into the receive p before it in its tb (r+s = rcs, rrc+s = rrcs) when p received the
+ * same chunk and nothing wrote the slot in between.  Returns 1 when it fused. */
+static int fuse_send(lw *L, const bld *B, int i, int p)
+{
+    ev *e = &L->e[i];
+    if (L->plain || e->kind != 1 || p < 0 || L->e[p].fused || L->e[p].kind != 0 || L->e[p].chunk != e->chunk ||
+        L->e[p].type == TC_MS_RCS || L->e[p].type == TC_MS_RRCS)
+        return 0;
+    if (B->lastw_rc[e->rank * L->N + e->chunk] != p)
+        return 0;
+    L->e[p].type = L->e[p].type == TC_MS_RRC ? TC_MS_RRCS : TC_MS_RCS;
+    L->e[p].fsend = i;
+    e->fused = 1;
+    e->step = L->e[p].step;
+    return 1;
+}
+
+/* Step lists of the tbs (events already in global order): each event's type and logical step; copies
+ * aggregate, a send fuses into the receive before it; nxt_tb links the heads of a tb's steps. */
+static void bld_number_steps(lw *L, bld *B)
+{
     for (int i = 0; i < L->ne; i++) {
         ev *e = &L->e[i];
-        int g = tbbase[e->rank] + e->tb;
-        int p = pos[g];
+        int g = B->tbbase[e->rank] + e->tb;
+        int p = B->pos[g];
         e->type = e->kind == 2 ? TC_MS_CPY : e->kind == 1 ? TC_MS_SEND : e->op == TC_OP_REDUCE ? TC_MS_RRC : TC_MS_RECV;
-        if (e->kind == 2 && p >= 0 && L->e[p].kind == 2) { /* aggregate contiguous copies */
-            ev *h = L->e[p].fused ? &L->e[L->e[p].fused - 2] : &L->e[p];
-            int hs, ho, hd, hdo, es, eo, ed, edo;
-            cp_ends(L, h, &hs, &ho, &hd, &hdo);
-            cp_ends(L, e, &es, &eo, &ed, &edo);
-            if (h->cnt < TC_MSCCL_MAX_CNT && h->peer == e->peer && es == hs && eo == ho + h->cnt && ed == hd &&
-                edo == hdo + h->cnt) {
-                h->cnt++;
-                e->fused = 2 + (int)(h - L->e);
-                e->step = h->step;
-                pos[g] = i;
-                continue;
-            }
+        if (merge_copy(L, i, p) || fuse_send(L, B, i, p)) {
+            B->pos[g] = i;
+            continue;
         }
-        if (!L->plain && e->kind == 1 && p >= 0 && !L->e[p].fused && L->e[p].kind == 0 && L->e[p].chunk == e->chunk &&
-            L->e[p].type != TC_MS_RCS && L->e[p].type != TC_MS_RRCS) {
-            /* fuse when nothing wrote the slot in between: scan back to the receive */
-            if (lastw_rc[e->rank * L->N + e->chunk] == p) {
-                L->e[p].type = L->e[p].type == TC_MS_RRC ? TC_MS_RRCS : TC_MS_RCS;
-                L->e[p].fsend = i;
-                e->fused = 1;
-                e->step = L->e[p].step;
-                pos[g] = i;
-                continue;
-            }
-        }
-        e->step = tbsteps[g]++;
-        pos[g] = i;
-        if (lastlog[g] >= 0)
-            nxt_tb[lastlog[g]] = i;
-        lastlog[g] = i;
+        e->step = B->tbsteps[g]++;
+        B->pos[g] = i;
+        if (B->lastlog[g] >= 0)
+            B->nxt_tb[B->lastlog[g]] = i;
+        B->lastlog[g] = i;
         if (e->kind != 1)
-            lastw_rc[e->rank * L->N + e->chunk] = i;
+            B->lastw_rc[e->rank * L->N + e->chunk] = i;
     }
-    /* rrcs whose stored value is overwritten (by a plain receive) before any read: rrs */
+}
+
+/* An rrcs whose stored value is overwritten (by a plain receive) before any read becomes rrs. */
+static void bld_rrs(lw *L, const bld *B)
+{
     for (int i = 0; i < L->ne; i++) {
         ev *e = &L->e[i];
         if (e->type != TC_MS_RRCS)
             continue;
-        for (int j = next_rc[i]; j >= 0 && j < L->ne; j = next_rc[j]) {
+        for (int j = B->next_rc[i]; j >= 0 && j < L->ne; j = B->next_rc[j]) {
             const ev *f = &L->e[j];
             if (f->rank != e->rank || f->chunk != e->chunk || (f->fused && f->kind == 1 && f->step == e->step && f->tb == e->tb))
                 continue;
@@ -676,30 +828,43 @@ static tc_status build(lw *L, int nch, tc_msccl **out, int *too_long, int *maxst
             break; /* any other access (read, reduce, copy) keeps the store */
         }
     }
-    /* aggregation: consecutive messages of one connection whose steps are adjacent in both tbs, plain
-     * (s with r, or s with rrc), contiguous at both ends, and whose later chunk nobody touches between the
-     * two steps, travel as one step with cnt > 1 */
+}
+
+/* Whether send b (with receive rb) can join the message of send i (receive ra) whose runs end at ta
+ * and tr: next in both tbs, of the same types, contiguous at both ends, untouched in between, and of
+ * the same sparse format. */
+static int can_join(const lw *L, const bld *B, int i, int ra, int ta, int tr, int b, int rb)
+{
+    const ev *a = &L->e[i];
+    if (rb < 0 || L->e[b].fused || L->e[b].type != TC_MS_SEND || B->nxt_tb[tr] != rb || L->e[rb].fused ||
+        L->e[rb].type != L->e[ra].type || L->e[rb].tb != L->e[ra].tb)
+        return 0;
+    int sw = a->rank * L->N + a->chunk, bw = a->rank * L->N + L->e[b].chunk;
+    int rw = L->e[ra].rank * L->N + a->chunk, rbw = L->e[ra].rank * L->N + L->e[b].chunk;
+    if (L->wbuf[bw] != L->wbuf[sw] || L->woff[bw] != L->woff[sw] + a->cnt || L->wbuf[rbw] != L->wbuf[rw] ||
+        L->woff[rbw] != L->woff[rw] + a->cnt)
+        return 0;
+    if (B->prev_rc[b] > i || B->prev_rc[rb] > ra) /* someone touches the later chunk in between */
+        return 0;
+    return ev_fmt(L, &L->e[b]) == ev_fmt(L, a); /* one message, one sparse format */
+}
+
+/* Aggregation: consecutive messages of one connection whose steps are adjacent in both tbs, plain
+ * (s with r, or s with rrc), contiguous at both ends, and whose later chunk nobody touches between the
+ * two steps, travel as one step with cnt > 1. */
+static void bld_aggregate(lw *L, const bld *B)
+{
     for (int i = 0; i < L->ne; i++) {
         ev *a = &L->e[i];
         if (a->kind != 1 || a->fused || a->type != TC_MS_SEND)
             continue;
-        int ra = rv_of[a->xfer];
+        int ra = B->rv_of[a->xfer];
         if (L->e[ra].fused || (L->e[ra].type != TC_MS_RECV && L->e[ra].type != TC_MS_RRC))
             continue;
         int ta = i, tr = ra; /* tails of the merged runs */
         while (a->cnt < TC_MSCCL_MAX_CNT) {
-            int b = nxt_tb[ta], rb = b >= 0 && L->e[b].kind == 1 ? rv_of[L->e[b].xfer] : -1;
-            if (rb < 0 || L->e[b].fused || L->e[b].type != TC_MS_SEND || nxt_tb[tr] != rb || L->e[rb].fused ||
-                L->e[rb].type != L->e[ra].type || L->e[rb].tb != L->e[ra].tb)
-                break;
-            int sw = a->rank * L->N + a->chunk, bw = a->rank * L->N + L->e[b].chunk;
-            int rw = L->e[ra].rank * L->N + a->chunk, rbw = L->e[ra].rank * L->N + L->e[b].chunk;
-            if (L->wbuf[bw] != L->wbuf[sw] || L->woff[bw] != L->woff[sw] + a->cnt || L->wbuf[rbw] != L->wbuf[rw] ||
-                L->woff[rbw] != L->woff[rw] + a->cnt)
-                break;
-            if (prev_rc[b] > i || prev_rc[rb] > ra) /* someone touches the later chunk in between */
-                break;
-            if (ev_fmt(L, &L->e[b]) != ev_fmt(L, a)) /* one message, one sparse format */
+            int b = B->nxt_tb[ta], rb = b >= 0 && L->e[b].kind == 1 ? B->rv_of[L->e[b].xfer] : -1;
+            if (!can_join(L, B, i, ra, ta, tr, b, rb))
                 break;
             L->e[b].fused = 2 + i;
             L->e[b].step = a->step;
@@ -711,18 +876,19 @@ static tc_status build(lw *L, int nch, tc_msccl **out, int *too_long, int *maxst
             tr = rb;
         }
     }
-    /* accesses per storage slot in global order, and the dependencies they need */
-    ac = malloc((size_t)(2 * L->ne + 1) * sizeof *ac);
-    if (!ac) {
-        free(tbbase);
-        st = TC_ERR_NOMEM;
-        goto fail;
-    }
+}
+
+/* The accesses of every step to its storage slots, sorted by slot in global order. */
+static tc_status bld_accesses(lw *L, bld *B)
+{
+    acc *ac = B->ac = malloc((size_t)(2 * L->ne + 1) * sizeof *ac);
+    if (!ac)
+        return TC_ERR_NOMEM;
     int na = 0;
     for (int i = 0; i < L->ne; i++) {
         const ev *e = &L->e[i];
         int w = e->rank * L->N + e->chunk;
-        int g = tbbase[e->rank] + e->tb;
+        int g = B->tbbase[e->rank] + e->tb;
         if (e->kind == 2) {
             int sb, so, db, dof;
             cp_ends(L, e, &sb, &so, &db, &dof);
@@ -733,54 +899,60 @@ static tc_status build(lw *L, int nch, tc_msccl **out, int *too_long, int *maxst
             ac[na++] = (acc){slot_key(L, e->rank, L->wbuf[w], L->woff[w]), i, g, e->step, write};
         }
     }
-    if ((st = sort_acc(ac, na, (long)R * 3 * (L->N * 4 + 8)))) {
-        free(tbbase);
-        goto fail;
+    B->na = na;
+    return sort_acc(ac, na, (long)L->R * 3 * (L->N * 4 + 8));
+}
+
+/* Step of access k depends on the step of access j (merged copies: the step's head event collects it). */
+static tc_status dep_add(const lw *L, bld *B, int k, int j)
+{
+    if (B->ndl + 1 >= B->capdl) {
+        B->capdl *= 2;
+        dep *p1 = realloc(B->dl, (size_t)B->capdl * sizeof *B->dl);
+        int *p3 = realloc(B->dnext, (size_t)B->capdl * sizeof *B->dnext);
+        if (p1)
+            B->dl = p1;
+        if (p3)
+            B->dnext = p3;
+        if (!p1 || !p3)
+            return TC_ERR_NOMEM;
     }
-    /* per logical step (indexed by event), the dependencies: (global tb, step) */
-    dep *dl = calloc((size_t)L->ne * 4 + 16, sizeof *dl);
-    int ndl = 0, capdl = L->ne * 4 + 16;
-    int *dfirst = malloc((size_t)(L->ne + 1) * sizeof(int)), *dnext = NULL;
-    dnext = malloc((size_t)(L->ne * 4 + 16) * sizeof(int));
-    if (!dl || !dfirst || !dnext) {
-        free(dl); free(dfirst); free(dnext); free(tbbase);
-        st = TC_ERR_NOMEM;
-        goto fail;
-    }
+    int own = B->ac[k].ord;
+    if (L->e[own].fused >= 2)
+        own = L->e[own].fused - 2;
+    B->dl[B->ndl] = (dep){B->ac[j].tb, B->ac[j].step};
+    B->dnext[B->ndl] = B->dfirst[own];
+    B->dfirst[own] = B->ndl++;
+    return TC_OK;
+}
+
+/* Per logical step (indexed by its head event) its dependencies: per slot, the conflicting earlier
+ * accesses of other tbs (the last write, and for a write the reads since it). */
+static tc_status bld_deps(lw *L, bld *B)
+{
+    const acc *ac = B->ac;
+    tc_status st;
+    B->capdl = L->ne * 4 + 16;
+    B->dl = calloc((size_t)L->ne * 4 + 16, sizeof *B->dl);
+    B->dfirst = malloc((size_t)(L->ne + 1) * sizeof(int));
+    B->dnext = malloc((size_t)(L->ne * 4 + 16) * sizeof(int));
+    if (!B->dl || !B->dfirst || !B->dnext)
+        return TC_ERR_NOMEM;
     for (int i = 0; i <= L->ne; i++)
-        dfirst[i] = -1;
-    for (int a = 0; a < na;) {
+        B->dfirst[i] = -1;
+    for (int a = 0; a < B->na;) {
         int b = a;
-        while (b < na && ac[b].key == ac[a].key)
+        while (b < B->na && ac[b].key == ac[a].key)
             b++;
         int lastw = -1;
         for (int k = a; k < b; k++) {
-            /* conflicting earlier accesses: the last write, and (for a write) the reads since it */
             for (int j = k - 1; j >= a && j >= lastw && j >= 0; j--) {
-                if (j < 0)
-                    break;
                 if (!ac[k].write && !ac[j].write)
                     continue;
                 if (ac[j].tb == ac[k].tb)
                     continue;
-                if (ndl + 1 >= capdl) {
-                    capdl *= 2;
-                    dep *p1 = realloc(dl, (size_t)capdl * sizeof *dl);
-                    int *p3 = realloc(dnext, (size_t)capdl * sizeof *dnext);
-                    if (p1) dl = p1;
-                    if (p3) dnext = p3;
-                    if (!p1 || !p3) {
-                        free(dl); free(dfirst); free(dnext); free(tbbase);
-                        st = TC_ERR_NOMEM;
-                        goto fail;
-                    }
-                }
-                int own = ac[k].ord; /* merged copies: the step's head event collects them */
-                if (L->e[own].fused >= 2)
-                    own = L->e[own].fused - 2;
-                dl[ndl] = (dep){ac[j].tb, ac[j].step};
-                dnext[ndl] = dfirst[own];
-                dfirst[own] = ndl++;
+                if ((st = dep_add(L, B, k, j)))
+                    return st;
                 if (ac[j].write)
                     break;
             }
@@ -789,198 +961,245 @@ static tc_status build(lw *L, int nch, tc_msccl **out, int *too_long, int *maxst
         }
         a = b;
     }
-    /* materialize: per tb, steps with nops for extra dependencies */
-    if ((st = tc_msccl_create(s->algo ? s->algo : "tacosc", s->coll, R, &m)))
-        goto fail2;
+    return TC_OK;
+}
+
+/* The program with its header, and the arrays that materializing the steps needs. */
+static tc_status bld_program(lw *L, bld *B)
+{
+    const tc_sched *s = L->s;
+    tc_status st;
+    if ((st = tc_msccl_create(s->algo ? s->algo : "tacosc", s->coll, L->R, &B->m)))
+        return st;
+    tc_msccl *m = B->m;
     snprintf(m->proto, sizeof m->proto, "%s", L->o->proto ? L->o->proto : "Simple");
     m->inplace = L->inplace || L->dual;
     m->outofplace = !L->inplace;
     m->root = s->root;
     m->min_bytes = L->o->min_bytes;
     m->max_bytes = L->o->max_bytes;
-    m->nchannels = L->groups * nch;
+    m->nchannels = L->groups * B->nch;
     m->nchunksperloop = (s->coll == TC_COLL_ALLREDUCE) ? L->N
                         : (s->coll == TC_COLL_BROADCAST || s->coll == TC_COLL_REDUCE) ? L->K
-                                                                                      : R * L->K;
-    stepmap = malloc((size_t)(L->ne + 1) * sizeof(int)); /* the event's step (the last, when it expands) */
-    first = malloc((size_t)(L->ne + 1) * sizeof(int));   /* its first step (nops included) */
-    hasdep = malloc(((size_t)ntb_all + 1) * sizeof(int)); /* first logical step of each tb in evmap */
-    evmap = malloc(((size_t)L->ne + 1) * sizeof(int));
-    u = malloc(((size_t)ntb_all + 1) * sizeof *u);
-    tscr = calloc((size_t)ntb_all + 1, sizeof(int));
-    if (!stepmap || !first || !hasdep || !evmap || !u || !tscr) {
-        st = TC_ERR_NOMEM;
-        goto fail2;
-    }
-    /* plain lowering: a reducing receive lands in scratch private to its tb (as many chunks as its largest
-     * cnt) and is added to its place by a re right after it */
+                                                                                      : L->R * L->K;
+    B->stepmap = malloc((size_t)(L->ne + 1) * sizeof(int));
+    B->first = malloc((size_t)(L->ne + 1) * sizeof(int));
+    B->lbase = malloc(((size_t)B->ntb + 1) * sizeof(int));
+    B->evmap = malloc(((size_t)L->ne + 1) * sizeof(int));
+    B->u = malloc(((size_t)B->ntb + 1) * sizeof *B->u);
+    B->tscr = calloc((size_t)B->ntb + 1, sizeof(int));
+    if (!B->stepmap || !B->first || !B->lbase || !B->evmap || !B->u || !B->tscr)
+        return TC_ERR_NOMEM;
+    return TC_OK;
+}
+
+/* Scratch of each rank: its working slots, then (plain lowering) each tb's private chunks, as many as
+ * its largest reducing receive: that lands there and is added to its place by a re right after it.
+ * Also the map from each tb's logical steps to the events heading them. */
+static void bld_scratch(lw *L, bld *B)
+{
     for (int i = 0; L->plain && i < L->ne; i++) {
         const ev *e = &L->e[i];
-        int g = tbbase[e->rank] + e->tb;
-        if (!e->fused && e->kind == 0 && e->type == TC_MS_RRC && e->cnt > tscr[g])
-            tscr[g] = e->cnt;
+        int g = B->tbbase[e->rank] + e->tb;
+        if (!e->fused && e->kind == 0 && e->type == TC_MS_RRC && e->cnt > B->tscr[g])
+            B->tscr[g] = e->cnt;
     }
-    for (int r = 0; r < R; r++) { /* scratch of a rank: working slots, then the tbs' private chunks */
+    for (int r = 0; r < L->R; r++) {
         int off = L->nscratch[r];
-        for (int g = tbbase[r]; g < tbbase[r + 1]; g++) {
-            int need = tscr[g];
-            tscr[g] = off;
+        for (int g = B->tbbase[r]; g < B->tbbase[r + 1]; g++) {
+            int need = B->tscr[g];
+            B->tscr[g] = off;
             off += need;
         }
-        m->gpus[r].s_chunks = off;
+        B->m->gpus[r].s_chunks = off;
     }
-    for (int g = 0, acc_n = 0; g < ntb_all; g++) {
-        hasdep[g] = acc_n;
-        acc_n += tbsteps[g];
+    for (int g = 0, acc_n = 0; g < B->ntb; g++) {
+        B->lbase[g] = acc_n;
+        acc_n += B->tbsteps[g];
     }
     for (int i = 0; i < L->ne; i++)
         if (!L->e[i].fused)
-            evmap[hasdep[tbbase[L->e[i].rank] + L->e[i].tb] + L->e[i].step] = i;
-    for (int r = 0; r < R; r++) {
-        tc_msccl_gpu *gp = &m->gpus[r];
-        if (hascp[r] && (st = tc_msccl_tb_add(gp, -1, -1, 0, NULL)))
-            goto fail2;
-        for (int t = 0; t < npairs[r] * nch; t++) {
+            B->evmap[B->lbase[B->tbbase[L->e[i].rank] + L->e[i].tb] + L->e[i].step] = i;
+}
+
+/* Input and output buffer sizes in chunks of every gpu. */
+static void io_chunks(const lw *L, int *ic, int *oc)
+{
+    int ip = L->inplace, K = L->K, R = L->R;
+    switch (L->s->coll) {
+    case TC_COLL_ALLREDUCE: *ic = L->N; *oc = ip ? 0 : L->N; break;
+    case TC_COLL_BROADCAST:
+    case TC_COLL_REDUCE: *ic = K; *oc = ip ? 0 : K; break;
+    case TC_COLL_ALLGATHER:
+    case TC_COLL_GATHER: *ic = ip ? 0 : K; *oc = R * K; break;
+    case TC_COLL_REDUCESCATTER:
+    case TC_COLL_SCATTER: *ic = R * K; *oc = ip ? 0 : K; break;
+    default: *ic = *oc = R * K; break;
+    }
+}
+
+/* The tbs of every gpu (the copy tb first, then per pair one per channel) and its buffer sizes. */
+static tc_status bld_gpus(lw *L, bld *B)
+{
+    const int nch = B->nch;
+    tc_status st;
+    for (int r = 0; r < L->R; r++) {
+        tc_msccl_gpu *gp = &B->m->gpus[r];
+        if (B->hascp[r] && (st = tc_msccl_tb_add(gp, -1, -1, 0, NULL)))
+            return st;
+        for (int t = 0; t < L->npairs[r] * nch; t++) {
             int p = L->pbase[r] + t / nch;
             if ((st = tc_msccl_tb_add(gp, L->psend[p], L->precv[p], L->pgrp[p] * nch + t % nch, NULL)))
-                goto fail2;
+                return st;
         }
-        int mode_inplace = L->inplace;
-        tc_coll co = s->coll;
-        int ic = 0, oc = 0, K = L->K;
-        switch (co) {
-        case TC_COLL_ALLREDUCE: ic = L->N; oc = mode_inplace ? 0 : L->N; break;
-        case TC_COLL_BROADCAST:
-        case TC_COLL_REDUCE: ic = K; oc = mode_inplace ? 0 : K; break;
-        case TC_COLL_ALLGATHER:
-        case TC_COLL_GATHER: ic = mode_inplace ? 0 : K; oc = R * K; break;
-        case TC_COLL_REDUCESCATTER:
-        case TC_COLL_SCATTER: ic = R * K; oc = mode_inplace ? 0 : K; break;
-        default: ic = oc = R * K; break;
-        }
-        gp->i_chunks = ic;
-        gp->o_chunks = oc;
+        io_chunks(L, &gp->i_chunks, &gp->o_chunks);
     }
-    /* steps, in global order; a step's dependencies become nops before it */
-    for (int pass = 0; pass < 2 && !st; pass++) {
-        for (int i = 0; i < L->ne && !st; i++) {
-            ev *e = &L->e[i];
-            if (e->fused)
-                continue;
-            tc_msccl_tb *tb = &m->gpus[e->rank].tbs[e->tb];
-            int gtb = tbbase[e->rank] + e->tb;
-            /* collect distinct tbs, keeping the latest step per tb */
-            int nu = 0;
-            for (int d = dfirst[i]; d >= 0; d = dnext[d]) {
-                int k;
-                for (k = 0; k < nu && u[k].tb != dl[d].tb; k++)
-                    ;
-                if (k == nu)
-                    u[nu++] = dl[d];
-                else if (k < nu && dl[d].step > u[k].step)
-                    u[k].step = dl[d].step;
-            }
-            int expand = L->plain && e->kind == 0 && e->type == TC_MS_RRC; /* r into scratch, then re */
-            if (pass == 0) {
-                first[i] = tb->n_steps;
-                stepmap[i] = tb->n_steps + (nu > 1 ? nu - 1 : 0) + expand; /* final index of the step */
-                tc_msccl_step nop = {0, TC_MS_NOP, TC_MS_BUF_I, -1, TC_MS_BUF_O, -1, 0, -1, -1, 0, 0, 0, 0};
-                for (int k = 0; k + 1 < nu && !st; k++)
-                    st = tc_msccl_step_add(tb, &nop);
-                int w = e->rank * L->N + e->chunk;
-                tc_msccl_step x = {0, e->type, L->wbuf[w], L->woff[w], L->wbuf[w], L->woff[w], e->cnt, -1, -1, 0, 0, 0, 0};
-                if (e->kind == 0) {
-                    x.fmt_recv = ev_fmt(L, e);
-                    x.fmt_send = e->fsend >= 0 ? ev_fmt(L, &L->e[e->fsend]) : 0;
-                } else if (e->kind == 1) {
-                    x.fmt_send = ev_fmt(L, e);
-                }
-                if (e->kind == 2) {
-                    cp_ends(L, e, &x.srcbuf, &x.srcoff, &x.dstbuf, &x.dstoff);
-                } else if (e->type == TC_MS_SEND) {
-                    int pw = e->peer * L->N + e->chunk;
-                    x.dstbuf = L->wbuf[pw];
-                    x.dstoff = L->woff[pw];
-                } else if (e->type == TC_MS_RECV) {
-                    int pw = e->peer * L->N + e->chunk;
-                    x.srcbuf = L->wbuf[pw];
-                    x.srcoff = L->woff[pw];
-                }
-                if (expand) {
-                    tc_msccl_step rx = x, rex = x;
-                    int pw = e->peer * L->N + e->chunk;
-                    rx.type = TC_MS_RECV;
-                    rx.srcbuf = L->wbuf[pw];
-                    rx.srcoff = L->woff[pw];
-                    rx.dstbuf = TC_MS_BUF_S;
-                    rx.dstoff = tscr[gtb];
-                    rex.type = TC_MS_RE;
-                    rex.srcbuf = TC_MS_BUF_S;
-                    rex.srcoff = tscr[gtb];
-                    rex.fmt_recv = rex.fmt_send = 0;
-                    if (!st)
-                        st = tc_msccl_step_add(tb, &rx);
-                    if (!st)
-                        st = tc_msccl_step_add(tb, &rex);
-                } else if (!st) {
-                    st = tc_msccl_step_add(tb, &x);
-                }
-            } else {
-                /* dependencies: tb/step refer to logical steps: map through the events; they go on the
-                 * nops and the first step of the event */
-                int base = first[i];
-                for (int k = 0; k < nu; k++) {
-                    int tgt_t = u[k].tb - tbbase[e->rank];
-                    /* find the event with that tb and logical step */
-                    int fs = stepmap[evmap[hasdep[u[k].tb] + u[k].step]];
-                    if (fs < 0 || fs >= m->gpus[e->rank].tbs[tgt_t].n_steps) {
-                        st = tc_error(L->ctx, TC_ERR_INTERNAL, NULL, 0, "msccl lowering: lost a dependency");
-                        break;
-                    }
-                    tc_msccl_step *x = &tb->steps[base + k];
-                    x->depid = tgt_t;
-                    x->deps = fs;
-                    m->gpus[e->rank].tbs[tgt_t].steps[fs].hasdep = 1;
-                }
-            }
+    return TC_OK;
+}
+
+/* The dependencies of event i's step in u, one per tb (its latest step there); returns their count. */
+static int collect_deps(const bld *B, int i)
+{
+    int nu = 0;
+    for (int d = B->dfirst[i]; d >= 0; d = B->dnext[d]) {
+        int k;
+        for (k = 0; k < nu && B->u[k].tb != B->dl[d].tb; k++)
+            ;
+        if (k == nu)
+            B->u[nu++] = B->dl[d];
+        else if (k < nu && B->dl[d].step > B->u[k].step)
+            B->u[k].step = B->dl[d].step;
+    }
+    return nu;
+}
+
+/* The step of event e: its type, its working slot, its peer's slot as the far end and sparse formats. */
+static tc_msccl_step step_of(const lw *L, const ev *e)
+{
+    int w = e->rank * L->N + e->chunk, pw = e->peer * L->N + e->chunk;
+    tc_msccl_step x = {0, e->type, L->wbuf[w], L->woff[w], L->wbuf[w], L->woff[w], e->cnt, -1, -1, 0, 0, 0, 0};
+    if (e->kind == 0) {
+        x.fmt_recv = ev_fmt(L, e);
+        x.fmt_send = e->fsend >= 0 ? ev_fmt(L, &L->e[e->fsend]) : 0;
+    } else if (e->kind == 1) {
+        x.fmt_send = ev_fmt(L, e);
+    }
+    if (e->kind == 2) {
+        cp_ends(L, e, &x.srcbuf, &x.srcoff, &x.dstbuf, &x.dstoff);
+    } else if (e->type == TC_MS_SEND) {
+        x.dstbuf = L->wbuf[pw];
+        x.dstoff = L->woff[pw];
+    } else if (e->type == TC_MS_RECV) {
+        x.srcbuf = L->wbuf[pw];
+        x.srcoff = L->woff[pw];
+    }
+    return x;
+}
+
+/* Event i's steps: a nop per dependency beyond the first, then its step, or (plain lowering of a
+ * reducing receive) r into the tb's private scratch followed by re into the slot. */
+static tc_status emit_event(lw *L, bld *B, int i)
+{
+    const ev *e = &L->e[i];
+    tc_msccl_tb *tb = &B->m->gpus[e->rank].tbs[e->tb];
+    tc_status st = TC_OK;
+    int nu = collect_deps(B, i);
+    int expand = L->plain && e->kind == 0 && e->type == TC_MS_RRC;
+    B->first[i] = tb->n_steps;
+    B->stepmap[i] = tb->n_steps + (nu > 1 ? nu - 1 : 0) + expand; /* final index of the step */
+    tc_msccl_step nop = {0, TC_MS_NOP, TC_MS_BUF_I, -1, TC_MS_BUF_O, -1, 0, -1, -1, 0, 0, 0, 0};
+    for (int k = 0; k + 1 < nu; k++)
+        if ((st = tc_msccl_step_add(tb, &nop)))
+            return st;
+    tc_msccl_step x = step_of(L, e);
+    if (!expand)
+        return tc_msccl_step_add(tb, &x);
+    int scr = B->tscr[B->tbbase[e->rank] + e->tb], pw = e->peer * L->N + e->chunk;
+    tc_msccl_step rx = x, rex = x;
+    rx.type = TC_MS_RECV;
+    rx.srcbuf = L->wbuf[pw];
+    rx.srcoff = L->woff[pw];
+    rx.dstbuf = TC_MS_BUF_S;
+    rx.dstoff = scr;
+    rex.type = TC_MS_RE;
+    rex.srcbuf = TC_MS_BUF_S;
+    rex.srcoff = scr;
+    rex.fmt_recv = rex.fmt_send = 0;
+    if ((st = tc_msccl_step_add(tb, &rx)))
+        return st;
+    return tc_msccl_step_add(tb, &rex);
+}
+
+/* The steps of every tb, in global order. */
+static tc_status bld_emit(lw *L, bld *B)
+{
+    tc_status st;
+    for (int i = 0; i < L->ne; i++)
+        if (!L->e[i].fused && (st = emit_event(L, B, i)))
+            return st;
+    return TC_OK;
+}
+
+/* Dependencies name logical steps: mapped through the events to step indices, they go on the nops and
+ * the first step of each event, and mark the steps they name (hasdep). */
+static tc_status bld_link_deps(lw *L, bld *B)
+{
+    tc_msccl *m = B->m;
+    for (int i = 0; i < L->ne; i++) {
+        const ev *e = &L->e[i];
+        if (e->fused)
+            continue;
+        tc_msccl_tb *tb = &m->gpus[e->rank].tbs[e->tb];
+        int nu = collect_deps(B, i), base = B->first[i];
+        for (int k = 0; k < nu; k++) {
+            int tgt_t = B->u[k].tb - B->tbbase[e->rank];
+            int fs = B->stepmap[B->evmap[B->lbase[B->u[k].tb] + B->u[k].step]];
+            if (fs < 0 || fs >= m->gpus[e->rank].tbs[tgt_t].n_steps)
+                return tc_error(L->ctx, TC_ERR_INTERNAL, NULL, 0, "msccl lowering: lost a dependency");
+            tc_msccl_step *x = &tb->steps[base + k];
+            x->depid = tgt_t;
+            x->deps = fs;
+            m->gpus[e->rank].tbs[tgt_t].steps[fs].hasdep = 1;
         }
     }
-    if (st)
-        goto fail2;
-    for (int r = 0; r < R; r++)
-        for (int t = 0; t < m->gpus[r].n_tbs; t++)
+    return TC_OK;
+}
+
+/* The most steps of any tb, and whether one reaches the target's limit. */
+static void bld_count_steps(const lw *L, const tc_msccl *m, int *too_long, int *maxsteps)
+{
+    *maxsteps = 0;
+    for (int r = 0; r < L->R; r++)
+        for (int t = 0; t < m->gpus[r].n_tbs; t++) {
             if (m->gpus[r].tbs[t].n_steps >= L->lim.max_steps_per_tb)
                 *too_long = 1;
-    *maxsteps = 0;
-    for (int r = 0; r < R; r++)
-        for (int t = 0; t < m->gpus[r].n_tbs; t++)
             if (m->gpus[r].tbs[t].n_steps > *maxsteps)
                 *maxsteps = m->gpus[r].tbs[t].n_steps;
-    *out = m;
-    m = NULL;
-fail2:
-    free(dl);
-    free(dfirst);
-    free(dnext);
-    free(tbbase);
+        }
+}
+
+/* The MSCCL program of the ordered events with nch channels per pair of peers.  *too_long: a tb has
+ * the target's step limit or more; *maxsteps: the most steps of any tb (both on success). */
+static tc_status build(lw *L, int nch, tc_msccl **out, int *too_long, int *maxsteps)
+{
+    bld B = {.nch = nch};
+    tc_status st;
+    *too_long = 0;
+    if ((st = bld_assign_tbs(L, &B)) || (st = bld_chain_slots(L, &B)) || (st = bld_tb_bases(L, &B)))
+        goto fail;
+    bld_number_steps(L, &B);
+    bld_rrs(L, &B);
+    bld_aggregate(L, &B);
+    if ((st = bld_accesses(L, &B)) || (st = bld_deps(L, &B)) || (st = bld_program(L, &B)))
+        goto fail;
+    bld_scratch(L, &B);
+    if ((st = bld_gpus(L, &B)) || (st = bld_emit(L, &B)) || (st = bld_link_deps(L, &B)))
+        goto fail;
+    bld_count_steps(L, B.m, too_long, maxsteps);
+    *out = B.m;
+    B.m = NULL;
 fail:
-    tc_msccl_free(m);
-    free(tbsteps);
-    free(pos);
-    free(ac);
-    free(stepmap);
-    free(first);
-    free(tscr);
-    free(hasdep);
-    free(evmap);
-    free(u);
-    free(lastw_rc);
-    free(next_rc);
-    free(hascp);
-    free(prev_rc);
-    free(nxt_tb);
-    free(lastlog);
-    free(rv_of);
+    bld_free(&B);
     return st;
 }
 
@@ -1042,23 +1261,18 @@ static tc_status delay_safe(const lw *L, double q, char *safe)
  * previous receive of their connection (FIFO).  TC_ERR_UNSUPPORTED without a diagnostic, pair[] set, when
  * moving the receives would reorder a rank's accesses to a chunk (the caller repairs or reports).
  */
-static tc_status order_events(lw *L, int delay, int pair[2])
+/* The events of the transfers: the sends first, then the receives, each in IR order (a canonical IR,
+ * sorted by start, makes them two nearly sorted runs for the natural merge sort), with their times on
+ * the grid of q; a routed copy or (delay) a delay-safe transfer is sent as it is delivered. */
+static tc_status oe_events(lw *L, int delay, double q)
 {
-    const int fch = L->fch > 0 ? L->fch : 1;
     const tc_sched *s = L->s;
-    const size_t RN = (size_t)L->R * L->N;
-    tc_status st = TC_OK;
-    L->ne = 0;
-    /* times are compared on a grid of 1e-9 of the makespan: rounding in a generator's sums must not
-     * put a forwarding send before the receive that feeds it */
-    double q = tc_sched_makespan(s) * 1e-9;
     char *safe = NULL;
+    L->ne = 0;
     if (delay && (!(safe = malloc((size_t)s->n_xfers + 1)) || delay_safe(L, q, safe))) {
         free(safe);
         return TC_ERR_NOMEM;
     }
-    /* the sends first, then the receives, each in IR order: a canonical IR (sorted by start) makes them
-     * two nearly sorted runs for the natural merge sort */
     for (int i = 0; i < s->n_xfers; i++) {
         const tc_xfer *x = &s->xfers[i];
         double ts = q > 0 ? round(x->t_start / q) : x->t_start, te = q > 0 ? round(x->t_end / q) : x->t_end;
@@ -1073,91 +1287,123 @@ static tc_status order_events(lw *L, int delay, int pair[2])
         te = te > ts ? te : ts;
         L->e[L->ne++] = (ev){x->dst, i, 0, x->chunk, x->src, x->op, te, i, 0, 0, 0, 0, 1, -1};
     }
-    if ((st = sort_events(L)))
+    return TC_OK;
+}
+
+/* Receives: after their send, and per connection (src, dst, chunk mod fch) in the send order (FIFO);
+ * a receive that would come earlier is retimed just after the later of the two. */
+static tc_status oe_fifo(lw *L, int fch)
+{
+    const tc_sched *s = L->s;
+    const size_t nconn = (size_t)L->R * L->R * fch;
+    int *last = malloc(nconn * sizeof(int));
+    int *recv_of = malloc(((size_t)s->n_xfers + 1) * sizeof(int));
+    if (!last || !recv_of) {
+        free(last);
+        free(recv_of);
+        return TC_ERR_NOMEM;
+    }
+    for (int i = 0; i < L->ne; i++)
+        if (L->e[i].kind == 0)
+            recv_of[L->e[i].xfer] = i;
+    for (size_t i = 0; i < nconn; i++)
+        last[i] = -1;
+    for (int i = 0; i < L->ne; i++) {
+        if (L->e[i].kind != 1)
+            continue;
+        ev *rv = &L->e[recv_of[L->e[i].xfer]];
+        size_t cn = ((size_t)L->e[i].rank * L->R + L->e[i].peer) * fch + L->e[i].chunk % fch;
+        /* after its own send and after the previous receive of the connection, in the sort order */
+        const ev *after = &L->e[i];
+        if (last[cn] >= 0 && cmp_ev(&L->e[last[cn]], after) > 0)
+            after = &L->e[last[cn]];
+        if (cmp_ev(rv, after) <= 0)
+            rv->t = nextafter(after->t, 1e300);
+        last[cn] = recv_of[L->e[i].xfer];
+    }
+    free(last);
+    free(recv_of);
+    return TC_OK;
+}
+
+/* *broken = 1 when moving receives reordered a rank's accesses to a chunk (fused holds each event's
+ * original position); pair then names the first such connection (src, dst). */
+static tc_status oe_check(const lw *L, int pair[2], int *broken)
+{
+    const size_t RN = (size_t)L->R * L->N;
+    int *lastpos = malloc(RN * sizeof(int));
+    if (!lastpos)
+        return TC_ERR_NOMEM;
+    for (size_t i = 0; i < RN; i++)
+        lastpos[i] = -1;
+    *broken = 0;
+    for (int i = 0; i < L->ne; i++) {
+        int w = L->e[i].rank * L->N + L->e[i].chunk;
+        if (L->e[i].fused < lastpos[w]) {
+            pair[0] = L->e[i].kind ? L->e[i].rank : L->e[i].peer;
+            pair[1] = L->e[i].kind ? L->e[i].peer : L->e[i].rank;
+            *broken = 1;
+            break;
+        }
+        lastpos[w] = L->e[i].fused;
+    }
+    free(lastpos);
+    return TC_OK;
+}
+
+/* Retime: every rank's accesses to a chunk back in their original order, each just after the one
+ * before it when a moved receive put it earlier (times only grow); *moved counts the events moved. */
+static tc_status oe_retime(lw *L, int *moved)
+{
+    const size_t RN = (size_t)L->R * L->N;
+    int *pos = malloc((size_t)L->ne * sizeof *pos);
+    double *tmax = malloc(RN * sizeof *tmax);
+    if (!pos || !tmax) {
+        free(pos);
+        free(tmax);
+        return TC_ERR_NOMEM;
+    }
+    for (size_t w = 0; w < RN; w++)
+        tmax[w] = -HUGE_VAL;
+    for (int i = 0; i < L->ne; i++)
+        pos[L->e[i].fused] = i;
+    *moved = 0;
+    for (int k = 0; k < L->ne; k++) {
+        ev *e = &L->e[pos[k]];
+        const size_t w = (size_t)e->rank * L->N + e->chunk;
+        if (!(e->t > tmax[w]) && tmax[w] > -HUGE_VAL) {
+            e->t = nextafter(tmax[w], 1e300);
+            (*moved)++;
+        }
+        tmax[w] = e->t;
+    }
+    free(pos);
+    free(tmax);
+    return TC_OK;
+}
+
+static tc_status order_events(lw *L, int delay, int pair[2])
+{
+    const int fch = L->fch > 0 ? L->fch : 1;
+    tc_status st;
+    /* times are compared on a grid of 1e-9 of the makespan: rounding in a generator's sums must not
+     * put a forwarding send before the receive that feeds it */
+    double q = tc_sched_makespan(L->s) * 1e-9;
+    if ((st = oe_events(L, delay, q)) || (st = sort_events(L)))
         return st;
-    /* receives: after their send, and per connection (src, dst) in the send order (FIFO) */
     for (int i = 0; i < L->ne; i++)
         L->e[i].fused = i; /* original position, kept while adjusting */
     for (int pass = 0;; pass++) {
-        {
-            const size_t nconn = (size_t)L->R * L->R * fch;
-            int *last = malloc(nconn * sizeof(int));
-            int *recv_of = malloc(((size_t)s->n_xfers + 1) * sizeof(int));
-            if (!last || !recv_of) {
-                free(last);
-                free(recv_of);
-                return TC_ERR_NOMEM;
-            }
-            for (int i = 0; i < L->ne; i++)
-                if (L->e[i].kind == 0)
-                    recv_of[L->e[i].xfer] = i;
-            for (size_t i = 0; i < nconn; i++)
-                last[i] = -1;
-            for (int i = 0; i < L->ne; i++) {
-                if (L->e[i].kind != 1)
-                    continue;
-                ev *rv = &L->e[recv_of[L->e[i].xfer]];
-                size_t cn = ((size_t)L->e[i].rank * L->R + L->e[i].peer) * fch + L->e[i].chunk % fch;
-                /* after its own send and after the previous receive of the connection, in the sort order */
-                const ev *after = &L->e[i];
-                if (last[cn] >= 0 && cmp_ev(&L->e[last[cn]], after) > 0)
-                    after = &L->e[last[cn]];
-                if (cmp_ev(rv, after) <= 0)
-                    rv->t = nextafter(after->t, 1e300);
-                last[cn] = recv_of[L->e[i].xfer];
-            }
-            free(last);
-            free(recv_of);
-        }
-        if ((st = sort_events(L)))
+        int broken, moved;
+        if ((st = oe_fifo(L, fch)) || (st = sort_events(L)) || (st = oe_check(L, pair, &broken)))
             return st;
-        {   /* moving receives must not reorder the accesses of one rank to one chunk */
-            int *lastpos = malloc(RN * sizeof(int));
-            if (!lastpos)
-                return TC_ERR_NOMEM;
-            for (size_t i = 0; i < RN; i++)
-                lastpos[i] = -1;
-            st = TC_OK;
-            for (int i = 0; i < L->ne && !st; i++) {
-                int w = L->e[i].rank * L->N + L->e[i].chunk;
-                if (L->e[i].fused < lastpos[w]) {
-                    pair[0] = L->e[i].kind ? L->e[i].rank : L->e[i].peer;
-                    pair[1] = L->e[i].kind ? L->e[i].peer : L->e[i].rank;
-                    st = TC_ERR_UNSUPPORTED;
-                }
-                lastpos[w] = L->e[i].fused;
-            }
-            free(lastpos);
-        }
-        if (st != TC_ERR_UNSUPPORTED)
+        if (!broken)
             break;
         if (delay < 2 || pass == 256)
+            return TC_ERR_UNSUPPORTED;
+        /* the accesses back in their order, then the FIFO rule again */
+        if ((st = oe_retime(L, &moved)))
             return st;
-        /* retime: every rank's accesses to a chunk back in their original order, each just after the one
-         * before it when a moved receive put it earlier; then the FIFO rule again (times only grow) */
-        int *pos = malloc((size_t)L->ne * sizeof *pos);
-        double *tmax = malloc(RN * sizeof *tmax);
-        if (!pos || !tmax) {
-            free(pos);
-            free(tmax);
-            return TC_ERR_NOMEM;
-        }
-        for (size_t w = 0; w < RN; w++)
-            tmax[w] = -HUGE_VAL;
-        for (int i = 0; i < L->ne; i++)
-            pos[L->e[i].fused] = i;
-        int moved = 0;
-        for (int k = 0; k < L->ne; k++) {
-            ev *e = &L->e[pos[k]];
-            const size_t w = (size_t)e->rank * L->N + e->chunk;
-            if (!(e->t > tmax[w]) && tmax[w] > -HUGE_VAL) {
-                e->t = nextafter(tmax[w], 1e300);
-                moved++;
-            }
-            tmax[w] = e->t;
-        }
-        free(pos);
-        free(tmax);
         if (!moved) /* a fixed point that still breaks the order: the FIFO rule and the data order conflict */
             return TC_ERR_UNSUPPORTED;
         if ((st = sort_events(L)))
