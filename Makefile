@@ -51,7 +51,7 @@ MAN_PAGES := $(sort $(wildcard man/man[1-9]/*.[1-9]))
 
 FUZZ_CC  ?= clang
 FUZZ_S   ?= 60
-FUZZ_NAMES := topo costs json msccl tune sparse svm photonic bundle import
+FUZZ_NAMES := topo costs json msccl tune sparse svm photonic bundle import mscclpp
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 
 .PHONY: all deps demo check check-run asan valgrind fuzz fuzz-build bench bench-synth bench-sim bench-compare bench-exec \

@@ -87,7 +87,7 @@ int tc_mscclpp_buf_parse(const char *s);
 typedef struct tc_mscclpp_buf {
     int type;           /**< local: 0 i, 1 o, 2 s; remote: -1; an NVLS buffer (switch_channel_id): -2 */
     int id;             /**< remote: buffer_id (an index into the tb's remote_buffer_refs of the op's channel
-                             type); -1 local */
+                             type); NVLS: switch_channel_id; -1 local */
     int index, size;    /**< in chunks */
 } tc_mscclpp_buf;
 
@@ -170,13 +170,16 @@ typedef struct tc_mscclpp_lower_opts {
                                      within one); NULL: one server */
     uint64_t min_bytes, max_bytes; /**< the byte range written (max 0: no limit) */
     const char *name;           /**< the plan's name (NULL: derived from the schedule) */
+    int any_size;               /**< tc_compile: skip the executor's message-size rule at the plan's size (a
+                                     candidate priced for a range of sizes, bundle) */
 } tc_mscclpp_lower_opts;
 void tc_mscclpp_lower_opts_init(tc_mscclpp_lower_opts *o);
 
 /** Lower a checked schedule (all-reduce, all-gather or reduce-scatter) to an MSCCL++ plan (man 5
  *  tacosc-mscclpp, LOWERING).  TC_ERR_LIMIT names the limit that cannot be met. */
 tc_status tc_mscclpp_lower(tc_ctx *ctx, const tc_sched *s, const tc_mscclpp_lower_opts *o, tc_mscclpp **out);
-/** Write the plan as JSON: deterministic, one operation per line. */
+/** Write the plan as JSON: deterministic, one operation per line.  What tacosc does not keep of a plan it
+ *  read (switch channels' rank groups, pipelines' nesting and iteration context) is not written. */
 tc_status tc_mscclpp_write(tc_ctx *ctx, const tc_mscclpp *p, FILE *f);
 /** Read a plan (any producer's) with the loader's rules; messages are `name:line: error: ... [rule]`. */
 tc_status tc_mscclpp_read(tc_ctx *ctx, const char *path, tc_mscclpp **out);

@@ -418,14 +418,19 @@ typedef struct tc_tune_bundle_opts {
     tc_msccl_lower_opts lower;     /**< target, channels, protocol, placement (min/max bytes: each range's) */
     tc_tune_algos algos;           /**< candidates for a range whose algorithm cannot be written (0: every one) */
     const char *how;               /**< how the ranges were chosen, for the README */
+    int mscclpp;                   /**< MSCCL++ plans into DIR/mscclpp-plans/ (lower: unused) */
 } tc_tune_bundle_opts;
+
+/** The folder of DIR an MSCCL++ bundle's plans go to. */
+#define TC_BUNDLE_MSCCLPP_DIR "mscclpp-plans"
 
 void tc_tune_bundle_opts_init(tc_tune_bundle_opts *o);
 /** The limits the bundle's files are verified against: lo's target, its --max-channels when given
  *  (TC_ERR_USAGE above what the target allows at all). */
 tc_status tc_tune_bundle_limits(tc_ctx *ctx, const tc_msccl_lower_opts *lo, tc_msccl_limits *lim);
 
-/** The file name of range r: COLL[-outofplace|-both]-nRANKS-MIN-MAX.xml (MAX "inf" for no limit). */
+/** The file name of range r: COLL[-outofplace|-both]-nRANKS-MIN-MAX.xml (MAX "inf" for no limit); for an
+ *  MSCCL++ bundle (lo NULL) COLL-nRANKS-MIN-MAX.json. */
 void tc_tune_bundle_file_name(char *buf, size_t n, tc_coll coll, const tc_msccl_lower_opts *lo, int ranks,
                               const tc_tune_range *r);
 
@@ -437,6 +442,9 @@ void tc_tune_bundle_file_name(char *buf, size_t n, tc_coll coll, const tc_msccl_
  * collective, rank count and placement are replaced; another file that does not load or serves the same
  * calls is an error; links where the bundle writes and a README tacosc did not write are refused.  The
  * bundle is staged in DIR and renamed into place: on any error DIR is left as it was.
+ * o->mscclpp: MSCCL++ plans (each with its range as min/max_message_size, verified at its planned size)
+ * into DIR/mscclpp-plans/ with a README there; files of an earlier bundle of the same collective and rank
+ * count are replaced, others kept.
  */
 tc_status tc_tune_bundle_write(tc_ctx *ctx, const char *out_dir, const tc_topo *topo, const tc_tune_bundle_opts *o,
                                tc_tune_range *r, int nr);

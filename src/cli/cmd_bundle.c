@@ -2,6 +2,9 @@
  * the vendor's own ranges left uncovered), then the bundle written by the library (tc_tune_bundle_write,
  * src/tune/bundle_write.c: one verified MSCCL XML per range in DIR/msccl-algorithms/ and DIR/README). */
 #include "cli.h"
+#include "tacos/mscclpp.h"
+
+#include <string.h>
 #include "tacos/algo.h"
 #include "tacos/msccl.h"
 #include "tacos/topo.h"
@@ -43,13 +46,16 @@ static void usage(FILE *f)
           "      --proto P        Simple (default), LL or LL128\n"
           "      --inplace        in-place plans (default)\n"
           "      --outofplace     out-of-place plans; with --inplace, plans that serve both\n"
+          "  -f, --format F       msccl (default: MSCCL XML, as above) or mscclpp: MSCCL++ plans into\n"
+          "                       DIR/" TC_BUNDLE_MSCCLPP_DIR "/, each with its range as min/max_message_size, and a README\n"
+          "                       there (man 5 tacosc-mscclpp, BUNDLES); the MSCCL options do not apply\n"
           "  -o, --output DIR     the bundle directory (created)\n"
           "  -q, --quiet          no summary\n"
           "  -h, --help           this text\n",
           f);
 }
 
-enum { O_MODEL = 256, O_NOVENDOR, O_SIZES, O_ALGOS, O_COSTS, O_ROOT, O_UNWIND, O_SEED, O_TARGET, O_MAXCH, O_PROTO, O_INPLACE,
+enum { O_FORMAT = 'f', O_MODEL = 256, O_NOVENDOR, O_SIZES, O_ALGOS, O_COSTS, O_ROOT, O_UNWIND, O_SEED, O_TARGET, O_MAXCH, O_PROTO, O_INPLACE,
        O_OUTOFPLACE };
 
 
@@ -57,6 +63,7 @@ int tc_cli_bundle(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"collective", required_argument, 0, 'c'}, {"model", required_argument, 0, O_MODEL},
+        {"format", required_argument, 0, 'f'},
         {"no-vendor", no_argument, 0, O_NOVENDOR},
         {"sizes", required_argument, 0, O_SIZES},   {"algos", required_argument, 0, O_ALGOS},
         {"costs", required_argument, 0, O_COSTS},   {"chunks", required_argument, 0, 'k'},
@@ -75,11 +82,11 @@ int tc_cli_bundle(int argc, char **argv)
     tc_msccl_lower_opts_init(&lo);
     const char *coll_s = NULL, *model_dir = NULL, *sizes_s = "1K:1G:4", *costs = NULL, *out_dir = NULL;
     tc_tune_algos algos = 0;
-    int opt, quiet = 0, unwind = 0;
+    int opt, quiet = 0, unwind = 0, mscclpp = 0;
     unsigned char seen[TC_CLI_MAX_OPT] = {0};
     tc_status st = TC_OK;
     optind = 1;
-    while ((opt = tc_cli_getopt(&ctx, "bundle", argc, argv, "c:k:o:qh", longopts, seen, NULL)) != -1) {
+    while ((opt = tc_cli_getopt(&ctx, "bundle", argc, argv, "c:k:o:f:qh", longopts, seen, NULL)) != -1) {
         switch (opt) {
         case 'c': coll_s = optarg; break;
         case O_MODEL: model_dir = optarg; break;
@@ -97,6 +104,12 @@ int tc_cli_bundle(int argc, char **argv)
         case O_INPLACE:
         case O_OUTOFPLACE: break; /* seen[] tells */
         case 'o': out_dir = optarg; break;
+        case 'f':
+            if (!strcmp(optarg, "mscclpp"))
+                mscclpp = 1;
+            else if (strcmp(optarg, "msccl") && strcmp(optarg, "xml"))
+                st = tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--format: '%s' is not msccl or mscclpp", optarg);
+            break;
         case 'q': quiet = 1; break;
         case 'h': usage(stdout); return tc_cli_exit(tc_cli_stdout_close(&ctx));
         default: return 2; /* tc_cli_getopt reported it */
@@ -120,6 +133,13 @@ int tc_cli_bundle(int argc, char **argv)
                             tc_coll_name(coll));
     if (model_dir && algos)
         return tc_cli_usage(&ctx, "bundle", "--algos applies when simulating, not with --model (the model chooses)");
+    static const int msccl_only[] = {O_TARGET, O_MAXCH, O_PROTO, O_INPLACE, O_OUTOFPLACE, O_NOVENDOR};
+    for (size_t i = 0; mscclpp && i < sizeof msccl_only / sizeof msccl_only[0]; i++)
+        if (seen[msccl_only[i]]) {
+            char name[64];
+            return tc_cli_usage(&ctx, "bundle", "%s applies to MSCCL XML bundles, not -f mscclpp",
+                                tc_cli_opt_name(longopts, msccl_only[i], name, sizeof name));
+        }
     go.unwind = unwind;
     lo.inplace = seen[O_INPLACE] || !seen[O_OUTOFPLACE];
     lo.outofplace = seen[O_OUTOFPLACE];
@@ -161,11 +181,15 @@ int tc_cli_bundle(int argc, char **argv)
         snprintf(how, sizeof how, "the model %s (held-out accuracy %.1f%%)", model->dir, 100 * model->test.accuracy);
     else
         snprintf(how, sizeof how, "simulating the candidates (event model; %s)", why);
-    go.target = &lo; /* candidates priced as the files are written: lowered for the target (issue 21) */
+    tc_mscclpp_lower_opts mpo;
+    tc_mscclpp_lower_opts_init(&mpo);
+    mpo.any_size = 1; /* a range's plan serves many sizes: its own is checked when it is written */
+    go.target = mscclpp ? NULL : &lo; /* candidates priced as the files are written (issue 21) */
+    go.mscclpp_target = mscclpp ? &mpo : NULL;
     if ((st = tc_tune_bundle_ranges(&ctx, topo, coll, &go, model, algos, sizes, n_sizes, &r, &nr)))
         goto done;
     int n_gaps = 0; /* issue 24: where NCCL's own algorithm is predicted to win, no file (tune/vendor.c) */
-    if ((lo.target == TC_TARGET_NCCL || lo.target == TC_TARGET_RCCL) && !seen[O_NOVENDOR] &&
+    if (!mscclpp && (lo.target == TC_TARGET_NCCL || lo.target == TC_TARGET_RCCL) && !seen[O_NOVENDOR] &&
         (st = tc_tune_vendor_uncover(&ctx, lo.target == TC_TARGET_RCCL, topo, coll, &go, sizes, n_sizes, &r, &nr,
                                      &n_gaps)))
         goto done;
@@ -176,22 +200,25 @@ int tc_cli_bundle(int argc, char **argv)
     bo.lower = lo;
     bo.algos = algos;
     bo.how = how;
+    bo.mscclpp = mscclpp;
     if ((st = tc_tune_bundle_write(&ctx, out_dir, topo, &bo, r, nr)))
         goto done;
     if (!st && !quiet) {
         char tb[32];
         printf("bundle %s on %s (%d npus), target %s: %d range%s, chosen by %s\n", tc_coll_name(coll),
-               topo->name ? topo->name : "?", topo->n_npus, tc_msccl_target_name(lo.target), nr, nr == 1 ? "" : "s",
-               how);
+               topo->name ? topo->name : "?", topo->n_npus, mscclpp ? "MSCCL++" : tc_msccl_target_name(lo.target), nr,
+               nr == 1 ? "" : "s", how);
         for (int k = 0; k < nr; k++) {
             char name[256], mx[32];
-            tc_tune_bundle_file_name(name, sizeof name, coll, &lo, topo->n_npus, &r[k]);
+            tc_tune_bundle_file_name(name, sizeof name, coll, mscclpp ? NULL : &lo, topo->n_npus, &r[k]);
             snprintf(mx, sizeof mx, "%llu", (unsigned long long)r[k].max_bytes);
             printf("  %12llu .. %-12s %-10s %s at %llu B; %s/%s\n", (unsigned long long)r[k].min_bytes,
                    r[k].max_bytes ? mx : "no limit", tc_algo_registry[r[k].algo].name,
-                   tc_fmt_time(r[k].time, tb, sizeof tb), (unsigned long long)r[k].plan_bytes, ALGO_DIR, name);
+                   tc_fmt_time(r[k].time, tb, sizeof tb), (unsigned long long)r[k].plan_bytes,
+                   mscclpp ? TC_BUNDLE_MSCCLPP_DIR : ALGO_DIR, name);
         }
-        printf("  every file verified for %s; wrote %s/README\n", tc_msccl_target_name(lo.target), out_dir);
+        printf("  every file verified for %s; wrote %s/%sREADME\n", mscclpp ? "MSCCL++" : tc_msccl_target_name(lo.target),
+               out_dir, mscclpp ? TC_BUNDLE_MSCCLPP_DIR "/" : "");
     }
     if (!st)
         st = tc_cli_stdout_close(&ctx);

@@ -213,7 +213,7 @@ static tc_status lower_mscclpp(tc_ctx *ctx, const tc_topo *topo, tc_sched *s, co
     if (!lo.node_of)
         lo.node_of = topo->node_of;
     tc_status st = tc_mscclpp_lower(ctx, s, &lo, &res->mscclpp);
-    if (!st) /* the executor's message-size rule at this size: else another chunking (lower_or_rechunk) */
+    if (!st && !lo.any_size) /* the executor's message-size rule at this size: else another chunking */
         st = tc_mscclpp_check_size(ctx, res->mscclpp, s->size_bytes, "lowered MSCCL++ plan");
     if (st || o->gen.stats_only)
         return st;

@@ -153,8 +153,8 @@ static int refs_overlap(const tc_mscclpp_buf *a, int na, const tc_mscclpp_buf *b
 {
     for (int i = 0; i < na; i++)
         for (int j = 0; j < nb; j++)
-            if (a[i].type >= 0 && a[i].type == b[j].type && a[i].index < b[j].index + b[j].size &&
-                b[j].index < a[i].index + a[i].size)
+            if (a[i].type >= 0 && a[i].type == b[j].type && a[i].index < (long)b[j].index + b[j].size &&
+                b[j].index < (long)a[i].index + a[i].size)
                 return 1;
     return 0;
 }

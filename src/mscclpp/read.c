@@ -173,6 +173,8 @@ static tc_status read_bufs(rd *r, const cJSON *op, const char *key, tc_mscclpp_b
                 return st;
         } else if (cJSON_GetObjectItemCaseSensitive(e, "switch_channel_id")) {
             x->type = -2; /* an NVLS buffer: the symbolic check does not model it */
+            if ((st = get_int(r, e, "switch_channel_id", NULL, 0, INT_MAX, &x->id)))
+                return st;
         } else if ((st = buf_type(r, e, "type", &x->type)))
             return st;
         if ((st = get_int(r, e, "index", NULL, 0, INT_MAX, &x->index)) ||

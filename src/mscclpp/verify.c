@@ -17,6 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/** Chunk contributions (slots x bitset words) the symbolic machine holds at most: 64 Mi words, 512 MiB. */
+#define TC_MSCCLPP_MAX_SLOTS (1 << 26)
+
 typedef struct {
     tc_ctx *ctx;
     const tc_mscclpp *p;
@@ -29,6 +32,7 @@ typedef struct {
     int *partner;            /* per channel record: the partner's record, -1 none */
     long *inbound, *taken;   /* per channel record: signals received, waits done */
     int *tbase;              /* per gpu: first tb */
+    int *tgpu;               /* per tb (global): its gpu */
     int *pc, *bgen;          /* per tb: next op; barrier generation it waits on (-1 none) */
     int *bar_n, *bar_gen;    /* per gpu x syncer */
     int *sem;                /* per gpu x semaphore */
@@ -84,10 +88,10 @@ static tc_status check_ref(tc_ctx *ctx, const tc_mscclpp *p, const char *name, i
         type = rb->type;
     }
     const tc_mscclpp_gpu *og = &p->gpus[owner];
-    if (b->size < 1 || b->index < 0 || b->index + b->size > nbuf(og, type))
+    if (b->size < 1 || b->index < 0 || (long)b->index + b->size > nbuf(og, type))
         return tc_error(ctx, TC_ERR_CHECK, name, op->line,
-                        "gpu %d tb %d op %d '%s': chunks %d..%d of gpu %d's %s buffer, which has %d [buffers]", g,
-                        tb->id, k, mpp_op_name(op), b->index, b->index + b->size - 1, owner,
+                        "gpu %d tb %d op %d '%s': chunks %d..%ld of gpu %d's %s buffer, which has %d [buffers]", g,
+                        tb->id, k, mpp_op_name(op), b->index, (long)b->index + b->size - 1, owner,
                         type == 0 ? "input" : type == 1 ? "output" : "scratch", nbuf(og, type));
     return TC_OK;
 }
@@ -279,15 +283,20 @@ static tc_status check_sizes(tc_ctx *ctx, const tc_mscclpp *p, uint64_t size, co
 static int slot(const vm *m, int g, int type, int idx)
 {
     const tc_mscclpp_gpu *gp = &m->p->gpus[g];
-    if (m->p->inplace) { /* the input is (part of) the output, or the output part of the input */
+    if (m->p->inplace) { /* the input is (part of) the output, or the output part of the input, where the
+                            buffers' chunk counts let it be */
+        long to = -1;
         if (m->p->coll == TC_COLL_ALLREDUCE && type == 0)
+            to = idx;
+        else if (m->p->coll == TC_COLL_ALLGATHER && type == 0)
+            to = (long)g * gp->i_chunks + idx;
+        if (to >= 0 && to < gp->o_chunks) {
             type = 1;
-        else if (m->p->coll == TC_COLL_ALLGATHER && type == 0) {
-            type = 1;
-            idx += g * gp->i_chunks;
-        } else if (m->p->coll == TC_COLL_REDUCESCATTER && type == 1) {
+            idx = (int)to;
+        } else if (m->p->coll == TC_COLL_REDUCESCATTER && type == 1 &&
+                   (to = (long)g * gp->o_chunks + idx) < gp->i_chunks) {
             type = 0;
-            idx += g * gp->o_chunks;
+            idx = (int)to;
         }
     }
     int off = type == 0 ? 0 : type == 1 ? gp->i_chunks : gp->i_chunks + gp->o_chunks;
@@ -496,6 +505,7 @@ static void vm_free(vm *m)
     free(m->inbound);
     free(m->taken);
     free(m->tbase);
+    free(m->tgpu);
     free(m->pc);
     free(m->bgen);
     free(m->bar_n);
@@ -508,7 +518,7 @@ static void vm_free(vm *m)
 static void pair_channels(vm *m)
 {
     const tc_mscclpp *p = m->p;
-    int *tag = calloc((size_t)m->R * m->R + 1, sizeof *tag);
+    int *tag = calloc((size_t)m->R + 1, sizeof *tag); /* per peer, of the gpu at hand */
     int n = m->cbase[m->R];
     int *key = malloc((size_t)n * 3 * sizeof *key + 1);
     if (!tag || !key) {
@@ -517,7 +527,10 @@ static void pair_channels(vm *m)
         m->failed = -1;
         return;
     }
-    for (int g = 0; g < m->R; g++) /* (gpu, peer, tag) of each record; switch channels have none */
+    for (int g = 0; g < m->R; g++) { /* (gpu, peer, tag) of each record; switch channels have none */
+        for (int i = 0; i < p->gpus[g].n_chans; i++)
+            if (p->gpus[g].chans[i].peer >= 0)
+                tag[p->gpus[g].chans[i].peer] = 0;
         for (int t = 0; t < 3; t++)
             for (int i = 0; i < p->gpus[g].n_chans; i++) {
                 const tc_mscclpp_chan *c = &p->gpus[g].chans[i];
@@ -526,8 +539,9 @@ static void pair_channels(vm *m)
                     continue;
                 key[3 * r] = g;
                 key[3 * r + 1] = t < 2 ? c->peer : -1;
-                key[3 * r + 2] = t < 2 ? tag[g * m->R + c->peer]++ : -1;
+                key[3 * r + 2] = t < 2 ? tag[c->peer]++ : -1;
             }
+    }
     for (int r = 0; r < n; r++) {
         m->partner[r] = -1;
         if (key[3 * r + 1] < 0)
@@ -559,11 +573,25 @@ static tc_status vm_init(vm *m)
     m->base[0] = m->cbase[0] = m->tbase[0] = 0;
     for (int g = 0; g < R; g++) {
         const tc_mscclpp_gpu *gp = &p->gpus[g];
+        if ((long)m->base[g] + gp->i_chunks + gp->o_chunks + gp->s_chunks > TC_MSCCLPP_MAX_SLOTS)
+            return tc_error(m->ctx, TC_ERR_LIMIT, m->name, gp->line,
+                            "the symbolic check tracks at most %d chunks over all gpus; gpu %d goes past it",
+                            TC_MSCCLPP_MAX_SLOTS, g);
         m->base[g + 1] = m->base[g] + gp->i_chunks + gp->o_chunks + gp->s_chunks;
         m->cbase[g + 1] = m->cbase[g] + gp->n_chans;
         m->tbase[g + 1] = m->tbase[g] + gp->n_tbs;
     }
     size_t ns = (size_t)m->base[R] + 1, nc = (size_t)m->cbase[R] + 1, nt = (size_t)m->tbase[R] + 1;
+    if (ns * (size_t)m->W > TC_MSCCLPP_MAX_SLOTS)
+        return tc_error(m->ctx, TC_ERR_LIMIT, m->name, p->line,
+                        "the symbolic check tracks at most %d chunk contributions; this plan has %zu chunks of %d "
+                        "gpus (the loader's chunk counts)",
+                        TC_MSCCLPP_MAX_SLOTS, ns - 1, R);
+    if (!(m->tgpu = malloc(nt * sizeof *m->tgpu)))
+        return TC_ERR_NOMEM;
+    for (int g = 0; g < R; g++)
+        for (int t = m->tbase[g]; t < m->tbase[g + 1]; t++)
+            m->tgpu[t] = g;
     m->ntb = m->tbase[R];
     m->vchunk = malloc(ns * sizeof *m->vchunk);
     m->vbits = calloc(ns * (size_t)m->W, sizeof *m->vbits);
@@ -639,9 +667,7 @@ static tc_status run(vm *m, int policy)
     for (m->round = 0; left > 0 && !st; m->round += 2) {
         int progress = 0;
         for (int i = 0; i < m->ntb && !st; i++) {
-            int id = policy == 2 ? m->ntb - 1 - i : i, g = 0;
-            while (m->tbase[g + 1] <= id)
-                g++;
+            int id = policy == 2 ? m->ntb - 1 - i : i, g = m->tgpu[id];
             int t = id - m->tbase[g];
             const tc_mscclpp_tb *tb = &p->gpus[g].tbs[t];
             while (m->pc[id] < tb->n_ops && !st) {
@@ -658,9 +684,7 @@ static tc_status run(vm *m, int policy)
         }
         if (!progress && left > 0 && !st) {
             for (int id = 0; id < m->ntb; id++) {
-                int g = 0;
-                while (m->tbase[g + 1] <= id)
-                    g++;
+                int g = m->tgpu[id];
                 const tc_mscclpp_tb *tb = &p->gpus[g].tbs[id - m->tbase[g]];
                 if (m->pc[id] < tb->n_ops) {
                     const tc_mscclpp_op *op = &tb->ops[m->pc[id]];

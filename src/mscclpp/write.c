@@ -32,7 +32,10 @@ static void bufs(FILE *f, const char *key, const tc_mscclpp_buf *b, int n)
 {
     fprintf(f, ", \"%s\": [", key);
     for (int i = 0; i < n; i++) {
-        if (b[i].type >= 0)
+        if (b[i].type == -2)
+            fprintf(f, "%s{\"switch_channel_id\": %d, \"index\": %d, \"size\": %d}", i ? ", " : "", b[i].id,
+                    b[i].index, b[i].size);
+        else if (b[i].type >= 0)
             fprintf(f, "%s{\"type\": \"%s\", \"index\": %d, \"size\": %d}", i ? ", " : "", tc_msccl_buf_name(b[i].type),
                     b[i].index, b[i].size);
         else

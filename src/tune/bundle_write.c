@@ -13,6 +13,7 @@
 #include "tacos/compile.h"
 #include "tacos/algo.h"
 #include "tacos/msccl.h"
+#include "tacos/mscclpp.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -32,9 +33,21 @@ static const char *placement(const tc_msccl_lower_opts *lo)
     return lo->inplace && lo->outofplace ? "-both" : lo->outofplace ? "-outofplace" : "";
 }
 
+static void mscclpp_file_name(char *buf, size_t n, tc_coll coll, int ranks, const tc_tune_range *r)
+{
+    char mx[32] = "inf";
+    if (r->max_bytes)
+        snprintf(mx, sizeof mx, "%llu", (unsigned long long)r->max_bytes);
+    snprintf(buf, n, "%s-n%d-%llu-%s.json", tc_coll_name(coll), ranks, (unsigned long long)r->min_bytes, mx);
+}
+
 void tc_tune_bundle_file_name(char *buf, size_t n, tc_coll coll, const tc_msccl_lower_opts *lo, int ranks,
                               const tc_tune_range *r)
 {
+    if (!lo) { /* an MSCCL++ bundle */
+        mscclpp_file_name(buf, n, coll, ranks, r);
+        return;
+    }
     const char *place = placement(lo);
     char mx[32];
     if (r->max_bytes)
@@ -312,25 +325,48 @@ static const char *range_text(char *buf, size_t n, const tc_tune_range *r)
  * limit, a FIFO order no repair fixes) the fastest other candidate that can, with a warning naming both.
  * r->algo and r->time follow what is written.  *m_out owned by the caller. */
 static tc_status range_plan(tc_ctx *ctx, const tc_topo *topo, const tc_tune_bundle_opts *o, tc_tune_range *r,
-                            tc_msccl **m_out)
+                            tc_msccl **m_out, tc_mscclpp **p_out)
 {
     tc_gen_opts g = o->gen;
+    if (o->mscclpp) { /* a size in the range the executor runs: a multiple of 16 B x ranks x 2520 (every chunk
+                         count to 10 per rank), else of 16 B x ranks (one chunk per rank) */
+        for (uint64_t q = 16ull * (uint64_t)topo->n_npus * 2520u, pass = 0; pass < 2; pass++, q = 16ull * topo->n_npus) {
+            uint64_t s = r->plan_bytes / q * q;
+            if (s < r->min_bytes || s == 0)
+                s = (r->min_bytes + q - 1) / q * q + (r->min_bytes == 0 ? q : 0);
+            if (!r->max_bytes || s <= r->max_bytes) {
+                r->plan_bytes = s;
+                break;
+            }
+        }
+    }
     g.size = r->plan_bytes;
     tc_msccl_lower_opts l = o->lower;
     l.min_bytes = r->min_bytes;
     l.max_bytes = r->max_bytes;
+    tc_mscclpp_lower_opts pl;
+    tc_mscclpp_lower_opts_init(&pl);
+    pl.min_bytes = r->min_bytes;
+    pl.max_bytes = r->max_bytes;
+    char pname[256];
+    snprintf(pname, sizeof pname, "tacosc-%s-n%d-%llu-%llu", tc_coll_name(o->coll), topo->n_npus,
+             (unsigned long long)r->min_bytes, (unsigned long long)r->max_bytes);
+    pl.name = pname; /* unique among the bundle's plans */
     tc_compile_opts cpo;
     tc_compile_opts_init(&cpo);
     cpo.algo = tc_algo_registry[r->algo].name;
     cpo.gen = g;
-    cpo.lower = &l;
+    cpo.lower = o->mscclpp ? NULL : &l;
+    cpo.mscclpp = o->mscclpp ? &pl : NULL;
     cpo.no_bound = 1;
     cpo.silent = 1;
     tc_compile_result cres;
     tc_status st = tc_compile(ctx, topo, o->coll, &cpo, &cres);
     if (!st) {
         *m_out = cres.msccl;
+        *p_out = cres.mscclpp;
         cres.msccl = NULL;
+        cres.mscclpp = NULL;
         r->time = cres.sched->time;
         tc_compile_result_free(&cres);
         return TC_OK;
@@ -355,13 +391,15 @@ static tc_status range_plan(tc_ctx *ctx, const tc_topo *topo, const tc_tune_bund
                 "bundle: %s on %d ranks, %s: %s cannot be written for %s (%s); the runner-up %s serves the "
                 "range (%s against %s at %llu B)",
                 tc_coll_name(o->coll), topo->n_npus, range_text(rt, sizeof rt, r), tc_algo_registry[r->algo].name,
-                tc_msccl_target_name(o->lower.target), first.msg, cpo.algo,
+                o->mscclpp ? "an MSCCL++ plan" : tc_msccl_target_name(o->lower.target), first.msg, cpo.algo,
                 tc_fmt_time(alt.sched->time, a, sizeof a), tc_fmt_time(r->time, b, sizeof b),
                 (unsigned long long)r->plan_bytes);
         r->algo = c[i].algo;
         r->time = alt.sched->time;
         *m_out = alt.msccl;
+        *p_out = alt.mscclpp;
         alt.msccl = NULL;
+        alt.mscclpp = NULL;
         tc_compile_result_free(&alt);
         tc_tune_cands_free(c, nc);
         return TC_OK;
@@ -396,9 +434,95 @@ void tc_tune_bundle_opts_init(tc_tune_bundle_opts *o)
     o->lower.inplace = 1;
 }
 
+/* An MSCCL++ bundle: each range's plan verified at its planned size and written beside the others (a temporary
+ * name renamed over the final one); earlier files of this collective and rank count that this bundle does
+ * not rewrite are removed; the README lists the plans. */
+static tc_status write_mscclpp(tc_ctx *ctx, const char *out_dir, const tc_topo *topo, const tc_tune_bundle_opts *o,
+                               tc_tune_range *r, int nr)
+{
+    char dir[4096], pre[128];
+    tc_status st = TC_OK;
+    if (!*out_dir || strlen(out_dir) > 3000)
+        return tc_error(ctx, TC_ERR_USAGE, NULL, 0, "the bundle directory name is empty or too long");
+    snprintf(dir, sizeof dir, "%s/" TC_BUNDLE_MSCCLPP_DIR, out_dir);
+    if ((st = make_dir(ctx, out_dir)) || (st = make_dir(ctx, dir)))
+        return st;
+    char **names = calloc((size_t)nr + 1, sizeof *names), **old = NULL;
+    int nold = 0;
+    if (!names)
+        return TC_ERR_NOMEM;
+    for (int k = 0; k < nr && !st; k++) {
+        char name[256], p[4400], tmp[4500];
+        tc_msccl *m = NULL;
+        tc_mscclpp *pp = NULL;
+        if ((st = range_plan(ctx, topo, o, &r[k], &m, &pp)))
+            break;
+        tc_msccl_free(m);
+        mscclpp_file_name(name, sizeof name, o->coll, topo->n_npus, &r[k]);
+        snprintf(p, sizeof p, "%s/%s", dir, name);
+        snprintf(tmp, sizeof tmp, "%s.tmp", p);
+        if (!(st = tc_mscclpp_verify(ctx, pp, r[k].plan_bytes, p, NULL))) {
+            FILE *f = create_new(ctx, tmp);
+            st = f ? tc_mscclpp_write(ctx, pp, f) : TC_ERR_IO;
+            if (f) {
+                tc_status cs = close_new(ctx, f, tmp);
+                st = st ? st : cs;
+            }
+            if (!st && rename(tmp, p))
+                st = tc_error(ctx, TC_ERR_IO, NULL, 0, "cannot write '%s': %s", p, strerror(errno));
+            if (st)
+                unlink(tmp);
+        }
+        tc_mscclpp_free(pp);
+        if (!st && !(names[k] = tc_strdup(name)))
+            st = TC_ERR_NOMEM;
+    }
+    /* stale files of an earlier bundle of these calls */
+    snprintf(pre, sizeof pre, "%s-n%d-", tc_coll_name(o->coll), topo->n_npus);
+    if (!st && !(st = list_dir(ctx, dir, &old, &nold)))
+        for (int i = 0; i < nold; i++) {
+            int keep = strncmp(old[i], pre, strlen(pre)) != 0;
+            for (int k = 0; k < nr && !keep; k++)
+                keep = !strcmp(old[i], names[k]);
+            char p[8300];
+            snprintf(p, sizeof p, "%s/%s", dir, old[i]);
+            if (!keep && strlen(old[i]) > 5 && !strcmp(old[i] + strlen(old[i]) - 5, ".json"))
+                unlink(p);
+        }
+    if (!st) {
+        char p[4200];
+        snprintf(p, sizeof p, "%s/README", dir);
+        FILE *f = fopen(p, "w");
+        if (!f)
+            st = tc_error(ctx, TC_ERR_IO, NULL, 0, "cannot write '%s': %s", p, strerror(errno));
+        else {
+            fprintf(f,
+                    "MSCCL++ plans written by tacosc %s for %s on %s (%d ranks), chosen by %s.\n"
+                    "Each plan serves min_message_size..max_message_size (man 5 tacosc-mscclpp, BUNDLES): register\n"
+                    "each with the MSCCL++ executor (mscclpp::ExecutionPlan, a DslAlgorithm) and select by its\n"
+                    "message range.  Sizes run where input and output are whole multiples of buffer_alignment x\n"
+                    "chunks.  Every plan was verified by tacosc verify at the size it was planned for.\n\n",
+                    TC_VERSION, tc_coll_name(o->coll), topo->name ? topo->name : "?", topo->n_npus,
+                    o->how ? o->how : "?");
+            for (int k = 0; k < nr; k++) {
+                char tb[32];
+                fprintf(f, "%s: %s, %s at %llu bytes\n", names[k], tc_algo_registry[r[k].algo].name,
+                        tc_fmt_time(r[k].time, tb, sizeof tb), (unsigned long long)r[k].plan_bytes);
+            }
+            if (fclose(f))
+                st = tc_error(ctx, TC_ERR_IO, NULL, 0, "cannot write '%s': %s", p, strerror(errno));
+        }
+    }
+    free_names(names, nr);
+    free_names(old, nold);
+    return st;
+}
+
 tc_status tc_tune_bundle_write(tc_ctx *ctx, const char *out_dir, const tc_topo *topo, const tc_tune_bundle_opts *o,
                                tc_tune_range *r, int nr)
 {
+    if (o->mscclpp)
+        return write_mscclpp(ctx, out_dir, topo, o, r, nr);
     const tc_msccl_lower_opts *lo = &o->lower;
     tc_coll coll = o->coll;
     tc_status st = TC_OK;
@@ -487,7 +611,8 @@ tc_status tc_tune_bundle_write(tc_ctx *ctx, const char *out_dir, const tc_topo *
     for (int k = 0; k < nr && !st; k++) {
         char name[256], p[8300];
         tc_msccl *m = NULL;
-        if ((st = range_plan(ctx, topo, o, &r[k], &m)))
+        tc_mscclpp *unused = NULL;
+        if ((st = range_plan(ctx, topo, o, &r[k], &m, &unused)))
             break;
         tc_tune_bundle_file_name(name, sizeof name, coll, lo, topo->n_npus, &r[k]);
         snprintf(p, sizeof p, "%s/%s", stage_algo, name);

@@ -33,6 +33,9 @@ int tc_fuzz_bundle(const uint8_t *data, size_t size);
 /** Topology import (NCCL/RCCL dump, nvidia-smi or rocm-smi text): import, compose two servers, unwind, write. */
 int tc_fuzz_import(const uint8_t *data, size_t size);
 
+/** MSCCL++ execution plan: read, verify, price, write and read back the same. */
+int tc_fuzz_mscclpp(const uint8_t *data, size_t size);
+
 typedef struct tc_fuzz_harness {
     const char *name;                       /**< corpus folder tests/fuzz/corpus/NAME, dictionary NAME.dict */
     int (*fn)(const uint8_t *data, size_t size);
@@ -43,6 +46,7 @@ static const tc_fuzz_harness tc_fuzz_harnesses[] = {
     {"topo", tc_fuzz_topo},   {"costs", tc_fuzz_costs}, {"json", tc_fuzz_json}, {"msccl", tc_fuzz_msccl},
     {"tune", tc_fuzz_tune},   {"sparse", tc_fuzz_sparse}, {"svm", tc_fuzz_svm},
     {"photonic", tc_fuzz_photonic}, {"bundle", tc_fuzz_bundle}, {"import", tc_fuzz_import},
+    {"mscclpp", tc_fuzz_mscclpp},
 };
 /* counted from the table (a hand-kept 5 left the sparse harness out of make check) */
 #define TC_FUZZ_N_HARNESSES ((int)(sizeof tc_fuzz_harnesses / sizeof tc_fuzz_harnesses[0]))
