@@ -384,6 +384,59 @@ START_TEST(test_foreign_style_plan)
 }
 END_TEST
 
+/* bundle -f mscclpp: one plan per range, each verifying at the size the README names and serving its range;
+ * a second bundle of the same calls replaces the first; MSCCL-only options are refused */
+START_TEST(test_bundle)
+{
+    const char *dir = tu_tmpdir("mppbundle");
+    char *out = NULL, path[512];
+    int rc = tu_tacosc_run(&out, "bundle topologies/fc-8.xml -c allreduce --sizes 1K:64M:1 -f mscclpp -o %s -q", dir);
+    ck_assert_msg(rc == 0, "%s", tu_tail(out));
+    free(out);
+    snprintf(path, sizeof path, "%s/mscclpp-plans/README", dir);
+    char *readme = tu_slurp(path, NULL);
+    ck_assert_ptr_nonnull(readme);
+    int files = 0;
+    uint64_t next = 0;
+    for (char *line = strtok(readme, "\n"); line; line = strtok(NULL, "\n")) {
+        char name[256];
+        unsigned long long at;
+        const char *a = strstr(line, " at ");
+        if (!strstr(line, ".json: ") || !a || sscanf(line, "%255[^:]", name) != 1 || sscanf(a, " at %llu", &at) != 1)
+            continue;
+        files++;
+        tc_ctx ctx;
+        tu_ctx(&ctx);
+        tc_mscclpp *p = NULL;
+        snprintf(path, sizeof path, "%s/mscclpp-plans/%s", dir, name);
+        ck_assert_msg(tc_mscclpp_read(&ctx, path, &p) == TC_OK, "%s", tu_diags());
+        ck_assert_msg(tc_mscclpp_verify(&ctx, p, at, path, NULL) == TC_OK, "%s", tu_diags());
+        ck_assert_uint_eq(p->min_bytes, next); /* the ranges follow each other from 0 */
+        ck_assert(at >= p->min_bytes && at <= p->max_bytes);
+        next = p->max_bytes == UINT64_MAX ? 0 : p->max_bytes + 1;
+        tc_mscclpp_free(p);
+    }
+    ck_assert_int_ge(files, 1);
+    ck_assert_uint_eq(next, 0); /* the last range has no upper limit */
+    free(readme);
+    /* again with another sampling: the earlier files of these calls are replaced, nothing else */
+    snprintf(path, sizeof path, "%s/mscclpp-plans/other-n8-0-inf.json", dir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("{}", f);
+    fclose(f);
+    rc = tu_tacosc_run(&out, "bundle topologies/fc-8.xml -c allreduce --sizes 4K:4M:1 --algos ring -f mscclpp -o %s -q "
+                             "&& ls %s/mscclpp-plans",
+                       dir, dir);
+    ck_assert_msg(rc == 0 && strstr(out, "allreduce-n8-0-inf.json") && strstr(out, "other-n8-0-inf.json"), "%s",
+                  tu_tail(out));
+    free(out);
+    rc = tu_tacosc_run(&out, "bundle topologies/fc-8.xml -c allreduce -f mscclpp --target rccl -o %s", dir);
+    ck_assert_msg(rc == 2 && strstr(out, "--target applies to MSCCL XML bundles, not -f mscclpp"), "%s", out);
+    free(out);
+}
+END_TEST
+
 static Suite *mscclpp_suite(void)
 {
     Suite *s = suite_create("mscclpp");
@@ -400,6 +453,7 @@ static Suite *mscclpp_suite(void)
     tcase_add_test(tc, test_rules_broken);
     tcase_add_test(tc, test_reader_limits);
     tcase_add_test(tc, test_foreign_style_plan);
+    tcase_add_test(tc, test_bundle);
     suite_add_tcase(s, tc);
     return s;
 }

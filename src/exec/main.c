@@ -83,7 +83,8 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: mpirun -np N tacos-run PLAN [options]\n"
-            "Replay an MSCCL XML program or a tacosc JSON schedule on N MPI ranks, check and time it.\n"
+            "Replay an MSCCL XML program, an MSCCL++ execution plan or a tacosc JSON schedule on N MPI ranks,\n"
+            "check and time it (the format is told by content).\n"
             "\n"
             "  -b, --minbytes SIZE     smallest size (default 32M); K, M, G suffixes are powers of 1024\n"
             "  -e, --maxbytes SIZE     largest size (default: minbytes)\n"
