@@ -158,6 +158,8 @@ void tc_igraph_lock(void);
 void tc_igraph_unlock(void);
 /** Write s to f with &, <, > and " escaped for XML text and attribute values (NULL writes nothing). */
 void tc_xml_escape(FILE *f, const char *s);
+/** Write s to f as a JSON string ("..." with ", \\ and control characters escaped); NULL writes null. */
+void tc_json_escape(FILE *f, const char *s);
 /** qsort comparator of ints, ascending. */
 int tc_cmp_int(const void *a, const void *b);
 /** Open a file for reading (streaming readers); the error is reported as tc_read_file reports it. */

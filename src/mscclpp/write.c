@@ -5,21 +5,6 @@
 #include <inttypes.h>
 #include <string.h>
 
-static void str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
 static void ints(FILE *f, const int *v, int n)
 {
     fputc('[', f);
@@ -145,9 +130,9 @@ static void gpu(FILE *f, const tc_mscclpp_gpu *g, int last)
 tc_status tc_mscclpp_write(tc_ctx *ctx, const tc_mscclpp *p, FILE *f)
 {
     fputs("{\n  \"name\": ", f);
-    str(f, p->name);
+    tc_json_escape(f, p->name);
     fputs(",\n  \"collective\": ", f);
-    str(f, p->collective);
+    tc_json_escape(f, p->collective);
     fprintf(f,
             ",\n  \"protocol\": \"%s\",\n  \"inplace\": %s,\n  \"reuse_resources\": %s,\n"
             "  \"num_threads_per_block\": %d,\n  \"use_double_scratch_buffer\": %s,\n  \"buffer_alignment\": %d,\n"
