@@ -207,7 +207,7 @@ tc_status tc_mscclpp_verify(tc_ctx *ctx, const tc_mscclpp *p, uint64_t size, con
 tc_status tc_mscclpp_check_size(tc_ctx *ctx, const tc_mscclpp *p, uint64_t size, const char *name);
 /** The plan's data movements as a schedule (one transfer per chunk a put, get or remote write moves, in
  *  the rounds of the symbolic execution) for `tacosc sim` and the compile summary; size: the collective's
- *  bytes (0: one chunk = 1 byte). */
+ *  bytes (0: the plan's max_message_size, else 1 MiB). */
 tc_status tc_mscclpp_to_sched(tc_ctx *ctx, const tc_mscclpp *p, uint64_t size, const char *name, tc_sched **out);
 
 #endif

@@ -145,7 +145,9 @@ static tc_status check_options(tc_ctx *ctx, const struct option *lo, const unsig
         if (seen[msccl_only[i]] && fmt != TC_FMT_MSCCL)
             return tc_error(ctx, TC_ERR_USAGE, NULL, 0, "%s applies to MSCCL XML output only (%s)",
                             tc_cli_opt_name(lo, msccl_only[i], name, sizeof name),
-                            out_path ? "the output is JSON" : "no -o FILE.xml given");
+                            !out_path ? "no -o FILE.xml given"
+                            : fmt == TC_FMT_MSCCLPP ? "the output is an MSCCL++ plan"
+                                                    : "the output is JSON");
     for (size_t i = 0; i < sizeof tacos_only / sizeof tacos_only[0]; i++)
         if (seen[tacos_only[i]] && strcmp(algo, "tacos"))
             return tc_error(ctx, TC_ERR_USAGE, NULL, 0, "%s applies to --algo tacos only, not %s",

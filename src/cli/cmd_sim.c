@@ -21,7 +21,7 @@ static void usage(FILE *f)
     fputs("usage: tacosc sim PLAN TOPO.xml [options]\n"
           "       tacosc sim --algo A --collective C TOPO.xml [options]\n"
           "\n"
-          "Simulate a schedule (JSON or MSCCL XML) on a topology and report its time, algbw and busbw\n"
+          "Simulate a schedule (JSON, MSCCL XML or an MSCCL++ plan) on a topology and report its time, algbw and busbw\n"
           "(nccl-tests conventions), its lower bound and efficiency, and per-link utilization.  The event\n"
           "model is tacosc's prediction: the time the compile summary prints and a plan's predicted_time.\n"
           "The bound is the largest of four lower bounds on any plan of the collective with the plan's\n"
@@ -35,7 +35,7 @@ static void usage(FILE *f)
           "sparse messages: each moves its forecast bytes and pays compression and decompression at the codec\n"
           "throughputs of the cost file (SpCCL eq. 4-6; man 5 tacosc-costs); the dense time is printed beside.\n"
           "  --costs FILE      alpha-beta cost file (default 0.5us, 50GB/s)\n"
-          "  --size BYTES      collective size (default: the plan's; an MSCCL XML plan has none: its maxBytes,\n"
+          "  --size BYTES      collective size (default: the plan's; an MSCCL XML or MSCCL++ plan has none: its maximum,\n"
           "                    else 1M, and the output says so); chunk bytes are rescaled\n"
           "  --model M         event (default): a chunk holds a link for alpha + beta * bytes, store and\n"
           "                    forward per hop, each link serves the chunks ready for it without idling, in\n"
@@ -215,6 +215,9 @@ int tc_cli_sim(int argc, char **argv)
     if (fmt == TC_FMT_MSCCL && !so.size)
         printf("  size %s assumed: an MSCCL XML plan carries no size (%s); --size overrides\n", sb,
                s->size_bytes == (1u << 20) ? "1M, its maxBytes being 0" : "its maxBytes");
+    if (fmt == TC_FMT_MSCCLPP && !so.size)
+        printf("  size %s assumed: an MSCCL++ plan carries no size (%s); --size overrides\n", sb,
+               s->size_bytes == (1u << 20) ? "1M, its max_message_size being unlimited" : "its max_message_size");
     gbps(r->algbw, ab, sizeof ab);
     gbps(r->busbw, bb, sizeof bb);
     printf("  time %s, algbw %s, busbw %s\n", tc_fmt_time(r->time, tb, sizeof tb), ab, bb);

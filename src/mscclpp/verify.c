@@ -768,7 +768,9 @@ tc_status tc_mscclpp_to_sched(tc_ctx *ctx, const tc_mscclpp *p, uint64_t size, c
                                                                                           : g0->i_chunks / R;
     int odd = p->coll == TC_COLL_ALLREDUCE && (K < 1 || g0->i_chunks % R);
     tc_sched *s = NULL;
-    if ((st = tc_sched_create((tc_coll)p->coll, R, odd ? 1 : K, size ? size : (uint64_t)g0->i_chunks * R, &s)))
+    if (!size) /* a plan carries no size: its max_message_size, else 1 MiB (as for MSCCL XML) */
+        size = p->max_bytes && p->max_bytes != UINT64_MAX ? p->max_bytes : 1u << 20;
+    if ((st = tc_sched_create((tc_coll)p->coll, R, odd ? 1 : K, size, &s)))
         return st;
     if (odd) {
         s->n_chunks = g0->i_chunks;
