@@ -112,19 +112,6 @@ static char *put_int(char *p, int v, const char *sep)
     return p;
 }
 
-/* Shortest round-tripping text of a finite double (deterministic). */
-static const char *fmt_double(double d, char *buf, size_t n)
-{
-    if (d == floor(d) && fabs(d) < TWO53 && !signbit(d)) {
-        snprintf(buf, n, "%lld", (long long)d);
-        return buf;
-    }
-    snprintf(buf, n, "%.15g", d);
-    if (strtod(buf, NULL) != d)
-        snprintf(buf, n, "%.17g", d);
-    return buf;
-}
-
 /* Formatting doubles is the writer's main cost and schedules repeat their times (every transfer of a
  * step), so texts are memoized in a direct-mapped table keyed by the bits. */
 #define DCACHE_BITS 12
@@ -137,12 +124,12 @@ typedef struct dcache {
 static const char *fmt_cached(dcache *c, double d, char *buf, size_t n)
 {
     if (!c)
-        return fmt_double(d, buf, n);
+        return tc_fmt_double(d, buf, n);
     uint64_t k;
     memcpy(&k, &d, sizeof k);
     size_t h = (size_t)((k * 0x9e3779b97f4a7c15ull) >> (64 - DCACHE_BITS));
     if (!c->used[h] || c->key[h] != k) {
-        fmt_double(d, c->text[h], sizeof c->text[h]);
+        tc_fmt_double(d, c->text[h], sizeof c->text[h]);
         c->key[h] = k;
         c->used[h] = 1;
     }
@@ -165,11 +152,11 @@ static void put_int_list(FILE *f, const int *v, int n)
 static void put_breakdown(FILE *f, const tc_ph_breakdown *b)
 {
     char x[40];
-    fprintf(f, "{\"latency\": %s", fmt_double(b->latency, x, sizeof x));
-    fprintf(f, ", \"bandwidth\": %s", fmt_double(b->bandwidth, x, sizeof x));
-    fprintf(f, ", \"congestion\": %s", fmt_double(b->congestion, x, sizeof x));
-    fprintf(f, ", \"dilation\": %s", fmt_double(b->dilation, x, sizeof x));
-    fprintf(f, ", \"reconfig\": %s}", fmt_double(b->reconfig, x, sizeof x));
+    fprintf(f, "{\"latency\": %s", tc_fmt_double(b->latency, x, sizeof x));
+    fprintf(f, ", \"bandwidth\": %s", tc_fmt_double(b->bandwidth, x, sizeof x));
+    fprintf(f, ", \"congestion\": %s", tc_fmt_double(b->congestion, x, sizeof x));
+    fprintf(f, ", \"dilation\": %s", tc_fmt_double(b->dilation, x, sizeof x));
+    fprintf(f, ", \"reconfig\": %s}", tc_fmt_double(b->reconfig, x, sizeof x));
 }
 
 static void put_fabric(FILE *f, const tc_sched_photonic *p)
@@ -186,7 +173,7 @@ static void put_round_circuits(FILE *f, const tc_sched_photonic *p, const tc_ph_
         fputs("\"fibers\": null", f);
     else {
         fprintf(f, "\"fibers\": {\"method\": \"%s\", \"total\": %d, \"busiest\": %d, \"lp_bound\": %s, \"pairs\": [",
-                ph_method_name[r->fiber_method], r->fibers, r->fiber_z, fmt_double(r->fiber_lp, x, sizeof x));
+                ph_method_name[r->fiber_method], r->fibers, r->fiber_z, tc_fmt_double(r->fiber_lp, x, sizeof x));
         for (int k = 0; k < r->n_fib; k++)
             put_int_list(f, p->ints + r->fib_off + 3 * k, 3), fputs(k + 1 < r->n_fib ? ", " : "", f);
         fputs("]}", f);
@@ -208,9 +195,9 @@ static void put_round_circuits(FILE *f, const tc_sched_photonic *p, const tc_ph_
 static void put_photonic(FILE *f, const tc_sched_photonic *p)
 {
     char x[40];
-    fprintf(f, "  \"photonic\": {\n    \"reconfig\": %s,\n", fmt_double(p->reconfig, x, sizeof x));
-    fprintf(f, "    \"circuit_alpha\": %s,\n", fmt_double(p->alpha, x, sizeof x));
-    fprintf(f, "    \"circuit_beta\": %s,\n    \"fabric\": ", fmt_double(p->beta, x, sizeof x));
+    fprintf(f, "  \"photonic\": {\n    \"reconfig\": %s,\n", tc_fmt_double(p->reconfig, x, sizeof x));
+    fprintf(f, "    \"circuit_alpha\": %s,\n", tc_fmt_double(p->alpha, x, sizeof x));
+    fprintf(f, "    \"circuit_beta\": %s,\n    \"fabric\": ", tc_fmt_double(p->beta, x, sizeof x));
     put_fabric(f, p);
     fputs(",\n    \"fallbacks\": [", f);
     for (int i = 0; i < p->n_fallbacks; i++) {
@@ -229,7 +216,7 @@ static void put_photonic(FILE *f, const tc_sched_photonic *p)
                    "\"reconfigure\": %s, \"pairs\": %d, \"bytes\": %s, \"congestion\": %d, \"dilation\": %d,\n"
                    "       \"time\": ",
                 i ? "," : "", r->step, r->sub, r->n_sub, ph_kind_name[r->kind], r->which, r->reconfig ? "true" : "false",
-                r->n_pairs, fmt_double(r->bytes, x, sizeof x), r->congestion, r->dilation);
+                r->n_pairs, tc_fmt_double(r->bytes, x, sizeof x), r->congestion, r->dilation);
         put_breakdown(f, &r->t);
         if (r->pair_off >= 0) {
             fputs(",\n       \"split_pairs\": [", f);
@@ -250,12 +237,12 @@ static void put_sparse(FILE *f, const tc_sched_sparse *sp)
     char x[40];
     fprintf(f, ",\n  \"sparse\": {\n    \"density\": %s,\n    \"format\": \"%s\",\n    \"dtype\": \"%s\",\n"
                "    \"thresholds\": {",
-            fmt_double(sp->density, x, sizeof x), tc_sparse_fmt_name(sp->format),
+            tc_fmt_double(sp->density, x, sizeof x), tc_sparse_fmt_name(sp->format),
             tc_sparse_dtype_name((tc_sparse_dtype)sp->dtype));
     for (int fm = TC_SP_PICI; fm < TC_SP_FMT_COUNT; fm++) {
         fprintf(f, "%s\"%s\": [", fm > TC_SP_PICI ? ", " : "", tc_sparse_fmt_name(fm));
         for (int k = 0; k < 3; k++)
-            fprintf(f, "%s%s", k ? ", " : "", fmt_double(sp->th[fm][k], x, sizeof x));
+            fprintf(f, "%s%s", k ? ", " : "", tc_fmt_double(sp->th[fm][k], x, sizeof x));
         fputc(']', f);
     }
     fputs("},\n    \"formats\": \"", f);
@@ -304,8 +291,8 @@ tc_status tc_emit_json_write(tc_ctx *ctx, const tc_sched *s, FILE *f)
     put_u64(f, s->size_bytes);
     fputs(",\n  \"chunk_bytes\": ", f);
     put_u64(f, s->chunk_bytes);
-    fprintf(f, ",\n  \"predicted_time\": %s,\n  \"steps\": %d,\n  \"transfers\": [", fmt_double(s->time, a, sizeof a),
-            s->n_steps);
+    fprintf(f, ",\n  \"predicted_time\": %s,\n  \"steps\": %d,\n  \"transfers\": [",
+            tc_fmt_double(s->time, a, sizeof a), s->n_steps);
     dcache *dc = s->n_xfers > 1000 ? calloc(1, sizeof *dc) : NULL; /* optional: NULL formats directly */
     for (int i = 0; i < s->n_xfers; i++) {
         const tc_xfer *x = &s->xfers[i];
