@@ -143,6 +143,20 @@ static size_t find_key(const rd *r, const char *key)
     return (size_t)-1;
 }
 
+/* The line of the top-level key `key` (0 when there is none): where a section's diagnostics point
+ * (tc_sparse_json_read, tc_photonic_json_read ask for it only when they report an error). */
+typedef struct keyline {
+    const rd *r;
+    const char *key;
+} keyline;
+
+static int key_line(const void *arg)
+{
+    const keyline *k = arg;
+    size_t off = find_key(k->r, k->key);
+    return off == (size_t)-1 ? 0 : line_col(k->r, off, NULL);
+}
+
 /* Report a cJSON syntax error at byte offset off. */
 static tc_status syntax_error(const rd *r, size_t off)
 {
@@ -661,109 +675,6 @@ fail:
     return st;
 }
 
-/* ------------------------------------------------------------------------------------------------ */
-/* Reader: sparse formats                                                                            */
-
-static tc_status sp_err(const rd *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static tc_status sp_err(const rd *r, const char *fmt, ...)
-{
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return err_at(r, TC_ERR_INVALID, find_key(r, "sparse"), "field \"sparse\": %s", msg);
-}
-
-/* A number in [0, 1]. */
-static tc_status sp_unit(const rd *r, const cJSON *v, const char *what, double *out)
-{
-    if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0 && v->valuedouble <= 1))
-        return sp_err(r, "%s must be a number from 0 to 1", what);
-    *out = v->valuedouble;
-    return TC_OK;
-}
-
-/* "sparse": {"density", "format", "dtype", "thresholds": {"pici": [3], "coo": [3]}, "formats": "dpc..."};
- * the number of formats is checked against the transfers once they are read. */
-static tc_status read_sparse(const rd *r, const cJSON *o, tc_sched *s)
-{
-    static const char *const names[] = {"density", "format", "dtype", "thresholds", "formats"};
-    const int nn = (int)(sizeof names / sizeof names[0]);
-    if (!cJSON_IsObject(o))
-        return sp_err(r, "must be an object, not %s", type_name(o));
-    for (const cJSON *e = o->child; e; e = e->next) {
-        int k = 0;
-        while (k < nn && strcmp(e->string, names[k]))
-            k++;
-        if (k == nn)
-            return sp_err(r, "unknown member \"%s\"", e->string);
-        for (const cJSON *d = e->next; d; d = d->next)
-            if (!strcmp(d->string, e->string))
-                return sp_err(r, "member \"%s\" appears twice", e->string);
-    }
-    for (int k = 0; k < nn; k++)
-        if (!cJSON_GetObjectItemCaseSensitive(o, names[k]))
-            return sp_err(r, "missing member \"%s\"", names[k]);
-    tc_status st;
-    tc_sched_sparse *sp = calloc(1, sizeof *sp);
-    if (!sp)
-        return tc_error(r->ctx, TC_ERR_NOMEM, r->name, 0, "out of memory");
-    const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(o, "format"), *dt = cJSON_GetObjectItemCaseSensitive(o, "dtype");
-    const cJSON *th = cJSON_GetObjectItemCaseSensitive(o, "thresholds"), *fs = cJSON_GetObjectItemCaseSensitive(o, "formats");
-    tc_sparse_dtype dtype;
-    if ((st = sp_unit(r, cJSON_GetObjectItemCaseSensitive(o, "density"), "\"density\"", &sp->density)))
-        goto fail;
-    if (!cJSON_IsString(fmt) || tc_sparse_fmt_parse(fmt->valuestring, 0, &sp->format)) {
-        st = sp_err(r, "\"format\" must be \"pici\", \"coo\" or \"auto\"");
-        goto fail;
-    }
-    if (!cJSON_IsString(dt) || tc_sparse_dtype_parse(dt->valuestring, &dtype)) {
-        st = sp_err(r, "\"dtype\" must be float32, float64, int32, bfloat16 or float16");
-        goto fail;
-    }
-    sp->dtype = (int)dtype;
-    if (!cJSON_IsObject(th) || cJSON_GetArraySize(th) != 2) {
-        st = sp_err(r, "\"thresholds\" must be {\"pici\": [INTRA, INTER, ALLGATHER], \"coo\": [...]}");
-        goto fail;
-    }
-    for (int f = TC_SP_PICI; f < TC_SP_FMT_COUNT; f++) {
-        const cJSON *a = cJSON_GetObjectItemCaseSensitive(th, tc_sparse_fmt_name(f));
-        if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != 3) {
-            st = sp_err(r, "\"thresholds\" must be {\"pici\": [INTRA, INTER, ALLGATHER], \"coo\": [...]}");
-            goto fail;
-        }
-        int k = 0;
-        for (const cJSON *v = a->child; v; v = v->next, k++)
-            if ((st = sp_unit(r, v, "a threshold", &sp->th[f][k])))
-                goto fail;
-    }
-    if (!cJSON_IsString(fs)) {
-        st = sp_err(r, "\"formats\" must be a string of one letter per transfer (d, p, c)");
-        goto fail;
-    }
-    size_t n = strlen(fs->valuestring);
-    if (n > INT32_MAX || !(sp->fmt = malloc(n ? n : 1))) {
-        st = tc_error(r->ctx, TC_ERR_NOMEM, r->name, 0, "out of memory");
-        goto fail;
-    }
-    for (size_t i = 0; i < n; i++) {
-        const char *c = strchr("dpc", fs->valuestring[i]);
-        if (!c || !*c) {
-            st = sp_err(r, "\"formats\": transfer %zu has '%c', not d (dense), p (pici) or c (coo)", i,
-                        fs->valuestring[i]);
-            goto fail;
-        }
-        sp->fmt[i] = (unsigned char)(c - "dpc");
-    }
-    sp->n = (int)n;
-    s->sparse = sp;
-    return TC_OK;
-fail:
-    tc_sched_sparse_free(sp);
-    return st;
-}
-
 /* Validate the header object and create the schedule (without transfers). */
 static tc_status read_header(const rd *r, const cJSON *root, tc_sched **out, int *steps_out)
 {
@@ -870,7 +781,8 @@ static tc_status read_header(const rd *r, const cJSON *root, tc_sched **out, int
         return st;
     }
     const cJSON *sp = cJSON_GetObjectItemCaseSensitive(root, "sparse");
-    if (sp && (st = read_sparse(r, sp, s))) {
+    const keyline spk = {r, "sparse"};
+    if (sp && (st = tc_sparse_json_read(r->ctx, sp, r->name, key_line, &spk, &s->sparse))) {
         tc_sched_free(s);
         return st;
     }
@@ -1109,6 +1021,7 @@ fail:
 tc_status tc_emit_json_read_mem(tc_ctx *ctx, const char *name, const char *buf, size_t len, tc_sched **out)
 {
     rd r = {.ctx = ctx, .name = name, .buf = buf, .len = len};
+    const keyline spk = {&r, "sparse"}; /* where the sparse section's diagnostics point */
     tc_status st;
     tc_sched *s = NULL;
     cJSON *root = NULL;
@@ -1209,10 +1122,8 @@ tc_status tc_emit_json_read_mem(tc_ctx *ctx, const char *name, const char *buf, 
                          s->chunk_bytes, size, tc_coll_name(s->coll), want);
         goto fail;
     }
-    if (s->sparse && s->sparse->n != s->n_xfers) {
-        st = sp_err(&r, "\"formats\" has %d letters for %d transfers", s->sparse->n, s->n_xfers);
+    if (s->sparse && (st = tc_sparse_json_check(ctx, s->sparse, s->n_xfers, name, key_line, &spk)))
         goto fail;
-    }
     if (tc_sched_set_file(s, name)) {
         st = tc_error(ctx, TC_ERR_NOMEM, name, 0, "out of memory");
         goto fail;

@@ -231,26 +231,6 @@ static void put_photonic(FILE *f, const tc_sched_photonic *p)
     fputs(p->n_rounds ? "\n    ]\n  }" : "]\n  }", f);
 }
 
-/* ",\n  "sparse": {...}": density, format asked for, element type, thresholds, one letter per transfer. */
-static void put_sparse(FILE *f, const tc_sched_sparse *sp)
-{
-    char x[40];
-    fprintf(f, ",\n  \"sparse\": {\n    \"density\": %s,\n    \"format\": \"%s\",\n    \"dtype\": \"%s\",\n"
-               "    \"thresholds\": {",
-            tc_fmt_double(sp->density, x, sizeof x), tc_sparse_fmt_name(sp->format),
-            tc_sparse_dtype_name((tc_sparse_dtype)sp->dtype));
-    for (int fm = TC_SP_PICI; fm < TC_SP_FMT_COUNT; fm++) {
-        fprintf(f, "%s\"%s\": [", fm > TC_SP_PICI ? ", " : "", tc_sparse_fmt_name(fm));
-        for (int k = 0; k < 3; k++)
-            fprintf(f, "%s%s", k ? ", " : "", tc_fmt_double(sp->th[fm][k], x, sizeof x));
-        fputc(']', f);
-    }
-    fputs("},\n    \"formats\": \"", f);
-    for (int i = 0; i < sp->n; i++)
-        fputc(sp->fmt[i] < TC_SP_FMT_COUNT ? "dpc"[sp->fmt[i]] : '?', f);
-    fputs("\"\n  }", f);
-}
-
 tc_status tc_emit_circuits_write(tc_ctx *ctx, const char *topo_name, const tc_sched_photonic *p, FILE *f)
 {
     if (p->n_rounds != 1)
@@ -330,7 +310,7 @@ tc_status tc_emit_json_write(tc_ctx *ctx, const tc_sched *s, FILE *f)
         put_photonic(f, s->photonic);
     }
     if (s->sparse)
-        put_sparse(f, s->sparse);
+        tc_sparse_json_write(f, s->sparse);
     fprintf(f, ",\n  \"unwind\": %d", s->unwind);
     if (s->switch_model > 0) /* only when the plan was made with --switch-model: older plans stay the same */
         fprintf(f, ",\n  \"switch_model\": \"%s\"", tc_switch_model_name((tc_switch_model)(s->switch_model - 1)));
