@@ -6,10 +6,11 @@
  * The layout is fixed: one header field per line (lines 2-17), then one transfer per line as a compact array
  *     [src, dst, chunk, "copy"|"reduce", link, step, t_start, t_end, [route...]]
  * so transfer i sits on line 18 + i; fields added to format 1 later (optional on reading) follow the
- * transfers: "photonic" (photonic plans only), "sparse" (annotated plans only: the input density, the
- * thresholds and one format letter per transfer, in transfer order), then "unwind" and "switch_model" (only
- * when set).  Doubles use %.15g when that reads back to the same bits, else %.17g
- * (integral values as integers), so write -> read -> write is byte-identical.  uint64 fields (seed,
+ * transfers: "photonic" (photonic plans only; written by src/photonic/json.c), "sparse" (annotated plans
+ * only: the input density, the thresholds and one format letter per transfer, in transfer order; written by
+ * src/sparse/json.c), then "unwind" and "switch_model" (only when set).  Doubles use %.15g when that reads
+ * back to the same bits, else %.17g (integral values as integers; tc_fmt_double, shared with the sections),
+ * so write -> read -> write is byte-identical.  uint64 fields (seed,
  * size_bytes, chunk_bytes) are JSON integers up to 2^53 and decimal strings above.
  * Cost: a 2.1-million-transfer ring all-reduce (163 MB) writes in 1.7 s on a loaded 2-core machine;
  * formatting doubles dominates, so repeated times are memoized.
@@ -17,6 +18,7 @@
 #include "json_int.h"
 
 #include "tacos/emit.h"
+#include "tacos/photonic.h"
 #include "tacos/sparse.h"
 
 #include <errno.h>
@@ -137,100 +139,6 @@ static const char *fmt_cached(dcache *c, double d, char *buf, size_t n)
 }
 
 
-/* ------------------------------------------------------------------------------------------------ */
-/* Photonic rounds (written after the transfers; see man 5 tacosc-schedule, PHOTONIC)                */
-
-
-static void put_int_list(FILE *f, const int *v, int n)
-{
-    fputc('[', f);
-    for (int i = 0; i < n; i++)
-        fprintf(f, i ? ", %d" : "%d", v[i]);
-    fputc(']', f);
-}
-
-static void put_breakdown(FILE *f, const tc_ph_breakdown *b)
-{
-    char x[40];
-    fprintf(f, "{\"latency\": %s", tc_fmt_double(b->latency, x, sizeof x));
-    fprintf(f, ", \"bandwidth\": %s", tc_fmt_double(b->bandwidth, x, sizeof x));
-    fprintf(f, ", \"congestion\": %s", tc_fmt_double(b->congestion, x, sizeof x));
-    fprintf(f, ", \"dilation\": %s", tc_fmt_double(b->dilation, x, sizeof x));
-    fprintf(f, ", \"reconfig\": %s}", tc_fmt_double(b->reconfig, x, sizeof x));
-}
-
-static void put_fabric(FILE *f, const tc_sched_photonic *p)
-{
-    fprintf(f, "{\"tx\": %d, \"rx\": %d, \"wavelengths\": %d, \"mzi\": %d, \"grid\": [%d, %d], \"fibers\": %d}", p->tx,
-            p->rx, p->wavelengths, p->mzi, p->grid_rows, p->grid_cols, p->fibers);
-}
-
-/* The fiber summary and the circuits of round r, as members of an object ("fibers": ..., "circuits": [...]). */
-static void put_round_circuits(FILE *f, const tc_sched_photonic *p, const tc_ph_round *r, const char *indent)
-{
-    char x[40];
-    if (r->fiber_method == TC_PH_FIBER_NONE)
-        fputs("\"fibers\": null", f);
-    else {
-        fprintf(f, "\"fibers\": {\"method\": \"%s\", \"total\": %d, \"busiest\": %d, \"lp_bound\": %s, \"pairs\": [",
-                ph_method_name[r->fiber_method], r->fibers, r->fiber_z, tc_fmt_double(r->fiber_lp, x, sizeof x));
-        for (int k = 0; k < r->n_fib; k++)
-            put_int_list(f, p->ints + r->fib_off + 3 * k, 3), fputs(k + 1 < r->n_fib ? ", " : "", f);
-        fputs("]}", f);
-    }
-    fputs(", \"circuits\": [", f);
-    for (int k = 0; k < r->n_circ; k++) {
-        const tc_ph_circuit *c = &p->circuits[r->circ_off + k];
-        fprintf(f, "%s\n%s[%d, %d, %d, ", k ? "," : "", indent, c->src, c->dst, c->wavelength);
-        put_int_list(f, p->ints + c->srv_off, c->n_srv);
-        fputs(", ", f);
-        put_int_list(f, p->ints + c->fib_off, c->n_srv - 1);
-        fputs(", ", f);
-        put_int_list(f, p->ints + c->mzi_off, c->n_mzi);
-        fputc(']', f);
-    }
-    fputc(']', f);
-}
-
-static void put_photonic(FILE *f, const tc_sched_photonic *p)
-{
-    char x[40];
-    fprintf(f, "  \"photonic\": {\n    \"reconfig\": %s,\n", tc_fmt_double(p->reconfig, x, sizeof x));
-    fprintf(f, "    \"circuit_alpha\": %s,\n", tc_fmt_double(p->alpha, x, sizeof x));
-    fprintf(f, "    \"circuit_beta\": %s,\n    \"fabric\": ", tc_fmt_double(p->beta, x, sizeof x));
-    put_fabric(f, p);
-    fputs(",\n    \"fallbacks\": [", f);
-    for (int i = 0; i < p->n_fallbacks; i++) {
-        if (i)
-            fputs(", ", f);
-        put_string(f, p->fallbacks[i]);
-    }
-    fputs("],\n    \"time\": ", f);
-    put_breakdown(f, &p->total);
-    fputs(",\n    \"fixed\": ", f);
-    put_breakdown(f, &p->fixed);
-    fprintf(f, ",\n    \"reconfigurations\": %d,\n    \"rounds\": [", p->n_reconfigs);
-    for (int i = 0; i < p->n_rounds; i++) {
-        const tc_ph_round *r = &p->rounds[i];
-        fprintf(f, "%s\n      {\"step\": %d, \"sub\": %d, \"subs\": %d, \"topology\": \"%s\", \"which\": %d, "
-                   "\"reconfigure\": %s, \"pairs\": %d, \"bytes\": %s, \"congestion\": %d, \"dilation\": %d,\n"
-                   "       \"time\": ",
-                i ? "," : "", r->step, r->sub, r->n_sub, ph_kind_name[r->kind], r->which, r->reconfig ? "true" : "false",
-                r->n_pairs, tc_fmt_double(r->bytes, x, sizeof x), r->congestion, r->dilation);
-        put_breakdown(f, &r->t);
-        if (r->pair_off >= 0) {
-            fputs(",\n       \"split_pairs\": [", f);
-            for (int k = 0; k < r->n_pairs; k++)
-                fprintf(f, "%s[%d, %d]", k ? ", " : "", p->ints[r->pair_off + 2 * k], p->ints[r->pair_off + 2 * k + 1]);
-            fputc(']', f);
-        }
-        fputs(",\n       ", f);
-        put_round_circuits(f, p, r, "        ");
-        fputc('}', f);
-    }
-    fputs(p->n_rounds ? "\n    ]\n  }" : "]\n  }", f);
-}
-
 tc_status tc_emit_circuits_write(tc_ctx *ctx, const char *topo_name, const tc_sched_photonic *p, FILE *f)
 {
     if (p->n_rounds != 1)
@@ -239,9 +147,9 @@ tc_status tc_emit_circuits_write(tc_ctx *ctx, const char *topo_name, const tc_sc
             TC_CIRCUITS_FORMAT, TC_JSON_VERSION, TC_VERSION);
     put_string(f, topo_name);
     fputs(",\n  \"fabric\": ", f);
-    put_fabric(f, p);
+    tc_photonic_json_write_fabric(f, p);
     fputs(",\n  ", f);
-    put_round_circuits(f, p, &p->rounds[0], "    ");
+    tc_photonic_json_write_circuits(f, p, &p->rounds[0], "    ");
     fputs("\n}\n", f);
     if (fflush(f) || ferror(f))
         return tc_error(ctx, TC_ERR_IO, NULL, 0, "cannot write circuit plan: %s", strerror(errno));
@@ -305,10 +213,8 @@ tc_status tc_emit_json_write(tc_ctx *ctx, const tc_sched *s, FILE *f)
         fwrite(line, 1, (size_t)(p - line), f);
     }
     fputs(s->n_xfers ? "\n  ]" : "]", f);
-    if (s->photonic) {
-        fputs(",\n", f);
-        put_photonic(f, s->photonic);
-    }
+    if (s->photonic)
+        tc_photonic_json_write(f, s->photonic);
     if (s->sparse)
         tc_sparse_json_write(f, s->sparse);
     fprintf(f, ",\n  \"unwind\": %d", s->unwind);
