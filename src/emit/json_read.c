@@ -376,7 +376,6 @@ static tc_status read_xfer(const rd *r, size_t off, int i, const cJSON *a, tc_sc
     return TC_OK;
 }
 
-
 /* Validate the header object and create the schedule (without transfers). */
 static tc_status read_header(const rd *r, const cJSON *root, tc_sched **out, int *steps_out)
 {

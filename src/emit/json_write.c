@@ -138,7 +138,6 @@ static const char *fmt_cached(dcache *c, double d, char *buf, size_t n)
     return c->text[h];
 }
 
-
 tc_status tc_emit_circuits_write(tc_ctx *ctx, const char *topo_name, const tc_sched_photonic *p, FILE *f)
 {
     if (p->n_rounds != 1)

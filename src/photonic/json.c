@@ -54,7 +54,6 @@ static void put_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
-
 static void put_int_list(FILE *f, const int *v, int n)
 {
     fputc('[', f);
