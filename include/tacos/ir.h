@@ -149,6 +149,10 @@ tc_status tc_parse_size(const char *s, uint64_t *out);
 const char *tc_fmt_time(double seconds, char *buf, size_t n);
 /** Format a byte count ("1.00 GiB"). */
 const char *tc_fmt_bytes(double bytes, char *buf, size_t n);
+/** Format a finite double as the shortest text that reads back to the same bits (deterministic): an integer
+ *  when it is one (non-negative, below 2^53), else %.15g when that round-trips, else %.17g.  The JSON
+ *  schedule's numbers (src/emit, and the photonic and sparse sections).  buf of at least 32 bytes. */
+const char *tc_fmt_double(double d, char *buf, size_t n);
 /** Read a whole file into a malloc'd, NUL-terminated buffer (*len excludes the NUL).  Errors are reported
  *  as `tacosc: error: cannot open 'PATH': reason` or `PATH: error: cannot read: reason`. */
 tc_status tc_read_file(tc_ctx *ctx, const char *path, char **buf, size_t *len);

@@ -321,4 +321,28 @@ tc_status tc_photonic_svg_write(tc_ctx *ctx, const char *title, const tc_ph_bar 
  */
 tc_status tc_photonic_plan_svg_write(tc_ctx *ctx, const tc_sched *s, const tc_topo *topo, const char *title, FILE *f);
 
+
+/* ------------------------------------------------------------------------------------------------ */
+/* The plan's photonic section in a JSON schedule (src/photonic/json.c; man 5 tacosc-schedule)        */
+
+struct cJSON;
+
+/** Write the section as the JSON schedule writer places it after the transfers: `,\n  "photonic": {...}`
+ *  (times, fabric, fallbacks, breakdowns, rounds with their fibers and circuits). Deterministic. */
+void tc_photonic_json_write(FILE *f, const tc_sched_photonic *p);
+/** The fabric object `{"tx": ..., "grid": [R, C], "fibers": ...}` (the section's and a circuit plan's). */
+void tc_photonic_json_write_fabric(FILE *f, const tc_sched_photonic *p);
+/** Round r's fiber summary and circuits as members of an object: `"fibers": ..., "circuits": [...]`, one
+ *  circuit per line after `indent` (the section's rounds and a circuit plan, tc_emit_circuits_write). */
+void tc_photonic_json_write_circuits(FILE *f, const tc_sched_photonic *p, const tc_ph_round *r, const char *indent);
+/**
+ * Read the value `o` of a schedule's "photonic" member (the JSON schedule reader parsed the document) into a
+ * new tc_sched_photonic, *out on success (the caller owns it: tc_sched_photonic_free).  Ranges come from
+ * s (ranks) and steps (the plan's step count; s->n_steps may not be set yet).  Errors: TC_ERR_INVALID as
+ * `FILE:LINE: error: field "photonic": ...`, LINE = line(arg) (line may be NULL: 0), asked only on error;
+ * TC_ERR_NOMEM.
+ */
+tc_status tc_photonic_json_read(tc_ctx *ctx, const struct cJSON *o, const char *file, int (*line)(const void *arg),
+                                const void *arg, const tc_sched *s, int steps, tc_sched_photonic **out);
+
 #endif

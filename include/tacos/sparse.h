@@ -275,4 +275,24 @@ struct tc_sim_opts; /* tacos/sim.h */
 tc_status tc_sparse_annotate(tc_ctx *ctx, const tc_topo *topo, tc_sched *s, const tc_sparse_opts *o,
                              const struct tc_sim_opts *so, double *time, double *wire);
 
+/* ------------------------------------------------------------------------------------------------ */
+/* The plan's sparse section in a JSON schedule (src/sparse/json.c; man 5 tacosc-schedule)          */
+
+struct cJSON;
+
+/** Write the section as the JSON schedule writer places it after the transfers: `,\n  "sparse": {...}`
+ *  (density, asked format, dtype, thresholds, one letter per transfer: d, p, c). Deterministic. */
+void tc_sparse_json_write(FILE *f, const tc_sched_sparse *sp);
+/**
+ * Read the value `o` of a schedule's "sparse" member (the JSON schedule reader parsed the document) into a
+ * new tc_sched_sparse, *out on success (the caller owns it: tc_sched_sparse_free).  Errors: TC_ERR_INVALID
+ * as `FILE:LINE: error: field "sparse": ...`, LINE = line(arg) (line may be NULL: 0), asked only on error;
+ * TC_ERR_NOMEM.  The letters are counted against the transfers later, by tc_sparse_json_check.
+ */
+tc_status tc_sparse_json_read(tc_ctx *ctx, const struct cJSON *o, const char *file, int (*line)(const void *arg),
+                              const void *arg, tc_sched_sparse **out);
+/** One format letter per transfer: sp->n against the n_xfers read; the same diagnostics as the reader. */
+tc_status tc_sparse_json_check(tc_ctx *ctx, const tc_sched_sparse *sp, int n_xfers, const char *file,
+                               int (*line)(const void *arg), const void *arg);
+
 #endif

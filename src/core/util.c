@@ -176,6 +176,18 @@ const char *tc_fmt_bytes(double b, char *buf, size_t n)
     return buf;
 }
 
+const char *tc_fmt_double(double d, char *buf, size_t n)
+{
+    if (d == floor(d) && fabs(d) < 9007199254740992.0 /* 2^53 */ && !signbit(d)) {
+        snprintf(buf, n, "%lld", (long long)d);
+        return buf;
+    }
+    snprintf(buf, n, "%.15g", d);
+    if (strtod(buf, NULL) != d)
+        snprintf(buf, n, "%.17g", d);
+    return buf;
+}
+
 int tc_cmp_int(const void *a, const void *b)
 {
     int x = *(const int *)a, y = *(const int *)b;

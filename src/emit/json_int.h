@@ -5,8 +5,4 @@
 /* uint64 fields are JSON integers up to 2^53, decimal strings above */
 #define TWO53 9007199254740992.0
 
-/* the photonic section's round kinds and routing methods, by their enum values */
-static const char *const ph_kind_name[3] = {"initial", "fallback", "own"};
-static const char *const ph_method_name[3] = {"none", "ilp", "lp-rounding"};
-
 #endif

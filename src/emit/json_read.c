@@ -9,13 +9,16 @@
  * grammar, strtod for exact doubles); anything else is parsed by cJSON on its own, which also words the
  * error.  cJSON's parse-error offsets are mapped back to file:line:col.  When the scan does not find a
  * well-formed transfers array the whole document goes to cJSON, which reports the syntax error or yields
- * a tree whose fields are validated (and the missing or mistyped transfers reported).
+ * a tree whose fields are validated (and the missing or mistyped transfers reported).  The "photonic" and
+ * "sparse" sections are read by their passes' readers (tc_photonic_json_read, tc_sparse_json_read) from
+ * their cJSON values; this file gives them the line of their key for diagnostics.
  * Cost: a 2.1-million-transfer ring all-reduce (163 MB) reads in 2.0 s wall-clock on a loaded 2-core
  * machine; parsing doubles dominates, so repeated times are memoized.
  */
 #include "json_int.h"
 
 #include "tacos/emit.h"
+#include "tacos/photonic.h"
 #include "tacos/sparse.h"
 
 #include <cJSON.h>
@@ -141,6 +144,20 @@ static size_t find_key(const rd *r, const char *key)
         p++;
     }
     return (size_t)-1;
+}
+
+/* The line of the top-level key `key` (0 when there is none): where a section's diagnostics point
+ * (tc_sparse_json_read, tc_photonic_json_read ask for it only when they report an error). */
+typedef struct keyline {
+    const rd *r;
+    const char *key;
+} keyline;
+
+static int key_line(const void *arg)
+{
+    const keyline *k = arg;
+    size_t off = find_key(k->r, k->key);
+    return off == (size_t)-1 ? 0 : line_col(k->r, off, NULL);
 }
 
 /* Report a cJSON syntax error at byte offset off. */
@@ -359,411 +376,6 @@ static tc_status read_xfer(const rd *r, size_t off, int i, const cJSON *a, tc_sc
     return TC_OK;
 }
 
-
-/* ------------------------------------------------------------------------------------------------ */
-/* Reader: photonic rounds                                                                           */
-
-typedef struct phr {
-    const rd *r;
-    tc_sched_photonic *p;
-    int cap_ints;
-    char where[64];   /* "round 3", "fabric", ... */
-} phr;
-
-static tc_status ph_err(phr *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static tc_status ph_err(phr *h, const char *fmt, ...)
-{
-    char msg[768];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return err_at(h->r, TC_ERR_INVALID, find_key(h->r, "photonic"), "field \"photonic\": %s%s%s", h->where,
-                  h->where[0] ? ": " : "", msg);
-}
-
-/* Every member of o is one of the names (NULL-terminated) and appears once; the first `required` are required. */
-static tc_status ph_members(phr *h, const cJSON *o, const char *const *names, int required)
-{
-    if (!cJSON_IsObject(o))
-        return ph_err(h, "must be an object, not %s", type_name(o));
-    for (const cJSON *e = o->child; e; e = e->next) {
-        int known = 0;
-        for (int k = 0; names[k] && !known; k++)
-            known = !strcmp(e->string, names[k]);
-        if (!known)
-            return ph_err(h, "unknown member \"%s\"", e->string);
-        for (const cJSON *d = e->next; d; d = d->next)
-            if (!strcmp(d->string, e->string))
-                return ph_err(h, "member \"%s\" appears twice", e->string);
-    }
-    for (int k = 0; k < required; k++)
-        if (!cJSON_GetObjectItemCaseSensitive(o, names[k]))
-            return ph_err(h, "missing member \"%s\"", names[k]);
-    return TC_OK;
-}
-
-static tc_status ph_int_v(phr *h, const cJSON *v, const char *name, long long lo, long long hi, int *out)
-{
-    if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble))
-        return ph_err(h, "\"%s\" must be an integer, not %s", name, cJSON_IsNumber(v) ? "a fraction" : type_name(v));
-    if (v->valuedouble < (double)lo || v->valuedouble > (double)hi)
-        return ph_err(h, "\"%s\" is %.17g, out of range (%lld to %lld)", name, v->valuedouble, lo, hi);
-    *out = (int)v->valuedouble;
-    return TC_OK;
-}
-
-static tc_status ph_int(phr *h, const cJSON *o, const char *name, long long lo, long long hi, int *out)
-{
-    return ph_int_v(h, cJSON_GetObjectItemCaseSensitive(o, name), name, lo, hi, out);
-}
-
-static tc_status ph_num(phr *h, const cJSON *o, const char *name, double *out)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
-    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < 0)
-        return ph_err(h, "\"%s\" must be a finite number >= 0", name);
-    *out = v->valuedouble;
-    return TC_OK;
-}
-
-static tc_status ph_breakdown(phr *h, const cJSON *o, const char *name, tc_ph_breakdown *b)
-{
-    static const char *const names[] = {"latency", "bandwidth", "congestion", "dilation", "reconfig", NULL};
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
-    char where[64];
-    memcpy(where, h->where, sizeof where);
-    snprintf(h->where + strlen(h->where), sizeof h->where - strlen(h->where), "%s\"%s\"", h->where[0] ? " " : "",
-             name);
-    tc_status st = ph_members(h, v, names, 5);
-    if (!st && !(st = ph_num(h, v, "latency", &b->latency)) && !(st = ph_num(h, v, "bandwidth", &b->bandwidth)) &&
-        !(st = ph_num(h, v, "congestion", &b->congestion)) && !(st = ph_num(h, v, "dilation", &b->dilation)))
-        st = ph_num(h, v, "reconfig", &b->reconfig);
-    memcpy(h->where, where, sizeof where);
-    return st;
-}
-
-/* An array of integers in [lo, hi] appended to p->ints; *off and *n receive where and how many. */
-static tc_status ph_ints(phr *h, const cJSON *a, const char *name, long long lo, long long hi, int *off, int *n)
-{
-    if (!cJSON_IsArray(a))
-        return ph_err(h, "\"%s\" must be an array of integers, not %s", name, type_name(a));
-    int m = cJSON_GetArraySize(a);
-    tc_sched_photonic *p = h->p;
-    tc_status gst = tc_grow((void **)&p->ints, &h->cap_ints, p->n_ints + m, sizeof *p->ints);
-    if (gst)
-        return tc_error(h->r->ctx, gst, h->r->name, 0, "out of memory");
-    *off = p->n_ints;
-    for (const cJSON *e = a->child; e; e = e->next) {
-        int v;
-        tc_status st = ph_int_v(h, e, name, lo, hi, &v);
-        if (st)
-            return st;
-        p->ints[p->n_ints++] = v;
-    }
-    *n = m;
-    return TC_OK;
-}
-
-static tc_status ph_round(phr *h, const cJSON *o, int i, const tc_sched *s, int steps)
-{
-    static const char *const names[] = {"step", "sub", "subs", "topology", "which", "reconfigure", "pairs", "bytes",
-                                        "congestion", "dilation", "time", "fibers", "circuits", "split_pairs", NULL};
-    tc_sched_photonic *p = h->p;
-    tc_ph_round *r = &p->rounds[i];
-    tc_status st;
-    snprintf(h->where, sizeof h->where, "round %d", i);
-    if ((st = ph_members(h, o, names, 13)) || (st = ph_int(h, o, "step", 0, steps - 1, &r->step)) ||
-        (st = ph_int(h, o, "subs", 1, INT32_MAX, &r->n_sub)) || (st = ph_int(h, o, "sub", 0, r->n_sub - 1, &r->sub)))
-        return st;
-    const cJSON *k = cJSON_GetObjectItemCaseSensitive(o, "topology");
-    r->kind = -1;
-    for (int q = 0; q < 3 && cJSON_IsString(k); q++)
-        if (!strcmp(k->valuestring, ph_kind_name[q]))
-            r->kind = q;
-    if (r->kind < 0)
-        return ph_err(h, "\"topology\" must be \"initial\", \"fallback\" or \"own\"");
-    int hi = r->kind == TC_PH_INITIAL ? 0 : r->kind == TC_PH_FALLBACK ? p->n_fallbacks - 1 : i;
-    if ((st = ph_int(h, o, "which", 0, hi, &r->which)))
-        return st;
-    const cJSON *rc = cJSON_GetObjectItemCaseSensitive(o, "reconfigure");
-    if (!cJSON_IsBool(rc))
-        return ph_err(h, "\"reconfigure\" must be true or false");
-    r->reconfig = cJSON_IsTrue(rc);
-    if ((st = ph_int(h, o, "pairs", 0, INT32_MAX, &r->n_pairs)) || (st = ph_num(h, o, "bytes", &r->bytes)) ||
-        (st = ph_int(h, o, "congestion", 0, INT32_MAX, &r->congestion)) ||
-        (st = ph_int(h, o, "dilation", 0, INT32_MAX, &r->dilation)) || (st = ph_breakdown(h, o, "time", &r->t)))
-        return st;
-    r->pair_off = -1;
-    const cJSON *sp = cJSON_GetObjectItemCaseSensitive(o, "split_pairs");
-    if ((sp != NULL) != (r->n_sub > 1))
-        return ph_err(h, r->n_sub > 1 ? "a split step needs \"split_pairs\"" : "\"split_pairs\" belongs to split steps only");
-    if (sp) {
-        if (!cJSON_IsArray(sp) || cJSON_GetArraySize(sp) != r->n_pairs)
-            return ph_err(h, "\"split_pairs\" must be an array of %d [src, dst] pairs", r->n_pairs);
-        int first = -1;
-        for (const cJSON *e = sp->child; e; e = e->next) {
-            int off, n;
-            if ((st = ph_ints(h, e, "split_pairs", 0, s->n_ranks - 1, &off, &n)))
-                return st;
-            if (n != 2)
-                return ph_err(h, "\"split_pairs\" must hold [src, dst] pairs");
-            if (first < 0)
-                first = off;
-        }
-        r->pair_off = first < 0 ? p->n_ints : first;
-    }
-    const cJSON *fb = cJSON_GetObjectItemCaseSensitive(o, "fibers");
-    r->fiber_method = TC_PH_FIBER_NONE;
-    if (!cJSON_IsNull(fb)) {
-        static const char *const fnames[] = {"method", "total", "busiest", "lp_bound", "pairs", NULL};
-        snprintf(h->where, sizeof h->where, "round %d \"fibers\"", i);
-        if ((st = ph_members(h, fb, fnames, 5)))
-            return st;
-        const cJSON *m = cJSON_GetObjectItemCaseSensitive(fb, "method");
-        for (int q = 1; q < 3 && cJSON_IsString(m); q++)
-            if (!strcmp(m->valuestring, ph_method_name[q]))
-                r->fiber_method = q;
-        if (r->fiber_method == TC_PH_FIBER_NONE)
-            return ph_err(h, "\"method\" must be \"ilp\" or \"lp-rounding\"");
-        const cJSON *pa = cJSON_GetObjectItemCaseSensitive(fb, "pairs");
-        if ((st = ph_int(h, fb, "total", 0, INT32_MAX, &r->fibers)) ||
-            (st = ph_int(h, fb, "busiest", 0, INT32_MAX, &r->fiber_z)) || (st = ph_num(h, fb, "lp_bound", &r->fiber_lp)))
-            return st;
-        if (!cJSON_IsArray(pa))
-            return ph_err(h, "\"pairs\" must be an array of [server, server, fibers]");
-        r->n_fib = 0;
-        r->fib_off = p->n_ints;
-        const int servers = p->grid_rows * p->grid_cols;
-        for (const cJSON *e = pa->child; e; e = e->next) {
-            int off, n;
-            if ((st = ph_ints(h, e, "pairs", 0, INT32_MAX, &off, &n)))
-                return st;
-            if (n != 3 || p->ints[off] >= servers || p->ints[off + 1] >= servers)
-                return ph_err(h, "\"pairs\" must hold [server, server, fibers] with servers below %d", servers);
-            r->n_fib++;
-        }
-        snprintf(h->where, sizeof h->where, "round %d", i);
-    }
-    const cJSON *cs = cJSON_GetObjectItemCaseSensitive(o, "circuits");
-    if (!cJSON_IsArray(cs))
-        return ph_err(h, "\"circuits\" must be an array");
-    if (!r->reconfig && cJSON_GetArraySize(cs) > 0)
-        return ph_err(h, "circuits are set up at a reconfiguration only");
-    r->circ_off = p->n_circuits;
-    r->n_circ = cJSON_GetArraySize(cs);
-    if (r->n_circ > 0) {
-        tc_ph_circuit *c = realloc(p->circuits, ((size_t)p->n_circuits + r->n_circ) * sizeof *c);
-        if (!c)
-            return tc_error(h->r->ctx, TC_ERR_NOMEM, h->r->name, 0, "out of memory");
-        p->circuits = c;
-    }
-    const int servers = p->grid_rows * p->grid_cols;
-    const long long mzis = (long long)servers * p->mzi * p->mzi;
-    for (const cJSON *e = cs->child; e; e = e->next) {
-        tc_ph_circuit *c = &p->circuits[p->n_circuits];
-        memset(c, 0, sizeof *c);
-        if (!cJSON_IsArray(e) || cJSON_GetArraySize(e) != 6)
-            return ph_err(h, "circuit %d: expected [src, dst, wavelength, [servers], [fibers], [mzis]]",
-                          p->n_circuits - r->circ_off);
-        const cJSON *v = e->child;
-        int nf;
-        if ((st = ph_int_v(h, v, "circuit src", 0, s->n_ranks - 1, &c->src)) ||
-            (st = ph_int_v(h, v->next, "circuit dst", 0, s->n_ranks - 1, &c->dst)) ||
-            (st = ph_int_v(h, v->next->next, "circuit wavelength", -1, p->wavelengths - 1, &c->wavelength)) ||
-            (st = ph_ints(h, v->next->next->next, "circuit servers", 0, servers - 1, &c->srv_off, &c->n_srv)) ||
-            (st = ph_ints(h, v->next->next->next->next, "circuit fibers", 0, INT32_MAX, &c->fib_off, &nf)) ||
-            (st = ph_ints(h, v->next->next->next->next->next, "circuit mzis", 0, mzis > 0 ? mzis - 1 : -1, &c->mzi_off,
-                          &c->n_mzi)))
-            return st;
-        if (c->n_srv < 1 || nf != c->n_srv - 1)
-            return ph_err(h, "circuit %d->%d: %d servers need %d fiber indices, not %d", c->src, c->dst, c->n_srv,
-                          c->n_srv > 0 ? c->n_srv - 1 : 0, nf);
-        p->n_circuits++;
-    }
-    return TC_OK;
-}
-
-static tc_status read_photonic(const rd *r, const cJSON *o, tc_sched *s, int steps)
-{
-    static const char *const names[] = {"reconfig", "circuit_alpha", "circuit_beta", "fabric", "fallbacks", "time",
-                                        "fixed", "reconfigurations", "rounds", NULL};
-    static const char *const fnames[] = {"tx", "rx", "wavelengths", "mzi", "grid", "fibers", NULL};
-    phr h = {.r = r};
-    tc_status st;
-    if (!(h.p = calloc(1, sizeof *h.p)))
-        return tc_error(r->ctx, TC_ERR_NOMEM, r->name, 0, "out of memory");
-    tc_sched_photonic *p = h.p;
-    if ((st = ph_members(&h, o, names, 9)) || (st = ph_num(&h, o, "reconfig", &p->reconfig)) ||
-        (st = ph_num(&h, o, "circuit_alpha", &p->alpha)) || (st = ph_num(&h, o, "circuit_beta", &p->beta)))
-        goto fail;
-    const cJSON *fab = cJSON_GetObjectItemCaseSensitive(o, "fabric");
-    strcpy(h.where, "\"fabric\"");
-    if ((st = ph_members(&h, fab, fnames, 6)) || (st = ph_int(&h, fab, "tx", 0, INT32_MAX, &p->tx)) ||
-        (st = ph_int(&h, fab, "rx", 0, INT32_MAX, &p->rx)) || (st = ph_int(&h, fab, "wavelengths", 1, 64, &p->wavelengths)) ||
-        (st = ph_int(&h, fab, "mzi", 0, 1 << 24, &p->mzi)) || (st = ph_int(&h, fab, "fibers", 0, INT32_MAX, &p->fibers)))
-        goto fail;
-    const cJSON *g = cJSON_GetObjectItemCaseSensitive(fab, "grid");
-    if (!cJSON_IsArray(g) || cJSON_GetArraySize(g) != 2 || (st = ph_int_v(&h, g->child, "grid", 1, 1 << 24, &p->grid_rows)) ||
-        (st = ph_int_v(&h, g->child->next, "grid", 1, 1 << 24, &p->grid_cols))) {
-        if (!st)
-            st = ph_err(&h, "\"grid\" must be [rows, cols]");
-        goto fail;
-    }
-    /* servers and MZIs are counted in ints below: both products stay under 2^31 */
-    if ((long long)p->grid_rows * p->grid_cols * ((long long)p->mzi * p->mzi > 0 ? (long long)p->mzi * p->mzi : 1) >=
-        (1LL << 31)) {
-        st = ph_err(&h, "grid and mzi make more than 2^31 MZIs");
-        goto fail;
-    }
-    h.where[0] = 0;
-    const cJSON *fl = cJSON_GetObjectItemCaseSensitive(o, "fallbacks");
-    if (!cJSON_IsArray(fl)) {
-        st = ph_err(&h, "\"fallbacks\" must be an array of names");
-        goto fail;
-    }
-    int nfb = cJSON_GetArraySize(fl);
-    if (nfb > 0 && !(p->fallbacks = calloc((size_t)nfb, sizeof *p->fallbacks))) {
-        st = tc_error(r->ctx, TC_ERR_NOMEM, r->name, 0, "out of memory");
-        goto fail;
-    }
-    for (const cJSON *e = fl->child; e; e = e->next) {
-        if (!cJSON_IsString(e)) {
-            st = ph_err(&h, "\"fallbacks\" must be an array of names");
-            goto fail;
-        }
-        if (!(p->fallbacks[p->n_fallbacks++] = tc_strdup(e->valuestring))) {
-            st = tc_error(r->ctx, TC_ERR_NOMEM, r->name, 0, "out of memory");
-            goto fail;
-        }
-    }
-    if ((st = ph_breakdown(&h, o, "time", &p->total)) || (st = ph_breakdown(&h, o, "fixed", &p->fixed)) ||
-        (st = ph_int(&h, o, "reconfigurations", 0, INT32_MAX, &p->n_reconfigs)))
-        goto fail;
-    const cJSON *rs = cJSON_GetObjectItemCaseSensitive(o, "rounds");
-    if (!cJSON_IsArray(rs)) {
-        st = ph_err(&h, "\"rounds\" must be an array");
-        goto fail;
-    }
-    p->n_rounds = cJSON_GetArraySize(rs);
-    if (p->n_rounds > 0 && !(p->rounds = calloc((size_t)p->n_rounds, sizeof *p->rounds))) {
-        st = tc_error(r->ctx, TC_ERR_NOMEM, r->name, 0, "out of memory");
-        goto fail;
-    }
-    int i = 0;
-    for (const cJSON *e = rs->child; e; e = e->next, i++)
-        if ((st = ph_round(&h, e, i, s, steps)))
-            goto fail;
-    s->photonic = p;
-    return TC_OK;
-fail:
-    tc_sched_photonic_free(p);
-    return st;
-}
-
-/* ------------------------------------------------------------------------------------------------ */
-/* Reader: sparse formats                                                                            */
-
-static tc_status sp_err(const rd *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static tc_status sp_err(const rd *r, const char *fmt, ...)
-{
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return err_at(r, TC_ERR_INVALID, find_key(r, "sparse"), "field \"sparse\": %s", msg);
-}
-
-/* A number in [0, 1]. */
-static tc_status sp_unit(const rd *r, const cJSON *v, const char *what, double *out)
-{
-    if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0 && v->valuedouble <= 1))
-        return sp_err(r, "%s must be a number from 0 to 1", what);
-    *out = v->valuedouble;
-    return TC_OK;
-}
-
-/* "sparse": {"density", "format", "dtype", "thresholds": {"pici": [3], "coo": [3]}, "formats": "dpc..."};
- * the number of formats is checked against the transfers once they are read. */
-static tc_status read_sparse(const rd *r, const cJSON *o, tc_sched *s)
-{
-    static const char *const names[] = {"density", "format", "dtype", "thresholds", "formats"};
-    const int nn = (int)(sizeof names / sizeof names[0]);
-    if (!cJSON_IsObject(o))
-        return sp_err(r, "must be an object, not %s", type_name(o));
-    for (const cJSON *e = o->child; e; e = e->next) {
-        int k = 0;
-        while (k < nn && strcmp(e->string, names[k]))
-            k++;
-        if (k == nn)
-            return sp_err(r, "unknown member \"%s\"", e->string);
-        for (const cJSON *d = e->next; d; d = d->next)
-            if (!strcmp(d->string, e->string))
-                return sp_err(r, "member \"%s\" appears twice", e->string);
-    }
-    for (int k = 0; k < nn; k++)
-        if (!cJSON_GetObjectItemCaseSensitive(o, names[k]))
-            return sp_err(r, "missing member \"%s\"", names[k]);
-    tc_status st;
-    tc_sched_sparse *sp = calloc(1, sizeof *sp);
-    if (!sp)
-        return tc_error(r->ctx, TC_ERR_NOMEM, r->name, 0, "out of memory");
-    const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(o, "format"), *dt = cJSON_GetObjectItemCaseSensitive(o, "dtype");
-    const cJSON *th = cJSON_GetObjectItemCaseSensitive(o, "thresholds"), *fs = cJSON_GetObjectItemCaseSensitive(o, "formats");
-    tc_sparse_dtype dtype;
-    if ((st = sp_unit(r, cJSON_GetObjectItemCaseSensitive(o, "density"), "\"density\"", &sp->density)))
-        goto fail;
-    if (!cJSON_IsString(fmt) || tc_sparse_fmt_parse(fmt->valuestring, 0, &sp->format)) {
-        st = sp_err(r, "\"format\" must be \"pici\", \"coo\" or \"auto\"");
-        goto fail;
-    }
-    if (!cJSON_IsString(dt) || tc_sparse_dtype_parse(dt->valuestring, &dtype)) {
-        st = sp_err(r, "\"dtype\" must be float32, float64, int32, bfloat16 or float16");
-        goto fail;
-    }
-    sp->dtype = (int)dtype;
-    if (!cJSON_IsObject(th) || cJSON_GetArraySize(th) != 2) {
-        st = sp_err(r, "\"thresholds\" must be {\"pici\": [INTRA, INTER, ALLGATHER], \"coo\": [...]}");
-        goto fail;
-    }
-    for (int f = TC_SP_PICI; f < TC_SP_FMT_COUNT; f++) {
-        const cJSON *a = cJSON_GetObjectItemCaseSensitive(th, tc_sparse_fmt_name(f));
-        if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != 3) {
-            st = sp_err(r, "\"thresholds\" must be {\"pici\": [INTRA, INTER, ALLGATHER], \"coo\": [...]}");
-            goto fail;
-        }
-        int k = 0;
-        for (const cJSON *v = a->child; v; v = v->next, k++)
-            if ((st = sp_unit(r, v, "a threshold", &sp->th[f][k])))
-                goto fail;
-    }
-    if (!cJSON_IsString(fs)) {
-        st = sp_err(r, "\"formats\" must be a string of one letter per transfer (d, p, c)");
-        goto fail;
-    }
-    size_t n = strlen(fs->valuestring);
-    if (n > INT32_MAX || !(sp->fmt = malloc(n ? n : 1))) {
-        st = tc_error(r->ctx, TC_ERR_NOMEM, r->name, 0, "out of memory");
-        goto fail;
-    }
-    for (size_t i = 0; i < n; i++) {
-        const char *c = strchr("dpc", fs->valuestring[i]);
-        if (!c || !*c) {
-            st = sp_err(r, "\"formats\": transfer %zu has '%c', not d (dense), p (pici) or c (coo)", i,
-                        fs->valuestring[i]);
-            goto fail;
-        }
-        sp->fmt[i] = (unsigned char)(c - "dpc");
-    }
-    sp->n = (int)n;
-    s->sparse = sp;
-    return TC_OK;
-fail:
-    tc_sched_sparse_free(sp);
-    return st;
-}
-
 /* Validate the header object and create the schedule (without transfers). */
 static tc_status read_header(const rd *r, const cJSON *root, tc_sched **out, int *steps_out)
 {
@@ -865,12 +477,14 @@ static tc_status read_header(const rd *r, const cJSON *root, tc_sched **out, int
     s->chunk_bytes = chunk_bytes;
     s->time = tv->valuedouble;
     const cJSON *ph = cJSON_GetObjectItemCaseSensitive(root, "photonic");
-    if (ph && (st = read_photonic(r, ph, s, steps))) {
+    const keyline phk = {r, "photonic"};
+    if (ph && (st = tc_photonic_json_read(r->ctx, ph, r->name, key_line, &phk, s, steps, &s->photonic))) {
         tc_sched_free(s);
         return st;
     }
     const cJSON *sp = cJSON_GetObjectItemCaseSensitive(root, "sparse");
-    if (sp && (st = read_sparse(r, sp, s))) {
+    const keyline spk = {r, "sparse"};
+    if (sp && (st = tc_sparse_json_read(r->ctx, sp, r->name, key_line, &spk, &s->sparse))) {
         tc_sched_free(s);
         return st;
     }
@@ -1109,6 +723,7 @@ fail:
 tc_status tc_emit_json_read_mem(tc_ctx *ctx, const char *name, const char *buf, size_t len, tc_sched **out)
 {
     rd r = {.ctx = ctx, .name = name, .buf = buf, .len = len};
+    const keyline spk = {&r, "sparse"}; /* where the sparse section's diagnostics point */
     tc_status st;
     tc_sched *s = NULL;
     cJSON *root = NULL;
@@ -1209,10 +824,8 @@ tc_status tc_emit_json_read_mem(tc_ctx *ctx, const char *name, const char *buf, 
                          s->chunk_bytes, size, tc_coll_name(s->coll), want);
         goto fail;
     }
-    if (s->sparse && s->sparse->n != s->n_xfers) {
-        st = sp_err(&r, "\"formats\" has %d letters for %d transfers", s->sparse->n, s->n_xfers);
+    if (s->sparse && (st = tc_sparse_json_check(ctx, s->sparse, s->n_xfers, name, key_line, &spk)))
         goto fail;
-    }
     if (tc_sched_set_file(s, name)) {
         st = tc_error(ctx, TC_ERR_NOMEM, name, 0, "out of memory");
         goto fail;

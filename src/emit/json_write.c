@@ -6,10 +6,11 @@
  * The layout is fixed: one header field per line (lines 2-17), then one transfer per line as a compact array
  *     [src, dst, chunk, "copy"|"reduce", link, step, t_start, t_end, [route...]]
  * so transfer i sits on line 18 + i; fields added to format 1 later (optional on reading) follow the
- * transfers: "photonic" (photonic plans only), "sparse" (annotated plans only: the input density, the
- * thresholds and one format letter per transfer, in transfer order), then "unwind" and "switch_model" (only
- * when set).  Doubles use %.15g when that reads back to the same bits, else %.17g
- * (integral values as integers), so write -> read -> write is byte-identical.  uint64 fields (seed,
+ * transfers: "photonic" (photonic plans only; written by src/photonic/json.c), "sparse" (annotated plans
+ * only: the input density, the thresholds and one format letter per transfer, in transfer order; written by
+ * src/sparse/json.c), then "unwind" and "switch_model" (only when set).  Doubles use %.15g when that reads
+ * back to the same bits, else %.17g (integral values as integers; tc_fmt_double, shared with the sections),
+ * so write -> read -> write is byte-identical.  uint64 fields (seed,
  * size_bytes, chunk_bytes) are JSON integers up to 2^53 and decimal strings above.
  * Cost: a 2.1-million-transfer ring all-reduce (163 MB) writes in 1.7 s on a loaded 2-core machine;
  * formatting doubles dominates, so repeated times are memoized.
@@ -17,6 +18,7 @@
 #include "json_int.h"
 
 #include "tacos/emit.h"
+#include "tacos/photonic.h"
 #include "tacos/sparse.h"
 
 #include <errno.h>
@@ -112,19 +114,6 @@ static char *put_int(char *p, int v, const char *sep)
     return p;
 }
 
-/* Shortest round-tripping text of a finite double (deterministic). */
-static const char *fmt_double(double d, char *buf, size_t n)
-{
-    if (d == floor(d) && fabs(d) < TWO53 && !signbit(d)) {
-        snprintf(buf, n, "%lld", (long long)d);
-        return buf;
-    }
-    snprintf(buf, n, "%.15g", d);
-    if (strtod(buf, NULL) != d)
-        snprintf(buf, n, "%.17g", d);
-    return buf;
-}
-
 /* Formatting doubles is the writer's main cost and schedules repeat their times (every transfer of a
  * step), so texts are memoized in a direct-mapped table keyed by the bits. */
 #define DCACHE_BITS 12
@@ -137,131 +126,16 @@ typedef struct dcache {
 static const char *fmt_cached(dcache *c, double d, char *buf, size_t n)
 {
     if (!c)
-        return fmt_double(d, buf, n);
+        return tc_fmt_double(d, buf, n);
     uint64_t k;
     memcpy(&k, &d, sizeof k);
     size_t h = (size_t)((k * 0x9e3779b97f4a7c15ull) >> (64 - DCACHE_BITS));
     if (!c->used[h] || c->key[h] != k) {
-        fmt_double(d, c->text[h], sizeof c->text[h]);
+        tc_fmt_double(d, c->text[h], sizeof c->text[h]);
         c->key[h] = k;
         c->used[h] = 1;
     }
     return c->text[h];
-}
-
-
-/* ------------------------------------------------------------------------------------------------ */
-/* Photonic rounds (written after the transfers; see man 5 tacosc-schedule, PHOTONIC)                */
-
-
-static void put_int_list(FILE *f, const int *v, int n)
-{
-    fputc('[', f);
-    for (int i = 0; i < n; i++)
-        fprintf(f, i ? ", %d" : "%d", v[i]);
-    fputc(']', f);
-}
-
-static void put_breakdown(FILE *f, const tc_ph_breakdown *b)
-{
-    char x[40];
-    fprintf(f, "{\"latency\": %s", fmt_double(b->latency, x, sizeof x));
-    fprintf(f, ", \"bandwidth\": %s", fmt_double(b->bandwidth, x, sizeof x));
-    fprintf(f, ", \"congestion\": %s", fmt_double(b->congestion, x, sizeof x));
-    fprintf(f, ", \"dilation\": %s", fmt_double(b->dilation, x, sizeof x));
-    fprintf(f, ", \"reconfig\": %s}", fmt_double(b->reconfig, x, sizeof x));
-}
-
-static void put_fabric(FILE *f, const tc_sched_photonic *p)
-{
-    fprintf(f, "{\"tx\": %d, \"rx\": %d, \"wavelengths\": %d, \"mzi\": %d, \"grid\": [%d, %d], \"fibers\": %d}", p->tx,
-            p->rx, p->wavelengths, p->mzi, p->grid_rows, p->grid_cols, p->fibers);
-}
-
-/* The fiber summary and the circuits of round r, as members of an object ("fibers": ..., "circuits": [...]). */
-static void put_round_circuits(FILE *f, const tc_sched_photonic *p, const tc_ph_round *r, const char *indent)
-{
-    char x[40];
-    if (r->fiber_method == TC_PH_FIBER_NONE)
-        fputs("\"fibers\": null", f);
-    else {
-        fprintf(f, "\"fibers\": {\"method\": \"%s\", \"total\": %d, \"busiest\": %d, \"lp_bound\": %s, \"pairs\": [",
-                ph_method_name[r->fiber_method], r->fibers, r->fiber_z, fmt_double(r->fiber_lp, x, sizeof x));
-        for (int k = 0; k < r->n_fib; k++)
-            put_int_list(f, p->ints + r->fib_off + 3 * k, 3), fputs(k + 1 < r->n_fib ? ", " : "", f);
-        fputs("]}", f);
-    }
-    fputs(", \"circuits\": [", f);
-    for (int k = 0; k < r->n_circ; k++) {
-        const tc_ph_circuit *c = &p->circuits[r->circ_off + k];
-        fprintf(f, "%s\n%s[%d, %d, %d, ", k ? "," : "", indent, c->src, c->dst, c->wavelength);
-        put_int_list(f, p->ints + c->srv_off, c->n_srv);
-        fputs(", ", f);
-        put_int_list(f, p->ints + c->fib_off, c->n_srv - 1);
-        fputs(", ", f);
-        put_int_list(f, p->ints + c->mzi_off, c->n_mzi);
-        fputc(']', f);
-    }
-    fputc(']', f);
-}
-
-static void put_photonic(FILE *f, const tc_sched_photonic *p)
-{
-    char x[40];
-    fprintf(f, "  \"photonic\": {\n    \"reconfig\": %s,\n", fmt_double(p->reconfig, x, sizeof x));
-    fprintf(f, "    \"circuit_alpha\": %s,\n", fmt_double(p->alpha, x, sizeof x));
-    fprintf(f, "    \"circuit_beta\": %s,\n    \"fabric\": ", fmt_double(p->beta, x, sizeof x));
-    put_fabric(f, p);
-    fputs(",\n    \"fallbacks\": [", f);
-    for (int i = 0; i < p->n_fallbacks; i++) {
-        if (i)
-            fputs(", ", f);
-        put_string(f, p->fallbacks[i]);
-    }
-    fputs("],\n    \"time\": ", f);
-    put_breakdown(f, &p->total);
-    fputs(",\n    \"fixed\": ", f);
-    put_breakdown(f, &p->fixed);
-    fprintf(f, ",\n    \"reconfigurations\": %d,\n    \"rounds\": [", p->n_reconfigs);
-    for (int i = 0; i < p->n_rounds; i++) {
-        const tc_ph_round *r = &p->rounds[i];
-        fprintf(f, "%s\n      {\"step\": %d, \"sub\": %d, \"subs\": %d, \"topology\": \"%s\", \"which\": %d, "
-                   "\"reconfigure\": %s, \"pairs\": %d, \"bytes\": %s, \"congestion\": %d, \"dilation\": %d,\n"
-                   "       \"time\": ",
-                i ? "," : "", r->step, r->sub, r->n_sub, ph_kind_name[r->kind], r->which, r->reconfig ? "true" : "false",
-                r->n_pairs, fmt_double(r->bytes, x, sizeof x), r->congestion, r->dilation);
-        put_breakdown(f, &r->t);
-        if (r->pair_off >= 0) {
-            fputs(",\n       \"split_pairs\": [", f);
-            for (int k = 0; k < r->n_pairs; k++)
-                fprintf(f, "%s[%d, %d]", k ? ", " : "", p->ints[r->pair_off + 2 * k], p->ints[r->pair_off + 2 * k + 1]);
-            fputc(']', f);
-        }
-        fputs(",\n       ", f);
-        put_round_circuits(f, p, r, "        ");
-        fputc('}', f);
-    }
-    fputs(p->n_rounds ? "\n    ]\n  }" : "]\n  }", f);
-}
-
-/* ",\n  "sparse": {...}": density, format asked for, element type, thresholds, one letter per transfer. */
-static void put_sparse(FILE *f, const tc_sched_sparse *sp)
-{
-    char x[40];
-    fprintf(f, ",\n  \"sparse\": {\n    \"density\": %s,\n    \"format\": \"%s\",\n    \"dtype\": \"%s\",\n"
-               "    \"thresholds\": {",
-            fmt_double(sp->density, x, sizeof x), tc_sparse_fmt_name(sp->format),
-            tc_sparse_dtype_name((tc_sparse_dtype)sp->dtype));
-    for (int fm = TC_SP_PICI; fm < TC_SP_FMT_COUNT; fm++) {
-        fprintf(f, "%s\"%s\": [", fm > TC_SP_PICI ? ", " : "", tc_sparse_fmt_name(fm));
-        for (int k = 0; k < 3; k++)
-            fprintf(f, "%s%s", k ? ", " : "", fmt_double(sp->th[fm][k], x, sizeof x));
-        fputc(']', f);
-    }
-    fputs("},\n    \"formats\": \"", f);
-    for (int i = 0; i < sp->n; i++)
-        fputc(sp->fmt[i] < TC_SP_FMT_COUNT ? "dpc"[sp->fmt[i]] : '?', f);
-    fputs("\"\n  }", f);
 }
 
 tc_status tc_emit_circuits_write(tc_ctx *ctx, const char *topo_name, const tc_sched_photonic *p, FILE *f)
@@ -272,9 +146,9 @@ tc_status tc_emit_circuits_write(tc_ctx *ctx, const char *topo_name, const tc_sc
             TC_CIRCUITS_FORMAT, TC_JSON_VERSION, TC_VERSION);
     put_string(f, topo_name);
     fputs(",\n  \"fabric\": ", f);
-    put_fabric(f, p);
+    tc_photonic_json_write_fabric(f, p);
     fputs(",\n  ", f);
-    put_round_circuits(f, p, &p->rounds[0], "    ");
+    tc_photonic_json_write_circuits(f, p, &p->rounds[0], "    ");
     fputs("\n}\n", f);
     if (fflush(f) || ferror(f))
         return tc_error(ctx, TC_ERR_IO, NULL, 0, "cannot write circuit plan: %s", strerror(errno));
@@ -304,8 +178,8 @@ tc_status tc_emit_json_write(tc_ctx *ctx, const tc_sched *s, FILE *f)
     put_u64(f, s->size_bytes);
     fputs(",\n  \"chunk_bytes\": ", f);
     put_u64(f, s->chunk_bytes);
-    fprintf(f, ",\n  \"predicted_time\": %s,\n  \"steps\": %d,\n  \"transfers\": [", fmt_double(s->time, a, sizeof a),
-            s->n_steps);
+    fprintf(f, ",\n  \"predicted_time\": %s,\n  \"steps\": %d,\n  \"transfers\": [",
+            tc_fmt_double(s->time, a, sizeof a), s->n_steps);
     dcache *dc = s->n_xfers > 1000 ? calloc(1, sizeof *dc) : NULL; /* optional: NULL formats directly */
     for (int i = 0; i < s->n_xfers; i++) {
         const tc_xfer *x = &s->xfers[i];
@@ -338,12 +212,10 @@ tc_status tc_emit_json_write(tc_ctx *ctx, const tc_sched *s, FILE *f)
         fwrite(line, 1, (size_t)(p - line), f);
     }
     fputs(s->n_xfers ? "\n  ]" : "]", f);
-    if (s->photonic) {
-        fputs(",\n", f);
-        put_photonic(f, s->photonic);
-    }
+    if (s->photonic)
+        tc_photonic_json_write(f, s->photonic);
     if (s->sparse)
-        put_sparse(f, s->sparse);
+        tc_sparse_json_write(f, s->sparse);
     fprintf(f, ",\n  \"unwind\": %d", s->unwind);
     if (s->switch_model > 0) /* only when the plan was made with --switch-model: older plans stay the same */
         fprintf(f, ",\n  \"switch_model\": \"%s\"", tc_switch_model_name((tc_switch_model)(s->switch_model - 1)));
