@@ -162,6 +162,9 @@ void tc_igraph_lock(void);
 void tc_igraph_unlock(void);
 /** Write s to f with &, <, > and " escaped for XML text and attribute values (NULL writes nothing). */
 void tc_xml_escape(FILE *f, const char *s);
+/** How a JSON value is worded in messages ("a string", "a number", "an array", ...). */
+struct cJSON;
+const char *tc_json_type_name(const struct cJSON *v);
 /** Write s to f as a JSON string ("..." with ", \\ and control characters escaped); NULL writes null. */
 void tc_json_escape(FILE *f, const char *s);
 /** qsort comparator of ints, ascending. */
@@ -368,6 +371,8 @@ typedef struct tc_sched {
     char *topo_name;        /**< topology name, may be NULL */
     uint64_t seed;
     double time;            /**< predicted collective time in s (0 when unknown) */
+    double wire_scale;      /**< bytes on the wire per byte of a chunk (0 means 1): 2 for an MSCCL++ plan of LL
+                                 packets, each 8 bytes of data beside 8 of flags; the simulator prices it */
     int n_steps;            /**< 1 + the largest step number */
     int n_xfers, cap_xfers;
     tc_xfer *xfers;

@@ -170,6 +170,8 @@ typedef struct tc_mscclpp_lower_opts {
                                      within one); NULL: one server */
     uint64_t min_bytes, max_bytes; /**< the byte range written (max 0: no limit) */
     const char *name;           /**< the plan's name (NULL: derived from the schedule) */
+    int packets;                /**< protocol LL: put packets (ppkt), unpack or reduce them (upkt, repkt), no
+                                     signals; memory channels only (one server) */
     int any_size;               /**< tc_compile: skip the executor's message-size rule at the plan's size (a
                                      candidate priced for a range of sizes, bundle) */
 } tc_mscclpp_lower_opts;

@@ -9,7 +9,8 @@
  * else a hop-count shortest path of the topology computed with igraph (ties broken by lowest link id;
  * the igraph_t lives only inside tc_sim_run).  src == dst transfers (local copies) cost nothing.
  *
- * Bytes.  Every transfer moves one chunk of `chunk_bytes` bytes; with opts.size != 0 the chunk size is
+ * Bytes.  Every transfer moves one chunk of `chunk_bytes` bytes (times the plan's wire_scale when set: LL
+ * packets); with opts.size != 0 the chunk size is
  * rescaled as tc_sched_create would for that size (size / n_chunks, alltoall size * R / n_chunks).
  * Per-transfer costs (opts.xfer_scale, xfer_pre, xfer_post; the sparse pass's cost model, sparse.h): when
  * given, transfer x moves scale[x] x chunk bytes on each of its links, its first hop becomes ready

@@ -134,6 +134,7 @@ static tc_status check_options(tc_ctx *ctx, const struct option *lo, const unsig
                                const char *algo, tc_format fmt, const char *out_path, const tc_msccl_lower_opts *m)
 {
     static const int msccl_only[] = {O_TARGET, O_MAXCH, O_PROTO, O_CHANNELS, O_MINB, O_MAXB, O_INPLACE, O_OUTOFPLACE};
+    /* --proto, --min-bytes and --max-bytes apply to MSCCL++ plans too */
     static const int tacos_only[] = {O_MATCH, O_TRIALS, O_THREADS, O_STATS};
     char name[64];
     if (seen[O_ROOT] && !tc_coll_rooted(coll))
@@ -142,7 +143,8 @@ static tc_status check_options(tc_ctx *ctx, const struct option *lo, const unsig
     if (seen['f'] && !out_path)
         return tc_error(ctx, TC_ERR_USAGE, NULL, 0, "--format applies to the output file: add -o FILE");
     for (size_t i = 0; i < sizeof msccl_only / sizeof msccl_only[0]; i++)
-        if (seen[msccl_only[i]] && fmt != TC_FMT_MSCCL)
+        if (seen[msccl_only[i]] && fmt != TC_FMT_MSCCL &&
+            !(fmt == TC_FMT_MSCCLPP && (msccl_only[i] == O_PROTO || msccl_only[i] == O_MINB || msccl_only[i] == O_MAXB)))
             return tc_error(ctx, TC_ERR_USAGE, NULL, 0, "%s applies to MSCCL XML output only (%s)",
                             tc_cli_opt_name(lo, msccl_only[i], name, sizeof name),
                             !out_path ? "no -o FILE.xml given"
@@ -451,6 +453,9 @@ int tc_cli_compile(int argc, char **argv)
         goto done;
     tc_mscclpp_lower_opts mpo;
     tc_mscclpp_lower_opts_init(&mpo);
+    mpo.packets = lo.proto && !strcmp(lo.proto, "LL");
+    mpo.min_bytes = lo.min_bytes;
+    mpo.max_bytes = lo.max_bytes;
     if (!strcmp(algo, "auto")) {
         /* candidates priced as this compile writes them: without -k, tacos with its chunk search; to MSCCL
          * XML, the lowered program */
@@ -485,6 +490,17 @@ int tc_cli_compile(int argc, char **argv)
     co.photonic_opts = po;
     co.lower = out_path && fmt == TC_FMT_MSCCL ? &lo : NULL;
     co.mscclpp = out_path && fmt == TC_FMT_MSCCLPP ? &mpo : NULL;
+    if (co.mscclpp && lo.proto && strcmp(lo.proto, "Simple") && strcmp(lo.proto, "LL")) {
+        st = tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--proto %s: an MSCCL++ plan is Simple or LL", lo.proto);
+        goto done;
+    }
+    if (co.mscclpp && mpo.packets && flat->n_nodes > 1) {
+        st = tc_error(&ctx, TC_ERR_USAGE, NULL, 0,
+                      "--proto LL: tacosc writes MSCCL++ LL packets over memory channels within one server; %s has "
+                      "%d servers (use --proto Simple)",
+                      flat->name ? flat->name : topo_path, flat->n_nodes);
+        goto done;
+    }
     if (co.mscclpp && (sparse || photonic)) {
         st = tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "%s: an MSCCL++ plan carries dense messages on fixed links only",
                       sparse ? "--density/--sparsity" : "--photonic");

@@ -233,7 +233,10 @@ static tc_status lower_mscclpp(tc_ctx *ctx, const tc_topo *topo, tc_sched *s, co
     if (st)
         return st;
     if (s->time > 0 && fabs(r->time - s->time) > 1e-9 * s->time)
-        snprintf(res->lost, sizeof res->lost, "%s",
+        snprintf(res->lost, sizeof res->lost, "%s%s",
+                 lo.packets ? "LL packets carry 8 bytes of flags beside every 8 bytes of data (twice the bytes on "
+                              "the wire); "
+                            : "",
                  "an MSCCL++ plan keeps no link choice and no times, only each thread block's order of puts, "
                  "signals and waits");
     s->time = r->time;

@@ -1,5 +1,19 @@
-/* JSON text helpers shared by the writers of JSON formats (src/emit, src/mscclpp). */
+/* JSON helpers shared by the readers and writers of JSON formats (src/emit, src/photonic, src/sparse,
+ * src/mscclpp). */
 #include "tacos/ir.h"
+
+#include <cJSON.h>
+
+const char *tc_json_type_name(const struct cJSON *v)
+{
+    if (cJSON_IsString(v)) return "a string";
+    if (cJSON_IsNumber(v)) return "a number";
+    if (cJSON_IsBool(v)) return "a boolean";
+    if (cJSON_IsNull(v)) return "null";
+    if (cJSON_IsArray(v)) return "an array";
+    if (cJSON_IsObject(v)) return "an object";
+    return "invalid";
+}
 
 void tc_json_escape(FILE *f, const char *s)
 {

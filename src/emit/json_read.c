@@ -201,17 +201,6 @@ static tc_status syntax_error(const rd *r, size_t off)
 /* ------------------------------------------------------------------------------------------------ */
 /* Reader: fields                                                                                    */
 
-static const char *type_name(const cJSON *v)
-{
-    if (cJSON_IsString(v)) return "a string";
-    if (cJSON_IsNumber(v)) return "a number";
-    if (cJSON_IsBool(v)) return "a boolean";
-    if (cJSON_IsNull(v)) return "null";
-    if (cJSON_IsArray(v)) return "an array";
-    if (cJSON_IsObject(v)) return "an object";
-    return "invalid";
-}
-
 static const char *const header_fields[] = {
     "format", "version", "tool", "seed", "topology", "algorithm", "collective", "ranks", "chunks_per_rank",
     "chunks", "root", "size_bytes", "chunk_bytes", "predicted_time", "steps", "transfers",
@@ -237,7 +226,7 @@ static tc_status get_int(const rd *r, const cJSON *o, const char *field, int lo,
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, field);
     if (!cJSON_IsNumber(v))
-        return field_error(r, field, "must be an integer, not %s", type_name(v));
+        return field_error(r, field, "must be an integer, not %s", tc_json_type_name(v));
     double d = v->valuedouble;
     if (d != floor(d))
         return field_error(r, field, "must be an integer, not %.17g", d);
@@ -264,7 +253,7 @@ static tc_status get_u64(const rd *r, const cJSON *o, const char *field, uint64_
         return TC_OK;
     }
     if (!cJSON_IsNumber(v))
-        return field_error(r, field, "must be an unsigned integer, not %s", type_name(v));
+        return field_error(r, field, "must be an unsigned integer, not %s", tc_json_type_name(v));
     double d = v->valuedouble;
     if (d != floor(d) || d < 0)
         return field_error(r, field, "must be an unsigned integer, not %.17g", d);
@@ -283,7 +272,7 @@ static tc_status get_name(const rd *r, const cJSON *o, const char *field, const 
         return TC_OK;
     }
     if (!cJSON_IsString(v))
-        return field_error(r, field, "must be a string or null, not %s", type_name(v));
+        return field_error(r, field, "must be a string or null, not %s", tc_json_type_name(v));
     *out = v->valuestring;
     return TC_OK;
 }
@@ -293,7 +282,7 @@ static tc_status xfer_int(const rd *r, size_t off, int i, const cJSON *v, const 
 {
     if (!cJSON_IsNumber(v))
         return err_at(r, TC_ERR_INVALID, off, "transfer %d: %s must be an integer, not %s", i, what,
-                      type_name(v));
+                      tc_json_type_name(v));
     double d = v->valuedouble;
     if (d != floor(d) || d < -2147483648.0 || d > 2147483647.0)
         return err_at(r, TC_ERR_INVALID, off, "transfer %d: %s must be an integer, not %.17g", i, what, d);
@@ -348,7 +337,7 @@ static tc_status read_xfer(const rd *r, size_t off, int i, const cJSON *a, tc_sc
         const char *what = k ? "t_end" : "t_start";
         if (!cJSON_IsNumber(v[6 + k]))
             return err_at(r, TC_ERR_INVALID, off, "transfer %d: %s must be a number, not %s", i, what,
-                          type_name(v[6 + k]));
+                          tc_json_type_name(v[6 + k]));
         t[k] = v[6 + k]->valuedouble;
         if (!isfinite(t[k]))
             return err_at(r, TC_ERR_INVALID, off, "transfer %d: %s is not a finite number", i, what);
@@ -358,7 +347,7 @@ static tc_status read_xfer(const rd *r, size_t off, int i, const cJSON *a, tc_sc
     }
     if (!cJSON_IsArray(v[8]))
         return err_at(r, TC_ERR_INVALID, off, "transfer %d: route must be an array of link ids, not %s", i,
-                      type_name(v[8]));
+                      tc_json_type_name(v[8]));
     int nr = 0;
     for (const cJSON *e = v[8]->child; e; e = e->next) {
         int l;
@@ -383,7 +372,7 @@ static tc_status read_header(const rd *r, const cJSON *root, tc_sched **out, int
     tc_sched *s = NULL;
     if (!cJSON_IsObject(root))
         return err_at(r, TC_ERR_INVALID, skip_ws(r->buf, r->len, 0),
-                      "not a tacosc schedule: the top level is %s, not an object", type_name(root));
+                      "not a tacosc schedule: the top level is %s, not an object", tc_json_type_name(root));
     for (const cJSON *e = root->child; e; e = e->next) {
         int known = 0;
         for (int f = 0; f < N_HEADER_FIELDS; f++)
@@ -401,7 +390,7 @@ static tc_status read_header(const rd *r, const cJSON *root, tc_sched **out, int
             return tc_error(r->ctx, TC_ERR_INVALID, r->name, 0, "missing field \"%s\"", header_fields[f]);
     const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(root, "format");
     if (!cJSON_IsString(fmt))
-        return field_error(r, "format", "must be a string, not %s", type_name(fmt));
+        return field_error(r, "format", "must be a string, not %s", tc_json_type_name(fmt));
     if (strcmp(fmt->valuestring, TC_JSON_FORMAT))
         return field_error(r, "format", "is \"%s\", not \"%s\": not a tacosc schedule", fmt->valuestring,
                            TC_JSON_FORMAT);
@@ -413,7 +402,7 @@ static tc_status read_header(const rd *r, const cJSON *root, tc_sched **out, int
                            TC_JSON_VERSION);
     const cJSON *tool = cJSON_GetObjectItemCaseSensitive(root, "tool");
     if (!cJSON_IsString(tool))
-        return field_error(r, "tool", "must be a string, not %s", type_name(tool));
+        return field_error(r, "tool", "must be a string, not %s", tc_json_type_name(tool));
     const char *topo_name, *algo;
     uint64_t seed, size_bytes, chunk_bytes;
     if ((st = get_u64(r, root, "seed", &seed)) || (st = get_name(r, root, "topology", &topo_name)) ||
@@ -422,7 +411,7 @@ static tc_status read_header(const rd *r, const cJSON *root, tc_sched **out, int
     const cJSON *coll_v = cJSON_GetObjectItemCaseSensitive(root, "collective");
     tc_coll coll;
     if (!cJSON_IsString(coll_v))
-        return field_error(r, "collective", "must be a string, not %s", type_name(coll_v));
+        return field_error(r, "collective", "must be a string, not %s", tc_json_type_name(coll_v));
     if (tc_coll_parse(coll_v->valuestring, &coll))
         return field_error(r, "collective", "names an unknown collective \"%s\"", coll_v->valuestring);
     if ((st = get_int(r, root, "ranks", 1, INT32_MAX, &R)) ||
@@ -444,14 +433,14 @@ static tc_status read_header(const rd *r, const cJSON *root, tc_sched **out, int
     }
     const cJSON *tv = cJSON_GetObjectItemCaseSensitive(root, "predicted_time");
     if (!cJSON_IsNumber(tv))
-        return field_error(r, "predicted_time", "must be a number, not %s", type_name(tv));
+        return field_error(r, "predicted_time", "must be a number, not %s", tc_json_type_name(tv));
     if (!isfinite(tv->valuedouble) || tv->valuedouble < 0 || tv->valuedouble > TC_TIME_MAX)
         return field_error(r, "predicted_time", "must be a number from 0 to %.0f (seconds)", TC_TIME_MAX);
     if ((st = get_int(r, root, "steps", 0, INT32_MAX, &steps)))
         return st;
     const cJSON *xs = cJSON_GetObjectItemCaseSensitive(root, "transfers");
     if (!cJSON_IsArray(xs))
-        return field_error(r, "transfers", "must be an array, not %s", type_name(xs));
+        return field_error(r, "transfers", "must be an array, not %s", tc_json_type_name(xs));
     st = tc_sched_create(coll, R, K, size_bytes, &s);
     if (st == TC_ERR_LIMIT)
         return field_error(r, "chunks", "is too large: %s on %d ranks with %d chunks per rank", tc_coll_name(coll),

@@ -64,30 +64,6 @@ tc_status tc_format_parse(const char *s, tc_format *out)
 /* ------------------------------------------------------------------------------------------------ */
 /* Writer                                                                                            */
 
-static void put_string(FILE *f, const char *s)
-{
-    if (!s) {
-        fputs("null", f);
-        return;
-    }
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        switch (*p) {
-        case '"': fputs("\\\"", f); break;
-        case '\\': fputs("\\\\", f); break;
-        case '\n': fputs("\\n", f); break;
-        case '\t': fputs("\\t", f); break;
-        case '\r': fputs("\\r", f); break;
-        default:
-            if (*p < 0x20)
-                fprintf(f, "\\u%04x", *p);
-            else
-                fputc(*p, f);
-        }
-    }
-    fputc('"', f);
-}
-
 static void put_u64(FILE *f, uint64_t v)
 {
     if (v <= (1ull << 53))
@@ -144,7 +120,7 @@ tc_status tc_emit_circuits_write(tc_ctx *ctx, const char *topo_name, const tc_sc
         return tc_error(ctx, TC_ERR_INTERNAL, NULL, 0, "circuit plan: expected one round, got %d", p->n_rounds);
     fprintf(f, "{\n  \"format\": \"%s\",\n  \"version\": %d,\n  \"tool\": \"tacosc %s\",\n  \"topology\": ",
             TC_CIRCUITS_FORMAT, TC_JSON_VERSION, TC_VERSION);
-    put_string(f, topo_name);
+    tc_json_escape(f, topo_name);
     fputs(",\n  \"fabric\": ", f);
     tc_photonic_json_write_fabric(f, p);
     fputs(",\n  ", f);
@@ -169,9 +145,9 @@ tc_status tc_emit_json_write(tc_ctx *ctx, const tc_sched *s, FILE *f)
             TC_JSON_FORMAT, TC_JSON_VERSION, TC_VERSION);
     put_u64(f, s->seed);
     fputs(",\n  \"topology\": ", f);
-    put_string(f, s->topo_name);
+    tc_json_escape(f, s->topo_name);
     fputs(",\n  \"algorithm\": ", f);
-    put_string(f, s->algo);
+    tc_json_escape(f, s->algo);
     fprintf(f, ",\n  \"collective\": \"%s\",\n  \"ranks\": %d,\n  \"chunks_per_rank\": %d,\n  \"chunks\": %d,\n"
                "  \"root\": %d,\n  \"size_bytes\": ",
             tc_coll_name(s->coll), s->n_ranks, s->chunks_per_rank, s->n_chunks, s->root);

@@ -21,7 +21,7 @@ enum { M_DATA = 1, M_SIGNAL, M_GETREQ, M_GETRESP };
 #define MPP_TAG 4242
 
 typedef struct {
-    int kind, type, tag, req;   /* req: tb * MAX_BUFS + source index of a read */
+    int kind, type, tag, req;   /* req: tb * MAX_BUFS + source index of a read; DATA: 1 for LL packets */
     uint64_t off, bytes;
 } hdr;
 
@@ -38,6 +38,7 @@ struct tc_exec_mpp {
     int *tag;                    /* per channel of this gpu: its per-peer tag */
     long *inbound, *taken;       /* per channel */
     int *pc, *bgen, *stage, *pending; /* per tb */
+    unsigned char *ready;        /* per scratch chunk: LL packets written there in this run */
     int bar_n[TC_MSCCLPP_MAX_DEVICE_SYNCERS], bar_gen[TC_MSCCLPP_MAX_DEVICE_SYNCERS];
     int sem[TC_MSCCLPP_MAX_DEVICE_SEMAPHORES];
     char **fetched;              /* per tb: host memory for the chunks its reads fetched */
@@ -68,6 +69,7 @@ void tc_exec_mpp_free(tc_exec_mpp *m)
     free(m->bgen);
     free(m->stage);
     free(m->pending);
+    free(m->ready);
     free(m->hstage);
     if (m->acc)
         m->be->release(m->be, m->acc);
@@ -107,11 +109,12 @@ tc_status tc_exec_mpp_create(tc_ctx *ctx, const tc_mscclpp *p, int rank, tc_exec
     m->stage = calloc(nt, sizeof *m->stage);
     m->pending = calloc(nt, sizeof *m->pending);
     m->fetched = calloc(nt, sizeof *m->fetched);
+    m->ready = calloc((size_t)g->s_chunks + 1, 1);
     m->hstage = malloc(m->opb + sizeof(hdr));
     m->acc = be->alloc(be, m->opb);
     m->tmp = be->alloc(be, m->opb);
     int *cnt = calloc((size_t)p->ngpus, sizeof *cnt);
-    if (!m->tag || !m->inbound || !m->taken || !m->pc || !m->bgen || !m->stage || !m->pending || !m->fetched ||
+    if (!m->tag || !m->inbound || !m->taken || !m->pc || !m->bgen || !m->stage || !m->pending || !m->fetched || !m->ready ||
         !m->hstage || !m->acc || !m->tmp || !cnt) {
         free(cnt);
         tc_exec_mpp_free(m);
@@ -199,6 +202,8 @@ static tc_status poll(tc_exec_mpp *m, int *got)
         *got = 1;
         if (h.kind == M_DATA) {
             m->be->upload(m->be, m->bufs[h.type] + h.off, buf + sizeof h, h.bytes);
+            if (h.req && h.type == TC_MS_BUF_S) /* LL packets: their flag is this run's */
+                memset(m->ready + h.off / m->ub, 1, h.bytes / m->ub);
         } else if (h.kind == M_SIGNAL) {
             int c = chan_by_tag(m, s.MPI_SOURCE, h.tag);
             if (c < 0)
@@ -238,7 +243,8 @@ static tc_status put_to(tc_exec_mpp *m, const tc_mscclpp_tb *tb, const tc_mscclp
                         const void *src_be)
 {
     const tc_mscclpp_rbuf *rb = remote(m, tb, op, d);
-    hdr h = {M_DATA, rb->type, 0, 0, (uint64_t)d->index * m->ub, (uint64_t)d->size * m->ub};
+    hdr h = {M_DATA, rb->type, 0, tc_mscclpp_op_at((size_t)op->op)->packets, (uint64_t)d->index * m->ub,
+             (uint64_t)d->size * m->ub};
     return post(m, rb->rank, &h, src_be, NULL);
 }
 
@@ -306,6 +312,59 @@ static tc_status reduce(tc_exec_mpp *m, int t, const tc_mscclpp_tb *tb, const tc
     return st;
 }
 
+/* LL packet operations on memory channels (the verifier's model, mscclpp/verify.c exec_packets): packets
+ * are scratch chunks marked ready when written in this run; reading one waits for the mark */
+static int pkt_ready(const tc_exec_mpp *m, const tc_mscclpp_buf *b)
+{
+    for (int u = 0; u < b->size; u++)
+        if (b->type != TC_MS_BUF_S || !m->ready[b->index + u])
+            return 0;
+    return 1;
+}
+
+static tc_status packets(tc_exec_mpp *m, int t, const tc_mscclpp_tb *tb, const tc_mscclpp_op *op, int *blocked)
+{
+    const char *n = tc_mscclpp_op_at((size_t)op->op)->name;
+    int first_pkt = tbop_is(op, "ppkt") || tbop_is(op, "cpkt") ? op->n_src : n[0] == 'r' && n[1] == 'e' ? 1 : 0;
+    for (int i = first_pkt; i < op->n_src; i++)
+        if (!pkt_ready(m, &op->src[i])) {
+            *blocked = 1;
+            return TC_OK;
+        }
+    size_t bytes = (size_t)op->src[0].size * m->ub;
+    tc_status st = TC_OK;
+    if (tbop_is(op, "ppkt") || tbop_is(op, "cpkt") || tbop_is(op, "rppkt") || tbop_is(op, "upkt")) {
+        for (int i = 0; i < op->n_dst && !st; i++) {
+            const void *src = local(m, &op->src[tbop_is(op, "ppkt") ? i : 0]);
+            if (op->dst[i].type < 0)
+                st = put_to(m, tb, op, &op->dst[i], src);
+            else {
+                m->be->copy(m->be, local(m, &op->dst[i]), src, bytes);
+                if (!tbop_is(op, "upkt"))
+                    memset(m->ready + op->dst[i].index, 1, (size_t)op->dst[i].size);
+            }
+        }
+        return st;
+    }
+    size_t n_el = bytes / m->es; /* repkt respkt recpkt recspkt: acc = src[0] + packets src[1..] */
+    m->be->copy(m->be, m->acc, local(m, &op->src[0]), bytes);
+    for (int i = 1; i < op->n_src; i++)
+        m->be->reduce(m->be, m->o.dtype, m->o.op, m->acc, m->acc, local(m, &op->src[i]), n_el);
+    for (int i = 0; i < op->n_dst && !st; i++) {
+        if (i > 0 && tbop_is(op, "repkt"))
+            break;
+        if (op->dst[i].type < 0)
+            st = put_to(m, tb, op, &op->dst[i], m->acc);
+        else {
+            m->be->copy(m->be, local(m, &op->dst[i]), m->acc, bytes);
+            if (i > 0)
+                memset(m->ready + op->dst[i].index, 1, (size_t)op->dst[i].size);
+        }
+    }
+    (void)t;
+    return st;
+}
+
 static tc_status exec_op(tc_exec_mpp *m, int t, int *blocked)
 {
     const tc_mscclpp_tb *tb = &m->g->tbs[t];
@@ -368,9 +427,14 @@ static tc_status exec_op(tc_exec_mpp *m, int t, int *blocked)
     } else if (tbop_is(op, "sem_release")) {
         for (int i = 0; i < op->n_sem; i++)
             m->sem[op->sem[i]]++;
+    } else if (tc_mscclpp_op_at((size_t)op->op)->packets && op->chan_type != TC_MSCCLPP_CH_PORT &&
+               !tbop_is(op, "gstorepkt")) {
+        if ((st = packets(m, t, tb, op, blocked)) || *blocked)
+            return st;
     } else if (!tbop_is(op, "nop") && !tbop_is(op, "flush")) {
         return tc_error(m->ctx, TC_ERR_UNSUPPORTED, NULL, 0,
-                        "rank %d tb %d op %d: tacos-run does not replay '%s' (packets, NVLS, pipelines)", m->rank,
+                        "rank %d tb %d op %d: tacos-run does not replay '%s' (packets on port channels, NVLS, "
+                        "pipelines)", m->rank,
                         tb->id, m->pc[t], tc_mscclpp_op_at((size_t)op->op)->name);
     }
     m->stage[t] = 0;
@@ -388,6 +452,7 @@ tc_status tc_exec_mpp_run(tc_exec_mpp *m, void *bufs[3])
         m->bgen[t] = -1;
     }
     memset(m->bar_n, 0, sizeof m->bar_n);
+    memset(m->ready, 0, (size_t)g->s_chunks);
     for (int i = 0; i < TC_MSCCLPP_MAX_DEVICE_SEMAPHORES; i++)
         m->sem[i] = i < g->n_sems ? g->sem_init[i] : 0;
     int left = 0, idle = 0;

@@ -389,12 +389,12 @@ static tc_status emit_recvs(lw *L, tc_mscclpp_tb *tb, const ev *e, int n)
     const tc_xfer *x0 = &L->s->xfers[e[0].x];
     w.chan_type = chan_type(L, x0->src, x0->dst);
     tc_status st = TC_OK;
-    for (int i = 0; i < n && !st; i++) {
+    for (int i = 0; i < n && !st && !L->o->packets; i++) { /* LL: the packets' flags are the wait */
         const tc_xfer *x = &L->s->xfers[e[i].x];
         int k = chan_index(L, x->dst, x->src, L->grp[x->chunk], L->lane[e[i].x]);
         st = tb_chan(tb, w.chan_type, k, &w.chan[w.n_chan++]);
     }
-    if (!st)
+    if (!st && !L->o->packets)
         st = push(tb, &w);
     for (int i = 0; i < n && !st; i++) {
         const tc_xfer *x = &L->s->xfers[e[i].x];
@@ -402,12 +402,12 @@ static tc_status emit_recvs(lw *L, tc_mscclpp_tb *tb, const ev *e, int n)
         tc_mscclpp_buf land = local(TC_MS_BUF_S, L->slot[e[i].x]), to = home(L, x->dst, x->chunk);
         tc_mscclpp_op d;
         if (x->op == TC_OP_REDUCE && L->lbuf[rc] >= 0) {
-            mpp_op_init(&d, "re");
+            mpp_op_init(&d, L->o->packets ? "repkt" : "re");
             d.n_src = 2;
             d.src[0] = local(L->lbuf[rc], L->lidx[rc]);
             d.src[1] = land;
         } else {
-            mpp_op_init(&d, "copy");
+            mpp_op_init(&d, L->o->packets ? "upkt" : "copy");
             d.n_src = 1;
             d.src[0] = land;
         }
@@ -430,7 +430,7 @@ static tc_status emit_sends(lw *L, tc_mscclpp_tb *tb, const ev *e, int n)
                         "MSCCL++ lowering: rank %d sends chunk %d before it holds it", x0->src, x0->chunk);
     int type = chan_type(L, x0->src, x0->dst);
     tc_mscclpp_op put, sig;
-    mpp_op_init(&put, type == TC_MSCCLPP_CH_PORT ? "pwsf" : "put");
+    mpp_op_init(&put, L->o->packets ? "ppkt" : type == TC_MSCCLPP_CH_PORT ? "pwsf" : "put");
     mpp_op_init(&sig, "signal");
     put.chan_type = sig.chan_type = type;
     tc_status st = TC_OK;
@@ -446,7 +446,7 @@ static tc_status emit_sends(lw *L, tc_mscclpp_tb *tb, const ev *e, int n)
     }
     if (!st)
         st = push(tb, &put);
-    if (!st && type == TC_MSCCLPP_CH_MEMORY)
+    if (!st && type == TC_MSCCLPP_CH_MEMORY && !L->o->packets)
         st = push(tb, &sig);
     return st;
 }
@@ -608,6 +608,12 @@ tc_status tc_mscclpp_lower(tc_ctx *ctx, const tc_sched *s, const tc_mscclpp_lowe
         return tc_error(ctx, TC_ERR_UNSUPPORTED, NULL, 0,
                         "MSCCL++ plans: tacosc lowers allreduce, allgather and reducescatter, not %s",
                         tc_coll_name(s->coll));
+    for (int r = 1; o->packets && o->node_of && r < s->n_ranks; r++)
+        if (o->node_of[r] != o->node_of[0])
+            return tc_error(ctx, TC_ERR_UNSUPPORTED, NULL, 0,
+                            "MSCCL++ LL packets: tacosc writes them over memory channels only (one server); ranks 0 "
+                            "and %d are on different servers: use the Simple protocol",
+                            r);
     lw L = {.ctx = ctx, .s = s, .o = o, .R = s->n_ranks, .C = s->n_chunks, .K = s->chunks_per_rank};
     tc_mscclpp *p = NULL;
     size_t rc = (size_t)L.R * L.C + 1, nx = (size_t)s->n_xfers + 1;
@@ -633,6 +639,7 @@ tc_status tc_mscclpp_lower(tc_ctx *ctx, const tc_sched *s, const tc_mscclpp_lowe
         (st = mpp_create(o->name ? o->name : name, tc_coll_name(s->coll), L.R, &p)) || (st = build(&L, p)))
         goto done;
     p->min_bytes = o->min_bytes;
+    p->packets = o->packets;
     /* landing chunks are reused by the next launch: the executor alternates two scratch halves between
      * launches (use_double_scratch_buffer), so a peer already in launch k+1 never writes a chunk this rank
      * may still read in launch k (its launch k+1 needs this rank's launch k+1 data, sent after launch k) */

@@ -27,6 +27,7 @@ typedef struct {
     int R, W, K;             /* gpus, bitset words, chunks per rank of the collective */
     int *base;               /* per gpu: first slot; slots i, o, s in that order */
     int *vchunk;             /* per slot: chunk held, -1 nothing, -2 garbage */
+    unsigned char *ready;    /* per slot: LL packets written there in this run (their flag is this launch's) */
     uint64_t *vbits;         /* per slot: W words of contributing ranks */
     int *cbase;              /* per gpu: first channel record */
     int *partner;            /* per channel record: the partner's record, -1 none */
@@ -394,6 +395,52 @@ static void signal_chans(vm *m, int g, const tc_mscclpp_tb *tb, const tc_mscclpp
     }
 }
 
+/* LL packet operations (execution_kernel.hpp handle*Packets): packets live in scratch chunks; a packet
+ * read waits for packets written in this run (their flag), which is all the synchronisation they have.
+ *   ppkt     remote dst[i] packets := src[i]            cpkt   dst[0] packets := src[0]
+ *   upkt     dst[0] := packets src[0]                   rppkt  remote dst[i] packets := packets src[0]
+ *   repkt    dst[0] := src[0] + packets src[1..]        respkt the same, and remote dst[1..] packets := it
+ *   recpkt   repkt, and dst[1] packets := it            recspkt recpkt, and remote dst[2..] packets := it */
+static tc_status exec_packets(vm *m, int g, int t, int k, const tc_mscclpp_tb *tb, const tc_mscclpp_op *op,
+                              int *blocked)
+{
+    const char *n = mpp_op_name(op);
+    int reduce = n[0] == 'r' && n[1] == 'e', o;
+    int first_pkt = !strcmp(n, "ppkt") || !strcmp(n, "cpkt") ? op->n_src : reduce ? 1 : 0; /* sources in packets */
+    for (int i = first_pkt; i < op->n_src; i++)
+        for (int u = 0; u < op->src[i].size; u++)
+            if (!m->ready[ref_slot(m, g, tb, op, &op->src[i], u, &o)]) {
+                *blocked = 1;
+                return TC_OK;
+            }
+    tc_status st = TC_OK;
+    for (int u = 0; u < op->src[0].size && !st; u++) {
+        int acc = m->base[m->R], s0 = ref_slot(m, g, tb, op, &op->src[0], u, &o);
+        if (!strcmp(n, "ppkt") || !strcmp(n, "cpkt") || !strcmp(n, "rppkt") || !strcmp(n, "upkt")) {
+            for (int i = 0; i < op->n_dst && !st; i++) {
+                int so, dow, sl = ref_slot(m, g, tb, op, &op->src[!strcmp(n, "ppkt") ? i : 0], u, &so);
+                int d = ref_slot(m, g, tb, op, &op->dst[i], u, &dow);
+                vcopy(m, d, sl);
+                m->ready[d] = strcmp(n, "upkt") != 0;
+                st = record(m, so, dow, d);
+            }
+            continue;
+        }
+        vcopy(m, acc, s0);
+        for (int i = 1; i < op->n_src && !st; i++)
+            st = vadd(m, acc, ref_slot(m, g, tb, op, &op->src[i], u, &o), g, t, k, op);
+        for (int i = 0; i < op->n_dst && !st; i++) {
+            if (i > 0 && !strcmp(n, "repkt"))
+                break;
+            int dow, d = ref_slot(m, g, tb, op, &op->dst[i], u, &dow);
+            vcopy(m, d, acc);
+            m->ready[d] = i > 0; /* dst[0] holds data, the others packets */
+            st = record(m, g, dow, d);
+        }
+    }
+    return st;
+}
+
 /* execute op; *blocked when it cannot proceed yet */
 static tc_status exec_op(vm *m, int g, int t, int *blocked)
 {
@@ -469,6 +516,9 @@ static tc_status exec_op(vm *m, int g, int t, int *blocked)
                 st = record(m, g, o, d);
             }
         }
+    } else if (tc_mscclpp_op_at((size_t)op->op)->packets) {
+        if ((st = exec_packets(m, g, t, k, tb, op, blocked)) || *blocked)
+            return st;
     }
     /* nop, flush: nothing to model */
     m->pc[m->tbase[g] + t]++;
@@ -486,8 +536,9 @@ static int unmodelled(const tc_mscclpp *p, char *why, size_t n)
             for (int k = 0; k < p->gpus[g].tbs[t].n_ops; k++) {
                 const tc_mscclpp_op *op = &p->gpus[g].tbs[t].ops[k];
                 const tc_mscclpp_op_info *i = tc_mscclpp_op_at((size_t)op->op);
-                if (i->packets || op->pipeline || op->tbg_size > 1 || !strcmp(i->name, "glres") ||
-                    !strcmp(i->name, "gstore") || op->chan_type == TC_MSCCLPP_CH_SWITCH) {
+                if ((i->packets && op->chan_type == TC_MSCCLPP_CH_PORT) || !strcmp(i->name, "gstorepkt") ||
+                    op->pipeline || op->tbg_size > 1 || !strcmp(i->name, "glres") || !strcmp(i->name, "gstore") ||
+                    op->chan_type == TC_MSCCLPP_CH_SWITCH) {
                     snprintf(why, n, "%s%s", i->name, op->tbg_size > 1 ? " with tbg_info" : "");
                     return 1;
                 }
@@ -499,6 +550,7 @@ static void vm_free(vm *m)
 {
     free(m->base);
     free(m->vchunk);
+    free(m->ready);
     free(m->vbits);
     free(m->cbase);
     free(m->partner);
@@ -594,6 +646,7 @@ static tc_status vm_init(vm *m)
             m->tgpu[t] = g;
     m->ntb = m->tbase[R];
     m->vchunk = malloc(ns * sizeof *m->vchunk);
+    m->ready = calloc(ns, 1);
     m->vbits = calloc(ns * (size_t)m->W, sizeof *m->vbits);
     m->partner = malloc(nc * sizeof *m->partner);
     m->inbound = calloc(nc, sizeof *m->inbound);
@@ -603,7 +656,7 @@ static tc_status vm_init(vm *m)
     m->bar_n = calloc((size_t)R * TC_MSCCLPP_MAX_DEVICE_SYNCERS + 1, sizeof *m->bar_n);
     m->bar_gen = calloc((size_t)R * TC_MSCCLPP_MAX_DEVICE_SYNCERS + 1, sizeof *m->bar_gen);
     m->sem = calloc((size_t)R * TC_MSCCLPP_MAX_DEVICE_SEMAPHORES + 1, sizeof *m->sem);
-    if (!m->vchunk || !m->vbits || !m->partner || !m->inbound || !m->taken || !m->pc || !m->bgen || !m->bar_n ||
+    if (!m->vchunk || !m->ready || !m->vbits || !m->partner || !m->inbound || !m->taken || !m->pc || !m->bgen || !m->bar_n ||
         !m->bar_gen || !m->sem)
         return TC_ERR_NOMEM;
     for (size_t i = 0; i < ns; i++)
@@ -776,6 +829,7 @@ tc_status tc_mscclpp_to_sched(tc_ctx *ctx, const tc_mscclpp *p, uint64_t size, c
         s->n_chunks = g0->i_chunks;
         s->chunk_bytes = (s->size_bytes + (uint64_t)s->n_chunks - 1) / (uint64_t)s->n_chunks;
     }
+    s->wire_scale = p->packets ? 2 : 1; /* LL: 8 bytes of data and 8 of flags per packet */
     if (!(st = tc_sched_set_names(s, "mscclpp", p->name)))
         st = simulate(ctx, p, name, 0, s);
     if (st) {

@@ -30,30 +30,6 @@ static const char *const ph_method_name[3] = {"none", "ilp", "lp-rounding"};
 /* Writer                                                                                            */
 
 /* s as a JSON string: the schedule writer's escaping (src/emit/json_write.c, put_string). */
-static void put_string(FILE *f, const char *s)
-{
-    if (!s) {
-        fputs("null", f);
-        return;
-    }
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        switch (*p) {
-        case '"': fputs("\\\"", f); break;
-        case '\\': fputs("\\\\", f); break;
-        case '\n': fputs("\\n", f); break;
-        case '\t': fputs("\\t", f); break;
-        case '\r': fputs("\\r", f); break;
-        default:
-            if (*p < 0x20)
-                fprintf(f, "\\u%04x", *p);
-            else
-                fputc(*p, f);
-        }
-    }
-    fputc('"', f);
-}
-
 static void put_int_list(FILE *f, const int *v, int n)
 {
     fputc('[', f);
@@ -115,7 +91,7 @@ void tc_photonic_json_write(FILE *f, const tc_sched_photonic *p)
     for (int i = 0; i < p->n_fallbacks; i++) {
         if (i)
             fputs(", ", f);
-        put_string(f, p->fallbacks[i]);
+        tc_json_escape(f, p->fallbacks[i]);
     }
     fputs("],\n    \"time\": ", f);
     put_breakdown(f, &p->total);
@@ -147,17 +123,6 @@ void tc_photonic_json_write(FILE *f, const tc_sched_photonic *p)
 /* Reader                                                                                            */
 
 /* The JSON type of v, as the schedule reader words it. */
-static const char *type_name(const cJSON *v)
-{
-    if (cJSON_IsString(v)) return "a string";
-    if (cJSON_IsNumber(v)) return "a number";
-    if (cJSON_IsBool(v)) return "a boolean";
-    if (cJSON_IsNull(v)) return "null";
-    if (cJSON_IsArray(v)) return "an array";
-    if (cJSON_IsObject(v)) return "an object";
-    return "invalid";
-}
-
 typedef struct phr {
     tc_ctx *ctx;
     const char *file;
@@ -184,7 +149,7 @@ static tc_status ph_err(phr *h, const char *fmt, ...)
 static tc_status ph_members(phr *h, const cJSON *o, const char *const *names, int required)
 {
     if (!cJSON_IsObject(o))
-        return ph_err(h, "must be an object, not %s", type_name(o));
+        return ph_err(h, "must be an object, not %s", tc_json_type_name(o));
     for (const cJSON *e = o->child; e; e = e->next) {
         int known = 0;
         for (int k = 0; names[k] && !known; k++)
@@ -204,7 +169,7 @@ static tc_status ph_members(phr *h, const cJSON *o, const char *const *names, in
 static tc_status ph_int_v(phr *h, const cJSON *v, const char *name, long long lo, long long hi, int *out)
 {
     if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble))
-        return ph_err(h, "\"%s\" must be an integer, not %s", name, cJSON_IsNumber(v) ? "a fraction" : type_name(v));
+        return ph_err(h, "\"%s\" must be an integer, not %s", name, cJSON_IsNumber(v) ? "a fraction" : tc_json_type_name(v));
     if (v->valuedouble < (double)lo || v->valuedouble > (double)hi)
         return ph_err(h, "\"%s\" is %.17g, out of range (%lld to %lld)", name, v->valuedouble, lo, hi);
     *out = (int)v->valuedouble;
@@ -245,7 +210,7 @@ static tc_status ph_breakdown(phr *h, const cJSON *o, const char *name, tc_ph_br
 static tc_status ph_ints(phr *h, const cJSON *a, const char *name, long long lo, long long hi, int *off, int *n)
 {
     if (!cJSON_IsArray(a))
-        return ph_err(h, "\"%s\" must be an array of integers, not %s", name, type_name(a));
+        return ph_err(h, "\"%s\" must be an array of integers, not %s", name, tc_json_type_name(a));
     int m = cJSON_GetArraySize(a);
     tc_sched_photonic *p = h->p;
     tc_status gst = tc_grow((void **)&p->ints, &h->cap_ints, p->n_ints + m, sizeof *p->ints);

@@ -932,6 +932,8 @@ tc_status tc_sim_run(tc_ctx *ctx, const tc_sched *s, const tc_topo *topo, const 
     r->n_ranks = s->n_ranks;
     r->size = opts->size ? opts->size : s->size_bytes;
     r->chunk_bytes = opts->size ? size_bytes_per_chunk(s, opts->size) : (double)s->chunk_bytes;
+    if (s->wire_scale > 0)
+        r->chunk_bytes *= s->wire_scale;
     r->n_links = topo->n_links;
     r->link_busy = calloc((size_t)topo->n_links + 1, sizeof *r->link_busy);
     r->link_util = calloc((size_t)topo->n_links + 1, sizeof *r->link_util);

@@ -65,17 +65,6 @@ static tc_status sp_err(const spj *j, const char *fmt, ...)
 }
 
 /* The JSON type of v, as the schedule reader words it. */
-static const char *type_name(const cJSON *v)
-{
-    if (cJSON_IsString(v)) return "a string";
-    if (cJSON_IsNumber(v)) return "a number";
-    if (cJSON_IsBool(v)) return "a boolean";
-    if (cJSON_IsNull(v)) return "null";
-    if (cJSON_IsArray(v)) return "an array";
-    if (cJSON_IsObject(v)) return "an object";
-    return "invalid";
-}
-
 /* A number in [0, 1]. */
 static tc_status sp_unit(const spj *j, const cJSON *v, const char *what, double *out)
 {
@@ -92,7 +81,7 @@ tc_status tc_sparse_json_read(tc_ctx *ctx, const struct cJSON *o, const char *fi
     const int nn = (int)(sizeof names / sizeof names[0]);
     const spj j = {.ctx = ctx, .file = file, .line = line, .arg = arg};
     if (!cJSON_IsObject(o))
-        return sp_err(&j, "must be an object, not %s", type_name(o));
+        return sp_err(&j, "must be an object, not %s", tc_json_type_name(o));
     for (const cJSON *e = o->child; e; e = e->next) {
         int k = 0;
         while (k < nn && strcmp(e->string, names[k]))
