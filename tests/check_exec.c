@@ -910,6 +910,14 @@ START_TEST(test_mscclpp_replay)
         replay_ok(plan, atoi(cases[i][2]), NULL, 2, 400 + i);
     }
     replay_ok("tests/mscclpp/pull-allreduce-2.json", 2, NULL, 2, 410);
+    /* LL packets: no signals, the packet reads wait */
+    char llplan[256], llcmd[2048], *llout = NULL;
+    snprintf(llplan, sizeof llplan, "%s/mpp-ll.json", workdir());
+    snprintf(llcmd, sizeof llcmd, "%s topologies/hypercube-3d.xml -c reducescatter --size 1M -f mscclpp --proto LL -o %s -q",
+             tu_tacosc(), llplan);
+    ck_assert_msg(tu_run(llcmd, &llout) == 0, "%s\n%s", llcmd, tu_tail(llout));
+    free(llout);
+    replay_ok(llplan, 8, NULL, 2, 411);
     char cmd[2048], plan[256], *out = NULL;
     snprintf(plan, sizeof plan, "%s/mpp-0.json", workdir());
     snprintf(cmd, sizeof cmd, "%s -np 8 %s %s --check -b 4K -e 4K -n 1 -w 0 --corrupt 5", mpirun(), tacosrun(), plan);

@@ -437,6 +437,50 @@ START_TEST(test_bundle)
 }
 END_TEST
 
+/* LL packets: the plan has no signal or wait, packet writes and reads only; the verifier proves it, and a
+ * plan missing one packet write waits forever (the packet read is the only synchronisation) */
+START_TEST(test_packets)
+{
+    const char *dir = tu_tmpdir("mppll");
+    char path[256], *out = NULL;
+    snprintf(path, sizeof path, "%s/ll.json", dir);
+    int rc = tu_tacosc_run(&out, "topologies/hypercube-3d.xml -c allreduce --size 64K -f mscclpp --proto LL -o %s",
+                           path);
+    ck_assert_msg(rc == 0 && strstr(out, "LL packets carry 8 bytes of flags"), "%s", tu_tail(out));
+    free(out);
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_mscclpp *p = NULL;
+    tc_mscclpp_verdict v;
+    ck_assert_int_eq(tc_mscclpp_read(&ctx, path, &p), TC_OK);
+    ck_assert_int_eq(p->packets, 1);
+    int pk = 0, sync = 0;
+    for (int g = 0; g < p->ngpus; g++)
+        for (int t = 0; t < p->gpus[g].n_tbs; t++)
+            for (int k = 0; k < p->gpus[g].tbs[t].n_ops; k++) {
+                const char *n = tc_mscclpp_op_at((size_t)p->gpus[g].tbs[t].ops[k].op)->name;
+                pk += !strcmp(n, "ppkt") || !strcmp(n, "upkt") || !strcmp(n, "repkt");
+                sync += !strcmp(n, "signal") || !strcmp(n, "wait");
+            }
+    ck_assert_int_gt(pk, 0);
+    ck_assert_int_eq(sync, 0);
+    ck_assert_msg(tc_mscclpp_verify(&ctx, p, 64 << 10, path, &v) == TC_OK, "%s", tu_diags());
+    ck_assert_int_eq(v.modelled, 1);
+    int k;
+    tc_mscclpp_tb *tb = tb_with(p, NULL, "ppkt", NULL, &k);
+    tc_mscclpp_op *op = &tb->ops[k]; /* the put becomes a nop: its packets never come */
+    op->op = 0;
+    op->n_src = op->n_dst = op->n_chan = 0;
+    op->chan_type = -1;
+    expect_rule(p, 64 << 10, "[deadlock]");
+    /* across servers LL is refused up front */
+    rc = tu_tacosc_run(&out, "topologies/clusters/dgx-h100-2x8-rail.xml -c allreduce -f mscclpp --proto LL -o %s",
+                       path);
+    ck_assert_msg(rc == 2 && strstr(out, "LL packets over memory channels within one server"), "%s", out);
+    free(out);
+}
+END_TEST
+
 static Suite *mscclpp_suite(void)
 {
     Suite *s = suite_create("mscclpp");
@@ -454,6 +498,7 @@ static Suite *mscclpp_suite(void)
     tcase_add_test(tc, test_reader_limits);
     tcase_add_test(tc, test_foreign_style_plan);
     tcase_add_test(tc, test_bundle);
+    tcase_add_test(tc, test_packets);
     suite_add_tcase(s, tc);
     return s;
 }
