@@ -1103,7 +1103,7 @@ START_TEST(test_predicted_time)
     /* MSCCL XML alone: no prediction, and the header says how to get one */
     snprintf(cmd, sizeof cmd, "%s -np 4 %s %s -c 0 -b %lu -n 1 -w 0", mpirun(), tacosrun(), plan, size);
     ck_assert_msg(tu_run(cmd, &out) == 0, "%s\n%s", cmd, tu_tail(out));
-    ck_assert_msg(strstr(out, "# predicted: none (MSCCL XML carries no prediction: give --topo") &&
+    ck_assert_msg(strstr(out, "# predicted: none (MSCCL XML and MSCCL++ plans carry no prediction: give --topo") &&
                       !strstr(out, "--- prediction ---") && !strstr(out, "# Measured / predicted"),
                   "%s", out);
     free(out);
