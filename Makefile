@@ -8,7 +8,7 @@
 #   make valgrind   the test suites under valgrind memcheck
 #   make fuzz       the libFuzzer harnesses (tests/fuzz/), FUZZ_S seconds each (default 60); needs clang
 #   make bench      every benchmark (bench-synth, bench-sim, bench-compare, bench-exec, bench-photonic, bench-msccl,
-#                   bench-tune, bench-sparse)
+#                   bench-tune, bench-sparse, bench-mscclpp: issue 28's MSCCL++ plans replayed on 8-64 ranks)
 #   make matrix     issue 21's compile matrix on every shipped topology (tests/bench/matrix.sh; long)
 #   make photonic-paper  the photonic paper's setup (examples/photonic/): a table and SVG breakdowns
 #   make sparse-paper    the SpCCL paper's setting priced by the sparse pass beside its speedups (examples/sparse/)
@@ -54,7 +54,7 @@ FUZZ_S   ?= 60
 FUZZ_NAMES := topo costs json msccl tune sparse svm photonic bundle import mscclpp
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 
-.PHONY: all deps demo check check-run asan valgrind fuzz fuzz-build bench bench-synth bench-sim bench-compare bench-exec \
+.PHONY: all deps demo check check-run asan valgrind fuzz fuzz-build bench bench-synth bench-sim bench-compare bench-exec bench-mscclpp \
         bench-photonic bench-msccl bench-tune bench-sparse matrix photonic-paper sparse-paper install uninstall clean
 
 all: $(TACOSC) $(EXEC_BIN)
@@ -135,7 +135,7 @@ asan:
 valgrind: all $(TESTS)
 	@TACOSC=$(abspath $(TACOSC)) TACOSRUN=$(abspath $(TACOSRUN)) VALGRIND=1 sh scripts/run-tests.sh $(TESTS)
 
-bench: bench-synth bench-sim bench-compare bench-exec bench-photonic bench-msccl bench-tune bench-sparse
+bench: bench-synth bench-sim bench-compare bench-exec bench-photonic bench-msccl bench-tune bench-sparse bench-mscclpp
 
 bench-synth: all
 	sh tests/bench/bench-synth.sh
@@ -151,6 +151,9 @@ bench-exec: all
 
 bench-msccl: all
 	sh tests/bench/bench-msccl.sh
+
+bench-mscclpp: all
+	sh tests/bench/bench-mscclpp.sh
 
 bench-photonic: all
 	sh tests/bench/bench-photonic.sh
