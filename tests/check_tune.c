@@ -1501,6 +1501,58 @@ START_TEST(test_auto_by_model)
 END_TEST
 
 /* Usage errors of tune, bundle and --model name the option. */
+/* tune --target / -f mscclpp (issue 21): every row's time is the file compile writes, as tacosc sim prices
+ * it: the oracle compiles each (algorithm, size) to that format and simulates the file */
+static double row_time(const char *csv, const char *algo, const char *bytes)
+{
+    char key[128];
+    snprintf(key, sizeof key, "\nallreduce,%s,8,1,8,%s,", bytes, algo);
+    const char *p = strstr(csv, key);
+    return p ? atof(p + strlen(key)) : -1;
+}
+
+START_TEST(test_tune_target)
+{
+    const char *dir = tu_tmpdir("tunetarget");
+    const char *fmts[2][2] = {{"--target nccl", "xml"}, {"-f mscclpp", "json"}};
+    const char *algos[] = {"ring", "rhd", "direct"}, *sizes[] = {"65536", "1048576"};
+    for (int f = 0; f < 2; f++) {
+        char *out = NULL, csv[256];
+        snprintf(csv, sizeof csv, "%s/t%d.csv", dir, f);
+        int rc = tu_tacosc_run(&out, "tune topologies/fc-8.xml -c allreduce --sizes 64K:1M:1 --algos ring,rhd,direct %s "
+                                     "-o %s -q",
+                               fmts[f][0], csv);
+        ck_assert_msg(rc == 0, "%s", tu_tail(out));
+        free(out);
+        char *text = tu_slurp(csv, NULL);
+        ck_assert_msg(strstr(text, "# times: each plan as compile writes it for "), "%s", text);
+        for (int a = 0; a < 3; a++)
+            for (int z = 0; z < 2; z++) {
+                char plan[256];
+                snprintf(plan, sizeof plan, "%s/p.%s", dir, fmts[f][1]);
+                rc = tu_tacosc_run(&out, "topologies/fc-8.xml -c allreduce -a %s --size %s %s -o %s -q && %s sim %s "
+                                         "topologies/fc-8.xml --size %s",
+                                   algos[a], sizes[z], f ? "-f mscclpp" : "", plan, tu_tacosc(), plan, sizes[z]);
+                ck_assert_msg(rc == 0, "%s", tu_tail(out));
+                const char *t = strstr(out, "  time ");
+                double us = 0;
+                char unit[8] = "";
+                ck_assert_msg(t && sscanf(t, "  time %lf %7s", &us, unit) == 2, "%s", out);
+                us *= !strcmp(unit, "ms") ? 1e3 : !strcmp(unit, "ns") ? 1e-3 : 1;
+                double got = row_time(text, algos[a], sizes[z]);
+                ck_assert_msg(fabs(got - us) <= 1e-3 + 1e-4 * us, "%s %s %s: CSV %.6f us, sim of the file %.6f us\n%s",
+                              fmts[f][0], algos[a], sizes[z], got, us, out);
+                free(out);
+            }
+        free(text);
+    }
+    char *out = NULL;
+    int rc = tu_tacosc_run(&out, "tune topologies/fc-8.xml -c allreduce --target nccl -f mscclpp -o %s/x.csv", dir);
+    ck_assert_msg(rc == 2 && strstr(out, "--target names an MSCCL XML runtime"), "%s", out);
+    free(out);
+}
+END_TEST
+
 START_TEST(test_usage)
 {
     static const struct { const char *args, *msg; } cases[] = {
@@ -1687,6 +1739,7 @@ static Suite *make_suite(void)
     tcase_add_test(dispatch, test_auto_never_slower);
     tcase_add_test(dispatch, test_auto_by_model);
     tcase_add_test(dispatch, test_usage);
+    tcase_add_test(dispatch, test_tune_target);
     tcase_add_test(dispatch, test_measure);
     suite_add_tcase(s, dispatch);
     return s;

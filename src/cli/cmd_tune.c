@@ -2,6 +2,7 @@
  * or measured with tacos-run); tacosc tune --train DATA.csv -o MODEL/: one SVM per collective (the learned
  * dispatcher of the PCCL "Big Send-off" paper, §IV-C).  Formats: man 5 tacosc-tune. */
 #include "cli.h"
+#include "tacos/mscclpp.h"
 #include "tacos/topo.h"
 #include "tacos/tune.h"
 
@@ -28,6 +29,11 @@ static void usage(FILE *f)
           "      --source S         sim (default: the event simulation of each checked plan) or measure\n"
           "                         (each plan replayed by tacos-run under mpirun: no GPU needed)\n"
           "      --costs FILE       alpha-beta cost file of every topology\n"
+          "      --target T         sim: each plan's time as the MSCCL XML compile writes for nccl, rccl or\n"
+          "                         tacos-run (lowered and priced as tacosc sim prices the file); default:\n"
+          "                         the plan itself, as a JSON plan is written\n"
+          "      --max-channels N   with --target: the most channels the device offers\n"
+          "  -f, --format F         sim: mscclpp prices each plan as the MSCCL++ plan compile writes\n"
           "  -k, --chunks K         chunks per rank (default 1)\n"
           "      --root R           root of rooted collectives (default 0)\n"
           "      --unwind D         switch unwinding degree\n"
@@ -57,7 +63,7 @@ static void usage(FILE *f)
 }
 
 enum {
-    O_SIZES = 256, O_ALGOS, O_SOURCE, O_COSTS, O_ROOT, O_UNWIND, O_SEED, O_REPEATS, O_ITERS, O_MPIRUN, O_TACOSRUN,
+    O_TARGET_T = 'T', O_FORMAT_T = 'f', O_SIZES = 256, O_ALGOS, O_SOURCE, O_COSTS, O_ROOT, O_UNWIND, O_SEED, O_REPEATS, O_ITERS, O_MPIRUN, O_TACOSRUN, O_MAXCH_T,
     O_TRAIN, O_EVAL
 };
 
@@ -245,7 +251,8 @@ int tc_cli_tune(int argc, char **argv)
         {"seed", required_argument, 0, O_SEED},     {"repeats", required_argument, 0, O_REPEATS},
         {"iters", required_argument, 0, O_ITERS},   {"mpirun", required_argument, 0, O_MPIRUN},
         {"tacos-run", required_argument, 0, O_TACOSRUN}, {"train", required_argument, 0, O_TRAIN},
-        {"eval", required_argument, 0, O_EVAL},
+        {"eval", required_argument, 0, O_EVAL},     {"target", required_argument, 0, 'T'},
+        {"max-channels", required_argument, 0, O_MAXCH_T}, {"format", required_argument, 0, 'f'},
         {"output", required_argument, 0, 'o'},      {"quiet", no_argument, 0, 'q'},
         {"help", no_argument, 0, 'h'},              {0, 0, 0, 0},
     };
@@ -255,14 +262,26 @@ int tc_cli_tune(int argc, char **argv)
     tc_tune_opts_init(&o);
     const char *sizes_s = "1K:1G:4", *costs = NULL, *out_path = NULL, *train_path = NULL, *colls_s = NULL,
                *eval_path = NULL;
-    int opt, quiet = 0;
+    int opt, quiet = 0, fmt_mscclpp = 0;
     char trbuf[4096];
+    tc_msccl_lower_opts lo;
+    tc_msccl_lower_opts_init(&lo);
+    tc_mscclpp_lower_opts mpo;
+    tc_mscclpp_lower_opts_init(&mpo);
+    mpo.any_size = 1; /* a price per size, not a file for one */
     unsigned char seen[TC_CLI_MAX_OPT] = {0};
     tc_status st = TC_OK;
     optind = 1;
-    while ((opt = tc_cli_getopt(&ctx, "tune", argc, argv, "c:k:o:qh", longopts, seen, NULL)) != -1) {
+    while ((opt = tc_cli_getopt(&ctx, "tune", argc, argv, "c:k:o:f:qh", longopts, seen, NULL)) != -1) {
         switch (opt) {
         case 'c': colls_s = optarg; break;
+        case 'T': st = tc_cli_msccl_option(&ctx, "target", optarg, &lo); break;
+        case O_MAXCH_T: st = tc_cli_msccl_option(&ctx, "max-channels", optarg, &lo); break;
+        case 'f':
+            if (strcmp(optarg, "mscclpp") && strcmp(optarg, "json"))
+                st = tc_error(&ctx, TC_ERR_USAGE, NULL, 0, "--format: '%s' is not json or mscclpp", optarg);
+            fmt_mscclpp = !strcmp(optarg, "mscclpp");
+            break;
         case O_SIZES: sizes_s = optarg; break;
         case O_ALGOS: st = tc_tune_algos_parse(&ctx, optarg, &o.algos); break;
         case O_SOURCE:
@@ -299,7 +318,7 @@ int tc_cli_tune(int argc, char **argv)
         return tc_cli_usage(&ctx, "tune", "-o is required (%s)", train_path ? "the model directory" : "the CSV file");
     /* options of the other mode: usage errors naming them */
     static const int collect_only[] = {O_SIZES, O_ALGOS, O_SOURCE, O_COSTS, 'k', O_ROOT, O_UNWIND,
-                                       O_REPEATS, O_ITERS, O_MPIRUN, O_TACOSRUN};
+                                       O_REPEATS, O_ITERS, O_MPIRUN, O_TACOSRUN, 'T', O_MAXCH_T, 'f'};
     static const int measure_only[] = {O_REPEATS, O_ITERS, O_MPIRUN, O_TACOSRUN};
     char name[64];
     if (eval_path && !train_path)
@@ -317,6 +336,18 @@ int tc_cli_tune(int argc, char **argv)
         if (seen[measure_only[i]] && o.source != TC_TUNE_MEASURE)
             return tc_cli_usage(&ctx, "tune", "%s applies to --source measure only",
                                 tc_cli_opt_name(longopts, measure_only[i], name, sizeof name));
+    int mscclpp = fmt_mscclpp;
+    if ((seen['T'] || seen[O_MAXCH_T] || mscclpp) && o.source != TC_TUNE_SIM)
+        return tc_cli_usage(&ctx, "tune", "--target and --format price simulated plans (--source sim)");
+    if (seen[O_MAXCH_T] && !seen['T'])
+        return tc_cli_usage(&ctx, "tune", "--max-channels applies with --target");
+    if (seen['T'] && mscclpp)
+        return tc_cli_usage(&ctx, "tune", "--target names an MSCCL XML runtime; -f mscclpp prices MSCCL++ plans");
+    tc_msccl_limits lim;
+    if (seen['T'] && (st = tc_tune_bundle_limits(&ctx, &lo, &lim)))
+        return tc_cli_exit(st);
+    o.gen.target = seen['T'] ? &lo : NULL; /* candidates priced as compile writes them (issue 21) */
+    o.gen.mscclpp_target = mscclpp ? &mpo : NULL;
     if (optind >= argc)
         return tc_cli_usage(&ctx, "tune", "no topology file given");
     if (!colls_s)
@@ -404,6 +435,11 @@ int tc_cli_tune(int argc, char **argv)
     o.progress = bar_tick;
     o.progress_user = &b;
     if ((st = tc_tune_data_create(&d)))
+        goto done;
+    if (o.gen.target || o.gen.mscclpp_target) /* what the times are, in the CSV's comments */
+        st = tc_tune_data_note(d, "times: each plan as compile writes it for %s, priced as tacosc sim prices the file",
+                               o.gen.target ? tc_msccl_target_name(lo.target) : "an MSCCL++ plan");
+    if (st)
         goto done;
     for (int i = 0; i < n_topos && !st; i++)
         for (int c = 0; c < TC_COLL_COUNT && !st; c++)
