@@ -17,11 +17,11 @@
 
 /* compile TOPO for coll to an MSCCL++ plan with the CLI, read it back and verify it with the library at
  * the size; returns the plan (NULL when the topology is outside 8..64 npus) */
-static tc_mscclpp *shipped_plan(const char *topo, const char *coll, const char *extra)
+static tc_mscclpp *shipped_plan(const char *dir, const char *topo, const char *coll, const char *extra)
 {
     char *out = NULL, path[256];
     static int k;
-    snprintf(path, sizeof path, "%s/plan%d.json", tu_tmpdir("mpp"), k++);
+    snprintf(path, sizeof path, "%s/plan%d.json", dir, k++);
     int rc = tu_tacosc_run(&out, "info %s %s", topo, tu_shipped_costs(topo));
     ck_assert_msg(rc == 0, "%s", tu_tail(out));
     int n = 0;
@@ -55,14 +55,16 @@ START_TEST(test_shipped_topologies)
     char *listing = NULL;
     ck_assert_int_eq(tu_run("ls topologies/*.xml topologies/clusters/*.xml", &listing), 0);
     const char *colls[] = {"allreduce", "allgather", "reducescatter"};
+    char *dir = tu_tmpdir("mpp");
     int tried = 0;
     for (char *line = strtok(listing, "\n"); line; line = strtok(NULL, "\n"))
         for (int c = 0; c < 3; c++) {
-            tc_mscclpp *p = shipped_plan(line, colls[c], "");
+            tc_mscclpp *p = shipped_plan(dir, line, colls[c], "");
             tried += p != NULL;
             tc_mscclpp_free(p);
         }
     free(listing);
+    free(dir);
     ck_assert_int_ge(tried, 3 * 20); /* 21 shipped topologies have 8 to 64 npus */
 }
 END_TEST
@@ -72,7 +74,7 @@ END_TEST
 START_TEST(test_roundtrip_deterministic)
 {
     char *a = NULL, *b = NULL, *out = NULL;
-    const char *dir = tu_tmpdir("mpprt");
+    char *dir = tu_tmpdir("mpprt");
     char pa[256], pb[256], pc[256];
     snprintf(pa, sizeof pa, "%s/a.json", dir);
     snprintf(pb, sizeof pb, "%s/b.json", dir);
@@ -112,6 +114,7 @@ START_TEST(test_roundtrip_deterministic)
     tc_mscclpp_free(p);
     free(a);
     free(b);
+    free(dir);
 }
 END_TEST
 
@@ -388,7 +391,7 @@ END_TEST
  * a second bundle of the same calls replaces the first; MSCCL-only options are refused */
 START_TEST(test_bundle)
 {
-    const char *dir = tu_tmpdir("mppbundle");
+    char *dir = tu_tmpdir("mppbundle");
     char *out = NULL, path[512];
     int rc = tu_tacosc_run(&out, "bundle topologies/fc-8.xml -c allreduce --sizes 1K:64M:1 -f mscclpp -o %s -q", dir);
     ck_assert_msg(rc == 0, "%s", tu_tail(out));
@@ -434,6 +437,7 @@ START_TEST(test_bundle)
     rc = tu_tacosc_run(&out, "bundle topologies/fc-8.xml -c allreduce -f mscclpp --target rccl -o %s", dir);
     ck_assert_msg(rc == 2 && strstr(out, "--target applies to MSCCL XML bundles, not -f mscclpp"), "%s", out);
     free(out);
+    free(dir);
 }
 END_TEST
 
@@ -441,7 +445,7 @@ END_TEST
  * plan missing one packet write waits forever (the packet read is the only synchronisation) */
 START_TEST(test_packets)
 {
-    const char *dir = tu_tmpdir("mppll");
+    char *dir = tu_tmpdir("mppll");
     char path[256], *out = NULL;
     snprintf(path, sizeof path, "%s/ll.json", dir);
     int rc = tu_tacosc_run(&out, "topologies/hypercube-3d.xml -c allreduce --size 64K -f mscclpp --proto LL -o %s",
@@ -478,6 +482,7 @@ START_TEST(test_packets)
                        path);
     ck_assert_msg(rc == 2 && strstr(out, "LL packets over memory channels within one server"), "%s", out);
     free(out);
+    free(dir);
 }
 END_TEST
 

@@ -1513,7 +1513,7 @@ static double row_time(const char *csv, const char *algo, const char *bytes)
 
 START_TEST(test_tune_target)
 {
-    const char *dir = tu_tmpdir("tunetarget");
+    char *dir = tu_tmpdir("tunetarget");
     const char *fmts[2][2] = {{"--target nccl", "xml"}, {"-f mscclpp", "json"}};
     const char *algos[] = {"ring", "rhd", "direct"}, *sizes[] = {"65536", "1048576"};
     for (int f = 0; f < 2; f++) {
@@ -1550,6 +1550,7 @@ START_TEST(test_tune_target)
     int rc = tu_tacosc_run(&out, "tune topologies/fc-8.xml -c allreduce --target nccl -f mscclpp -o %s/x.csv", dir);
     ck_assert_msg(rc == 2 && strstr(out, "--target names an MSCCL XML runtime"), "%s", out);
     free(out);
+    free(dir);
 }
 END_TEST
 
