@@ -398,7 +398,8 @@ tc_status tc_mscclpp_read_mem(tc_ctx *ctx, const char *name, const char *buf, si
     }
     if ((st = scan_braces(&r, buf, len)) || (st = number(&r, root)))
         goto done;
-    qsort(r.ol, (size_t)r.nol, sizeof *r.ol, cmp_ol);
+    if (r.nol) /* qsort of no array is undefined */
+        qsort(r.ol, (size_t)r.nol, sizeof *r.ol, cmp_ol);
     st = read_top(&r, root, out);
 done:
     cJSON_Delete(root);
