@@ -760,6 +760,8 @@ tc_status tc_mscclpp_check_size(tc_ctx *ctx, const tc_mscclpp *p, uint64_t size,
 static tc_status structure(tc_ctx *ctx, const tc_mscclpp *p, uint64_t size, const char *name)
 {
     tc_status st = TC_OK;
+    if (p->ngpus < 1)
+        return tc_error(ctx, TC_ERR_CHECK, name, p->line, "\"gpus\" is empty: a plan runs on at least one gpu [fields]");
     for (int g = 0; g < p->ngpus && !st; g++)
         st = check_gpu(ctx, p, name, g);
     if (!st)
