@@ -830,6 +830,23 @@ START_TEST(test_search_estimate_and_cut)
         if (ks[i] == a.runner_up.chunks)
             ck_assert(a.runner_up.time == times[i]);
     tc_topo_free(t);
+
+    /* the kept plan is recorded as tc_algo_run records a generator's: seed, degree and switch model (a kept
+     * plan once lacked "switch_model" in the JSON) */
+    ck_assert_int_eq(tc_topo_create("switch8", 8, &t), TC_OK);
+    int npus[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+    ck_assert_int_eq(tc_topo_add_switch(t, "sw", npus, 8, 0, 0, 0), TC_OK);
+    ck_assert_int_eq(tc_topo_index(t), TC_OK);
+    tc_gen_opts_init(&o);
+    o.size = 1 << 30;
+    o.switch_model = 1 + TC_SWITCH_UNWIND;
+    ck_assert_int_eq(tc_synth_tacos_search_plan(&ctx, t, TC_COLL_ALLGATHER, &o, 1, 1, &a, &plan), TC_OK);
+    ck_assert_ptr_nonnull(plan);
+    ck_assert_int_eq(plan->unwind, a.best.unwind);
+    ck_assert_int_eq(plan->switch_model, o.switch_model);
+    ck_assert(plan->seed == ctx.seed);
+    tc_sched_free(plan);
+    tc_topo_free(t);
 }
 END_TEST
 
