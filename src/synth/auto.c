@@ -467,7 +467,7 @@ static tc_status run_search(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, cons
             char bb[32], eb[32], tb[32];
             char qb[32];
             tc_diag(ctx, TC_DIAG_NOTE, NULL, 0, 0, "tacos search: %d chunk%s per rank, degree %d: bounds %s, %s, estimate %s, %s%s",
-                    c->chunks, c->chunks == 1 ? "" : "s", degree[c->unwind], tc_fmt_time(c->quick, qb, sizeof qb),
+                    c->chunks, c->chunks == 1 ? "" : "s", degree[c->unwind], c->quick > 0 ? tc_fmt_time(c->quick, qb, sizeof qb) : "-",
                     c->bound > 0 ? tc_fmt_time(c->bound, bb, sizeof bb) : "-",
                     c->est > 0 ? tc_fmt_time(c->est, eb, sizeof eb) : "-",
                     c->skipped == SKIP_BOUND      ? "skipped (bound above the cut)"
