@@ -694,10 +694,10 @@ START_TEST(test_search_latency_bound_one_candidate)
 }
 END_TEST
 
-/* issue 27: the search hands back its first candidate's plan exactly when that candidate wins, and that
- * plan is the one tc_synth_tacos makes with one chunk per rank (transfer by transfer), so compile need not
- * synthesize it again.  Random meshes, tori and rings at random sizes (latency-bound ones, where 1 chunk
- * wins, and bandwidth-bound ones, where more win). */
+/* issue 27: the search hands back its winner's plan (small problems: whichever candidate wins; the first
+ * candidate always), and that plan is the one tc_synth_tacos makes with the chosen chunks per rank (transfer
+ * by transfer), so compile need not synthesize it again.  Random meshes, tori and rings at random sizes
+ * (latency-bound ones, where 1 chunk wins, and bandwidth-bound ones, where more win). */
 START_TEST(test_search_plan_kept)
 {
     tc_ctx ctx;
@@ -723,11 +723,13 @@ START_TEST(test_search_plan_kept)
         tc_synth_search a;
         tc_sched *plan = NULL;
         ck_assert_int_eq(tc_synth_tacos_search_plan(&ctx, t, coll, &o, 1, 0, &a, &plan), TC_OK);
-        ck_assert_msg(!plan == !(a.best.chunks == 1 && a.candidates > 1), "%s %s %s %llu B: best %d chunks of %d, plan %p",
+        ck_assert_msg(!plan == !(a.candidates > 1), "%s %s %s %llu B: best %d chunks of %d, plan %p",
                       kind, dims, tc_coll_name(coll), (unsigned long long)o.size, a.best.chunks, a.candidates,
                       (void *)plan);
         if (plan) {
             tc_sched *s = NULL;
+            o.chunks = a.best.chunks;
+            ck_assert_int_eq(plan->chunks_per_rank, a.best.chunks);
             ck_assert_int_eq(tc_synth_tacos(&ctx, t, coll, &o, &s), TC_OK);
             ck_assert_int_eq(plan->n_xfers, s->n_xfers);
             ck_assert_int_eq(plan->n_steps, s->n_steps);
@@ -747,6 +749,104 @@ START_TEST(test_search_plan_kept)
         tc_topo_free(t);
     }
     printf("test_search_plan_kept: %d kept, %d not\n", kept, not_kept);
+}
+END_TEST
+
+/* Fastest of chunks per rank ks[0 .. n) by the synthesizer's own time (ties: fewer chunks): the choice of a
+ * search that synthesizes every candidate to the end. */
+static int full_search(tc_ctx *ctx, const tc_topo *t, tc_coll c, uint64_t size, const int *ks, int n, double *times)
+{
+    int best = -1;
+    for (int i = 0; i < n; i++) {
+        tc_gen_opts o;
+        tc_gen_opts_init(&o);
+        o.size = size;
+        o.chunks = ks[i];
+        o.stats_only = 1;
+        tc_sched *s = NULL;
+        ck_assert_int_eq(tc_synth_tacos(ctx, t, c, &o, &s), TC_OK);
+        times[i] = s->time;
+        tc_sched_free(s);
+        if (best < 0 || times[i] < times[best])
+            best = i;
+    }
+    return best;
+}
+
+/* issue 27, --chunks auto decides before it synthesizes.  Latency-bound (an 8x8 mesh all-reduce of 1 MiB,
+ * 16 KiB per rank): two chunks per rank has a bound below one chunk's time, but its
+ * estimate (one chunk's time scaled by the ratio of their bounds) is far above, so the search synthesizes
+ * one candidate only (it synthesized two before); oracle: every candidate synthesized to the end picks the
+ * same, and the search's plan is that choice's plan, transfer by transfer.  Bandwidth-bound (an 8x8 mesh
+ * all-to-all of 1 GB): candidates slower than the best of the rounds before theirs are stopped; the choice
+ * is still the full search's (rounds 1-2 and 3-4: the best of them has fewer than 4 chunks), the runner-up's
+ * time is its real one, and one thread or two give the same answer. */
+START_TEST(test_search_estimate_and_cut)
+{
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    ctx.seed = tu_seed();
+    tc_topo *t = NULL;
+    ck_assert_int_eq(tc_topo_generate(&ctx, "mesh", "8x8", NULL, 0, &t), TC_OK);
+    const int ks[] = {1, 2, 3, 4, 6, 8};
+    double times[6];
+    tc_gen_opts o;
+    tc_gen_opts_init(&o);
+    o.size = 1 << 20;
+    tc_synth_search a;
+    tc_sched *plan = NULL;
+    ck_assert_int_eq(tc_synth_tacos_search_plan(&ctx, t, TC_COLL_ALLREDUCE, &o, 1, 0, &a, &plan), TC_OK);
+    ck_assert_int_eq(a.candidates, 6);
+    ck_assert_int_eq(a.synthesized, 1);
+    ck_assert_int_eq(a.simulated, 0);
+    const int f = full_search(&ctx, t, TC_COLL_ALLREDUCE, o.size, ks, 6, times);
+    ck_assert_int_eq(a.best.chunks, ks[f]);
+    ck_assert(a.best.time == times[f]);
+    ck_assert_ptr_nonnull(plan);
+    o.chunks = ks[f];
+    tc_sched *s = NULL;
+    ck_assert_int_eq(tc_synth_tacos(&ctx, t, TC_COLL_ALLREDUCE, &o, &s), TC_OK);
+    same_sched(plan, s);
+    tc_sched_free(s);
+    tc_sched_free(plan);
+
+    tc_gen_opts_init(&o);
+    o.size = 1000000000;
+    tc_synth_search b;
+    o.threads = 1;
+    ck_assert_int_eq(tc_synth_tacos_search(&ctx, t, TC_COLL_ALLTOALL, &o, 1, 0, &a), TC_OK);
+    o.threads = 2;
+    ck_assert_int_eq(tc_synth_tacos_search(&ctx, t, TC_COLL_ALLTOALL, &o, 1, 0, &b), TC_OK);
+    ck_assert_int_eq(a.simulated, 0);
+    ck_assert_int_gt(a.stopped, 0);
+    ck_assert(memcmp(&a.best, &b.best, sizeof a.best) == 0 && memcmp(&a.runner_up, &b.runner_up, sizeof a.runner_up) == 0);
+    ck_assert(a.synthesized == b.synthesized && a.stopped == b.stopped);
+    const int g = full_search(&ctx, t, TC_COLL_ALLTOALL, o.size, ks, 4, times);
+    ck_assert_int_lt(ks[g], 4);
+    ck_assert_int_eq(a.best.chunks, ks[g]);
+    ck_assert(a.best.time == times[g]);
+    ck_assert_int_gt(a.runner_up.chunks, 0);
+    for (int i = 0; i < 4; i++)
+        if (ks[i] == a.runner_up.chunks)
+            ck_assert(a.runner_up.time == times[i]);
+    tc_topo_free(t);
+
+    /* the kept plan is recorded as tc_algo_run records a generator's: seed, degree and switch model (a kept
+     * plan once lacked "switch_model" in the JSON) */
+    ck_assert_int_eq(tc_topo_create("switch8", 8, &t), TC_OK);
+    int npus[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+    ck_assert_int_eq(tc_topo_add_switch(t, "sw", npus, 8, 0, 0, 0), TC_OK);
+    ck_assert_int_eq(tc_topo_index(t), TC_OK);
+    tc_gen_opts_init(&o);
+    o.size = 1 << 30;
+    o.switch_model = 1 + TC_SWITCH_UNWIND;
+    ck_assert_int_eq(tc_synth_tacos_search_plan(&ctx, t, TC_COLL_ALLGATHER, &o, 1, 1, &a, &plan), TC_OK);
+    ck_assert_ptr_nonnull(plan);
+    ck_assert_int_eq(plan->unwind, a.best.unwind);
+    ck_assert_int_eq(plan->switch_model, o.switch_model);
+    ck_assert(plan->seed == ctx.seed);
+    tc_sched_free(plan);
+    tc_topo_free(t);
 }
 END_TEST
 
@@ -954,6 +1054,7 @@ static Suite *synth_suite(void)
     tcase_add_test(tc, test_search_latency_bound_one_candidate);
     tcase_add_test(tc, test_search_unwind_estimate_first);
     tcase_add_test(tc, test_search_plan_kept);
+    tcase_add_test(tc, test_search_estimate_and_cut);
     tcase_add_test(tc, test_switch_vertices);
     tcase_add_test(tc, test_early_stop_keeps_winners);
     tcase_add_test(tc, test_stats_only_and_cheapest_link);

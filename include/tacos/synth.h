@@ -49,8 +49,11 @@ typedef struct tc_synth_search {
     tc_synth_pick best;
     tc_synth_pick runner_up;  /**< chunks == 0 when there is none */
     int candidates;           /**< candidates considered */
-    int synthesized;          /**< of which synthesized (the others: hopeless by their bound, or rounds
-                                   not reached) */
+    int synthesized;          /**< of which synthesized (the others: hopeless by their bound or estimate,
+                                   or rounds not reached) */
+    int stopped;              /**< of the synthesized, stopped once their clock passed the best time
+                                   finished before their round: slower than best, by how much unknown (the
+                                   runner-up is the fastest of those finished; one of these may be faster) */
     int simulated;            /**< the times are the simulator's (small problems: every candidate a full
                                    plan), else the synthesizer's */
     double seconds;           /**< wall time of the search */
@@ -61,23 +64,27 @@ typedef struct tc_synth_search {
  * 6, 8 when search_chunks, else opts->chunks; unwinding degrees 1, 2, 4, ... up to the smallest switch's
  * ports - 1 when search_unwind and `topo` has switches, else opts->unwind) without transfer lists, in up to
  * opts->threads threads, by rounds of chunk counts while they improve, and return the fastest and the
- * runner-up among those synthesized, by the simulated time of their plans when every candidate has at most
+ * runner-up among those finished, by the simulated time of their plans when every candidate has at most
  * 2^14 transfers (then every round runs), else by the synthesizer's time (ties: fewer chunks, lower degree;
  * independent of the thread count).  `topo` keeps its switches; the caller unwinds it
  * with the chosen degree and synthesizes the choice with tc_synth_tacos.  Candidates whose transfer count
  * would pass 2^27 are skipped (chunks 1 always stays), and degrees above 1 whose transfers times link ratio
- * to degree 1 would pass 2^24.  The first candidate (1 chunk, lowest degree) runs alone first; a candidate
- * whose bound is above its time is never synthesized, and none is when it fails.
+ * to degree 1 would pass 2^24.  The first candidate (1 chunk, lowest degree) runs alone first; none is
+ * synthesized when it fails.  Each round's cut is the best time finished before it: a candidate whose bound
+ * is above the cut, or above 1.5 times the bound of the candidate that set the cut (an estimate: latency
+ * bound), is never synthesized, and (synthesizer's time) one whose clock passes it stops
+ * (out->stopped).
  */
 tc_status tc_synth_tacos_search(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_gen_opts *opts,
                                 int search_chunks, int search_unwind, tc_synth_search *out);
 /**
- * The same, and when the first candidate (the least work: one chunk per rank, the lowest degree) wins, its
- * plan into *plan (owned by the caller; NULL otherwise): that candidate is synthesized as tc_synth_tacos
- * would with `opts` (transfers unless opts->stats_only; only with opts->trials <= 1), so the caller need
- * not synthesize it again (issue 27: --chunks auto costs about one synthesis where the first candidate
- * wins, as in every latency-bound case).  The plan's link ids are those of `topo` unwound to the degree
- * the search chose.
+ * The same, and the winner's plan into *plan (owned by the caller; NULL when the search did not keep it):
+ * the first candidate (the least work: one chunk per rank, the lowest degree) is always synthesized as
+ * tc_synth_tacos would with `opts` (transfers unless opts->stats_only; only with opts->trials <= 1), and so
+ * is every other when opts->stats_only or when small (at most 2^21 transfers), so the caller need not
+ * synthesize the choice again (issue 27: --chunks auto costs about one synthesis where the first candidate
+ * wins, as in every latency-bound case).  The plan's link ids are those of `topo` unwound to the degree the
+ * search chose.
  */
 tc_status tc_synth_tacos_search_plan(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_gen_opts *opts,
                                      int search_chunks, int search_unwind, tc_synth_search *out, tc_sched **plan);

@@ -14,19 +14,29 @@
  *   with one candidate left synthesizes nothing.
  *   Degrees above 1 whose estimated work (transfers x links of the unwinding / links of degree 1) passes
  *   UNWIND_WORK are dropped before anything is unwound.
- * Method: the least-work candidate (one chunk per rank, the lowest degree) is synthesized alone first: every
- *   other candidate whose bound is above its time is never synthesized (latency-bound problems stop there),
- *   and when it fails (a size its links cannot carry) the search stops and the caller reports why.  Then
- *   rounds of candidates, chunks 1 and 2 first, then 3 and 4, then 6 and 8 (each with every degree),
- *   the next round only while the fastest so far has the most chunks tried (small problems: every round).  In a round the candidates are synthesized,
- *   least work first, in up to opts->threads threads (0: one per core).  A candidate whose lower bound
- *   (tc_sim_bound of its shape) is above the second-best time finished so far is skipped, and (stats-only)
- *   one whose clock passes it stops: either can no longer be among the first
- *   two, so the result does not depend on the number of threads or on their timing.  Ties go to fewer
- *   chunks, then to the lower degree.
- * Cost: chunks 1 and 2 (about three times the work of one chunk per rank over two threads) when one chunk
- *   is best; at most every candidate (chunks 1 to 8: 24 times) less what the bounds and early stops save;
- *   the caller then synthesizes the choice once more with its transfers.
+ * Method: the least-work candidate (one chunk per rank, the lowest degree) is synthesized alone first, and
+ *   when it fails (a size its links cannot carry) the search stops and the caller reports why.  Then rounds
+ *   of candidates, chunks 1 and 2 first, then 3 and 4, then 6 and 8 (each with every degree), the next round
+ *   only while the fastest so far has the most chunks tried (small problems: every round).  Each round has
+ *   a cut, the best time finished before it, fixed while it runs; a candidate is decided before it is
+ *   synthesized, cheapest test first:
+ *   - skipped when its quick bound (per-NPU link and aggregate bounds, no igraph) is above the cut;
+ *   - skipped when its quick bound is above EST_SLACK times that of the candidate that set the cut (its
+ *     estimate, the cut scaled by that ratio, is above EST_SLACK times the cut): latency-bound problems (more
+ *     chunks only add alpha per hop) stop at one candidate this way, even where the bounds alone (a mesh
+ *     all-reduce, whose bound counts both phases at once) cannot tell;
+ *   - skipped when its full bound (tc_sim_bound: cuts, latency) is above the cut;
+ *   - else synthesized, least work first, in up to opts->threads threads (0: one per core); (by the
+ *     synthesizer's time) stopped once its clock passes the cut, since it can no longer win.
+ *   The cut being fixed per round, which candidates are skipped or stopped and where does not depend on the
+ *   threads; the choice is the fastest finished (ties: fewer chunks, then the lower degree), the runner-up
+ *   the fastest other finished one (a stopped one, slower than the best, might have been faster than it).
+ *   The winner's plan is kept when it was synthesized as the caller would synthesize it (the first candidate
+ *   always; the others when small or the caller asks for statistics only), so compile does not synthesize it
+ *   again.
+ * Cost: one synthesis plus quick bounds where one chunk per rank is best by the estimate; at most every
+ *   candidate (chunks 1 to 8: 24 times one chunk) less what the bounds, estimates and early stops save;
+ *   the caller synthesizes the choice once more only when the search could not keep its plan.
  * Trace, two NDv2 chassis, 1 GB all-gather: chunks 1 (43.76 ms), 2 (41.90 ms), 3, 4 (40.98 ms), 6, 8
  *   (40.55 ms): 8 per rank, runner-up 6.
  */
@@ -42,8 +52,10 @@
 #include <unistd.h>
 
 #define SEARCH_WORK ((double)(1 << 27)) /* largest transfer count of a candidate (estimated) */
-#define SIM_WORK ((double)(1 << 14))
-#define UNWIND_WORK ((double)(1 << 24)) /* largest estimated work (transfers x link ratio) of a degree above 1 */    /* up to this, candidates are full plans ranked by the simulator */
+#define SIM_WORK ((double)(1 << 14))    /* up to this, candidates are full plans ranked by the simulator */
+#define UNWIND_WORK ((double)(1 << 24)) /* largest estimated work (transfers x link ratio) of a degree above 1 */
+#define KEEP_WORK ((double)(1 << 21))   /* up to this, every candidate is synthesized with its transfers */
+#define EST_SLACK 1.5                   /* skip a candidate whose estimate is above this times the cut */
 
 static const int chunk_set[] = {1, 2, 3, 4, 6, 8};
 
@@ -51,11 +63,17 @@ typedef struct cand {
     int chunks, unwind;   /* unwind: index into the search's flat topologies */
     int round;            /* chunks 1, 2: round 0; 3, 4: 1; 6, 8: 2 */
     int ran;              /* synthesized (to the end or stopped) */
+    int stopped;          /* its clock passed the round's cut: its time is unknown, above the cut */
+    int skipped;          /* not synthesized: SKIP_BOUND or SKIP_ESTIMATE */
     double work;          /* estimated transfers */
-    double bound;         /* tc_sim_bound of its shape: no plan of it is faster */
-    double time;          /* synthesizer's time, INFINITY when stopped */
+    double quick;         /* quick_bound of its shape (0: none) */
+    double bound;         /* tc_sim_bound of its shape (0: not computed): no plan of it is faster */
+    double est;           /* the cut scaled by quick / the cut's candidate's quick (0: none) */
+    double time;          /* synthesizer's (or simulator's) time, INFINITY when stopped or not run */
     tc_status st;
 } cand;
+
+enum { SKIP_BOUND = 1, SKIP_ESTIMATE = 2 };
 
 typedef struct search {
     tc_ctx *ctx;
@@ -66,21 +84,110 @@ typedef struct search {
     cand *c;
     int n, next, end;     /* candidates; the next to take and the end of the current round */
     int by_sim;           /* rank by the simulated time of full plans (small problems) */
-    double t1, t2;        /* the two best finished times so far */
-    double first;         /* the first candidate's time (run alone): no candidate with a higher bound runs */
-    int keep;             /* keep the first candidate's plan, transfers included, in `kept` (issue 27) */
+    double cut;           /* the best time finished before this round (fixed while it runs): a candidate
+                             whose bound or estimate is above it is skipped, one whose clock passes it stops */
+    double cut_quick;     /* the quick bound of the candidate that set the cut (the estimates' scale) */
+    int keep;             /* keep the best finished candidate's plan in `kept` (issue 27) */
     tc_sched *kept;
+    int kept_i;           /* whose plan `kept` is, -1 none */
     pthread_mutex_t lock;
 } search;
 
-/* Stop once the clock passes the second-best finished time. */
+/* Stop once the clock passes the round's cut: this candidate cannot beat the best finished before it. */
 static int stop_fn(void *u, int64_t t)
 {
-    search *S = u;
-    pthread_mutex_lock(&S->lock);
-    const double t2 = S->t2;
-    pthread_mutex_unlock(&S->lock);
-    return (double)t * 1e-12 > t2;
+    const search *S = u;
+    return (double)t * 1e-12 > S->cut; /* read only while a round runs */
+}
+
+static int better(const cand *a, const int *deg, const cand *b);
+
+/* Whether candidate i is synthesized as the caller would synthesize it (transfers unless the caller asks for
+ * statistics only), so that when it wins it is the plan, not synthesized a second time: the first always
+ * (one chunk per rank, the least work), the others when the caller asks for statistics only or when small
+ * (by_sim: they are full plans anyway); never when by_sim ranks a stats-only caller's candidates by the
+ * simulated time of plans it would not write. */
+static int keepable(const search *S, int i)
+{
+    if (!S->keep || (S->by_sim && S->opts->stats_only))
+        return 0;
+    return i == 0 || S->by_sim || S->opts->stats_only || S->c[i].work <= KEEP_WORK;
+}
+
+/* Least T with sum over links lk[0 .. deg) of T / occ[l] >= need (the fractional relaxation of tc_sim_bound's
+ * link bound, so never above it), and at least the fastest link's occupancy when need > 0. */
+static double links_bound(const tc_topo *t, const int *lk, int deg, double need, double bytes)
+{
+    if (need <= 0 || deg <= 0)
+        return 0;
+    double rate = 0, fastest = INFINITY;
+    for (int k = 0; k < deg; k++) {
+        const double occ = t->links[lk[k]].alpha + t->links[lk[k]].beta * bytes;
+        if (!(occ > 0))
+            return 0;
+        rate += 1 / occ;
+        if (occ < fastest)
+            fastest = occ;
+    }
+    const double tm = need / rate;
+    return tm > fastest ? tm : fastest;
+}
+
+/* A quick lower bound of a candidate (the per-NPU link bound and the aggregate bound of tc_sim_bound, with no
+ * cut, latency or igraph: microseconds where tc_sim_bound takes milliseconds on dense topologies), slightly
+ * lowered so that rounding never puts it above a real plan's time; 0 for the collectives it does not know
+ * (the path collectives: hop distances). */
+static double quick_bound(const tc_topo *t, tc_coll coll, int K, uint64_t size)
+{
+    const int R = t->n_npus;
+    const double C = (double)R * K, bytes = (double)size / C;
+    if (R < 2 || !t->in_off || !t->out_off)
+        return 0;
+    double agg = C * (R - 1);
+    switch (coll) {
+    case TC_COLL_ALLREDUCE: agg *= 2; break;
+    case TC_COLL_ALLGATHER:
+    case TC_COLL_REDUCESCATTER: break;
+    default: return 0;
+    }
+    double b = 0;
+    for (int v = 0; v < R; v++)
+        for (int dir = 0; dir < 2; dir++) {
+            const double need = coll == TC_COLL_ALLREDUCE                  ? C
+                                : (coll == TC_COLL_ALLGATHER) == (dir == 0) ? C - K
+                                                                            : K;
+            const int *lk = dir ? t->out_link + t->out_off[v] : t->in_link + t->in_off[v];
+            const int deg = dir ? t->out_off[v + 1] - t->out_off[v] : t->in_off[v + 1] - t->in_off[v];
+            const double tm = links_bound(t, lk, deg, need, bytes);
+            if (tm > b)
+                b = tm;
+        }
+    int *all = malloc((size_t)t->n_links * sizeof *all + 1);
+    if (all) {
+        for (int l = 0; l < t->n_links; l++)
+            all[l] = l;
+        const double tm = links_bound(t, all, t->n_links, agg, bytes);
+        if (tm > b)
+            b = tm;
+        free(all);
+    }
+    return b * (1 - 1e-4);
+}
+
+/* Its lower bound (tc_sim_bound of its shape): no plan of it is faster; 0 when none. */
+static double cand_bound(tc_ctx *quiet, const search *S, const cand *c)
+{
+    tc_sched *shape = NULL;
+    tc_bound bd;
+    double b = 0;
+    if (tc_sched_create(S->coll, S->flat[c->unwind]->n_npus, c->chunks, S->opts->size, &shape) == TC_OK) {
+        shape->root = tc_coll_rooted(S->coll) ? S->opts->root : 0;
+        /* igraph (the bound's minimum cut) runs under tc_igraph_lock, taken inside tc_sim_bound */
+        if (tc_sim_bound(quiet, S->flat[c->unwind], shape, 0, &bd) == TC_OK)
+            b = bd.time;
+    }
+    tc_sched_free(shape);
+    return b;
 }
 
 static void *worker(void *arg)
@@ -97,28 +204,28 @@ static void *worker(void *arg)
         tc_ctx quiet = *S->ctx; /* the candidates' own messages are not the user's */
         quiet.sink = NULL;
         quiet.progress = 0;
-        tc_sched *shape = NULL; /* its bound: no plan of its shape is faster */
-        tc_bound bd;
-        if (tc_sched_create(S->coll, S->flat[c->unwind]->n_npus, c->chunks, S->opts->size, &shape) == TC_OK) {
-            shape->root = tc_coll_rooted(S->coll) ? S->opts->root : 0;
-            /* igraph (the bound's minimum cut) runs under tc_igraph_lock, taken inside tc_sim_bound */
-            if (tc_sim_bound(&quiet, S->flat[c->unwind], shape, 0, &bd) == TC_OK)
-                c->bound = bd.time;
-        }
-        tc_sched_free(shape);
-        pthread_mutex_lock(&S->lock);
-        /* cannot be among the first two, or cannot beat the first candidate (fixed before the others start,
-         * so which candidates are skipped does not depend on the threads' timing) */
-        const int hopeless = c->bound > S->t2 || c->bound > S->first;
-        pthread_mutex_unlock(&S->lock);
-        if (hopeless)
+        /* the cut is fixed while the round runs: which candidates are skipped or stopped, and where they
+         * stop, does not depend on the threads' timing */
+        c->quick = quick_bound(S->flat[c->unwind], S->coll, c->chunks, S->opts->size);
+        if (S->cut_quick > 0 && isfinite(S->cut))
+            c->est = S->cut * c->quick / S->cut_quick;
+        if (c->quick > S->cut) {
+            c->skipped = SKIP_BOUND;
             continue;
+        }
+        /* latency-bound problems: more chunks only add alpha per hop, and the bounds say so first */
+        if (c->est > S->cut * EST_SLACK) {
+            c->skipped = SKIP_ESTIMATE;
+            continue;
+        }
+        if (i > 0 && (c->bound = cand_bound(&quiet, S, c)) > S->cut) { /* the full bound: cuts, latency */
+            c->skipped = SKIP_BOUND;
+            continue;
+        }
         c->ran = 1;
         tc_gen_opts o = *S->opts;
         o.chunks = c->chunks;
-        /* the first candidate is synthesized as the caller would synthesize it (transfers unless the caller
-         * asks for statistics only), so that when it wins it is the plan, not synthesized a second time */
-        const int keep = S->keep && i == 0 && !(S->by_sim && S->opts->stats_only); /* by_sim simulates it */
+        const int keep = keepable(S, i);
         o.stats_only = keep ? S->opts->stats_only : !S->by_sim;
         o.trials = 1;
         o.threads = 1;
@@ -126,6 +233,7 @@ static void *worker(void *arg)
         /* the simulator may run a plan faster than its synthesizer's clock: no early stop then */
         c->st = tc_synth_tacos_run(&quiet, S->flat[c->unwind], S->coll, &o, S->by_sim ? NULL : &stop, &s);
         c->time = c->st ? INFINITY : s->time;
+        c->stopped = !c->st && !isfinite(c->time);
         if (!c->st && S->by_sim) { /* small problems: ranked by the simulated time of their plans */
             tc_sim_opts so;
             tc_sim_opts_init(&so);
@@ -135,18 +243,15 @@ static void *worker(void *arg)
             c->time = c->st ? INFINITY : r->time;
             tc_sim_result_free(r);
         }
-        if (keep && !c->st) {
+        pthread_mutex_lock(&S->lock);
+        if (keep && !c->st && !c->stopped && (S->kept_i < 0 || better(c, S->degree, &S->c[S->kept_i]))) {
+            tc_sched_free(S->kept);
             S->kept = s;
+            S->kept_i = i;
             s = NULL;
         }
-        tc_sched_free(s);
-        pthread_mutex_lock(&S->lock);
-        if (c->time < S->t1) {
-            S->t2 = S->t1;
-            S->t1 = c->time;
-        } else if (c->time < S->t2)
-            S->t2 = c->time;
         pthread_mutex_unlock(&S->lock);
+        tc_sched_free(s);
     }
 }
 
@@ -246,8 +351,8 @@ static tc_status run_search(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, cons
                             tc_fmt_bytes((double)avail, ab, sizeof ab));
         }
     }
-    search S = {.ctx = ctx, .opts = opts, .coll = coll, .degree = degree, .t1 = INFINITY, .t2 = INFINITY,
-                .first = INFINITY, .keep = plan && opts->trials <= 1};
+    search S = {.ctx = ctx, .opts = opts, .coll = coll, .degree = degree, .cut = INFINITY,
+                .keep = plan && opts->trials <= 1, .kept_i = -1};
     tc_status st = TC_ERR_NOMEM;
     S.flat = calloc((size_t)nd, sizeof *S.flat);
     S.c = calloc((size_t)nd * (sizeof chunk_set / sizeof chunk_set[0]) + 1, sizeof *S.c);
@@ -271,7 +376,8 @@ static tc_status run_search(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, cons
             const double work = phases * (double)R * (double)(R > 1 ? R - 1 : 1) * K;
             if ((K > 1 || k > 0) && (bad_root || div > opts->size || work > SEARCH_WORK))
                 continue;
-            S.c[S.n++] = (cand){K, k, K <= 2 ? 0 : K <= 4 ? 1 : 2, 0, work, 0, INFINITY, TC_OK};
+            S.c[S.n++] = (cand){.chunks = K, .unwind = k, .round = K <= 2 ? 0 : K <= 4 ? 1 : 2, .work = work,
+                                .time = INFINITY};
         }
     qsort(S.c, (size_t)S.n, sizeof *S.c, cmp_work);
     double most = 0;
@@ -294,7 +400,6 @@ static tc_status run_search(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, cons
         S.next = 0;
         S.end = 1;
         worker(&S);
-        S.first = S.c[0].time;
         /* refuse first: when the first candidate fails (too large, a size its links cannot carry), so would
          * the others; the caller synthesizes the choice again and says why */
         if (S.c[0].st)
@@ -302,6 +407,19 @@ static tc_status run_search(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, cons
         else
             S.next = 1;
         while (S.next < S.n) { /* round by round while the best improves */
+            int most = 0, b = -1; /* the fastest finished so far: the next round's cut */
+            for (int i = 0; i < S.next; i++) {
+                if (S.c[i].chunks > most)
+                    most = S.c[i].chunks;
+                if (S.c[i].ran && !S.c[i].st && isfinite(S.c[i].time) && (b < 0 || better(&S.c[i], degree, &S.c[b])))
+                    b = i;
+            }
+            /* go on while the fastest so far has the most chunks tried: more may be faster still (small
+             * problems try every round: their times need not be monotone) */
+            if (S.next > 1 && !S.by_sim && (b < 0 || S.c[b].chunks < most))
+                break;
+            S.cut = b < 0 ? INFINITY : S.c[b].time;
+            S.cut_quick = b < 0 ? 0 : S.c[b].quick;
             S.end = S.next;
             while (S.end < S.n && S.c[S.end].round == S.c[S.next].round)
                 S.end++;
@@ -314,16 +432,6 @@ static tc_status run_search(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, cons
             worker(&S);
             for (int k = 1; k <= started; k++)
                 pthread_join(th[k], NULL);
-            /* go on while the fastest so far has the most chunks tried: more may be faster still */
-            int most = 0, b = -1;
-            for (int i = 0; i < S.end; i++) {
-                if (S.c[i].chunks > most)
-                    most = S.c[i].chunks;
-                if (S.c[i].ran && !S.c[i].st && isfinite(S.c[i].time) && (b < 0 || better(&S.c[i], degree, &S.c[b])))
-                    b = i;
-            }
-            if (!S.by_sim && (b < 0 || S.c[b].chunks < most))
-                break; /* small problems try every round: their times need not be monotone */
             S.next = S.end;
         }
         pthread_mutex_destroy(&S.lock);
@@ -350,8 +458,30 @@ static tc_status run_search(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, cons
     out->candidates = S.n;
     out->simulated = S.by_sim && S.n > 1;
     out->synthesized = ran;
+    for (int i = 0; i < S.n; i++)
+        out->stopped += S.c[i].stopped;
     out->seconds = tc_now() - t0;
-    if (plan && b == 0 && S.n > 1 && S.kept) { /* the first candidate won: its plan is the caller's */
+    if (ctx->verbose && S.n > 1)
+        for (int i = 0; i < S.n; i++) {
+            const cand *c = &S.c[i];
+            char bb[32], eb[32], tb[32];
+            char qb[32];
+            tc_diag(ctx, TC_DIAG_NOTE, NULL, 0, 0, "tacos search: %d chunk%s per rank, degree %d: bounds %s, %s, estimate %s, %s%s",
+                    c->chunks, c->chunks == 1 ? "" : "s", degree[c->unwind], c->quick > 0 ? tc_fmt_time(c->quick, qb, sizeof qb) : "-",
+                    c->bound > 0 ? tc_fmt_time(c->bound, bb, sizeof bb) : "-",
+                    c->est > 0 ? tc_fmt_time(c->est, eb, sizeof eb) : "-",
+                    c->skipped == SKIP_BOUND      ? "skipped (bound above the cut)"
+                    : c->skipped == SKIP_ESTIMATE ? "skipped (estimate above the cut)"
+                    : c->stopped                  ? "stopped (past the cut)"
+                    : !c->ran                     ? "not reached"
+                    : c->st                       ? "failed"
+                                                  : (S.by_sim ? "simulated " : "synthesized "),
+                    c->ran && !c->st && !c->stopped ? tc_fmt_time(c->time, tb, sizeof tb) : "");
+        }
+    if (plan && S.kept_i == b && S.n > 1 && S.kept) { /* the winner's plan, as the caller would make it */
+        S.kept->seed = ctx->seed; /* and recorded as tc_algo_run records a generator's plan */
+        S.kept->unwind = degree[S.c[b].unwind];
+        S.kept->switch_model = opts->switch_model;
         *plan = S.kept;
         S.kept = NULL;
     }

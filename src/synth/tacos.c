@@ -449,7 +449,7 @@ static tc_status run_all(const run_cfg *cfg, uint64_t seed, tc_sched *rec, int p
                         cfg->ph[1].mode == SYN_SPREAD && cfg->ph[0].reversed && !cfg->ph[1].reversed;
     int par = rec && parallel && !cfg->topo->n_swnodes && cfg->n_ph == 2 && cfg->ph[0].mode == SYN_SPREAD &&
               cfg->ph[1].mode == SYN_SPREAD && (int64_t)rec->cap_xfers - rec->n_xfers >= 2 * spread;
-    int ovl = 0;
+    int ovl = 0, plain_stopped = 0; /* the plain all-gather passed the search's cut: only the overlap may win */
     overlap O = {0};
     tc_status st = TC_OK;
     for (int p = 0; p < cfg->n_ph; p++)
@@ -492,9 +492,12 @@ static tc_status run_all(const run_cfg *cfg, uint64_t seed, tc_sched *rec, int p
         for (int p = 0; p < cfg->n_ph; p++) {
             R[p].progress = progress;
             R[p].stop_offset = p ? R[0].r.makespan : 0;
-            R[p].no_stop = p == 1 && can_ovl; /* the overlapped all-gather may still end sooner */
             phase_worker(&R[p]);
-            if ((st = R[p].st) || R[p].r.stopped) {
+            if (!R[p].st && R[p].r.stopped && p == 1 && can_ovl) { /* the overlapped all-gather may end sooner */
+                plain_stopped = 1;
+                R[1].r.makespan = SYN_TIME_MAX_PS;
+                R[1].r.stopped = 0;
+            } else if ((st = R[p].st) || R[p].r.stopped) {
                 overlap_free(&O);
                 *time_ps = INT64_MAX;
                 return st;
@@ -513,7 +516,7 @@ static tc_status run_all(const run_cfg *cfg, uint64_t seed, tc_sched *rec, int p
             A.block = O.block;
             A.stop_offset = 0;
             phase_worker(&A);
-            if (!(st = A.st) && !A.r.stopped && A.r.makespan < R[0].r.makespan + R[1].r.makespan) {
+            if (!(st = A.st) && !A.r.stopped && (plain_stopped || A.r.makespan < R[0].r.makespan + R[1].r.makespan)) {
                 ovl = 1;
                 if (rec) { /* with its transfers, in place of the plain one's */
                     A.rec = rec;
@@ -532,6 +535,10 @@ static tc_status run_all(const run_cfg *cfg, uint64_t seed, tc_sched *rec, int p
         overlap_free(&O);
         if (st)
             return st;
+    }
+    if (plain_stopped && !ovl) { /* neither all-gather ends before the cut */
+        *time_ps = INT64_MAX;
+        return TC_OK;
     }
     if (rec && cfg->topo->n_swnodes) /* hops through switch vertices become routed transfers */
         for (int p = 0; p < cfg->n_ph; p++) {
