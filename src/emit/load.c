@@ -5,9 +5,8 @@
 #include "tacos/msccl.h"
 #include "tacos/mscclpp.h"
 
-#include <stdlib.h>
-
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 tc_status tc_sched_sniff(tc_ctx *ctx, const char *path, tc_format *out)

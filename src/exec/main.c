@@ -1149,7 +1149,10 @@ static tc_status load_mscclpp(job *J)
     }
     unsigned long long n = len;
     MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG_LONG, 0, J->comm);
-    if (J->rank != 0 && !(buf = malloc((size_t)n + 1)))
+    if (n > INT_MAX) /* one MPI_Bcast of bytes */
+        st = tc_error(ctx, TC_ERR_LIMIT, o->plan, 0, "an MSCCL++ plan of %llu bytes: tacos-run sends at most %d", n,
+                      INT_MAX);
+    else if (J->rank != 0 && !(buf = malloc((size_t)n + 1)))
         st = TC_ERR_NOMEM;
     if ((st = report(&J->ss, J->comm, st)))
         return st;
