@@ -885,20 +885,19 @@ START_TEST(test_rail_16)
 }
 END_TEST
 
-/* MSCCL++ plans (issue 28): those tacosc writes, on 8 to 64 ranks (memory channels within a server, port
+/* MSCCL++ plans (issue 28): those tacosc writes, on 8 to 32 ranks (memory channels within a server, port
  * channels between the two servers of the rail cluster), replay with 0 wrong; one written in the style of
  * MSCCL++'s examples (remote reads and writes, in place) on 2; --corrupt shows --check counts. */
 START_TEST(test_mscclpp_replay)
 {
     if (!have_exec("test_mscclpp_replay"))
         return;
+    /* 64 ranks and every shipped topology: make bench-mscclpp (64 oversubscribed ranks take 20-40 s here) */
     static const char *const cases[][3] = {
         {"topologies/dgx1.xml --costs topologies/dgx1.cost", "allreduce", "8"},
-        {"topologies/dgx1.xml --costs topologies/dgx1.cost", "allgather", "8"},
         {"topologies/dgx1.xml --costs topologies/dgx1.cost", "reducescatter", "8"},
         {"topologies/clusters/dgx-h100-2x8-rail.xml", "allreduce", "16"},
         {"topologies/hier-4x8.xml --costs topologies/hier.cost", "allgather", "32"},
-        {"topologies/mesh2d-8x8.xml", "reducescatter", "64"},
     };
     for (int i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++) {
         char cmd[2048], plan[256], *out = NULL;
