@@ -6,6 +6,7 @@
 
 #include <cJSON.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,8 +101,9 @@ static tc_status get_int(rd *r, const cJSON *o, const char *key, const int *def,
         *out = *def;
         return TC_OK;
     }
-    if (!v || !cJSON_IsNumber(v) || v->valuedouble != (double)(long)v->valuedouble || v->valuedouble < lo ||
-        v->valuedouble > hi) {
+    /* the range first: a double outside long's cannot be cast */
+    if (!v || !cJSON_IsNumber(v) || !(v->valuedouble >= lo && v->valuedouble <= hi) ||
+        v->valuedouble != floor(v->valuedouble)) {
         snprintf(msg, sizeof msg, "\"%s\" must be an integer from %ld to %ld", key, lo, hi);
         return bad(r, o, msg, "fields");
     }
@@ -221,8 +223,8 @@ static tc_status read_op(rd *r, const cJSON *j, tc_mscclpp_tb *tb, int inner)
     {
         if (op.n_sem == TC_MSCCLPP_MAX_DEVICE_SEMAPHORES)
             return bad(r, j, "more than MAX_DEVICE_SEMAPHORES (16) semaphore_ids", "limit-semaphores");
-        if (!cJSON_IsNumber(e) || e->valuedouble < 0)
-            return bad(r, j, "semaphore_ids must be integers >= 0", "fields");
+        if (!cJSON_IsNumber(e) || !(e->valuedouble >= 0 && e->valuedouble <= INT_MAX))
+            return bad(r, j, "semaphore_ids must be integers from 0 to 2147483647", "fields");
         op.sem[op.n_sem++] = (int)e->valuedouble;
     }
     const cJSON *tbg = cJSON_GetObjectItemCaseSensitive(j, "tbg_info");
@@ -311,7 +313,7 @@ static tc_status read_gpu(rd *r, const cJSON *j, tc_mscclpp_gpu *g)
         }
         cJSON_ArrayForEach(p, arr(e, "connected_to"))
         {
-            if (!cJSON_IsNumber(p))
+            if (!cJSON_IsNumber(p) || !(p->valuedouble >= INT_MIN && p->valuedouble <= INT_MAX))
                 return bad(r, e, "connected_to holds ranks (integers)", "channels");
             if ((st = mpp_chan_add(g, t, (int)p->valuedouble, -1, line_of(r, e))))
                 return st;
