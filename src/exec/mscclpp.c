@@ -49,7 +49,10 @@ struct tc_exec_mpp {
     int nreq, capreq;
 };
 
-static int tbop_is(const tc_mscclpp_op *op, const char *n) { return !strcmp(tc_mscclpp_op_at((size_t)op->op)->name, n); }
+static int tbop_is(const tc_mscclpp_op *op, const char *n)
+{
+    return !strcmp(tc_mscclpp_op_at((size_t)op->op)->name, n);
+}
 
 void tc_exec_mpp_free(tc_exec_mpp *m)
 {
@@ -322,7 +325,7 @@ static int pkt_ready(const tc_exec_mpp *m, const tc_mscclpp_buf *b)
     return 1;
 }
 
-static tc_status packets(tc_exec_mpp *m, int t, const tc_mscclpp_tb *tb, const tc_mscclpp_op *op, int *blocked)
+static tc_status packets(tc_exec_mpp *m, const tc_mscclpp_tb *tb, const tc_mscclpp_op *op, int *blocked)
 {
     const char *n = tc_mscclpp_op_at((size_t)op->op)->name;
     int first_pkt = tbop_is(op, "ppkt") || tbop_is(op, "cpkt") ? op->n_src : n[0] == 'r' && n[1] == 'e' ? 1 : 0;
@@ -361,7 +364,6 @@ static tc_status packets(tc_exec_mpp *m, int t, const tc_mscclpp_tb *tb, const t
                 memset(m->ready + op->dst[i].index, 1, (size_t)op->dst[i].size);
         }
     }
-    (void)t;
     return st;
 }
 
@@ -429,7 +431,7 @@ static tc_status exec_op(tc_exec_mpp *m, int t, int *blocked)
             m->sem[op->sem[i]]++;
     } else if (tc_mscclpp_op_at((size_t)op->op)->packets && op->chan_type != TC_MSCCLPP_CH_PORT &&
                !tbop_is(op, "gstorepkt")) {
-        if ((st = packets(m, t, tb, op, blocked)) || *blocked)
+        if ((st = packets(m, tb, op, blocked)) || *blocked)
             return st;
     } else if (!tbop_is(op, "nop") && !tbop_is(op, "flush")) {
         return tc_error(m->ctx, TC_ERR_UNSUPPORTED, NULL, 0,

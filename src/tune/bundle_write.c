@@ -330,7 +330,9 @@ static tc_status range_plan(tc_ctx *ctx, const tc_topo *topo, const tc_tune_bund
     tc_gen_opts g = o->gen;
     if (o->mscclpp) { /* a size in the range the executor runs: a multiple of 16 B x ranks x 2520 (every chunk
                          count to 10 per rank), else of 16 B x ranks (one chunk per rank) */
-        for (uint64_t q = 16ull * (uint64_t)topo->n_npus * 2520u, pass = 0; pass < 2; pass++, q = 16ull * topo->n_npus) {
+        const uint64_t qs[2] = {16ull * (uint64_t)topo->n_npus * 2520u, 16ull * (uint64_t)topo->n_npus};
+        for (int pass = 0; pass < 2; pass++) {
+            const uint64_t q = qs[pass];
             uint64_t s = r->plan_bytes / q * q;
             if (s < r->min_bytes || s == 0)
                 s = (r->min_bytes + q - 1) / q * q + (r->min_bytes == 0 ? q : 0);
