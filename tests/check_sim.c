@@ -1163,15 +1163,38 @@ START_TEST(test_compare_shipped)
     int n_algos = 0;
     for (const tc_algo_entry *e = tc_algo_registry; e->name; e++)
         n_algos += !!(e->colls & TC_COLL_BIT(TC_COLL_ALLREDUCE));
-    char *svg = tu_tmpfile(".svg", NULL), *png = tu_tmpfile(".png", NULL);
+    char *svgbase = tu_tmpfile(".svg", NULL), *png = tu_tmpfile(".png", NULL), *list = tu_tmpfile(".txt", NULL);
+    /* every compare first, two at a time (two cores): topology i writes svgbase.i.svg and .out, its status .rc */
+    FILE *lf = fopen(list, "w");
+    ck_assert_ptr_nonnull(lf);
+    for (size_t i = 0; i < g.gl_pathc; i++)
+        if (shipped_npus(g.gl_pathv[i]) <= SHIPPED_MAX_NPUS)
+            fprintf(lf, "%zu %s%s%s\n", i, g.gl_pathv[i], *tu_shipped_costs(g.gl_pathv[i]) ? " " : "",
+                    tu_shipped_costs(g.gl_pathv[i])); /* no trailing blank: xargs -L would join the next line */
+    fclose(lf);
+    char pcmd[2048], *pout = NULL;
+    snprintf(pcmd, sizeof pcmd,
+             "xargs -P 2 -L 1 sh -c '%s compare \"$1\" $2 $3 --collective allreduce --size 1G --svg %s.$0.svg "
+             "> %s.$0.out 2>&1; echo $? > %s.$0.rc' < %s",
+             tu_tacosc(), svgbase, svgbase, svgbase, list);
+    ck_assert_msg(tu_run(pcmd, &pout) == 0, "%s\n%s", pcmd, tu_tail(pout));
+    free(pout);
     for (size_t i = 0; i < g.gl_pathc; i++) {
         const char *topo = g.gl_pathv[i];
-        char cmd[1024], *out = NULL;
+        char cmd[2300], *out = NULL, svg[1100], path[1100];
         if (shipped_npus(topo) > SHIPPED_MAX_NPUS)
             continue;
+        snprintf(svg, sizeof svg, "%s.%zu.svg", svgbase, i);
         snprintf(cmd, sizeof cmd, "%s compare %s %s --collective allreduce --size 1G --svg %s", tu_tacosc(), topo,
                  tu_shipped_costs(topo), svg);
-        ck_assert_msg(tu_run(cmd, &out) == 0, "%s\n%s", cmd, tu_tail(out));
+        snprintf(path, sizeof path, "%s.%zu.rc", svgbase, i);
+        char *rc_text = tu_slurp(path, NULL);
+        ck_assert_msg(rc_text != NULL, "%s: not run", cmd);
+        int rc = atoi(rc_text);
+        free(rc_text);
+        snprintf(path, sizeof path, "%s.%zu.out", svgbase, i);
+        out = tu_slurp(path, NULL);
+        ck_assert_msg(rc == 0 && out, "%s\n%s", cmd, out ? tu_tail(out) : "");
         int npus = 0, links = 0, rows = 0, timed = 0, tacos = 0;
         char *nl = strchr(out, '\n'), *paren = NULL;
         ck_assert_msg(nl && strchr(nl + 1, '\n'), "%s: %s", topo, tu_tail(out));
@@ -1222,10 +1245,15 @@ START_TEST(test_compare_shipped)
         long ink = count_ink(png);
         ck_assert_msg(ink > 1000 * timed, "%s: %ld non-white pixels for %d panels", topo, ink, timed);
     }
-    remove(svg);
+    char rm[1100];
+    snprintf(rm, sizeof rm, "rm -f %s.*", svgbase);
+    tu_run(rm, NULL);
+    remove(svgbase);
     remove(png);
-    free(svg);
+    remove(list);
+    free(svgbase);
     free(png);
+    free(list);
     globfree(&g);
 }
 END_TEST
@@ -1252,14 +1280,32 @@ START_TEST(test_prediction_shipped)
         if (*costs)
             ck_assert_int_eq(tc_costs_read(&ctx, costs + strlen("--costs "), &cf), TC_OK);
         ck_assert_int_eq(tc_topo_apply_costs(&ctx, raw, cf), TC_OK);
+        /* every generator's compile at once, two at a time (two cores), each into its own files */
+        char cmd[2048], *out = NULL;
+        snprintf(cmd, sizeof cmd,
+                 "rm -f %s.*; for a in $(%s --list-algos | awk '$2 ~ /allreduce/ {print $1}'); "
+                 "do echo $a; done | xargs -P 2 -I@ sh -c '%s %s %s -c allreduce -a @ --size 1G -o %s.@.json "
+                 "> %s.@.out 2>&1; echo $? > %s.@.rc'",
+                 plan, tu_tacosc(), tu_tacosc(), topo, costs, plan, plan, plan);
+        ck_assert_msg(tu_run(cmd, &out) == 0, "%s\n%s", cmd, tu_tail(out));
+        free(out);
         for (const tc_algo_entry *e = tc_algo_registry; e->name; e++) {
             if (!(e->colls & TC_COLL_BIT(TC_COLL_ALLREDUCE)))
                 continue;
-            char cmd[1024], *out = NULL;
-            snprintf(cmd, sizeof cmd, "%s %s %s -c allreduce -a %s --size 1G -o %s", tu_tacosc(), topo, costs,
-                     e->name, plan);
-            if (tu_run(cmd, &out) != 0) { /* unsupported here: it must say so */
-                ck_assert_msg(strstr(out, "needs") || strstr(out, "cannot"), "%s: %s", cmd, tu_tail(out));
+            char path[1024], *rc_text = NULL;
+            snprintf(path, sizeof path, "%s.%s.rc", plan, e->name);
+            ck_assert_msg((rc_text = tu_slurp(path, NULL)) != NULL, "%s %s: not compiled (--list-algos?)", topo,
+                          e->name);
+            int rc = atoi(rc_text);
+            free(rc_text);
+            snprintf(path, sizeof path, "%s.%s.out", plan, e->name);
+            out = tu_slurp(path, NULL);
+            ck_assert_ptr_nonnull(out);
+            char this_plan[1024];
+            snprintf(this_plan, sizeof this_plan, "%s.%s.json", plan, e->name);
+            if (rc != 0) { /* unsupported here: it must say so */
+                ck_assert_msg(strstr(out, "needs") || strstr(out, "cannot"), "%s %s: %s", topo, e->name,
+                              tu_tail(out));
                 free(out);
                 continue;
             }
@@ -1268,7 +1314,7 @@ START_TEST(test_prediction_shipped)
             shown[strcspn(shown, " ") + 3] = 0; /* "21.478 ms" */
             tc_sched *s = NULL;
             tc_topo *t = NULL;
-            ck_assert_int_eq(tc_sched_load(&ctx, plan, &s), TC_OK);
+            ck_assert_int_eq(tc_sched_load(&ctx, this_plan, &s), TC_OK);
             ck_assert_int_eq(tc_topo_unwind(&ctx, raw, s->unwind, &t), TC_OK);
             tc_sim_opts o;
             tc_sim_opts_init(&o);
@@ -1279,7 +1325,7 @@ START_TEST(test_prediction_shipped)
                           r->time);
             free(out);
             if (checked % 16 == 0) { /* the CLI prints the same figure */
-                snprintf(cmd, sizeof cmd, "%s sim %s %s %s", tu_tacosc(), plan, topo, costs);
+                snprintf(cmd, sizeof cmd, "%s sim %s %s %s", tu_tacosc(), this_plan, topo, costs);
                 ck_assert_int_eq(tu_run(cmd, &out), 0);
                 char want[80];
                 snprintf(want, sizeof want, "  time %s,", shown);
@@ -1295,6 +1341,9 @@ START_TEST(test_prediction_shipped)
         tc_costs_free(cf);
     }
     ck_assert_int_ge(checked, 150);
+    char rm[1100];
+    snprintf(rm, sizeof rm, "rm -f %s.*", plan);
+    tu_run(rm, NULL);
     remove(plan);
     free(plan);
     globfree(&g);
