@@ -299,6 +299,13 @@ START_TEST(test_rules_broken)
     tb = tb_with(p, NULL, "put", NULL, &k);
     tb->ops[k].dst[0].index = p->gpus[1].s_chunks + 40;
     expect_rule(p, S, "[buffers]");
+    /* a put whose destination is local: the executor writes it through a peer's pointer (and tacos-run
+     * would look the buffer up among the peers') */
+    p = lowered_pp("ring", "ring", "8", TC_COLL_ALLGATHER, 1);
+    tb = tb_with(p, NULL, "put", NULL, &k);
+    tb->ops[k].dst[0].type = 2;
+    tb->ops[k].dst[0].id = -1;
+    expect_rule(p, S, "must be a peer's (buffer_id) buffer [operations]");
     /* gpus[r].id must be r */
     p = lowered_pp("ring", "ring", "8", TC_COLL_ALLGATHER, 1);
     p->gpus[1].id = 2;

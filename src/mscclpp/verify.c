@@ -14,6 +14,7 @@
  * operation reads and writes, which threads run it). */
 #include "mscclpp_int.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -136,6 +137,26 @@ static tc_status check_op(tc_ctx *ctx, const tc_mscclpp *p, const char *name, in
         (op->n_src < 1 || op->n_dst < 1))
         return tc_error(ctx, TC_ERR_CHECK, name, op->line, "gpu %d tb %d op %d '%s' needs src_buff and dst_buff "
                         "[operations]", g, tb->id, k, n);
+    /* which references are a peer's (execution_kernel.hpp: put writes dst through remote pointers, get reads
+     * src so, the reductions' first source and destination are local and the rest remote for r*, rr*) */
+    int remote_src_from = !strcmp(n, "get") ? 0 : !strcmp(n, "rre") || !strcmp(n, "rres") ? 1 : INT_MAX;
+    int remote_dst_from = !strcmp(n, "put") || !strcmp(n, "pws") || !strcmp(n, "pwsf") || !strcmp(n, "ppkt") ||
+                                  !strcmp(n, "rppkt")
+                              ? 0
+                          : !strcmp(n, "res") || !strcmp(n, "rres") || !strcmp(n, "respkt") ? 1
+                          : !strcmp(n, "recspkt")                                          ? 2
+                                                                                           : INT_MAX;
+    int modelled = op->chan_type != TC_MSCCLPP_CH_SWITCH && strcmp(n, "glres") && strncmp(n, "gstore", 6) &&
+                   strcmp(n, "pipeline");
+    for (int side = 0; side < 2 && modelled; side++) {
+        const tc_mscclpp_buf *b = side ? op->dst : op->src;
+        int nb = side ? op->n_dst : op->n_src, from = side ? remote_dst_from : remote_src_from;
+        for (int i = 0; i < nb; i++)
+            if ((b[i].type == -1) != (i >= from) && b[i].type != -2)
+                return tc_error(ctx, TC_ERR_CHECK, name, op->line,
+                                "gpu %d tb %d op %d '%s': %s %d must be %s buffer [operations]", g, tb->id, k, n,
+                                side ? "dst_buff" : "src_buff", i, i >= from ? "a peer's (buffer_id)" : "a local");
+    }
     for (int i = 0; i < op->n_src && !st; i++)
         st = check_ref(ctx, p, name, g, tb, k, op, &op->src[i]);
     for (int i = 0; i < op->n_dst && !st; i++)
