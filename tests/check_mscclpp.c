@@ -208,19 +208,15 @@ END_TEST
 
 /* ---- the verifier's rules, each broken on purpose ---------------------------------------------------- */
 
-static tc_mscclpp *lowered_pp(const char *algo, const char *kind, const char *dims, tc_coll coll, int chunks)
+static tc_mscclpp *lowered_pp(const char *algo, const char *kind, const char *dims, tc_coll coll)
 {
     tc_ctx ctx;
     tu_ctx(&ctx);
     tc_topo *t = NULL;
-    tc_sched *s = NULL;
     tc_mscclpp *p = NULL;
     ck_assert_int_eq(tc_topo_generate(&ctx, kind, dims, NULL, 0, &t), TC_OK);
-    tc_gen_opts go;
-    tc_gen_opts_init(&go);
-    go.chunks = chunks;
-    go.size = 1 << 20;
-    ck_assert_msg(tc_algo_run(&ctx, algo, t, coll, &go, &s) == TC_OK, "%s", tu_diags());
+    tc_sched *s = tu_gen(algo, t, coll, 1 << 20);
+    tu_ctx(&ctx);
     ck_assert_msg(tc_mscclpp_lower(&ctx, s, NULL, &p) == TC_OK, "%s", tu_diags());
     ck_assert_msg(tc_mscclpp_verify(&ctx, p, 1 << 20, "plan", NULL) == TC_OK, "%s", tu_diags());
     tc_sched_free(s);
@@ -270,7 +266,7 @@ START_TEST(test_rules_broken)
     const uint64_t S = 1 << 20;
     int k;
     /* MAX_OPERATION: 60 more nops */
-    tc_mscclpp *p = lowered_pp("ring", "ring", "8", TC_COLL_ALLREDUCE, 1);
+    tc_mscclpp *p = lowered_pp("ring", "ring", "8", TC_COLL_ALLREDUCE);
     tc_mscclpp_tb *tb = &p->gpus[0].tbs[0];
     tc_mscclpp_op nop = tb->ops[0];
     nop.op = 0; /* the table's row 0 is nop */
@@ -282,7 +278,7 @@ START_TEST(test_rules_broken)
     }
     expect_rule(p, S, "[limit-operations]");
     /* MAX_CHANNEL: 17 memory channels in one thread block */
-    p = lowered_pp("ring", "ring", "8", TC_COLL_ALLREDUCE, 1);
+    p = lowered_pp("ring", "ring", "8", TC_COLL_ALLREDUCE);
     tb = &p->gpus[0].tbs[0];
     tb->ch[0] = realloc(tb->ch[0], 17 * sizeof(int));
     for (int i = tb->n_ch[0]; i < 17; i++)
@@ -290,50 +286,50 @@ START_TEST(test_rules_broken)
     tb->n_ch[0] = 17;
     expect_rule(p, S, "[limit-channels]");
     /* a channel index past the thread block's channels */
-    p = lowered_pp("ring", "ring", "8", TC_COLL_ALLREDUCE, 1);
+    p = lowered_pp("ring", "ring", "8", TC_COLL_ALLREDUCE);
     tb = tb_with(p, NULL, "signal", NULL, &k);
     tb->ops[k].chan[0] = tb->n_ch[0];
     expect_rule(p, S, "[channels]");
     /* a put past the peer's scratch */
-    p = lowered_pp("ring", "ring", "8", TC_COLL_ALLGATHER, 1);
+    p = lowered_pp("ring", "ring", "8", TC_COLL_ALLGATHER);
     tb = tb_with(p, NULL, "put", NULL, &k);
     tb->ops[k].dst[0].index = p->gpus[1].s_chunks + 40;
     expect_rule(p, S, "[buffers]");
     /* a put whose destination is local: the executor writes it through a peer's pointer (and tacos-run
      * would look the buffer up among the peers') */
-    p = lowered_pp("ring", "ring", "8", TC_COLL_ALLGATHER, 1);
+    p = lowered_pp("ring", "ring", "8", TC_COLL_ALLGATHER);
     tb = tb_with(p, NULL, "put", NULL, &k);
     tb->ops[k].dst[0].type = 2;
     tb->ops[k].dst[0].id = -1;
     expect_rule(p, S, "must be a peer's (buffer_id) buffer [operations]");
     /* gpus[r].id must be r */
-    p = lowered_pp("ring", "ring", "8", TC_COLL_ALLGATHER, 1);
+    p = lowered_pp("ring", "ring", "8", TC_COLL_ALLGATHER);
     p->gpus[1].id = 2;
     expect_rule(p, S, "[gpu-id]");
     /* all-reduce buffers of two chunk sizes */
-    p = lowered_pp("ring", "ring", "8", TC_COLL_ALLREDUCE, 1);
+    p = lowered_pp("ring", "ring", "8", TC_COLL_ALLREDUCE);
     p->gpus[3].o_chunks++;
     expect_rule(p, S, "[chunks]");
     /* the executor's message-size rule: 8 chunks of 16-byte units do not fit 1000 bytes */
-    p = lowered_pp("ring", "ring", "8", TC_COLL_ALLREDUCE, 1);
+    p = lowered_pp("ring", "ring", "8", TC_COLL_ALLREDUCE);
     expect_rule(p, 1000, "[size]");
     /* a signal straight after the put it publishes */
-    p = lowered_pp("ring", "ring", "8", TC_COLL_ALLREDUCE, 1);
+    p = lowered_pp("ring", "ring", "8", TC_COLL_ALLREDUCE);
     tb = tb_with(p, "put", "nop", "signal", &k);
     delete_op(tb, k);
     expect_rule(p, S, "[thread-sync]");
     /* a signal that never comes */
-    p = lowered_pp("ring", "ring", "8", TC_COLL_ALLGATHER, 1);
+    p = lowered_pp("ring", "ring", "8", TC_COLL_ALLGATHER);
     tb = tb_with(p, "nop", "signal", NULL, &k);
     delete_op(tb, k);
     expect_rule(p, S, "[deadlock]");
     /* a copy from another landing chunk: the wrong chunk ends in the output */
-    p = lowered_pp("ring", "ring", "8", TC_COLL_ALLGATHER, 1);
+    p = lowered_pp("ring", "ring", "8", TC_COLL_ALLGATHER);
     tb = tb_with(p, "nop", "copy", NULL, &k);
     tb->ops[k].src[0].index = (tb->ops[k].src[0].index + 1) % p->gpus[0].s_chunks;
     expect_rule(p, S, "[result]");
     /* a reduction that adds a copy to itself */
-    p = lowered_pp("ring", "ring", "8", TC_COLL_REDUCESCATTER, 1);
+    p = lowered_pp("ring", "ring", "8", TC_COLL_REDUCESCATTER);
     tb = tb_with(p, NULL, "re", NULL, &k);
     tb->ops[k].src[1] = tb->ops[k].src[0];
     expect_rule(p, S, "[semantics]");

@@ -164,6 +164,21 @@ typedef struct tc_mscclpp {
 
 void tc_mscclpp_free(tc_mscclpp *p);
 
+/** Index into g->chans of the k-th channel of `type` (the index a thread block's channel_ids name), -1
+ *  if none. */
+int tc_mscclpp_chan_index(const tc_mscclpp_gpu *g, int type, int k);
+/** Index into g->chans of channel i of op (through tb's channels of the op's type), -1 if none. */
+int tc_mscclpp_op_chan(const tc_mscclpp_gpu *g, const tc_mscclpp_tb *tb, const tc_mscclpp_op *op, int i);
+/** Each channel's tag, as the executor numbers a gpu's channels to one peer (executor.cc
+ *  setupConnections: memory channels first, then port; tag k at a meets tag k at b): tag[i] for
+ *  g->chans[i], -1 for switch channels.  cnt: ngpus zeros, scratch, zero again on return; peers must be
+ *  within 0..ngpus-1 (the verifier's [channels] rule). */
+void tc_mscclpp_chan_tags(const tc_mscclpp_gpu *g, int *cnt, int *tag);
+/** The first of op's sources that are LL packets (execution_kernel.hpp handle*Packets): ppkt and cpkt read
+ *  plain data, repkt respkt recpkt recspkt plain src[0] and packets after it, upkt and rppkt packets;
+ *  n_src (none) for operations that are not packet ones. */
+int tc_mscclpp_first_packet_src(const tc_mscclpp_op *op);
+
 /** Options of the lowering from the schedule IR. */
 typedef struct tc_mscclpp_lower_opts {
     const int *node_of;         /**< per rank its server (port channels between servers, memory channels

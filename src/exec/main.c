@@ -1141,7 +1141,10 @@ static tc_status load_mscclpp(job *J)
             tc_warn(ctx, NULL, 0, "--root %d ignored: %s has no root", o->root, p->collective);
         if (!st)
             st = tc_exec_predict_create(ctx, o->plan, o->topo, o->costs, J->n, &J->pred);
-        tc_mscclpp_free(p);
+        if (st)
+            tc_mscclpp_free(p);
+        else
+            J->mpp = p; /* the other ranks parse the bytes rank 0 sends */
     }
     if ((st = report(&J->ss, J->comm, st))) {
         free(buf);
@@ -1157,7 +1160,8 @@ static tc_status load_mscclpp(job *J)
     if ((st = report(&J->ss, J->comm, st)))
         return st;
     MPI_Bcast(buf, (int)n, MPI_BYTE, 0, J->comm);
-    st = tc_mscclpp_read_mem(ctx, o->plan, buf, (size_t)n, &J->mpp);
+    if (J->rank != 0)
+        st = tc_mscclpp_read_mem(ctx, o->plan, buf, (size_t)n, &J->mpp);
     free(buf);
     if (!st)
         st = tc_msccl_create(J->mpp->name, (tc_coll)J->mpp->coll, J->n, &J->m);

@@ -123,10 +123,7 @@ tc_status tc_exec_mpp_create(tc_ctx *ctx, const tc_mscclpp *p, int rank, tc_exec
         tc_exec_mpp_free(m);
         return tc_error(ctx, TC_ERR_NOMEM, NULL, 0, "rank %d: no memory for the MSCCL++ replay", rank);
     }
-    for (int t = 0; t < 2; t++) /* memory channels first, then port: the executor's tag order */
-        for (int i = 0; i < g->n_chans; i++)
-            if (g->chans[i].type == t)
-                m->tag[i] = cnt[g->chans[i].peer]++;
+    tc_mscclpp_chan_tags(g, cnt, m->tag); /* the executor's pairing of channels */
     free(cnt);
     *out = m;
     return TC_OK;
@@ -255,23 +252,11 @@ static tc_status signal_chans(tc_exec_mpp *m, const tc_mscclpp_tb *tb, const tc_
 {
     tc_status st = TC_OK;
     for (int i = 0; i < op->n_chan && !st; i++) {
-        int k = tb->ch[op->chan_type][op->chan[i]], c = -1;
-        for (int j = 0; j < m->g->n_chans && c < 0; j++)
-            if (m->g->chans[j].type == op->chan_type && k-- == 0)
-                c = j;
+        int c = tc_mscclpp_op_chan(m->g, tb, op, i);
         hdr h = {M_SIGNAL, 0, m->tag[c], 0, 0, 0};
         st = post(m, m->g->chans[c].peer, &h, NULL, NULL);
     }
     return st;
-}
-
-static int chan_of(const tc_exec_mpp *m, const tc_mscclpp_tb *tb, const tc_mscclpp_op *op, int i)
-{
-    int k = tb->ch[op->chan_type][op->chan[i]];
-    for (int j = 0; j < m->g->n_chans; j++)
-        if (m->g->chans[j].type == op->chan_type && k-- == 0)
-            return j;
-    return -1;
 }
 
 /* a read of remote chunks: requests first (stage 1), the op runs once every answer is in */
@@ -327,9 +312,7 @@ static int pkt_ready(const tc_exec_mpp *m, const tc_mscclpp_buf *b)
 
 static tc_status packets(tc_exec_mpp *m, const tc_mscclpp_tb *tb, const tc_mscclpp_op *op, int *blocked)
 {
-    const char *n = tc_mscclpp_op_at((size_t)op->op)->name;
-    int first_pkt = tbop_is(op, "ppkt") || tbop_is(op, "cpkt") ? op->n_src : n[0] == 'r' && n[1] == 'e' ? 1 : 0;
-    for (int i = first_pkt; i < op->n_src; i++)
+    for (int i = tc_mscclpp_first_packet_src(op); i < op->n_src; i++)
         if (!pkt_ready(m, &op->src[i])) {
             *blocked = 1;
             return TC_OK;
@@ -375,14 +358,14 @@ static tc_status exec_op(tc_exec_mpp *m, int t, int *blocked)
     *blocked = 0;
     if (tbop_is(op, "wait") || tbop_is(op, "rlxwait")) {
         for (int i = 0; i < op->n_chan; i++) {
-            int c = chan_of(m, tb, op, i);
+            int c = tc_mscclpp_op_chan(m->g, tb, op, i);
             if (m->inbound[c] <= m->taken[c]) {
                 *blocked = 1;
                 return TC_OK;
             }
         }
         for (int i = 0; i < op->n_chan; i++)
-            m->taken[chan_of(m, tb, op, i)]++;
+            m->taken[tc_mscclpp_op_chan(m->g, tb, op, i)]++;
     } else if (tbop_is(op, "signal") || tbop_is(op, "rlxsignal")) {
         st = signal_chans(m, tb, op);
     } else if (tbop_is(op, "put") || tbop_is(op, "pws") || tbop_is(op, "pwsf")) {

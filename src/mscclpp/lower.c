@@ -331,27 +331,16 @@ static tc_status gpus(lw *L, tc_mscclpp *p)
     return st;
 }
 
-/* a tb-local index of a gpu-level channel (type, global k), added when new */
-static tc_status tb_chan(tc_mscclpp_tb *tb, int type, int k, int *out)
+/* the index of v in a tb's list (its channels or remote buffers of one type), appended when new */
+static tc_status tb_index(int **list, int *n, int v, int *out)
 {
-    for (int i = 0; i < tb->n_ch[type]; i++)
-        if (tb->ch[type][i] == k) {
+    for (int i = 0; i < *n; i++)
+        if ((*list)[i] == v) {
             *out = i;
             return TC_OK;
         }
-    *out = tb->n_ch[type];
-    return mpp_int_push(&tb->ch[type], &tb->n_ch[type], k);
-}
-
-static tc_status tb_rbuf(tc_mscclpp_tb *tb, int type, int id, int *out)
-{
-    for (int i = 0; i < tb->n_rb[type]; i++)
-        if (tb->rb[type][i] == id) {
-            *out = i;
-            return TC_OK;
-        }
-    *out = tb->n_rb[type];
-    return mpp_int_push(&tb->rb[type], &tb->n_rb[type], id);
+    *out = *n;
+    return mpp_int_push(list, n, v);
 }
 
 /* append op to tb, with a nop before it where the thread-sync rule asks for one */
@@ -392,7 +381,7 @@ static tc_status emit_recvs(lw *L, tc_mscclpp_tb *tb, const ev *e, int n)
     for (int i = 0; i < n && !st && !L->o->packets; i++) { /* LL: the packets' flags are the wait */
         const tc_xfer *x = &L->s->xfers[e[i].x];
         int k = chan_index(L, x->dst, x->src, L->grp[x->chunk], L->lane[e[i].x]);
-        st = tb_chan(tb, w.chan_type, k, &w.chan[w.n_chan++]);
+        st = tb_index(&tb->ch[w.chan_type], &tb->n_ch[w.chan_type], k, &w.chan[w.n_chan++]);
     }
     if (!st && !L->o->packets)
         st = push(tb, &w);
@@ -437,7 +426,8 @@ static tc_status emit_sends(lw *L, tc_mscclpp_tb *tb, const ev *e, int n)
     for (int i = 0; i < n && !st; i++) {
         const tc_xfer *x = &L->s->xfers[e[i].x];
         int k = chan_index(L, x->src, x->dst, L->grp[x->chunk], L->lane[e[i].x]), c, rb;
-        if (!(st = tb_chan(tb, type, k, &c)) && !(st = tb_rbuf(tb, type, rbuf_index(L, x->src, x->dst), &rb))) {
+        if (!(st = tb_index(&tb->ch[type], &tb->n_ch[type], k, &c)) &&
+            !(st = tb_index(&tb->rb[type], &tb->n_rb[type], rbuf_index(L, x->src, x->dst), &rb))) {
             put.chan[put.n_chan++] = c;
             sig.chan[sig.n_chan++] = c;
             put.src[put.n_src++] = local(L->lbuf[rc], L->lidx[rc]);

@@ -14,8 +14,6 @@ const char *mpp_op_name(const tc_mscclpp_op *op);
 tc_status mpp_chan_add(tc_mscclpp_gpu *g, int type, int peer, int buf, int line);
 tc_status mpp_rbuf_add(tc_mscclpp_gpu *g, int rank, int type, int access, int line);
 tc_status mpp_int_push(int **a, int *n, int v);
-/** Index into g->chans of the k-th channel of `type` (the index a tb's channel_ids use), -1 if none. */
-int mpp_chan_global(const tc_mscclpp_gpu *g, int type, int k);
 
 /** The thread-sync rule (plan.c): 1 when operation b may not follow a in a thread block without a nop. */
 int mpp_need_nop(const tc_mscclpp_op *a, const tc_mscclpp_op *b);

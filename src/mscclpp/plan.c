@@ -113,12 +113,38 @@ tc_status mpp_int_push(int **a, int *n, int v)
     return TC_OK;
 }
 
-int mpp_chan_global(const tc_mscclpp_gpu *g, int type, int k)
+int tc_mscclpp_chan_index(const tc_mscclpp_gpu *g, int type, int k)
 {
     for (int i = 0; i < g->n_chans; i++)
         if (g->chans[i].type == type && k-- == 0)
             return i;
     return -1;
+}
+
+int tc_mscclpp_op_chan(const tc_mscclpp_gpu *g, const tc_mscclpp_tb *tb, const tc_mscclpp_op *op, int i)
+{
+    return tc_mscclpp_chan_index(g, op->chan_type, tb->ch[op->chan_type][op->chan[i]]);
+}
+
+void tc_mscclpp_chan_tags(const tc_mscclpp_gpu *g, int *cnt, int *tag)
+{
+    for (int i = 0; i < g->n_chans; i++)
+        tag[i] = -1;
+    for (int t = TC_MSCCLPP_CH_MEMORY; t <= TC_MSCCLPP_CH_PORT; t++)
+        for (int i = 0; i < g->n_chans; i++)
+            if (g->chans[i].type == t)
+                tag[i] = cnt[g->chans[i].peer]++;
+    for (int i = 0; i < g->n_chans; i++)
+        if (tag[i] >= 0)
+            cnt[g->chans[i].peer] = 0;
+}
+
+int tc_mscclpp_first_packet_src(const tc_mscclpp_op *op)
+{
+    const char *n = mpp_op_name(op);
+    if (!tc_mscclpp_op_at((size_t)op->op)->packets || !strcmp(n, "ppkt") || !strcmp(n, "cpkt"))
+        return op->n_src;
+    return n[0] == 'r' && n[1] == 'e' ? 1 : 0;
 }
 
 /* The thread-sync rule.  The executor runs a thread block's operations back to back with no barrier

@@ -290,9 +290,9 @@ static tc_status check_sizes(tc_ctx *ctx, const tc_mscclpp *p, uint64_t size, co
                             g, (unsigned long long)size, (unsigned long long)in, (unsigned long long)out,
                             (unsigned long long)a, ic, oc);
     }
-    uint64_t probe = p->coll == TC_COLL_ALLGATHER ? size : size; /* the loader compares the output for all-gather,
-                                                                    the input otherwise: the collective's size */
-    if (size && (probe < p->min_bytes || probe > p->max_bytes))
+    /* the loader compares the output's size for all-gather, the input's otherwise: either is `size`, the
+     * collective's size as tacosc counts it */
+    if (size && (size < p->min_bytes || size > p->max_bytes))
         return tc_error(ctx, TC_ERR_CHECK, name, p->line,
                         "%llu bytes is outside the plan's min_message_size..max_message_size (%llu..%llu) [size]",
                         (unsigned long long)size, (unsigned long long)p->min_bytes,
@@ -403,8 +403,7 @@ static tc_status record(vm *m, int from, int to, int sl)
 /* the channel record of op channel i, and its partner's */
 static int chan_rec(const vm *m, int g, const tc_mscclpp_tb *tb, const tc_mscclpp_op *op, int i)
 {
-    int k = tb->ch[op->chan_type][op->chan[i]];
-    return m->cbase[g] + mpp_chan_global(&m->p->gpus[g], op->chan_type, k);
+    return m->cbase[g] + tc_mscclpp_op_chan(&m->p->gpus[g], tb, op, i);
 }
 
 static void signal_chans(vm *m, int g, const tc_mscclpp_tb *tb, const tc_mscclpp_op *op)
@@ -426,9 +425,8 @@ static tc_status exec_packets(vm *m, int g, int t, int k, const tc_mscclpp_tb *t
                               int *blocked)
 {
     const char *n = mpp_op_name(op);
-    int reduce = n[0] == 'r' && n[1] == 'e', o;
-    int first_pkt = !strcmp(n, "ppkt") || !strcmp(n, "cpkt") ? op->n_src : reduce ? 1 : 0; /* sources in packets */
-    for (int i = first_pkt; i < op->n_src; i++)
+    int o;
+    for (int i = tc_mscclpp_first_packet_src(op); i < op->n_src; i++)
         for (int u = 0; u < op->src[i].size; u++)
             if (!m->ready[ref_slot(m, g, tb, op, &op->src[i], u, &o)]) {
                 *blocked = 1;
@@ -586,51 +584,36 @@ static void vm_free(vm *m)
     free(m->sem);
 }
 
-/* pair every channel with its partner: the executor tags a gpu's channels to one peer in order (memory
- * channels first, then port; executor.cc setupConnections), and tag k at a meets tag k at b */
+/* pair every channel with its partner: tag k of a gpu's channels to a peer meets the peer's tag k back, of
+ * the same type (tc_mscclpp_chan_tags) */
 static void pair_channels(vm *m)
 {
     const tc_mscclpp *p = m->p;
-    int *tag = calloc((size_t)m->R + 1, sizeof *tag); /* per peer, of the gpu at hand */
     int n = m->cbase[m->R];
-    int *key = malloc((size_t)n * 3 * sizeof *key + 1);
-    if (!tag || !key) {
+    int *cnt = calloc((size_t)m->R + 1, sizeof *cnt), *tag = malloc((size_t)n * sizeof *tag + 1);
+    if (!cnt || !tag) {
+        free(cnt);
         free(tag);
-        free(key);
         m->failed = -1;
         return;
     }
-    for (int g = 0; g < m->R; g++) { /* (gpu, peer, tag) of each record; switch channels have none */
-        for (int i = 0; i < p->gpus[g].n_chans; i++)
-            if (p->gpus[g].chans[i].peer >= 0)
-                tag[p->gpus[g].chans[i].peer] = 0;
-        for (int t = 0; t < 3; t++)
-            for (int i = 0; i < p->gpus[g].n_chans; i++) {
-                const tc_mscclpp_chan *c = &p->gpus[g].chans[i];
-                int r = m->cbase[g] + i;
-                if (c->type != t)
-                    continue;
-                key[3 * r] = g;
-                key[3 * r + 1] = t < 2 ? c->peer : -1;
-                key[3 * r + 2] = t < 2 ? tag[c->peer]++ : -1;
-            }
-    }
-    for (int r = 0; r < n; r++) {
-        m->partner[r] = -1;
-        if (key[3 * r + 1] < 0)
-            continue;
-        int b = key[3 * r + 1];
-        for (int i = 0; i < p->gpus[b].n_chans; i++) {
-            int q = m->cbase[b] + i;
-            if (key[3 * q + 1] == key[3 * r] && key[3 * q + 2] == key[3 * r + 2] &&
-                p->gpus[b].chans[i].type == p->gpus[key[3 * r]].chans[r - m->cbase[key[3 * r]]].type) {
-                m->partner[r] = q;
-                break;
+    for (int g = 0; g < m->R; g++)
+        tc_mscclpp_chan_tags(&p->gpus[g], cnt, tag + m->cbase[g]);
+    for (int g = 0; g < m->R; g++)
+        for (int i = 0; i < p->gpus[g].n_chans; i++) {
+            const tc_mscclpp_chan *c = &p->gpus[g].chans[i];
+            int r = m->cbase[g] + i;
+            m->partner[r] = -1;
+            for (int j = 0; tag[r] >= 0 && j < p->gpus[c->peer].n_chans; j++) {
+                const tc_mscclpp_chan *d = &p->gpus[c->peer].chans[j];
+                if (d->peer == g && d->type == c->type && tag[m->cbase[c->peer] + j] == tag[r]) {
+                    m->partner[r] = m->cbase[c->peer] + j;
+                    break;
+                }
             }
         }
-    }
+    free(cnt);
     free(tag);
-    free(key);
 }
 
 static tc_status vm_init(vm *m)
