@@ -885,6 +885,28 @@ START_TEST(test_rail_16)
 }
 END_TEST
 
+/* A plan the lowering orders by step (in time order it needs 64 or more steps in a thread block on one
+ * channel; in step order a step's chunks aggregate): 16 ranks replay it with 0 wrong. */
+START_TEST(test_step_order_16)
+{
+    if (!have_exec("test_step_order_16"))
+        return;
+    char cmd[2048], plan[256], args[128], *out = NULL;
+    snprintf(plan, sizeof plan, "%s/bucket-steps.xml", workdir());
+    snprintf(cmd, sizeof cmd,
+             "%s topologies/mesh2d-4x4.xml -c allreduce --algo bucket --chunks 4 --max-channels 1 --size 64K -o %s -q",
+             tu_tacosc(), plan);
+    ck_assert_msg(tu_run(cmd, &out) == 0, "%s\n%s", cmd, tu_tail(out));
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s -np 16 %s %s --check -b 64K -e 64K -n 1 -w 0 %s", mpirun(), tacosrun(), plan,
+             pick_args(310, args, sizeof args));
+    int rc = tu_run(cmd, &out);
+    ck_assert_msg(rc == 0 && strstr(out, "# Out of bounds values : 0 OK") && rows_of(out) == 1,
+                  "step-order replay failed (rc %d): %s\n%s", rc, cmd, tu_tail(out));
+    free(out);
+}
+END_TEST
+
 /* MSCCL++ plans (issue 28): those tacosc writes, on 8 to 32 ranks (memory channels within a server, port
  * channels between the two servers of the rail cluster), replay with 0 wrong; one written in the style of
  * MSCCL++'s examples (remote reads and writes, in place) on 2; --corrupt shows --check counts. */
@@ -1165,6 +1187,7 @@ static Suite *exec_suite(void)
     tcase_add_test(tc, test_mscclpp_replay);
     tcase_add_test(tc, test_staged_and_prepost);
     tcase_add_test(tc, test_rail_16);
+    tcase_add_test(tc, test_step_order_16);
     tcase_add_test(tc, test_cuda);
     tcase_add_test(tc, test_sparse_replay);
     tcase_add_test(tc, test_sparse_corrupt);

@@ -588,6 +588,62 @@ START_TEST(test_fifo_repair)
 }
 END_TEST
 
+/* Step order: bucket on a mesh with several chunks per rank and one channel needs 64 or more steps in a
+ * thread block in time order (the chunks of a group interleave with their forwards); the lowering then
+ * orders by step, where a group aggregates.  The program must pass the verifier (its own symbolic
+ * execution of the collective) with NCCL's limits; a plan that no order fits is refused with the first
+ * try's finding.  Random mesh shapes and chunk counts (seed printed). */
+START_TEST(test_step_order)
+{
+    unsigned long seed = tu_seed();
+    tc_rng rng;
+    tc_rng_seed(&rng, seed);
+    tc_msccl_limits lim;
+    tc_msccl_limits_get(TC_TARGET_NCCL, &lim);
+    tc_msccl_lower_opts lo;
+    tc_msccl_lower_opts_init(&lo);
+    lo.max_channels = 1;
+    const tc_coll colls[] = {TC_COLL_ALLREDUCE, TC_COLL_ALLGATHER, TC_COLL_REDUCESCATTER};
+    for (int i = 0; i < 4; i++) {
+        char dims[32];
+        int a = i == 0 ? 4 : 3 + (int)tc_rng_below(&rng, 3), b = i == 0 ? 4 : 3 + (int)tc_rng_below(&rng, 3);
+        int k = i == 0 ? 4 : 4 + (int)tc_rng_below(&rng, 3);
+        snprintf(dims, sizeof dims, "%dx%d", a, b);
+        for (int c = 0; c < 3; c++) {
+            tc_msccl *m = lowered("bucket", "mesh", dims, colls[c], k, &lo);
+            tc_ctx ctx;
+            tu_ctx(&ctx);
+            ck_assert_msg(tc_msccl_verify(&ctx, m, &lim, "bucket") == TC_OK, "seed %lu mesh %s k %d %s: %s", seed,
+                          dims, k, tc_coll_name(colls[c]), tu_diags());
+            int longest = 0;
+            for (int g = 0; g < m->ngpus; g++)
+                for (int t = 0; t < m->gpus[g].n_tbs; t++)
+                    if (m->gpus[g].tbs[t].n_steps > longest)
+                        longest = m->gpus[g].tbs[t].n_steps;
+            ck_assert_msg(longest < 64, "seed %lu mesh %s: %d steps in a tb", seed, dims, longest);
+            tc_msccl_free(m);
+        }
+    }
+    /* a ring of 64 ranks moves one chunk per step: 126 steps in its one thread block in either order */
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_topo *t = NULL;
+    tc_sched *s = NULL;
+    tc_msccl *m = NULL;
+    ck_assert_int_eq(tc_topo_generate(&ctx, "ring", "64", NULL, 0, &t), TC_OK);
+    tc_gen_opts go;
+    tc_gen_opts_init(&go);
+    ck_assert_int_eq(tc_algo_run(&ctx, "ring", t, TC_COLL_ALLREDUCE, &go, &s), TC_OK);
+    tu_diag_buf.len = 0;
+    ck_assert_int_eq(tc_msccl_lower(&ctx, s, &lo, &m), TC_ERR_LIMIT);
+    ck_assert_str_eq(tu_diags(), "tacosc: error: a thread block needs 64 or more steps with 1 channel(s): NCCL allows "
+                                 "fewer than 64 steps per thread block\n");
+    ck_assert_ptr_null(m);
+    tc_sched_free(s);
+    tc_topo_free(t);
+}
+END_TEST
+
 START_TEST(test_switch_plans)
 {
     tc_ctx ctx;
@@ -930,6 +986,7 @@ static Suite *msccl_suite(void)
     tcase_add_test(tc, test_writer_property);
     tcase_add_test(tc, test_switch_plans);
     tcase_add_test(tc, test_fifo_repair);
+    tcase_add_test(tc, test_step_order);
     suite_add_tcase(s, tc);
     return s;
 }

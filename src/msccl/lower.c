@@ -99,6 +99,8 @@ typedef struct lw {
     int ne;
     int dual;            /* one program for both placements: out-of-place names, in-place conflicts */
     int plain;           /* only s, r, re, cpy, nop (RCCL) */
+    int by_step;         /* events ordered by the IR's step, all sends of a step before its receives, instead
+                            of by time (the retry of tc_msccl_lower when a limit is not met) */
     /* pairing of receive and send peers into thread blocks, per rank (independent of the channels) */
     int *epair;          /* per event: its pair at its rank (-1 for copies) */
     int *npairs, *pbase; /* pairs of rank r: pbase[r] .. pbase[r] + npairs[r] */
@@ -1278,6 +1280,8 @@ static tc_status oe_events(lw *L, int delay, double q)
         double ts = q > 0 ? round(x->t_start / q) : x->t_start, te = q > 0 ? round(x->t_end / q) : x->t_end;
         if ((routed_copy(x) || (safe && safe[i])) && te - 0.5 > ts)
             ts = te - 0.5; /* sent as it is delivered, before anything at its arrival (see routed_copy) */
+        if (L->by_step)
+            ts = 2.0 * x->step;
         L->e[L->ne++] = (ev){x->src, i, 1, x->chunk, x->dst, x->op, ts, i, 0, 0, 0, 0, 1, -1};
     }
     free(safe);
@@ -1285,6 +1289,8 @@ static tc_status oe_events(lw *L, int delay, double q)
         const tc_xfer *x = &s->xfers[i];
         double ts = q > 0 ? round(x->t_start / q) : x->t_start, te = q > 0 ? round(x->t_end / q) : x->t_end;
         te = te > ts ? te : ts;
+        if (L->by_step)
+            te = 2.0 * x->step + 1;
         L->e[L->ne++] = (ev){x->dst, i, 0, x->chunk, x->src, x->op, te, i, 0, 0, 0, 0, 1, -1};
     }
     return TC_OK;
@@ -1728,17 +1734,14 @@ static tc_status check_repaired(lw *L, const tc_msccl *m)
 
 /* The passes in order: setup, fifo_order, add_copies, group_by_rank, pairing, fit_channels (which builds
  * the program: build), check_repaired; see the opening comment. */
-tc_status tc_msccl_lower(tc_ctx *ctx, const tc_sched *s, const tc_msccl_lower_opts *o, tc_msccl **out)
+static tc_status lower_run(tc_ctx *ctx, const tc_sched *s, const tc_msccl_lower_opts *o, int by_step,
+                           tc_msccl **out)
 {
-    tc_msccl_lower_opts def;
-    if (!o) {
-        tc_msccl_lower_opts_init(&def);
-        o = &def;
-    }
     lw L;
     tc_status st = setup(&L, ctx, s, o);
     if (st)
         return st;
+    L.by_step = by_step;
     const char *tn = tc_msccl_target_name(o->target);
     tc_msccl *m = NULL;
     int repaired = 0;
@@ -1759,6 +1762,7 @@ tc_status tc_msccl_lower(tc_ctx *ctx, const tc_sched *s, const tc_msccl_lower_op
         L.wbuf[i] = L.inb[i] = L.outb[i] = -1;
     if ((st = fifo_order(&L, &repaired)) || (st = add_copies(&L)))
         goto done;
+    repaired |= by_step; /* an order by step is verified like a repaired one */
     /* per connection (src, dst, chunk's channel) the receive order must equal the send order: enforced above
      * for each transfer; with several channels FIFO is per channel, which keeps it */
     if (L.R > L.lim.max_gpus) {
@@ -1790,6 +1794,55 @@ done:
     free(L.precv);
     free(L.pgrp);
     return st;
+}
+
+/* a sink for the first try: every diagnostic but errors passed on, the first error kept */
+typedef struct { tc_ctx *outer; tc_diag_rec rec; } first_try;
+
+static void first_try_sink(void *user, tc_diag_level level, const char *file, int line, int col, const char *msg)
+{
+    first_try *f = user;
+    if (level == TC_DIAG_ERROR)
+        tc_diag_record(&f->rec, level, file, line, col, msg);
+    else if (f->outer->sink)
+        f->outer->sink(f->outer->sink_user, level, file, line, col, msg);
+}
+
+/* The lowering in time order; when a limit of the runtime is not met (parser nodes, steps or thread blocks:
+ * a plan of many ranks whose groups of chunks the time order interleaves), once more in step order, where
+ * a step's chunks to one peer are adjacent and aggregate into one message (bucket and rhd on 1,024 ranks);
+ * that program is verified, and compile prices the program it writes.  Else the first try's finding. */
+tc_status tc_msccl_lower(tc_ctx *ctx, const tc_sched *s, const tc_msccl_lower_opts *o, tc_msccl **out)
+{
+    tc_msccl_lower_opts def;
+    if (!o) {
+        tc_msccl_lower_opts_init(&def);
+        o = &def;
+    }
+    if (o->target == TC_TARGET_EXEC || s->n_steps < 2)
+        return lower_run(ctx, s, o, 0, out);
+    first_try f = {.outer = ctx};
+    tc_ctx c1 = *ctx;
+    c1.sink = first_try_sink;
+    c1.sink_user = &f;
+    c1.n_errors = c1.n_warnings = 0;
+    tc_status st = lower_run(&c1, s, o, 0, out);
+    ctx->n_warnings += c1.n_warnings;
+    if (st != TC_ERR_LIMIT) {
+        if (st && f.rec.have)
+            tc_error(ctx, st, f.rec.file[0] ? f.rec.file : NULL, f.rec.line, "%s", f.rec.msg);
+        return st;
+    }
+    tc_diag_rec r2 = {0};
+    tc_ctx c2 = *ctx;
+    c2.sink = tc_diag_record;
+    c2.sink_user = &r2;
+    if (lower_run(&c2, s, o, 1, out) == TC_OK) {
+        if (ctx->verbose)
+            tc_diag(ctx, TC_DIAG_NOTE, NULL, 0, 0, "lowered in step order: in time order %s", f.rec.msg);
+        return TC_OK;
+    }
+    return tc_error(ctx, st, f.rec.file[0] ? f.rec.file : NULL, f.rec.line, "%s", f.rec.msg);
 }
 
 tc_status tc_msccl_lower_replay(tc_ctx *ctx, const tc_sched *s, tc_msccl **out)
