@@ -37,7 +37,10 @@
  * model (tacosc compile runs it on every lowered program).  When a tb has 64 or more steps the chunks
  * are spread over more channels (estimated from the longest tb, then one more at a time); a rank with more
  * than 32 send or receive peers has its connections spread over channel groups (conn_group); when the
- * steps, tbs, depid, channels or parser-node limits cannot be met the lowering fails naming the limit.
+ * steps, tbs, depid, channels or parser-node limits cannot be met in time order, the whole lowering runs
+ * once more in step order (by_step: each rank's sends of step k, then its receives of step k, so a step's
+ * group of chunks to one peer aggregates; tc_msccl_lower), verified like a repaired order; when that fails
+ * too, the lowering fails naming the time order's limit.
  * Aggregation: consecutive messages of one connection whose steps are adjacent in both tbs (s with r or
  * rrc), contiguous at both ends, and whose later chunk no other step touches in between, become one step
  * with cnt up to 71.
