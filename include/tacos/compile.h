@@ -52,6 +52,8 @@ typedef struct tc_compile_opts {
     const tc_sim_opts *sim;  /**< the plan's simulation options (NULL: defaults) */
     int keep_sim;            /**< keep the plan's simulation result in res->sim */
     int no_bound;            /**< skip the lower bound (quiet runs, candidates) */
+    int program_only;        /**< with lower or mscclpp: the caller reads only sched->time, the written
+                                  program's, so the plan's own simulation is not run (candidates) */
     int silent;              /**< diagnostics only into the result, not to ctx's sink */
     int quiet_errors;        /**< errors only into the result (a caller with a fallback reports them);
                                   warnings and notes still reach ctx's sink */

@@ -264,7 +264,16 @@ static tc_status build(tc_ctx *sub, const tc_topo *topo, tc_coll coll, const tc_
         tc_diag(sub, TC_DIAG_NOTE, NULL, 0, 0, "%s %s: %d transfers, %d steps, chunk %llu B (%d per rank%s) in %.3f s",
                 o->algo, tc_coll_name(coll), s->n_xfers, s->n_steps, (unsigned long long)s->chunk_bytes, g->chunks,
                 res->searched ? ", searched" : "", tc_now() - t0);
-    if (!g->stats_only) {
+    /* a caller that reads only the written program's time (--algo auto's candidates, tune, bundle): the
+     * plan's own simulation is not run (on 1,024 ranks it is half of a candidate's cost, and a candidate
+     * the target refuses needs none) */
+    const int program_only =
+        o->program_only && (o->lower || o->mscclpp) && !o->keep_sim && !o->sparse && !o->photonic;
+    if (!g->stats_only && program_only) {
+        if ((st = check(sub, topo, s, o->algo, &res->checked)))
+            goto done;
+        s->time = 0; /* the program's time replaces it (lower, lower_mscclpp) */
+    } else if (!g->stats_only) {
         tc_sim_opts so;
         if (o->sim)
             so = *o->sim;

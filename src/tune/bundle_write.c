@@ -362,6 +362,7 @@ static tc_status range_plan(tc_ctx *ctx, const tc_topo *topo, const tc_tune_bund
     cpo.mscclpp = o->mscclpp ? &pl : NULL;
     cpo.no_bound = 1;
     cpo.silent = 1;
+    cpo.program_only = 1; /* only the program and its time are read */
     tc_compile_result cres;
     tc_status st = tc_compile(ctx, topo, o->coll, &cpo, &cres);
     if (!st) {

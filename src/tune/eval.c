@@ -86,6 +86,7 @@ tc_status tc_tune_price(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc
     co.keep_sim = res != NULL;
     co.no_bound = so ? so->no_bound : 1;
     co.silent = 1;
+    co.program_only = 1; /* only cr.sched->time is read */
     tc_compile_result cr;
     tc_status st = tc_compile(ctx, topo, coll, &co, &cr);
     if (note && note_n)
