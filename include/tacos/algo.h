@@ -72,14 +72,17 @@ tc_status tc_algo_add_routed(tc_sched *s, const tc_topo *topo, int src, int dst,
 
 /**
  * Routing of many logical transfers: shortest paths as tc_topo_shortest_path gives them, with direct
- * neighbours found without a search and the breadth-first tree of the last source kept, so a generator
- * that loops over destinations inside a loop over sources searches once per source.
+ * neighbours found without a search and the breadth-first tree of each source kept (every source's on
+ * topologies of up to 2^22 NPU-vertex pairs, else the last one's), so a generator searches once per
+ * source whatever order its transfers come in.
  */
 typedef struct tc_algo_router {
     const tc_topo *topo;
     int src;        /**< source of the kept tree, -1 none */
     int *parent;    /**< tree of tc_topo_bfs_tree */
     int *path;      /**< the last path */
+    int *trees;     /**< every source's tree once searched (n_npus x vertices ints, when at most 2^22) */
+    unsigned char *have; /**< per source: its tree is in trees */
 } tc_algo_router;
 tc_status tc_algo_router_init(tc_algo_router *r, const tc_topo *topo);
 void tc_algo_router_fini(tc_algo_router *r);

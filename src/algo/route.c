@@ -72,7 +72,23 @@ tc_status tc_algo_router_init(tc_algo_router *r, const tc_topo *topo)
     r->src = -1;
     r->parent = malloc(n * sizeof *r->parent);
     r->path = malloc(n * sizeof *r->path);
-    if (!r->parent || !r->path) {
+    r->trees = NULL;
+    r->have = NULL;
+    if (topo->n_npus > 0 && (size_t)topo->n_npus * n <= ((size_t)1 << 22)) { /* 16 MiB at most */
+        r->trees = malloc((size_t)topo->n_npus * n * sizeof *r->trees);
+        r->have = calloc((size_t)topo->n_npus, 1);
+        if (!r->trees || !r->have) { /* the last source's tree only */
+            free(r->trees);
+            free(r->have);
+            r->trees = NULL;
+            r->have = NULL;
+        }
+    }
+    if (r->trees) {
+        free(r->parent);
+        r->parent = NULL;
+    }
+    if ((!r->parent && !r->trees) || !r->path) {
         tc_algo_router_fini(r);
         return TC_ERR_NOMEM;
     }
@@ -81,9 +97,13 @@ tc_status tc_algo_router_init(tc_algo_router *r, const tc_topo *topo)
 
 void tc_algo_router_fini(tc_algo_router *r)
 {
-    free(r->parent);
+    if (!r->trees) /* else parent points into trees */
+        free(r->parent);
     free(r->path);
-    r->parent = r->path = NULL;
+    free(r->trees);
+    free(r->have);
+    r->parent = r->path = r->trees = NULL;
+    r->have = NULL;
 }
 
 int tc_algo_router_path(tc_algo_router *r, int src, int dst, const int **links)
@@ -101,7 +121,13 @@ int tc_algo_router_path(tc_algo_router *r, int src, int dst, const int **links)
             r->path[0] = best;
             return 1;
         }
-        if (tc_topo_bfs_tree(t, src, r->parent))
+        if (r->trees) {
+            int *tree = r->trees + (size_t)src * (size_t)tc_topo_n_vertices(t);
+            if (!r->have[src] && tc_topo_bfs_tree(t, src, tree))
+                return -1;
+            r->have[src] = 1;
+            r->parent = tree;
+        } else if (tc_topo_bfs_tree(t, src, r->parent))
             return -1;
         r->src = src;
     }
