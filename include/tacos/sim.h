@@ -93,6 +93,17 @@ typedef struct tc_sim_opts {
 
 void tc_sim_opts_init(tc_sim_opts *o);
 
+/**
+ * Link models (tc_link_model, src/sim/linkmodel.c): the topology's t->link_model prices every link for the
+ * event model, the bounds and the tacos synthesizer.  For one chunk of `bytes` on link l: *hold, seconds the
+ * chunk holds the link (the next starts no earlier); *lat, seconds from the start of its send until it is
+ * at the far end.  tacos: both alpha + beta * bytes.  te-ccl: hold = beta * bytes, lat = hold + a, or a
+ * alone on a link from a switch vertex to an NPU, with a = alpha, or 0 where alpha <= epoch / 10.
+ * `epoch` is tc_link_epoch(t, bytes): the fastest link's beta * bytes (0 when no link has a beta).
+ */
+void tc_link_times(const tc_topo *t, int l, double bytes, double epoch, double *hold, double *lat);
+double tc_link_epoch(const tc_topo *t, double bytes);
+
 /** Parse "ab" or "event". */
 tc_status tc_sim_model_parse(const char *s, tc_sim_model *out);
 const char *tc_sim_model_name(tc_sim_model m);
