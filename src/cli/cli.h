@@ -30,6 +30,8 @@ tc_status tc_cli_load_raw(tc_ctx *ctx, const char *topo, const char *costs, int 
 void tc_cli_warn_unwind(tc_ctx *ctx, const char *path, const tc_topo *t, int unwind);
 /** Parse --switch-model's value into 1 + tc_switch_model (a usage error otherwise). */
 tc_status tc_cli_parse_switch_model(tc_ctx *ctx, const char *s, int *out);
+/** Parse --link-model's value into 1 + tc_link_model (a usage error otherwise). */
+tc_status tc_cli_parse_link_model(tc_ctx *ctx, const char *s, int *out);
 
 /** Parse the decimal integer value of option --opt within [lo, hi] (TC_ERR_USAGE with a message if not). */
 tc_status tc_cli_parse_int(tc_ctx *ctx, const char *opt, const char *s, long lo, long hi, int *out);

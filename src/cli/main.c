@@ -324,6 +324,15 @@ tc_status tc_cli_parse_switch_model(tc_ctx *ctx, const char *s, int *out)
     return TC_OK;
 }
 
+tc_status tc_cli_parse_link_model(tc_ctx *ctx, const char *s, int *out)
+{
+    tc_link_model m;
+    if (tc_link_model_parse(s, &m))
+        return tc_error(ctx, TC_ERR_USAGE, NULL, 0, "--link-model: '%s' is not tacos or te-ccl", s);
+    *out = 1 + (int)m;
+    return TC_OK;
+}
+
 tc_status tc_cli_load_raw(tc_ctx *ctx, const char *path, const char *costs_path, int switch_model, tc_topo **out)
 {
     tc_topo *t = NULL;

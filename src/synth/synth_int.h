@@ -12,7 +12,9 @@ typedef struct syn_net {
     int n_npus;
     unsigned char *kind;  /* per vertex: SYN_V_NPU, SYN_V_NODE (store-and-forward switch), SYN_V_MCAST */
     int *src, *dst;       /* per link (after reversal) */
-    int64_t *cost;        /* ps to move one chunk: alpha + beta * chunk_bytes, at least 1 */
+    int64_t *cost;        /* ps to move one chunk: alpha + beta * chunk_bytes, at least 1; under the te-ccl
+                             link model (tc_link_times) the time from its start until it arrives */
+    int64_t *hold;        /* te-ccl: ps the link is busy per chunk (at least 1); NULL under tacos (= cost) */
     int *in_off, *in_lk;  /* in-links of node v: in_lk[in_off[v] .. in_off[v+1]) */
     int *out_off, *out_lk;
     int n_groups;         /* distinct costs */
