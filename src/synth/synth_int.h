@@ -25,6 +25,9 @@ typedef struct syn_net {
 
 enum { SYN_V_NPU = 0, SYN_V_NODE = 1, SYN_V_MCAST = 2 };
 
+/** ps link l is busy per chunk: net->cost under tacos, net->hold under te-ccl. */
+static inline int64_t tc_synth_hold(const syn_net *net, int l) { return net->hold ? net->hold[l] : net->cost[l]; }
+
 /** TC_TIME_MAX in picoseconds: no link cost, distance or engine clock goes beyond it (TC_ERR_LIMIT), so
  *  a clock plus a cost, and the sum of three phases, stay far inside int64_t. */
 #define SYN_TIME_MAX_PS ((int64_t)(TC_TIME_MAX * 1e12))
