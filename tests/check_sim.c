@@ -1612,6 +1612,18 @@ START_TEST(test_teccl_dgx2)
     ck_assert_msg(strstr(out, "(model event, links te-ccl)") && fabs(summary_time_us(out, "time ") - t) < 1e-3,
                   "%s", tu_tail(out));
     free(out);
+    ck_assert_int_eq(tu_tacosc_run(&out, "verify %s --topo topologies/dgx2-2x16.xml", path), 0);
+    ck_assert_msg(strstr(out, ": ok: allgather"), "%s", tu_tail(out));
+    free(out);
+    /* a bad recorded model: the reader names the field and its line */
+    char bad[600], cmd[1400];
+    snprintf(bad, sizeof bad, "%s/bad.json", dir);
+    snprintf(cmd, sizeof cmd, "sed 's/\"link_model\": \"te-ccl\"/\"link_model\": \"fast\"/' %s > %s", path, bad);
+    ck_assert_int_eq(tu_run(cmd, NULL), 0);
+    ck_assert_int_eq(tu_tacosc_run(&out, "sim %s topologies/dgx2-2x16.xml", bad), 1);
+    ck_assert_msg(strstr(out, "bad.json:") && strstr(out, ": error: field \"link_model\" must be \"tacos\" or \"te-ccl\"\n"),
+                  "%s", tu_tail(out));
+    free(out);
     ck_assert_int_eq(tu_tacosc_run(&out, "sim %s topologies/dgx2-2x16.xml --link-model tacos", path), 0);
     ck_assert_msg(!strstr(out, "te-ccl") && summary_time_us(out, "time ") > t, "%s", tu_tail(out));
     free(out);
@@ -1627,6 +1639,7 @@ START_TEST(test_teccl_dgx2)
     ck_assert_int_eq(tu_tacosc_run(&out, "sim %s topologies/dgx2-2x16.xml --link-model TACOS", path), 2);
     ck_assert_str_eq(out, "tacosc: error: --link-model: 'TACOS' is not tacos or te-ccl\n");
     free(out);
+    free(dir);
 }
 END_TEST
 
