@@ -26,7 +26,9 @@
  *
  * Model TC_SIM_EVENT (the TACOS paper's link model, simulated).  A chunk holds a link for
  * alpha + beta * bytes and is at the far end when it lets go; a route is stored and forwarded per chunk
- * (the next hop is ready at that arrival).  A transfer x is ready when its source holds what it sends,
+ * (the next hop is ready at that arrival).  Under the topology's link model te-ccl (tc_link_times) it
+ * holds the link its hold time and is at the far end at its latency from its start, both from
+ * tc_link_times; everything else below is the same.  A transfer x is ready when its source holds what it sends,
  * per the checker's semantics: every transfer y into x.src of the same chunk with y.t_end <= x.t_start
  * (schedule times) has arrived (time 0 when there is none).  The first hops of the transfers from one link
  * to one destination form a channel (one program's sends to one peer, as an MSCCL threadblock issues them):
@@ -57,7 +59,9 @@
  * Both models report per-link busy time and utilization = busy / time.
  *
  * Bounds (tc_sim_bound).  Lower bounds on the event-model time of any plan of the collective that moves
- * chunks of the plan's size, the largest of which is `bound`:
+ * chunks of the plan's size, the largest of which is `bound` (in the topology's link model: under te-ccl a
+ * link carries one chunk per hold time, each at the far end its latency after its start, and the
+ * latency bound sums latencies):
  *  - link: per NPU, the chunks it must receive (send) over its in-links (out-links), each link carrying one
  *    chunk per alpha + beta * chunk;
  *  - aggregate: the chunk crossings the whole collective needs (all-gather and broadcast: each chunk

@@ -25,6 +25,9 @@
  *   - latency: store and forward, the cheapest sum of c_l from a source to a destination that must hear
  *     from it, over the farthest such pair (exact up to 1024 NPUs, else from 32 spread sources: a pair's
  *     distance is a bound either way).
+ * Link model te-ccl (tc_link_times): c_l is the hold time and a link's j-th chunk arrives no sooner than
+ *   r_l + j c_l + lat_l (r_l: when it can first start), i.e. link_bound_lost with lost = r_l + lat_l - c_l,
+ *   shifted so that none is negative (model_link_bound); distances sum lat_l.
  * Cost: O(n (n + m) log n) for distances up to 1024 NPUs, O(32 m log n) above; O(n m) per cut set.
  * Trace, two 8-GPU chassis joined by one 12.5 GB/s link each way, 1 GB all-gather (16 chunks of 62.5 MB):
  *   node 1 must take in the 8 chunks owned by node 0 over its one in-link: 8 (1.3 us + 5 ms) = 40.01 ms,
