@@ -340,12 +340,6 @@ done:
 /* ------------------------------------------------------------------------------------------------ */
 /* Model event, one pass                                                                             */
 
-tc_status tc_sim_link_occ(tc_ctx *ctx, const tc_topo *t, int l, double bytes, simt *out)
-{
-    simt lat;
-    return tc_sim_link_cost(ctx, t, l, bytes, tc_link_epoch(t, bytes), out, &lat);
-}
-
 tc_status tc_sim_link_cost(tc_ctx *ctx, const tc_topo *t, int l, double bytes, double epoch, simt *occ,
                            simt *lat)
 {

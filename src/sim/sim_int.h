@@ -53,11 +53,10 @@ tc_status tc_sim_issue_order(const tc_sched *s, int **out);
 double tc_sim_time_tol(const tc_sched *s);
 /* The error for transfer i arriving after SIM_T_MAX. */
 tc_status tc_sim_too_long(tc_ctx *ctx, const tc_sched *s, int i);
-/* Time one chunk of `bytes` holds link l (alpha + beta bytes) in simt; TC_ERR_INVALID with a
- * diagnostic when it is not finite or beyond TC_TIME_MAX. */
-tc_status tc_sim_link_occ(tc_ctx *ctx, const tc_topo *t, int l, double bytes, simt *out);
-/* The link model's times (tc_link_times) in simt: *occ the chunk holds link l, *lat from its start until it is
- * at the far end (== *occ under the tacos model); `epoch` is tc_link_epoch(t, bytes).  Errors as above. */
+/* The link model's times (tc_link_times) in simt: *occ the time one chunk of `bytes` holds link l (alpha +
+ * beta bytes under tacos), *lat from its start until it is at the far end (== *occ under tacos); `epoch` is
+ * tc_link_epoch(t, bytes).  TC_ERR_INVALID with a diagnostic when either is not finite or beyond
+ * TC_TIME_MAX. */
 tc_status tc_sim_link_cost(tc_ctx *ctx, const tc_topo *t, int l, double bytes, double epoch, simt *occ,
                            simt *lat);
 
