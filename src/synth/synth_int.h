@@ -97,7 +97,9 @@ typedef struct syn_job {
     const syn_cal *block;   /* per link: times it is taken (by the other phase): no transfer overlaps them */
     int64_t *first_out;     /* out: per chunk, the first start of a transfer of it from its owner (INT64_MAX
                                none); the caller fills it with INT64_MAX */
-    syn_cal *busy_out;      /* out: per link, the times it carries chunks (zeroed by the caller) */
+    syn_cal *busy_out;      /* out: per link, the times it carries chunks (zeroed by the caller); for the
+                               reversed phase that is mirrored (tacos.c), so under te-ccl a transfer's hold is
+                               recorded where the mirror puts it: [t + cost - hold, t + cost) */
     const syn_stop *stop;   /* may be NULL */
     int64_t stop_offset;    /* added to the clock before asking stop (the phases before this one) */
     tc_ctx *ctx;        /* progress line (may be NULL) */

@@ -433,8 +433,10 @@ static tc_status start(eng *e, int l, int c)
     if (e->job->first_out && net->src[l] == (e->job->root >= 0 ? e->job->root : c / e->job->K) &&
         e->job->first_out[c] == INT64_MAX)
         e->job->first_out[c] = e->now;
-    if (e->job->busy_out) {
-        tc_status st = tc_synth_cal_insert(&e->job->busy_out[l], e->now, net->hold ? net->hold[l] : net->cost[l]);
+    if (e->job->busy_out) { /* te-ccl: the hold placed as it falls once the reversed phase is mirrored (the
+                               transfer then starts lat before the mirrored time): [now + lat - hold, now + lat) */
+        const int64_t hl = tc_synth_hold(net, l);
+        tc_status st = tc_synth_cal_insert(&e->job->busy_out[l], e->now + net->cost[l] - hl, hl);
         if (st)
             return st;
     }
