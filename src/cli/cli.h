@@ -23,7 +23,8 @@ tc_status tc_cli_load_topo(tc_ctx *ctx, const char *topo, const char *costs, int
                            tc_topo **out);
 /** The same without unwinding: the topology as declared (switches kept), with its costs applied.
  *  switch_model: 0 each switch's own model (the file's), else 1 + tc_switch_model for every switch (the
- *  --switch-model option; a warning when the topology has no switches). */
+ *  --switch-model option; a warning when the topology has no switches); -(1 + tc_switch_model) the same as
+ *  a default, without the warning (--link-model te-ccl's multicast switches). */
 tc_status tc_cli_load_raw(tc_ctx *ctx, const char *topo, const char *costs, int switch_model, tc_topo **out);
 /** Warn when --unwind (degree `unwind` > 0, or -1 for auto) has nothing to unwind in t as read: no switches,
  *  or every switch kept as a vertex (model node or multicast). */

@@ -445,8 +445,8 @@ int tc_cli_compile(int argc, char **argv)
     if ((st = tc_cli_check_output(&ctx, "-o", out_path, inputs, what, 4)))
         goto done;
     double t0 = tc_now();
-    if (lmodel == 1 + TC_LINK_TECCL && !g.switch_model) /* TE-CCL's switches copy (issue 27) */
-        g.switch_model = 1 + TC_SWITCH_MULTICAST;
+    if (lmodel == 1 + TC_LINK_TECCL && !g.switch_model) /* TE-CCL's switches copy (issue 27): a quiet default */
+        g.switch_model = -(1 + TC_SWITCH_MULTICAST);
     if (unwind_auto) { /* the search unwinds the switches itself */
         if ((st = tc_cli_load_raw(&ctx, topo_path, costs_path, g.switch_model, &raw)))
             goto done;
@@ -455,6 +455,8 @@ int tc_cli_compile(int argc, char **argv)
             goto done;
     } else if ((st = tc_cli_load_topo(&ctx, topo_path, costs_path, g.unwind, g.switch_model, &flat)))
         goto done;
+    if (g.switch_model < 0) /* recorded in the plan where there were switches to make multicast */
+        g.switch_model = (raw ? raw->n_switches : flat->n_swnodes) > 0 ? -g.switch_model : 0;
     if (lmodel > 0 && raw) /* the link model every pass prices with (tc_link_times) */
         raw->link_model = lmodel - 1;
     if (lmodel > 0)

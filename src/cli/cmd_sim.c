@@ -178,10 +178,12 @@ int tc_cli_sim(int argc, char **argv)
         if (!lmodel) /* the model the plan was made with */
             lmodel = 1 + s->link_model;
     }
-    if (algo && !swmodel && lmodel == 1 + TC_LINK_TECCL) /* TE-CCL's switches copy */
-        swmodel = 1 + TC_SWITCH_MULTICAST;
+    if (algo && !swmodel && lmodel == 1 + TC_LINK_TECCL) /* TE-CCL's switches copy: a quiet default */
+        swmodel = -(1 + TC_SWITCH_MULTICAST);
     if ((st = tc_cli_load_topo(&ctx, topo_path, costs, unwind, swmodel, &topo)))
         goto done;
+    if (swmodel < 0)
+        swmodel = topo->n_swnodes > 0 ? -swmodel : 0;
     topo->link_model = lmodel > 0 ? lmodel - 1 : TC_LINK_TACOS;
     if (algo) {
         tc_coll coll;
