@@ -1621,7 +1621,8 @@ START_TEST(test_teccl_dgx2)
     snprintf(cmd, sizeof cmd, "sed 's/\"link_model\": \"te-ccl\"/\"link_model\": \"fast\"/' %s > %s", path, bad);
     ck_assert_int_eq(tu_run(cmd, NULL), 0);
     ck_assert_int_eq(tu_tacosc_run(&out, "sim %s topologies/dgx2-2x16.xml", bad), 1);
-    ck_assert_msg(strstr(out, "bad.json:") && strstr(out, ": error: field \"link_model\" must be \"tacos\" or \"te-ccl\"\n"),
+    ck_assert_msg(strstr(out, "bad.json:") &&
+                      strstr(out, ": error: field \"link_model\" must be \"tacos\" or \"te-ccl\"\n"),
                   "%s", tu_tail(out));
     free(out);
     ck_assert_int_eq(tu_tacosc_run(&out, "sim %s topologies/dgx2-2x16.xml --link-model tacos", path), 0);

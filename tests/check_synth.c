@@ -1084,8 +1084,9 @@ START_TEST(test_teccl_all_collectives)
             ck_assert_msg(e->bound.time <= e->time * (1 + 1e-12), "%s: bound %.12g above %.12g",
                           tc_coll_name(all_colls[ci]), e->bound.time, e->time);
             if (all_colls[ci] == TC_COLL_ALLGATHER || all_colls[ci] == TC_COLL_BROADCAST) {
-                ck_assert_msg(e->time == tc_sched_makespan(s), "%s on %d npus (K=%d): simulated %.15g, synthesized %.15g",
-                              tc_coll_name(all_colls[ci]), n, o.chunks, e->time, tc_sched_makespan(s));
+                ck_assert_msg(e->time == tc_sched_makespan(s),
+                              "%s on %d npus (K=%d): simulated %.15g, synthesized %.15g", tc_coll_name(all_colls[ci]),
+                              n, o.chunks, e->time, tc_sched_makespan(s));
                 exact++;
             }
             tc_sim_result_free(e);

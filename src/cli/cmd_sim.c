@@ -62,7 +62,10 @@ static void usage(FILE *f)
           f);
 }
 
-enum { O_COSTS = 256, O_SIZE, O_MODEL, O_SVG, O_LINKS, O_UNWIND, O_ALGO, O_COLL, O_CHUNKS, O_TIMING, O_SWMODEL, O_LINKMODEL };
+enum {
+    O_COSTS = 256, O_SIZE, O_MODEL, O_SVG, O_LINKS, O_UNWIND, O_ALGO, O_COLL, O_CHUNKS, O_TIMING, O_SWMODEL,
+    O_LINKMODEL
+};
 
 static void gbps(double v, char *buf, size_t n)
 {

@@ -580,7 +580,8 @@ static void ball_cuts(bctx *b, tc_bound *out)
         if (!nl)
             continue;
         const double tm = b->rdist ? cut_with_travel(b, b->lk, nl, (int64_t)b->h.K * (b->h.R - s), !gather)
-                                   : sim_sec(model_link_bound(b, b->lk, nl, NULL, (int64_t)b->h.K * (b->h.R - s))) + near;
+                                   : sim_sec(model_link_bound(b, b->lk, nl, NULL, (int64_t)b->h.K * (b->h.R - s))) +
+                                         near;
         if (tm > out->cut) {
             out->cut = tm;
             snprintf(out->cut_desc, sizeof out->cut_desc, "the %lld npus nearest the root, %s", (long long)s,
@@ -712,8 +713,9 @@ tc_status tc_sim_bound(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, uint
         for (int dir = 0; dir < 2; dir++) {
             const int *lk = dir ? topo->out_link + topo->out_off[v] : topo->in_link + topo->in_off[v];
             const int deg = dir ? topo->out_off[v + 1] - topo->out_off[v] : topo->in_off[v + 1] - topo->in_off[v];
-            const double tm = sim_sec(dir || !topo->n_swnodes ? model_link_bound(&c, lk, deg, NULL, npu_need(&c.h, v, dir))
-                                                              : switch_link_bound(&c, lk, deg, npu_need(&c.h, v, dir)));
+            const int64_t need = npu_need(&c.h, v, dir);
+            const double tm = sim_sec(dir || !topo->n_swnodes ? model_link_bound(&c, lk, deg, NULL, need)
+                                                              : switch_link_bound(&c, lk, deg, need));
             if (tm > b.link) {
                 b.link = tm;
                 b.link_npu = v;

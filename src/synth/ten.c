@@ -10,10 +10,11 @@
  * Returns: the makespan, the number of rounds and transfers, and, when job->rec is set, the transfers
  *   appended to that schedule (times in ps, step = round).
  * Cost model: a link moving one chunk is busy alpha + beta * chunk_bytes (net->cost); a chunk may be
- *   forwarded once it is fully received.  Link model te-ccl (tc_link_times, net->hold set): the link is
- *   busy net->hold (beta * chunk_bytes) and free again then (TEV_FREE), the chunk is there net->cost after
- *   its start (TEV_ARRIVE, with its chunk: a link may have several in flight).  Time advances from event to event (link completions), the TEN of
- *   the paper's Fig. 12, so heterogeneous links need no common time step.
+ *   forwarded once it is fully received.  Time advances from event to event (link completions), the TEN of
+ *   the paper's Fig. 12, so heterogeneous links need no common time step.  Link model te-ccl
+ *   (tc_link_times, net->hold set): the link is busy net->hold (beta * chunk_bytes) and free again then
+ *   (TEV_FREE); the chunk is there net->cost after its start (TEV_ARRIVE, with its chunk: a link may have
+ *   several in flight).
  * Matching (SPREAD), at each event time, for every node d with a free in-link:
  *   - random (the paper): unsatisfied chunks of d held by the source of a free in-link, in random order;
  *     each takes the cheapest free in-link whose source holds it (random among equal costs).

@@ -10,7 +10,8 @@
 #
 # Sections: 1. all-gather and all-reduce, one chunk per rank, 1 GiB, the paper's topologies (as before);
 #   2. --chunks auto on the two-chassis NDv2 and DGX-2 (1 GB = 10^9 bytes, the unit), with their
-#   targets, and the DGX-2 1 MB all-gather under both link models (tacos, te-ccl against TE-CCL's 10.75 us); 3. all-to-all on tori and meshes against the bisection (cut) bound; 4. gather and scatter on
+#   targets, and the DGX-2 1 MB all-gather under both link models (tacos, te-ccl against TE-CCL's 10.75
+#   us); 3. all-to-all on tori and meshes against the bisection (cut) bound; 4. gather and scatter on
 #   every shipped topology; 5. the all-reduce overlap's gain; 6. the cost of --chunks auto (tacosc end to end
 #   against one synthesis); 7. scale: 200x200 mesh all-gather --stats-only and 100x100 all-reduce with the
 #   JSON plan written.  Every target line says "met" or "MISSED"; the closing note sums up.
