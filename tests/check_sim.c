@@ -1410,6 +1410,240 @@ START_TEST(test_igraph_threads)
 }
 END_TEST
 
+/* ------------------------------------------------------------------------------------------------ */
+/* The te-ccl link model (issue 27; tc_link_times)                                                   */
+
+/* A unidirectional ring 0 -> 1 -> ... -> n-1 -> 0 of one class. */
+static tc_topo *mk_uniring(int n, double alpha, double bw)
+{
+    tc_topo *t = NULL;
+    ck_assert_int_eq(tc_topo_create("uniring", n, &t), TC_OK);
+    t->classes[0].alpha = alpha;
+    t->classes[0].beta = 1.0 / bw;
+    for (int a = 0; a < n; a++)
+        tc_topo_add_link(t, a, (a + 1) % n, 0, -1, -1, 0);
+    tc_topo_refresh_costs(t);
+    ck_assert_int_eq(tc_topo_index(t), TC_OK);
+    return t;
+}
+
+/* Ring all-gather under te-ccl, every link alike: link i -> i+1 sends its K own chunks, then each chunk it
+ * received, in order.  Send m starts at s_m = max(s_{m-1} + h, s_{m-K} + lat) (s_m = m h for m < K), the
+ * chunk it forwards having arrived lat = h + a after its own send; the time is the last start plus lat.
+ * When a <= (K - 1) h no link ever idles: (n - 1) K h + a.  Integer picoseconds, as the simulator counts. */
+static double teccl_ring_time(int n, int K, int64_t h, int64_t lat)
+{
+    const int M = (n - 1) * K;
+    int64_t *st = malloc((size_t)M * sizeof *st);
+    for (int m = 0; m < M; m++) {
+        st[m] = m ? st[m - 1] + h : 0;
+        if (m >= K && st[m - K] + lat > st[m])
+            st[m] = st[m - K] + lat;
+    }
+    const int64_t t = st[M - 1] + lat;
+    free(st);
+    return (double)t * 1e-12;
+}
+
+/*
+ * The ring oracle against the simulator (both paths) and the bound, for the tacos synthesizer's plan and
+ * the classic ring's: random n, K, alpha (sometimes at most a tenth of the epoch h, which te-ccl drops),
+ * bandwidth and size.  The bound, one in-link per NPU, is (n - 1) K h + a, the time when no link idles.
+ */
+START_TEST(test_teccl_ring_closed_form)
+{
+    tc_rng g;
+    tc_rng_seed(&g, tu_seed() + 27);
+    int tight = 0;
+    for (int it = 0; it < 12; it++) {
+        const int n = 3 + (int)tc_rng_below(&g, 14), K = 1 + (int)tc_rng_below(&g, 4);
+        const double bw = (10 + 190 * tc_rng_unit(&g)) * 1e9;
+        const uint64_t S = (uint64_t)n * K * (256 + tc_rng_below(&g, 1 << 16));
+        const double c = (double)S / n / K, h = c / bw;
+        const double alpha = tc_rng_below(&g, 3) == 0 ? 0.1 * h * tc_rng_unit(&g) : (0.05 + 3 * tc_rng_unit(&g)) * h;
+        const double a = alpha > 0.1 * h ? alpha : 0; /* TE-CCL's alpha_threshold: a tenth of the epoch */
+        tc_topo *t = mk_uniring(n, alpha, bw);
+        t->link_model = TC_LINK_TECCL;
+        double hold, lat;
+        tc_link_times(t, 0, c, tc_link_epoch(t, c), &hold, &lat);
+        ck_assert_double_eq_tol(hold, h, 1e-15);
+        ck_assert_double_eq_tol(lat, h + a, 1e-15);
+        const double want = teccl_ring_time(n, K, tc_time_ps(h), tc_time_ps(h + a));
+        tc_ctx ctx;
+        tu_ctx(&ctx);
+        tc_gen_opts o;
+        tc_gen_opts_init(&o);
+        o.size = S;
+        o.chunks = K;
+        tc_sched *s = NULL;
+        ck_assert_msg(tc_algo_run(&ctx, "tacos", t, TC_COLL_ALLGATHER, &o, &s) == TC_OK, "%s", tu_diags());
+        ck_assert_int_eq(s->link_model, TC_LINK_TECCL);
+        tc_check_opts co = {.topo = t, .no_link_check = 1};
+        ck_assert_msg(tc_sched_check(&ctx, s, &co, "teccl ring") == TC_OK, "%s", tu_diags());
+        tc_sim_result *e = sim(s, t, TC_SIM_EVENT, 0);
+        tc_sim_opts go;
+        tc_sim_opts_init(&go);
+        go.general = 1;
+        tc_sim_result *q = NULL;
+        ck_assert_int_eq(tc_sim_run(&ctx, s, t, &go, &q), TC_OK);
+        ck_assert_msg(close_to(e->time, want) && e->time == q->time,
+                      "n=%d K=%d h=%g a=%g: one pass %.12g, event queue %.12g, want %.12g", n, K, h, a, e->time,
+                      q->time, want);
+        ck_assert_msg(close_to(tc_sched_makespan(s), want), "synthesizer %.12g, want %.12g", tc_sched_makespan(s),
+                      want);
+        ck_assert_msg(e->bound.time <= e->time * (1 + 1e-12), "bound %.12g above %.12g", e->bound.time, e->time);
+        if (a <= (K - 1) * h * (1 - 1e-9)) { /* no idling: the oracle is the closed form, and the bound meets it */
+            ck_assert_msg(close_to(want, (n - 1) * K * h + a), "closed form %.12g", (n - 1) * K * h + a);
+            ck_assert_msg(close_to(e->bound.time, want), "bound %.12g, want %.12g", e->bound.time, want);
+            tight++;
+        }
+        /* the same plan under tacos: every chunk holds its link alpha + h, so never faster */
+        t->link_model = TC_LINK_TACOS;
+        tc_sim_result *ta = sim(s, t, TC_SIM_EVENT, 0);
+        ck_assert(ta->time >= e->time);
+        tc_sim_result_free(ta);
+        tc_sim_result_free(q);
+        tc_sim_result_free(e);
+        tc_sched_free(s);
+        tc_topo_free(t);
+    }
+    ck_assert_int_gt(tight, 0);
+}
+END_TEST
+
+/* A 3-NPU star broadcast under te-ccl (the trace of src/sim/linkmodel.c): NPU 0 -> switch holds h, the
+ * chunk is at the switch at h + a and at NPUs 1 and 2 at h + 2a (a switch port adds alpha only) when the
+ * switch copies; a node switch takes the chunk twice: the second at 2h + 2a.  The bound is h + 2a. */
+START_TEST(test_teccl_switch_star)
+{
+    const double alpha = 0.35e-6, bw = 125e9, m = 1e5, h = m / bw; /* alpha above a tenth of h: it counts */
+    for (int mc = 0; mc < 2; mc++) {
+        tc_ctx ctx;
+        tu_ctx(&ctx);
+        tc_topo *t = NULL, *u = NULL;
+        ck_assert_int_eq(tc_topo_create("star", 3, &t), TC_OK);
+        ck_assert_int_eq(tc_topo_class_set(t, 0, alpha, 1 / bw), TC_OK);
+        const int ports[3] = {0, 1, 2};
+        ck_assert_int_eq(tc_topo_add_switch(t, "sw", ports, 3, 0, 0, 0), TC_OK);
+        t->switches[0].model = mc ? TC_SWITCH_MULTICAST : TC_SWITCH_NODE;
+        t->link_model = TC_LINK_TECCL;
+        ck_assert_int_eq(tc_topo_unwind(&ctx, t, 0, &u), TC_OK); /* links 2i: i -> switch, 2i + 1: back */
+        ck_assert_int_eq(u->link_model, TC_LINK_TECCL);
+        tc_sched *s = NULL;
+        ck_assert_int_eq(tc_sched_create(TC_COLL_BROADCAST, 3, 1, (uint64_t)m, &s), TC_OK);
+        const int r1[2] = {0, 3}, r2[2] = {0, 5};
+        ck_assert_int_eq(tc_sched_add(s, 0, 1, 0, TC_OP_COPY, -1, 0, 0, h + 2 * alpha, r1, 2), TC_OK);
+        ck_assert_int_eq(tc_sched_add(s, 0, 2, 0, TC_OP_COPY, -1, 0, 0, h + 2 * alpha, r2, 2), TC_OK);
+        const double want = (mc ? 1 : 2) * h + 2 * alpha;
+        tc_sim_result *e = sim(s, u, TC_SIM_EVENT, 0);
+        tc_sim_opts o;
+        tc_sim_opts_init(&o);
+        o.general = 1;
+        tc_sim_result *q = NULL;
+        ck_assert_int_eq(tc_sim_run(&ctx, s, u, &o, &q), TC_OK);
+        ck_assert_msg(fabs(e->time - want) < 2e-12 && fabs(q->time - want) < 2e-12,
+                      "%s: one pass %.12g, event queue %.12g, want %.12g", mc ? "multicast" : "node", e->time,
+                      q->time, want);
+        ck_assert_double_eq_tol(e->link_busy[0], (mc ? 1 : 2) * h, 2e-12); /* the shared link: beta only */
+        ck_assert_double_eq_tol(e->bound.time, h + 2 * alpha, 2e-12);
+        /* a tenth of the epoch or less counts as nothing: 40 times the bytes, the same alpha */
+        t->link_model = u->link_model = TC_LINK_TECCL;
+        tc_sim_opts big;
+        tc_sim_opts_init(&big);
+        big.size = (uint64_t)(40 * m);
+        tc_sim_result *z = NULL;
+        ck_assert_int_eq(tc_sim_run(&ctx, s, u, &big, &z), TC_OK);
+        ck_assert_double_eq_tol(z->time, (mc ? 1 : 2) * 40 * h, 2e-12);
+        tc_sim_result_free(z);
+        tc_sim_result_free(q);
+        tc_sim_result_free(e);
+        tc_sched_free(s);
+        tc_topo_free(u);
+        tc_topo_free(t);
+    }
+}
+END_TEST
+
+/* Every generator's plans on random topologies under te-ccl: the two event-model paths agree and the bound
+ * never exceeds the simulated time. */
+START_TEST(test_teccl_paths_and_bounds)
+{
+    tc_rng g;
+    tc_rng_seed(&g, tu_seed() + 2727);
+    prop_stats ps = {0};
+    for (int it = 0; it < 6; it++) {
+        tc_topo *t = mk_random(&g);
+        t->link_model = TC_LINK_TECCL;
+        each_plan(&g, t, check_plan, &ps);
+        tc_topo_free(t);
+    }
+    ck_assert_msg(ps.plans >= 60 && ps.bounded > 0, "plans %d, tight %d", ps.plans, ps.bounded);
+}
+END_TEST
+
+/* Issue 27: the DGX-2 two-chassis 1 MB all-gather under te-ccl within 1.03 x TE-CCL's published 10.75 us;
+ * the plan records the model and tacosc sim uses it; default plans have no link_model field; a bad value is
+ * refused with its message. */
+static double summary_time_us(const char *out, const char *what)
+{
+    const char *p = strstr(out, what);
+    double v = -1;
+    if (p && sscanf(p + strlen(what), "%lf", &v) != 1)
+        v = -1;
+    return v;
+}
+
+START_TEST(test_teccl_dgx2)
+{
+    char *dir = tu_tmpdir("teccl"), path[512], *out = NULL;
+    snprintf(path, sizeof path, "%s/p.json", dir);
+    ck_assert_int_eq(tu_tacosc_run(&out, "topologies/dgx2-2x16.xml -c allgather -s 1M --link-model te-ccl -o %s",
+                                   path), 0);
+    const double t = summary_time_us(out, "predicted time ");
+    ck_assert_msg(t > 0 && t <= 1.03 * 10.75 && strstr(out, "te-ccl link model"), "%s", tu_tail(out));
+    const double b = summary_time_us(out, "bound ");
+    ck_assert_msg(b > 0 && b <= t, "%s", tu_tail(out));
+    free(out);
+    char *json = tu_slurp(path, NULL);
+    ck_assert_msg(strstr(json, "\"link_model\": \"te-ccl\"") && strstr(json, "\"switch_model\": \"multicast\""),
+                  "%s", json);
+    free(json);
+    ck_assert_int_eq(tu_tacosc_run(&out, "sim %s topologies/dgx2-2x16.xml", path), 0);
+    ck_assert_msg(strstr(out, "(model event, links te-ccl)") && fabs(summary_time_us(out, "time ") - t) < 1e-3,
+                  "%s", tu_tail(out));
+    free(out);
+    ck_assert_int_eq(tu_tacosc_run(&out, "verify %s --topo topologies/dgx2-2x16.xml", path), 0);
+    ck_assert_msg(strstr(out, ": ok: allgather"), "%s", tu_tail(out));
+    free(out);
+    /* a bad recorded model: the reader names the field and its line */
+    char bad[600], cmd[1400];
+    snprintf(bad, sizeof bad, "%s/bad.json", dir);
+    snprintf(cmd, sizeof cmd, "sed 's/\"link_model\": \"te-ccl\"/\"link_model\": \"fast\"/' %s > %s", path, bad);
+    ck_assert_int_eq(tu_run(cmd, NULL), 0);
+    ck_assert_int_eq(tu_tacosc_run(&out, "sim %s topologies/dgx2-2x16.xml", bad), 1);
+    ck_assert_msg(strstr(out, "bad.json:") &&
+                      strstr(out, ": error: field \"link_model\" must be \"tacos\" or \"te-ccl\"\n"),
+                  "%s", tu_tail(out));
+    free(out);
+    ck_assert_int_eq(tu_tacosc_run(&out, "sim %s topologies/dgx2-2x16.xml --link-model tacos", path), 0);
+    ck_assert_msg(!strstr(out, "te-ccl") && summary_time_us(out, "time ") > t, "%s", tu_tail(out));
+    free(out);
+    ck_assert_int_eq(tu_tacosc_run(&out, "topologies/dgx2-2x16.xml -c allgather -s 1M -o %s", path), 0);
+    ck_assert_msg(!strstr(out, "te-ccl"), "%s", tu_tail(out));
+    free(out);
+    json = tu_slurp(path, NULL);
+    ck_assert(!strstr(json, "link_model"));
+    free(json);
+    ck_assert_int_eq(tu_tacosc_run(&out, "topologies/dgx2-2x16.xml -c allgather --link-model teccl"), 2);
+    ck_assert_str_eq(out, "tacosc: error: --link-model: 'teccl' is not tacos or te-ccl\n");
+    free(out);
+    ck_assert_int_eq(tu_tacosc_run(&out, "sim %s topologies/dgx2-2x16.xml --link-model TACOS", path), 2);
+    ck_assert_str_eq(out, "tacosc: error: --link-model: 'TACOS' is not tacos or te-ccl\n");
+    free(out);
+    free(dir);
+}
+END_TEST
+
 static Suite *sim_suite(void)
 {
     Suite *s = suite_create("sim");
@@ -1441,6 +1675,13 @@ static Suite *sim_suite(void)
     tcase_add_test(shipped, test_compare_shipped);
     tcase_add_test(shipped, test_prediction_shipped);
     suite_add_tcase(s, shipped);
+    TCase *lm = tcase_create("linkmodel");
+    tcase_set_timeout(lm, 120);
+    tcase_add_test(lm, test_teccl_ring_closed_form);
+    tcase_add_test(lm, test_teccl_switch_star);
+    tcase_add_test(lm, test_teccl_paths_and_bounds);
+    tcase_add_test(lm, test_teccl_dgx2);
+    suite_add_tcase(s, lm);
     return s;
 }
 

@@ -92,6 +92,9 @@ static tc_topo *biring(int n)
     return t;
 }
 
+/* Seconds on the simulator's picosecond grid. */
+static double on_grid_ps(double sec) { return (double)tc_time_ps(sec) * 1e-12; }
+
 /* Synthesize and check; returns the schedule. */
 static tc_sched *synth_checked(tc_ctx *ctx, const tc_topo *t, const tc_topo *check_on, tc_coll c,
                                const tc_gen_opts *o)
@@ -1033,6 +1036,117 @@ START_TEST(test_large_fifo_mode)
 }
 END_TEST
 
+/* ------------------------------------------------------------------------------------------------ */
+/* The te-ccl link model (issue 27)                                                                  */
+
+/* Every collective on random topologies and on a multicast switch under te-ccl: the checker accepts the
+ * plans (its one-chunk-per-link test off: a link's chunks overlap from start to arrival), the simulator is
+ * never below the bound, and all-gather and broadcast plans (a link never idles while a chunk is ready for
+ * it) come back from the simulator at the synthesizer's own time, to the picosecond. */
+START_TEST(test_teccl_all_collectives)
+{
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_rng r;
+    tc_rng_seed(&r, tu_seed() + 2727);
+    int exact = 0;
+    for (int it = 0; it < 10; it++) {
+        const int n = 3 + (int)tc_rng_below(&r, 8);
+        tc_topo *t = NULL, *u = NULL;
+        if (it % 3 == 2) { /* a switch vertex that copies, TE-CCL's default */
+            ck_assert_int_eq(tc_topo_create("star", n, &t), TC_OK);
+            ck_assert_int_eq(tc_topo_class_set(t, 0, 0.35e-6, 1 / 125e9), TC_OK);
+            int ports[16];
+            for (int i = 0; i < n; i++)
+                ports[i] = i;
+            ck_assert_int_eq(tc_topo_add_switch(t, "sw", ports, n, 0, 0, 0), TC_OK);
+            t->switches[0].model = TC_SWITCH_MULTICAST;
+        } else
+            t = random_topo(&r, n);
+        t->link_model = TC_LINK_TECCL;
+        ck_assert_int_eq(tc_topo_unwind(&ctx, t, 0, &u), TC_OK);
+        for (int ci = 0; ci < N_COLLS; ci++) {
+            tc_gen_opts o;
+            tc_gen_opts_init(&o);
+            o.size = (uint64_t)(1 + tc_rng_below(&r, 1 << 12)) * 1024;
+            o.chunks = 1 + (int)tc_rng_below(&r, 3);
+            o.root = (int)tc_rng_below(&r, (uint64_t)n);
+            tc_sched *s = NULL;
+            ck_assert_msg(tc_synth_tacos(&ctx, t, all_colls[ci], &o, &s) == TC_OK, "%s", tu_diags());
+            ck_assert_int_eq(s->link_model, TC_LINK_TECCL);
+            tc_check_opts co = {.topo = u, .no_link_check = 1};
+            ck_assert_msg(tc_sched_check(&ctx, s, &co, "teccl") == TC_OK, "%s on %d npus: %s",
+                          tc_coll_name(all_colls[ci]), n, tu_diags());
+            tc_sim_opts so;
+            tc_sim_opts_init(&so);
+            tc_sim_result *e = NULL;
+            ck_assert_int_eq(tc_sim_run(&ctx, s, u, &so, &e), TC_OK);
+            ck_assert_msg(e->bound.time <= e->time * (1 + 1e-12), "%s: bound %.12g above %.12g",
+                          tc_coll_name(all_colls[ci]), e->bound.time, e->time);
+            if (all_colls[ci] == TC_COLL_ALLGATHER || all_colls[ci] == TC_COLL_BROADCAST) {
+                ck_assert_msg(e->time == tc_sched_makespan(s),
+                              "%s on %d npus (K=%d): simulated %.15g, synthesized %.15g", tc_coll_name(all_colls[ci]),
+                              n, o.chunks, e->time, tc_sched_makespan(s));
+                exact++;
+            }
+            tc_sim_result_free(e);
+            tc_sched_free(s);
+        }
+        tc_topo_free(u);
+        tc_topo_free(t);
+    }
+    ck_assert_int_eq(exact, 20);
+}
+END_TEST
+
+/*
+ * Issue 27's question, under the tacos model: the DGX-2 pair with its switches unwound to degree d gives
+ * plans below the bound printed for the switches kept as vertices (19.6 us at 1 MiB: NPU 1 takes 31 chunks
+ * through its one port, alpha + beta c each, after the first has reached the switch).  Neither figure is
+ * wrong: unwinding (TACOS paper IV-G) gives each NPU d links of alpha + d beta c each, whose alphas overlap,
+ * a different topology with its own bound, which every unwound plan meets (d = 1: 31 (alpha + beta c) through
+ * the one in-link of NPU 1, the binding bound).
+ */
+START_TEST(test_unwound_dgx2_bound_is_its_own)
+{
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_topo *raw = NULL;
+    ck_assert_int_eq(tc_topo_read(&ctx, "topologies/dgx2-2x16.xml", &raw), TC_OK);
+    const double c = 1048576.0 / 32, occ = 0.35e-6 + c / 125e9;
+    double node_bound = 0, best = INFINITY;
+    for (int d = 0; d <= 16; d = d ? 2 * d : 1) {
+        const int deg = d == 16 ? 15 : d;
+        tc_topo_set_switch_model(raw, d ? TC_SWITCH_UNWIND : TC_SWITCH_NODE);
+        tc_topo *u = NULL;
+        ck_assert_int_eq(tc_topo_unwind(&ctx, raw, deg, &u), TC_OK);
+        tc_gen_opts o;
+        tc_gen_opts_init(&o);
+        o.unwind = deg;
+        tc_sched *s = NULL;
+        ck_assert_int_eq(tc_synth_tacos(&ctx, u, TC_COLL_ALLGATHER, &o, &s), TC_OK);
+        tc_sim_result *e = NULL;
+        tc_sim_opts so;
+        tc_sim_opts_init(&so);
+        ck_assert_int_eq(tc_sim_run(&ctx, s, u, &so, &e), TC_OK);
+        ck_assert_msg(e->bound.time <= e->time * (1 + 1e-12), "d=%d: bound %.12g above %.12g", deg, e->bound.time,
+                      e->time);
+        if (!d) {
+            node_bound = e->bound.time;
+            ck_assert_double_eq_tol(node_bound, 32 * on_grid_ps(occ), 1e-12); /* 31 occ after the first at the switch */
+        } else if (e->time < best)
+            best = e->time;
+        if (d == 1)
+            ck_assert_double_eq_tol(e->bound.time, 31 * on_grid_ps(occ), 1e-12);
+        tc_sim_result_free(e);
+        tc_sched_free(s);
+        tc_topo_free(u);
+    }
+    ck_assert_msg(best < node_bound, "best unwound %.12g, node bound %.12g", best, node_bound);
+    tc_topo_free(raw);
+}
+END_TEST
+
 static Suite *synth_suite(void)
 {
     Suite *s = suite_create("synth");
@@ -1060,6 +1174,11 @@ static Suite *synth_suite(void)
     tcase_add_test(tc, test_stats_only_and_cheapest_link);
     tcase_add_test(tc, test_large_fifo_mode);
     suite_add_tcase(s, tc);
+    TCase *lm = tcase_create("linkmodel");
+    tcase_set_timeout(lm, 120);
+    tcase_add_test(lm, test_teccl_all_collectives);
+    tcase_add_test(lm, test_unwound_dgx2_bound_is_its_own);
+    suite_add_tcase(s, lm);
     return s;
 }
 

@@ -217,6 +217,17 @@ const char *tc_switch_model_name(tc_switch_model m);
 /** Parse one of those names (TC_ERR_INVALID otherwise). */
 tc_status tc_switch_model_parse(const char *s, tc_switch_model *out);
 
+/** How a link prices a chunk (issue 27; man 1 tacosc, LINK MODELS): tacos, each chunk holds the link for
+ *  alpha + beta * bytes and arrives when it lets go (the TACOS paper); te-ccl, the TE-CCL solver's model
+ *  (microsoft/TE-CCL teccl/solvers/allgather.py, base_formulation.py): a chunk holds the link beta * bytes
+ *  and arrives alpha after that, a switch-to-NPU hop adds alpha only, and an alpha at most a tenth of the
+ *  fastest link's beta * bytes (TE-CCL's epoch) counts as 0.  See tc_link_times in sim.h. */
+typedef enum { TC_LINK_TACOS = 0, TC_LINK_TECCL = 1 } tc_link_model;
+/** "tacos", "te-ccl". */
+const char *tc_link_model_name(tc_link_model m);
+/** Parse one of those names (TC_ERR_INVALID otherwise). */
+tc_status tc_link_model_parse(const char *s, tc_link_model *out);
+
 /** A switch with attached NPUs; unwound to point-to-point links (TACOS §IV-G) or kept as a vertex (model). */
 typedef struct tc_switch {
     char *name;
@@ -286,6 +297,7 @@ typedef struct tc_topo {
     int *node_of;             /**< per NPU server id, NULL when no hierarchy is given */
     int n_nodes;              /**< number of distinct servers (0 when node_of is NULL) */
     tc_photonic photonic;
+    int link_model;           /**< tc_link_model the passes price links with (0: tacos, the default) */
     double codec_bw[3][2];    /**< sparse codec throughputs from the cost file's `codec` lines, bytes of dense
                                    data per second: [1 pici, 2 coo][0 compress, 1 decompress]; 0 when not
                                    given (sparse.h's measured defaults apply) */
@@ -364,6 +376,7 @@ typedef struct tc_sched {
     int switch_model;       /**< switch model of that topology: 0 each switch's own (the file's), else
                                  1 + tc_switch_model (every switch); a transfer through a switch vertex is
                                  one transfer from NPU to NPU whose route crosses the switch */
+    int link_model;         /**< tc_link_model the plan was made and priced with (0: tacos) */
     uint64_t size_bytes;    /**< collective size (per-rank buffer for all-reduce; output size for
                                  all-gather; input size for reduce-scatter) */
     uint64_t chunk_bytes;   /**< bytes of one chunk */

@@ -26,7 +26,9 @@
  *
  * Model TC_SIM_EVENT (the TACOS paper's link model, simulated).  A chunk holds a link for
  * alpha + beta * bytes and is at the far end when it lets go; a route is stored and forwarded per chunk
- * (the next hop is ready at that arrival).  A transfer x is ready when its source holds what it sends,
+ * (the next hop is ready at that arrival).  Under the topology's link model te-ccl (tc_link_times) it
+ * holds the link its hold time and is at the far end at its latency from its start, both from
+ * tc_link_times; everything else below is the same.  A transfer x is ready when its source holds what it sends,
  * per the checker's semantics: every transfer y into x.src of the same chunk with y.t_end <= x.t_start
  * (schedule times) has arrived (time 0 when there is none).  The first hops of the transfers from one link
  * to one destination form a channel (one program's sends to one peer, as an MSCCL threadblock issues them):
@@ -57,7 +59,9 @@
  * Both models report per-link busy time and utilization = busy / time.
  *
  * Bounds (tc_sim_bound).  Lower bounds on the event-model time of any plan of the collective that moves
- * chunks of the plan's size, the largest of which is `bound`:
+ * chunks of the plan's size, the largest of which is `bound` (in the topology's link model: under te-ccl a
+ * link carries one chunk per hold time, each at the far end its latency after its start, and the
+ * latency bound sums latencies):
  *  - link: per NPU, the chunks it must receive (send) over its in-links (out-links), each link carrying one
  *    chunk per alpha + beta * chunk;
  *  - aggregate: the chunk crossings the whole collective needs (all-gather and broadcast: each chunk
@@ -92,6 +96,17 @@ typedef struct tc_sim_opts {
 } tc_sim_opts;
 
 void tc_sim_opts_init(tc_sim_opts *o);
+
+/**
+ * Link models (tc_link_model, src/sim/linkmodel.c): the topology's t->link_model prices every link for the
+ * event model, the bounds and the tacos synthesizer.  For one chunk of `bytes` on link l: *hold, seconds the
+ * chunk holds the link (the next starts no earlier); *lat, seconds from the start of its send until it is
+ * at the far end.  tacos: both alpha + beta * bytes.  te-ccl: hold = beta * bytes, lat = hold + a, or a
+ * alone on a link from a switch vertex to an NPU, with a = alpha, or 0 where alpha <= epoch / 10.
+ * `epoch` is tc_link_epoch(t, bytes): the fastest link's beta * bytes (0 when no link has a beta).
+ */
+void tc_link_times(const tc_topo *t, int l, double bytes, double epoch, double *hold, double *lat);
+double tc_link_epoch(const tc_topo *t, double bytes);
 
 /** Parse "ab" or "event". */
 tc_status tc_sim_model_parse(const char *s, tc_sim_model *out);

@@ -23,13 +23,16 @@ tc_status tc_cli_load_topo(tc_ctx *ctx, const char *topo, const char *costs, int
                            tc_topo **out);
 /** The same without unwinding: the topology as declared (switches kept), with its costs applied.
  *  switch_model: 0 each switch's own model (the file's), else 1 + tc_switch_model for every switch (the
- *  --switch-model option; a warning when the topology has no switches). */
+ *  --switch-model option; a warning when the topology has no switches); -(1 + tc_switch_model) the same as
+ *  a default, without the warning (--link-model te-ccl's multicast switches). */
 tc_status tc_cli_load_raw(tc_ctx *ctx, const char *topo, const char *costs, int switch_model, tc_topo **out);
 /** Warn when --unwind (degree `unwind` > 0, or -1 for auto) has nothing to unwind in t as read: no switches,
  *  or every switch kept as a vertex (model node or multicast). */
 void tc_cli_warn_unwind(tc_ctx *ctx, const char *path, const tc_topo *t, int unwind);
 /** Parse --switch-model's value into 1 + tc_switch_model (a usage error otherwise). */
 tc_status tc_cli_parse_switch_model(tc_ctx *ctx, const char *s, int *out);
+/** Parse --link-model's value into 1 + tc_link_model (a usage error otherwise). */
+tc_status tc_cli_parse_link_model(tc_ctx *ctx, const char *s, int *out);
 
 /** Parse the decimal integer value of option --opt within [lo, hi] (TC_ERR_USAGE with a message if not). */
 tc_status tc_cli_parse_int(tc_ctx *ctx, const char *opt, const char *s, long lo, long hi, int *out);

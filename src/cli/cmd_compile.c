@@ -56,6 +56,10 @@ static void usage(FILE *f)
           "      --switch-model M unwind, node or multicast for every switch (default: each switch's own\n"
           "                       model attribute, else unwind); node and multicast keep the switch as a\n"
           "                       store-and-forward vertex, the plan's transfers through it carry a route\n"
+          "      --link-model M   tacos (default: a chunk holds a link alpha + beta * bytes) or te-ccl\n"
+          "                       (TE-CCL's: it holds it beta * bytes and arrives alpha later, a switch-to-NPU\n"
+          "                       hop adds alpha only, tiny alphas count as 0, switches multicast unless\n"
+          "                       --switch-model): synthesizer, prediction and bound (man 1 tacosc, LINK MODELS)\n"
           "      --match M        tacos matching: best (default: earliest arrival, fewest alternative links,\n"
           "                       rarest chunk, maximum matching per NPU) or random (the paper's)\n"
           "      --trials T       tacos: best of T seeds, run in parallel threads (default 1); a note names\n"
@@ -109,7 +113,7 @@ static void usage(FILE *f)
 enum {
     O_COSTS = 256, O_ROOT, O_SEED, O_UNWIND, O_MATCH, O_TRIALS, O_THREADS, O_STATS, O_TARGET, O_PROTO,
     O_CHANNELS, O_MINB, O_MAXB, O_INPLACE, O_OUTOFPLACE, O_LIST, O_PHOTONIC, O_FALLBACK, O_ILPTIME, O_MAXCH,
-    O_MODEL, O_DENSITY, O_SPARSITY, O_SPFMT, O_THRESH, O_SWMODEL, O_SPDTYPE, O_SPRULE
+    O_MODEL, O_DENSITY, O_SPARSITY, O_SPFMT, O_THRESH, O_SWMODEL, O_SPDTYPE, O_SPRULE, O_LINKMODEL
 };
 
 static tc_status parse_bytes(tc_ctx *ctx, const char *opt, const char *s, uint64_t *out)
@@ -207,7 +211,8 @@ static void summary(const tc_topo *topo, const tc_sched *s, const tc_bound *b, c
         printf("; %d of %d candidates synthesized in %.3f s)\n", search->synthesized, search->candidates,
                search->seconds);
     }
-    printf("  predicted time %s (%s)\n", tc_fmt_time(s->time, tb, sizeof tb), how);
+    printf("  predicted time %s (%s%s)\n", tc_fmt_time(s->time, tb, sizeof tb), how,
+           s->link_model == TC_LINK_TECCL ? "; te-ccl link model" : "");
     if (s->sparse)
         tc_cli_print_sparse(s, wire, dense, s->time, "  ");
     if (s->photonic)
@@ -274,7 +279,8 @@ int tc_cli_compile(int argc, char **argv)
         {"density", required_argument, 0, O_DENSITY}, {"sparsity", required_argument, 0, O_SPARSITY},
         {"sparse-format", required_argument, 0, O_SPFMT}, {"thresholds", required_argument, 0, O_THRESH},
         {"dtype", required_argument, 0, O_SPDTYPE}, {"sparse-rule", required_argument, 0, O_SPRULE},
-        {"switch-model", required_argument, 0, O_SWMODEL}, {0, 0, 0, 0},
+        {"switch-model", required_argument, 0, O_SWMODEL}, {"link-model", required_argument, 0, O_LINKMODEL},
+        {0, 0, 0, 0},
     };
     tc_ctx ctx;
     tc_ctx_init(&ctx);
@@ -294,7 +300,7 @@ int tc_cli_compile(int argc, char **argv)
     double dense_time = 0, wire = 1;
     tc_photonic_opts po;
     tc_photonic_opts_init(&po);
-    int chunks_auto = 0, unwind_auto = 0;
+    int chunks_auto = 0, unwind_auto = 0, lmodel = 0;
     tc_status st = TC_OK;
     tc_topo *flat = NULL, *raw = NULL;
     tc_synth_search search;
@@ -334,6 +340,7 @@ int tc_cli_compile(int argc, char **argv)
                               optarg, INT_MAX);
             break;
         case O_SWMODEL: st = tc_cli_parse_switch_model(&ctx, optarg, &g.switch_model); break;
+        case O_LINKMODEL: st = tc_cli_parse_link_model(&ctx, optarg, &lmodel); break;
         case O_MATCH:
             if (!strcmp(optarg, "best"))
                 g.match = TC_MATCH_BEST;
@@ -438,6 +445,8 @@ int tc_cli_compile(int argc, char **argv)
     if ((st = tc_cli_check_output(&ctx, "-o", out_path, inputs, what, 4)))
         goto done;
     double t0 = tc_now();
+    if (lmodel == 1 + TC_LINK_TECCL && !g.switch_model) /* TE-CCL's switches copy (issue 27): a quiet default */
+        g.switch_model = -(1 + TC_SWITCH_MULTICAST);
     if (unwind_auto) { /* the search unwinds the switches itself */
         if ((st = tc_cli_load_raw(&ctx, topo_path, costs_path, g.switch_model, &raw)))
             goto done;
@@ -446,6 +455,12 @@ int tc_cli_compile(int argc, char **argv)
             goto done;
     } else if ((st = tc_cli_load_topo(&ctx, topo_path, costs_path, g.unwind, g.switch_model, &flat)))
         goto done;
+    if (g.switch_model < 0) /* recorded in the plan where there were switches to make multicast */
+        g.switch_model = (raw ? raw->n_switches : flat->n_swnodes) > 0 ? -g.switch_model : 0;
+    if (lmodel > 0 && raw) /* the link model every pass prices with (tc_link_times) */
+        raw->link_model = lmodel - 1;
+    if (lmodel > 0)
+        flat->link_model = lmodel - 1;
     if (ctx.verbose)
         tc_diag(&ctx, TC_DIAG_NOTE, topo_path, 0, 0, "read %s: %d npus, %d links in %.3f s",
                 flat->name ? flat->name : "topology", flat->n_npus, flat->n_links, tc_now() - t0);

@@ -47,7 +47,13 @@ static void usage(FILE *f)
           "  --links           print one line per link (busy time, utilization)\n"
           "  --unwind D        switch unwinding degree (default: the plan's, else each switch's own, else 1)\n"
           "  --switch-model M  unwind, node or multicast for every switch (default: the plan's, else each\n"
-          "                    switch's own model)\n"
+          "                    switch's own model; with --algo and te-ccl, multicast)\n"
+          "  --link-model M    tacos or te-ccl: how a link prices a chunk in the event model and the bound\n"
+          "                    (default: the plan's, else tacos).  tacos: it holds the link alpha + beta * bytes\n"
+          "                    and arrives when it lets go; te-ccl (TE-CCL's solver): it holds the link\n"
+          "                    beta * bytes and arrives alpha later, a switch-to-NPU hop adds alpha only, an\n"
+          "                    alpha of at most a tenth of the fastest link's beta * bytes counts as 0\n"
+          "                    (man 1 tacosc, LINK MODELS)\n"
           "  --algo A          generate the plan in memory with generator A instead of reading PLAN\n"
           "  --collective C    collective for --algo\n"
           "  --chunks K        chunks per rank for --algo (default 1)\n"
@@ -56,7 +62,10 @@ static void usage(FILE *f)
           f);
 }
 
-enum { O_COSTS = 256, O_SIZE, O_MODEL, O_SVG, O_LINKS, O_UNWIND, O_ALGO, O_COLL, O_CHUNKS, O_TIMING, O_SWMODEL };
+enum {
+    O_COSTS = 256, O_SIZE, O_MODEL, O_SVG, O_LINKS, O_UNWIND, O_ALGO, O_COLL, O_CHUNKS, O_TIMING, O_SWMODEL,
+    O_LINKMODEL
+};
 
 static void gbps(double v, char *buf, size_t n)
 {
@@ -89,12 +98,13 @@ int tc_cli_sim(int argc, char **argv)
         {"algo", required_argument, 0, O_ALGO},     {"collective", required_argument, 0, O_COLL},
         {"chunks", required_argument, 0, O_CHUNKS}, {"timing", no_argument, 0, O_TIMING},
         {"switch-model", required_argument, 0, O_SWMODEL},
+        {"link-model", required_argument, 0, O_LINKMODEL},
         {"help", no_argument, 0, 'h'},              {0, 0, 0, 0},
     };
     tc_ctx ctx;
     tc_ctx_init(&ctx);
     const char *costs = NULL, *svg = NULL, *algo = NULL, *coll_s = NULL;
-    int links = 0, unwind = 0, chunks = 1, timing = 0, swmodel = 0, opt;
+    int links = 0, unwind = 0, chunks = 1, timing = 0, swmodel = 0, lmodel = 0, opt;
     tc_sim_opts so;
     tc_sim_opts_init(&so);
     tc_status st = TC_OK;
@@ -132,6 +142,10 @@ int tc_cli_sim(int argc, char **argv)
             if (tc_cli_parse_switch_model(&ctx, optarg, &swmodel))
                 return 2;
             break;
+        case O_LINKMODEL:
+            if (tc_cli_parse_link_model(&ctx, optarg, &lmodel))
+                return 2;
+            break;
         case 'h': usage(stdout); return tc_cli_exit(tc_cli_stdout_close(&ctx));
         default: return 2; /* tc_cli_getopt reported it */
         }
@@ -164,9 +178,16 @@ int tc_cli_sim(int argc, char **argv)
             unwind = s->unwind;
         if (!swmodel)
             swmodel = s->switch_model;
+        if (!lmodel) /* the model the plan was made with */
+            lmodel = 1 + s->link_model;
     }
+    if (algo && !swmodel && lmodel == 1 + TC_LINK_TECCL) /* TE-CCL's switches copy: a quiet default */
+        swmodel = -(1 + TC_SWITCH_MULTICAST);
     if ((st = tc_cli_load_topo(&ctx, topo_path, costs, unwind, swmodel, &topo)))
         goto done;
+    if (swmodel < 0)
+        swmodel = topo->n_swnodes > 0 ? -swmodel : 0;
+    topo->link_model = lmodel > 0 ? lmodel - 1 : TC_LINK_TACOS;
     if (algo) {
         tc_coll coll;
         if (tc_coll_parse(coll_s, &coll)) {
@@ -208,8 +229,8 @@ int tc_cli_sim(int argc, char **argv)
         goto done;
     t_sim = tc_now() - t0;
     char tb[32], sb[32], ab[32], bb[32];
-    printf("sim %s on %s (model %s)\n", plan ? plan : (s->algo ? s->algo : "?"), topo->name ? topo->name : "?",
-           tc_sim_model_name(r->model));
+    printf("sim %s on %s (model %s%s)\n", plan ? plan : (s->algo ? s->algo : "?"), topo->name ? topo->name : "?",
+           tc_sim_model_name(r->model), topo->link_model == TC_LINK_TECCL ? ", links te-ccl" : "");
     printf("  %s %s, %d ranks, %d transfers, %d steps, chunk %.0f B\n", tc_coll_name(s->coll),
            tc_fmt_bytes((double)r->size, sb, sizeof sb), s->n_ranks, s->n_xfers, s->n_steps, r->chunk_bytes);
     if (fmt == TC_FMT_MSCCL && !so.size)

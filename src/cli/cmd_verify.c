@@ -149,7 +149,8 @@ int tc_cli_verify(int argc, char **argv)
         if (topo_path && (st = tc_cli_load_topo(&ctx, topo_path, costs_path, unwind ? unwind : s->unwind,
                                                 swmodel ? swmodel : s->switch_model, &flat)))
             goto done;
-        tc_check_opts co = {.topo = flat};
+        /* te-ccl plans overlap a link's chunks between start and arrival: no one-chunk-per-link test */
+        tc_check_opts co = {.topo = flat, .no_link_check = s->link_model != TC_LINK_TACOS};
         if ((st = tc_sched_check(&ctx, s, &co, path)) || (st = tc_sparse_verify(&ctx, s, flat)))
             goto done;
         if ((st = tc_photonic_verify(&ctx, s, costs_path ? flat : NULL, path))) /* G0's prices need the costs */

@@ -324,13 +324,25 @@ tc_status tc_cli_parse_switch_model(tc_ctx *ctx, const char *s, int *out)
     return TC_OK;
 }
 
+tc_status tc_cli_parse_link_model(tc_ctx *ctx, const char *s, int *out)
+{
+    tc_link_model m;
+    if (tc_link_model_parse(s, &m))
+        return tc_error(ctx, TC_ERR_USAGE, NULL, 0, "--link-model: '%s' is not tacos or te-ccl", s);
+    *out = 1 + (int)m;
+    return TC_OK;
+}
+
 tc_status tc_cli_load_raw(tc_ctx *ctx, const char *path, const char *costs_path, int switch_model, tc_topo **out)
 {
     tc_topo *t = NULL;
     tc_costs *c = NULL;
     tc_status st = tc_topo_read(ctx, path, &t);
-    if (!st && switch_model > 0) {
-        if (t->n_switches == 0)
+    if (!st && switch_model != 0) {
+        const int quiet = switch_model < 0; /* a default (--link-model te-ccl), not the user's option */
+        if (quiet)
+            switch_model = -switch_model;
+        if (t->n_switches == 0 && !quiet)
             tc_warn(ctx, path, 0, "--switch-model %s has no effect: the topology has no switches",
                     tc_switch_model_name((tc_switch_model)(switch_model - 1)));
         tc_topo_set_switch_model(t, (tc_switch_model)(switch_model - 1));

@@ -135,6 +135,7 @@ tc_status tc_algo_run(tc_ctx *ctx, const char *name, const tc_topo *topo, tc_col
     s->seed = ctx->seed;
     s->unwind = opts->unwind; /* the degree the caller unwound the topology with, recorded in the plan */
     s->switch_model = opts->switch_model; /* and the switch model */
+    s->link_model = topo->link_model;     /* and the link model it was priced with */
     *out = s;
     return TC_OK;
 }

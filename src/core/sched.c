@@ -27,6 +27,23 @@ tc_status tc_switch_model_parse(const char *s, tc_switch_model *out)
     return TC_ERR_INVALID;
 }
 
+static const char *const link_model_names[] = {"tacos", "te-ccl"};
+
+const char *tc_link_model_name(tc_link_model m)
+{
+    return (unsigned)m < 2 ? link_model_names[m] : "?";
+}
+
+tc_status tc_link_model_parse(const char *s, tc_link_model *out)
+{
+    for (int m = 0; m < 2; m++)
+        if (s && !strcmp(s, link_model_names[m])) {
+            *out = (tc_link_model)m;
+            return TC_OK;
+        }
+    return TC_ERR_INVALID;
+}
+
 const char *tc_coll_name(tc_coll c)
 {
     return (unsigned)c < TC_COLL_COUNT ? coll_names[c] : "unknown";

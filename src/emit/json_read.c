@@ -207,7 +207,7 @@ static const char *const header_fields[] = {
 };
 #define N_HEADER_FIELDS ((int)(sizeof header_fields / sizeof header_fields[0]))
 /* Fields a plan may lack: written by later tacosc versions of format 1, or only for some plans. */
-static const char *const optional_fields[] = {"unwind", "photonic", "sparse", "switch_model"};
+static const char *const optional_fields[] = {"unwind", "photonic", "sparse", "switch_model", "link_model"};
 #define N_OPTIONAL_FIELDS ((int)(sizeof optional_fields / sizeof optional_fields[0]))
 
 static tc_status field_error(const rd *r, const char *field, const char *fmt, ...)
@@ -431,6 +431,14 @@ static tc_status read_header(const rd *r, const cJSON *root, tc_sched **out, int
             return field_error(r, "switch_model", "must be \"unwind\", \"node\" or \"multicast\"");
         swmodel = 1 + (int)m;
     }
+    int lmodel = 0; /* optional: written only for plans made with --link-model te-ccl */
+    const cJSON *lm = cJSON_GetObjectItemCaseSensitive(root, "link_model");
+    if (lm) {
+        tc_link_model m;
+        if (!cJSON_IsString(lm) || tc_link_model_parse(lm->valuestring, &m))
+            return field_error(r, "link_model", "must be \"tacos\" or \"te-ccl\"");
+        lmodel = (int)m;
+    }
     const cJSON *tv = cJSON_GetObjectItemCaseSensitive(root, "predicted_time");
     if (!cJSON_IsNumber(tv))
         return field_error(r, "predicted_time", "must be a number, not %s", tc_json_type_name(tv));
@@ -462,6 +470,7 @@ static tc_status read_header(const rd *r, const cJSON *root, tc_sched **out, int
     s->root = root_rank;
     s->unwind = unwind;
     s->switch_model = swmodel;
+    s->link_model = lmodel;
     s->seed = seed;
     s->chunk_bytes = chunk_bytes;
     s->time = tv->valuedouble;

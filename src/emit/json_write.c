@@ -195,6 +195,8 @@ tc_status tc_emit_json_write(tc_ctx *ctx, const tc_sched *s, FILE *f)
     fprintf(f, ",\n  \"unwind\": %d", s->unwind);
     if (s->switch_model > 0) /* only when the plan was made with --switch-model: older plans stay the same */
         fprintf(f, ",\n  \"switch_model\": \"%s\"", tc_switch_model_name((tc_switch_model)(s->switch_model - 1)));
+    if (s->link_model > 0) /* only for --link-model te-ccl: default plans stay the same */
+        fprintf(f, ",\n  \"link_model\": \"%s\"", tc_link_model_name((tc_link_model)s->link_model));
     fputs("\n}\n", f);
     free(dc);
     if (fflush(f) || ferror(f))

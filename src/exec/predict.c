@@ -50,6 +50,8 @@ static tc_status load_topo(tc_ctx *ctx, const char *path, const char *costs_path
     tc_status st = tc_topo_read(ctx, path, &t);
     if (!st && s->switch_model > 0)
         tc_topo_set_switch_model(t, (tc_switch_model)(s->switch_model - 1));
+    if (!st)
+        t->link_model = s->link_model; /* and the link model it was priced with */
     if (!st && costs_path)
         st = tc_costs_read(ctx, costs_path, &c);
     if (!st)

@@ -25,6 +25,9 @@
  *   - latency: store and forward, the cheapest sum of c_l from a source to a destination that must hear
  *     from it, over the farthest such pair (exact up to 1024 NPUs, else from 32 spread sources: a pair's
  *     distance is a bound either way).
+ * Link model te-ccl (tc_link_times): c_l is the hold time and a link's j-th chunk arrives no sooner than
+ *   r_l + j c_l + lat_l (r_l: when it can first start), i.e. link_bound_lost with lost = r_l + lat_l - c_l,
+ *   shifted so that none is negative (model_link_bound); distances sum lat_l.
  * Cost: O(n (n + m) log n) for distances up to 1024 NPUs, O(32 m log n) above; O(n m) per cut set.
  * Trace, two 8-GPU chassis joined by one 12.5 GB/s link each way, 1 GB all-gather (16 chunks of 62.5 MB):
  *   node 1 must take in the 8 chunks owned by node 0 over its one in-link: 8 (1.3 us + 5 ms) = 40.01 ms,
@@ -154,7 +157,9 @@ static int64_t cut_need(const shape *h, int64_t s, int root_in, int dir)
 struct bctx {
     const tc_topo *t;
     shape h;
-    simt *occ;      /* per link */
+    simt *occ;      /* per link: how long a chunk holds it */
+    simt *lat;      /* per link: from a chunk's start to its arrival (the link model; == occ under tacos) */
+    simt *lost2;    /* scratch, n_links: model_link_bound */
     int *lk;        /* scratch, n_links */
     double *dist;   /* scratch, n */
     int *heap;      /* scratch */
@@ -193,24 +198,46 @@ static simt link_bound_lost(const simt *occ, const int *lk, const simt *lost, in
     return lo;
 }
 
+/* The link model's bound over links lk[0..deg): the least T by which `need` chunks have arrived, link l
+ * starting no sooner than lost0[k] (NULL: 0).  tacos: link_bound(_lost), unchanged.  te-ccl: the j-th chunk
+ * over l arrives at lost0 + j occ + lat at the earliest, i.e. link_bound_lost with lost = lost0 + lat - occ,
+ * shifted by S so that no lost is negative (a switch port's lat is alpha alone, below its occ). */
+static simt model_link_bound(const bctx *b, const int *lk, int deg, const simt *lost0, int64_t need)
+{
+    if (b->t->link_model == TC_LINK_TACOS)
+        return lost0 ? link_bound_lost(b->occ, lk, lost0, deg, need) : link_bound(b->occ, lk, deg, need);
+    if (need <= 0)
+        return 0;
+    simt S = 0;
+    for (int k = 0; k < deg; k++) {
+        b->lost2[k] = (lost0 ? lost0[k] : 0) + b->lat[lk[k]] - b->occ[lk[k]];
+        if (-b->lost2[k] > S)
+            S = -b->lost2[k];
+    }
+    for (int k = 0; k < deg; k++)
+        b->lost2[k] += S;
+    const simt t = link_bound_lost(b->occ, lk, b->lost2, deg, need);
+    return t >= SIM_T_MAX ? t : t > S ? t - S : 0;
+}
+
 static simt switch_link_bound(const bctx *b, const int *lk, int deg, int64_t need)
 {
     const tc_topo *t = b->t;
     simt ready[64];
     if (deg > 64 || deg == 0)
-        return link_bound(b->occ, lk, deg, need);
+        return model_link_bound(b, lk, deg, NULL, need);
     for (int k = 0; k < deg; k++) {
         const int u = t->links[lk[k]].src;
         ready[k] = 0;
         if (u >= t->n_npus) { /* from a switch: after its fastest in-link's first chunk */
             simt m = -1;
             for (int e = t->in_off[u]; e < t->in_off[u + 1]; e++)
-                if (m < 0 || b->occ[t->in_link[e]] < m)
-                    m = b->occ[t->in_link[e]];
+                if (m < 0 || b->lat[t->in_link[e]] < m)
+                    m = b->lat[t->in_link[e]];
             ready[k] = m > 0 ? m : 0;
         }
     }
-    return link_bound_lost(b->occ, lk, ready, deg, need);
+    return model_link_bound(b, lk, deg, ready, need);
 }
 
 /* Dijkstra from src over out-links (rev = 0) or in-links (rev = 1), weights occ in seconds; returns the
@@ -258,7 +285,7 @@ static double dijkstra(bctx *b, int src, int rev, int *far)
         const int *off = rev ? t->in_off : t->out_off, *adj = rev ? t->in_link : t->out_link;
         for (int k = off[v]; k < off[v + 1]; k++) {
             const int l = adj[k], u = rev ? t->links[l].src : t->links[l].dst;
-            const double nd = dv + sim_sec(b->occ[l]);
+            const double nd = dv + sim_sec(b->lat[l]);
             if (nd < b->dist[u]) {
                 b->dist[u] = nd;
                 int p = hn++;
@@ -368,12 +395,12 @@ static double cut_with_travel(const bctx *b, const int *lk, int n, int64_t need,
 {
     simt *lost = malloc(((size_t)n + 1) * sizeof *lost);
     if (!lost)
-        return sim_sec(link_bound(b->occ, lk, n, need));
+        return sim_sec(model_link_bound(b, lk, n, NULL, need));
     for (int k = 0; k < n; k++) {
         const double d = b->rdist[dir ? b->t->links[lk[k]].src : b->t->links[lk[k]].dst];
         lost[k] = isfinite(d) ? (simt)floor(d * 1e12) : 0; /* down: a bound, whatever the rounding */
     }
-    const simt t = link_bound_lost(b->occ, lk, lost, n, need);
+    const simt t = model_link_bound(b, lk, n, lost, need);
     free(lost);
     return sim_sec(t);
 }
@@ -388,7 +415,7 @@ static void cut_eval(bctx *b, int64_t s, int root_in, const int *lin, int nin, c
     for (int dir = 0; dir < 2; dir++) {
         const int64_t need = cut_need(&b->h, s, root_in, dir);
         const int *lk = dir ? lout : lin, nk = dir ? nout : nin;
-        double tm = sim_sec(link_bound(b->occ, lk, nk, need));
+        double tm = sim_sec(model_link_bound(b, lk, nk, NULL, need));
         if (need > 0 && root_in && b->rdist) /* gather, scatter: on to the root after entering (before leaving) */
             tm = cut_with_travel(b, lk, nk, need, dir);
         if (tm > out->cut) {
@@ -553,7 +580,8 @@ static void ball_cuts(bctx *b, tc_bound *out)
         if (!nl)
             continue;
         const double tm = b->rdist ? cut_with_travel(b, b->lk, nl, (int64_t)b->h.K * (b->h.R - s), !gather)
-                                   : sim_sec(link_bound(b->occ, b->lk, nl, (int64_t)b->h.K * (b->h.R - s))) + near;
+                                   : sim_sec(model_link_bound(b, b->lk, nl, NULL, (int64_t)b->h.K * (b->h.R - s))) +
+                                         near;
         if (tm > out->cut) {
             out->cut = tm;
             snprintf(out->cut_desc, sizeof out->cut_desc, "the %lld npus nearest the root, %s", (long long)s,
@@ -666,24 +694,28 @@ tc_status tc_sim_bound(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, uint
     tc_status st = TC_ERR_NOMEM;
     const size_t nl = (size_t)topo->n_links + 1, nn = (size_t)tc_topo_n_vertices(topo) + 1;
     c.occ = malloc(nl * sizeof *c.occ);
+    c.lat = malloc(nl * sizeof *c.lat);
+    c.lost2 = malloc(nl * sizeof *c.lost2);
     c.lk = malloc(nl * sizeof *c.lk);
     c.dist = malloc(nn * sizeof *c.dist);
     c.heap = malloc((nl + nn) * sizeof *c.heap);
     c.hkey = malloc((nl + nn) * sizeof *c.hkey);
     c.hops = malloc(nn * sizeof *c.hops);
     c.queue = malloc(nn * sizeof *c.queue);
-    if (!c.occ || !c.lk || !c.dist || !c.heap || !c.hkey || !c.hops || !c.queue)
+    if (!c.occ || !c.lat || !c.lost2 || !c.lk || !c.dist || !c.heap || !c.hkey || !c.hops || !c.queue)
         goto done;
+    const double epoch = tc_link_epoch(topo, bytes);
     for (int l = 0; l < topo->n_links; l++)
-        if ((st = tc_sim_link_occ(ctx, topo, l, bytes, &c.occ[l])))
+        if ((st = tc_sim_link_cost(ctx, topo, l, bytes, epoch, &c.occ[l], &c.lat[l])))
             goto done;
     /* per NPU */
     for (int v = 0; v < n; v++)
         for (int dir = 0; dir < 2; dir++) {
             const int *lk = dir ? topo->out_link + topo->out_off[v] : topo->in_link + topo->in_off[v];
             const int deg = dir ? topo->out_off[v + 1] - topo->out_off[v] : topo->in_off[v + 1] - topo->in_off[v];
-            const double tm = sim_sec(dir || !topo->n_swnodes ? link_bound(c.occ, lk, deg, npu_need(&c.h, v, dir))
-                                                              : switch_link_bound(&c, lk, deg, npu_need(&c.h, v, dir)));
+            const int64_t need = npu_need(&c.h, v, dir);
+            const double tm = sim_sec(dir || !topo->n_swnodes ? model_link_bound(&c, lk, deg, NULL, need)
+                                                              : switch_link_bound(&c, lk, deg, need));
             if (tm > b.link) {
                 b.link = tm;
                 b.link_npu = v;
@@ -693,7 +725,7 @@ tc_status tc_sim_bound(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, uint
     /* every link */
     for (int l = 0; l < topo->n_links; l++)
         c.lk[l] = l;
-    b.aggregate = sim_sec(link_bound(c.occ, c.lk, topo->n_links, aggregate_need(&c)));
+    b.aggregate = sim_sec(model_link_bound(&c, c.lk, topo->n_links, NULL, aggregate_need(&c)));
     if (s->coll == TC_COLL_GATHER || s->coll == TC_COLL_SCATTER) {
         dijkstra(&c, s->root, s->coll == TC_COLL_GATHER, NULL);
         if ((c.rdist = malloc(nn * sizeof *c.rdist)))
@@ -731,6 +763,8 @@ tc_status tc_sim_bound(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, uint
     st = TC_OK;
 done:
     free(c.occ);
+    free(c.lat);
+    free(c.lost2);
     free(c.lk);
     free(c.dist);
     free(c.heap);

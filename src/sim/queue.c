@@ -129,7 +129,7 @@ static inline tc_status ev_push(evheap *hp, simt t, int type, int key, int x, in
 }
 
 typedef struct qlink {
-    simt occ, busy_total;
+    simt occ, lat, busy_total; /* lat: start to arrival (the link model; occ under tacos) */
     simt busy_until;  /* end of the chunk it holds, when busy */
     simt wake;        /* time of its pending wake-up event, SIM_NEVER when none */
     int busy;
@@ -275,11 +275,12 @@ static tc_status start(qsim *q, int x, int h, int l, simt T, simt ready)
 {
     qlink *L = &q->ln[l];
     const int64_t sv = q->hop_off[x] + h;
-    simt end, occ = L->occ;
+    simt end, occ = L->occ, lat = L->lat, arr;
     tc_status st;
-    if (q->ro->scale && (st = tc_sim_xfer_occ(q->ctx, q->ro, x, l, q->bytes, &occ)))
+    if (q->ro->scale && (st = tc_sim_xfer_occ(q->ctx, q->ro, x, l, q->bytes, &occ, &lat)))
         return st;
-    if (__builtin_add_overflow(T, occ, &end) || end > SIM_T_MAX)
+    if (__builtin_add_overflow(T, occ, &end) || end > SIM_T_MAX || __builtin_add_overflow(T, lat, &arr) ||
+        arr > SIM_T_MAX)
         return tc_sim_too_long(q->ctx, q->s, x);
     L->busy = 1;
     L->busy_until = end;
@@ -302,22 +303,23 @@ static tc_status start(qsim *q, int x, int h, int l, simt T, simt ready)
     L->last_svc = sv;
     if ((st = ev_push(&q->hp, end, EV_FREE, l, -1, 0)))
         return st;
+    /* the link is free at `end`, the chunk at the far end at `arr` (the same time under the tacos model) */
     if (h == 0 && q->fol_off) /* a multicast leader's chunk is at the switch for its followers too */
         for (int k = q->fol_off[x]; k < q->fol_off[x + 1]; k++)
-            if ((st = enqueue(q, q->hop_link[q->hop_off[q->fol[k]] + 1], q->fol[k], 1, end)))
+            if ((st = enqueue(q, q->hop_link[q->hop_off[q->fol[k]] + 1], q->fol[k], 1, arr)))
                 return st;
-    if (q->hop_off[x] + h + 1 < q->hop_off[x + 1]) /* forwarded: queued at the next link, ready at the end */
-        return enqueue(q, q->hop_link[sv + 1], x, h + 1, end);
+    if (q->hop_off[x] + h + 1 < q->hop_off[x + 1]) /* forwarded: queued at the next link, ready at arrival */
+        return enqueue(q, q->hop_link[sv + 1], x, h + 1, arr);
     if (q->explain)
         q->crit_of[x] = sv;
     if (q->ro->post) { /* decompression at the destination after the last hop (per-transfer costs) */
         simt pre, post;
         if ((st = tc_sim_xfer_codec(q->ctx, q->ro, x, q->bytes, &pre, &post)))
             return st;
-        if (__builtin_add_overflow(end, post, &end) || end > SIM_T_MAX)
+        if (__builtin_add_overflow(arr, post, &arr) || arr > SIM_T_MAX)
             return tc_sim_too_long(q->ctx, q->s, x);
     }
-    return arrive(q, x, end);
+    return arrive(q, x, arr);
 }
 
 /* Link l is free at time T: start the chunk of its queue that was ready first, if it is ready by T; else
@@ -576,15 +578,20 @@ static void critical_path(const qsim *q, double bytes, tc_sim_result *r)
             r->cp_transfer += sim_sec(tc_time_ps(q->ro->pre[x] * bytes)) * (q->ro->pre[x] > 0);
         if (!via_queue && sv + 1 == q->hop_off[x + 1] && q->ro->post)
             r->cp_transfer += sim_sec(tc_time_ps(q->ro->post[x] * bytes)) * (q->ro->post[x] > 0);
+        double hold, lat; /* the link model's: tacos alpha + beta b both; te-ccl see tc_link_times */
+        tc_link_times(q->t, l, b, q->ro->epoch, &hold, &lat);
+        const double own = k->src >= q->t->n_npus && k->dst < q->t->n_npus && q->t->link_model == TC_LINK_TECCL
+                               ? 0 : hold; /* beta b on the path (none from a te-ccl switch port) */
         if (via_queue) {
-            r->cp_queue += k->alpha + k->beta * b;
+            r->cp_queue += hold;
             r->cp_queue_hops++;
         } else {
-            r->cp_latency += k->alpha;
+            r->cp_latency += q->t->link_model == TC_LINK_TACOS ? k->alpha : lat - own;
+            const double tr = q->t->link_model == TC_LINK_TACOS ? k->beta * b : own;
             if (sv == q->hop_off[x])
-                r->cp_transfer += k->beta * b;
+                r->cp_transfer += tr;
             else
-                r->cp_forward += k->beta * b;
+                r->cp_forward += tr;
         }
         r->cp_hops++;
         via_queue = q->svc_kind[sv] == SVC_QUEUE;
@@ -704,7 +711,7 @@ tc_status tc_sim_queue_run(tc_ctx *ctx, sim_router *ro, double bytes, tc_sim_res
     }
     for (int l = 0; l < q.t->n_links; l++) {
         q.ln[l].last_svc = -1;
-        if ((st = tc_sim_link_occ(ctx, q.t, l, bytes, &q.ln[l].occ)))
+        if ((st = tc_sim_link_cost(ctx, q.t, l, bytes, ro->epoch, &q.ln[l].occ, &q.ln[l].lat)))
             goto done;
     }
     /* what is ready at time 0 */

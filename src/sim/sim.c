@@ -340,21 +340,24 @@ done:
 /* ------------------------------------------------------------------------------------------------ */
 /* Model event, one pass                                                                             */
 
-tc_status tc_sim_link_occ(tc_ctx *ctx, const tc_topo *t, int l, double bytes, simt *out)
+tc_status tc_sim_link_cost(tc_ctx *ctx, const tc_topo *t, int l, double bytes, double epoch, simt *occ,
+                           simt *lat)
 {
-    const double occ = t->links[l].alpha + t->links[l].beta * bytes;
-    if (!(occ >= 0 && occ <= TC_TIME_MAX))
+    double hold, arr;
+    tc_link_times(t, l, bytes, epoch, &hold, &arr);
+    if (!(hold >= 0 && hold <= TC_TIME_MAX && arr >= 0 && arr <= TC_TIME_MAX))
         return tc_error(ctx, TC_ERR_INVALID, t->file, t->links[l].line,
                         "sim: link %d->%d holds a chunk of %.0f B for %g s, more than %g s: check its alpha, "
                         "bandwidth and the collective size",
-                        t->links[l].src, t->links[l].dst, bytes, occ, TC_TIME_MAX);
-    *out = tc_time_ps(occ);
+                        t->links[l].src, t->links[l].dst, bytes, hold > arr ? hold : arr, TC_TIME_MAX);
+    *occ = tc_time_ps(hold);
+    *lat = t->link_model == TC_LINK_TACOS ? *occ : tc_time_ps(arr);
     return TC_OK;
 }
 
-tc_status tc_sim_xfer_occ(tc_ctx *ctx, const sim_router *ro, int x, int l, double bytes, simt *out)
+tc_status tc_sim_xfer_occ(tc_ctx *ctx, const sim_router *ro, int x, int l, double bytes, simt *out, simt *lat)
 {
-    return tc_sim_link_occ(ctx, ro->t, l, ro->scale ? bytes * ro->scale[x] : bytes, out);
+    return tc_sim_link_cost(ctx, ro->t, l, ro->scale ? bytes * ro->scale[x] : bytes, ro->epoch, out, lat);
 }
 
 tc_status tc_sim_xfer_codec(tc_ctx *ctx, const sim_router *ro, int x, double bytes, simt *pre, simt *post)
@@ -611,7 +614,7 @@ static inline void settle(settled *tab, const order *o, const tc_xfer *y, int py
  * reads on one cache line. */
 typedef struct lane {
     int src, dst;
-    simt occ, free, busy, v1, v2;
+    simt occ, lat, free, busy, v1, v2; /* lat: start to arrival (the link model; occ under tacos) */
     int64_t c1, c2;
 } lane;
 
@@ -673,8 +676,8 @@ static tc_status event_pass(tc_ctx *ctx, sim_router *ro, order *o, double bytes,
     prefault pf;
     prefault_start(&pf, tab.dense, tab.dense ? (size_t)s->n_ranks * (size_t)n_chunks * sizeof *tab.dense : 0);
     for (int l = 0; l < n_links; l++) {
-        ln[l] = (lane){t->links[l].src, t->links[l].dst, 0, 0, 0, 0, 0, INT64_MIN, INT64_MIN};
-        if ((st = tc_sim_link_occ(ctx, t, l, bytes, &ln[l].occ)))
+        ln[l] = (lane){t->links[l].src, t->links[l].dst, 0, 0, 0, 0, 0, 0, INT64_MIN, INT64_MIN};
+        if ((st = tc_sim_link_cost(ctx, t, l, bytes, ro->epoch, &ln[l].occ, &ln[l].lat)))
             goto done;
     }
     *how = PASS_DONE;
@@ -727,7 +730,7 @@ static tc_status event_pass(tc_ctx *ctx, sim_router *ro, order *o, double bytes,
             n = 1;
         } else if ((st = tc_sim_route_of(ctx, ro, i, &links, &n)))
             goto done;
-        simt pre = 0, post = 0, occ;
+        simt pre = 0, post = 0, occ, lat;
         if (codec && n) {
             if ((st = tc_sim_xfer_codec(ctx, ro, i, bytes, &pre, &post)))
                 goto done;
@@ -748,7 +751,8 @@ static tc_status event_pass(tc_ctx *ctx, sim_router *ro, order *o, double bytes,
         for (int h = h0; h < n; h++) {
             lane *L = &ln[links[h]];
             occ = L->occ;
-            if (scaled && (st = tc_sim_xfer_occ(ctx, ro, i, links[h], bytes, &occ)))
+            lat = L->lat;
+            if (scaled && (st = tc_sim_xfer_occ(ctx, ro, i, links[h], bytes, &occ, &lat)))
                 goto done;
             /* a chunk ready before one served ahead of it would have gone first, unless both are sends of
              * one channel, which keep the plan's order */
@@ -766,7 +770,11 @@ static tc_status event_pass(tc_ctx *ctx, sim_router *ro, order *o, double bytes,
             L->busy += occ;
             if (bn->tl)
                 tc_sim_bin_add(bn, links[h], sim_sec(st0), sim_sec(L->free));
-            ready = L->free;
+            ready = st0 + lat; /* no overflow: st0 and lat are at most SIM_T_MAX */
+            if (ready > SIM_T_MAX) {
+                st = tc_sim_too_long(ctx, s, i);
+                goto done;
+            }
             if (h == 0 && hop0)
                 hop0[i] = ready;
         }
@@ -858,7 +866,8 @@ static tc_status run_model(tc_ctx *ctx, sim_router *ro, double bytes, tc_sim_res
     tc_status st = r->model == TC_SIM_AB ? run_ab(ctx, ro, bytes, r, bn) : run_event(ctx, ro, bytes, r, bn, opts);
     if (st == TC_OK && r->model == TC_SIM_EVENT && !ro->scale) /* bytes carried: busy time over one chunk's */
         for (int l = 0; l < r->n_links; l++) {
-            const double occ = ro->t->links[l].alpha + ro->t->links[l].beta * bytes;
+            double occ, lat;
+            tc_link_times(ro->t, l, bytes, ro->epoch, &occ, &lat);
             r->link_bytes[l] = occ > 0 ? r->link_busy[l] / occ * bytes : 0;
         }
     for (int x = 0; st == TC_OK && r->model == TC_SIM_EVENT && ro->scale && x < ro->s->n_xfers; x++) {
@@ -934,6 +943,7 @@ tc_status tc_sim_run(tc_ctx *ctx, const tc_sched *s, const tc_topo *topo, const 
     r->chunk_bytes = opts->size ? size_bytes_per_chunk(s, opts->size) : (double)s->chunk_bytes;
     if (s->wire_scale > 0)
         r->chunk_bytes *= s->wire_scale;
+    ro.epoch = tc_link_epoch(topo, r->chunk_bytes);
     r->n_links = topo->n_links;
     r->link_busy = calloc((size_t)topo->n_links + 1, sizeof *r->link_busy);
     r->link_util = calloc((size_t)topo->n_links + 1, sizeof *r->link_util);

@@ -24,6 +24,7 @@ typedef struct sim_router {
     int **pred;     /* per source: inbound link of each vertex on its BFS tree (NULL until needed) */
     int *buf;       /* route scratch for igraph paths */
     const double *scale, *pre, *post; /* per-transfer costs (tc_sim_opts.xfer_*), NULL when none */
+    double epoch;   /* tc_link_epoch of the topology for the simulated chunk size (the link model) */
     int *lead;      /* multicast: per transfer its leader (mcast.c), NULL when no transfers share a hop */
 } sim_router;
 
@@ -52,14 +53,17 @@ tc_status tc_sim_issue_order(const tc_sched *s, int **out);
 double tc_sim_time_tol(const tc_sched *s);
 /* The error for transfer i arriving after SIM_T_MAX. */
 tc_status tc_sim_too_long(tc_ctx *ctx, const tc_sched *s, int i);
-/* Time one chunk of `bytes` holds link l (alpha + beta bytes) in simt; TC_ERR_INVALID with a
- * diagnostic when it is not finite or beyond TC_TIME_MAX. */
-tc_status tc_sim_link_occ(tc_ctx *ctx, const tc_topo *t, int l, double bytes, simt *out);
+/* The link model's times (tc_link_times) in simt: *occ the time one chunk of `bytes` holds link l (alpha +
+ * beta bytes under tacos), *lat from its start until it is at the far end (== *occ under tacos); `epoch` is
+ * tc_link_epoch(t, bytes).  TC_ERR_INVALID with a diagnostic when either is not finite or beyond
+ * TC_TIME_MAX. */
+tc_status tc_sim_link_cost(tc_ctx *ctx, const tc_topo *t, int l, double bytes, double epoch, simt *occ,
+                           simt *lat);
 
 /* Per-transfer costs (sim.h, tc_sim_opts.xfer_*): the time transfer x holds link l when chunks are `bytes`
  * (alpha + beta bytes scale[x]), and its codec times before the first hop and after the last in simt (0
  * without them).  TC_ERR_INVALID with a diagnostic beyond TC_TIME_MAX. */
-tc_status tc_sim_xfer_occ(tc_ctx *ctx, const sim_router *ro, int x, int l, double bytes, simt *out);
+tc_status tc_sim_xfer_occ(tc_ctx *ctx, const sim_router *ro, int x, int l, double bytes, simt *out, simt *lat);
 tc_status tc_sim_xfer_codec(tc_ctx *ctx, const sim_router *ro, int x, double bytes, simt *pre, simt *post);
 
 /*

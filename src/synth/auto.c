@@ -115,21 +115,27 @@ static int keepable(const search *S, int i)
 }
 
 /* Least T with sum over links lk[0 .. deg) of T / occ[l] >= need (the fractional relaxation of tc_sim_bound's
- * link bound, so never above it), and at least the fastest link's occupancy when need > 0. */
-static double links_bound(const tc_topo *t, const int *lk, int deg, double need, double bytes)
+ * link bound, so never above it), and at least the fastest link's occupancy when need > 0.  Under the te-ccl
+ * link model (tc_link_times) occ is the hold time, a chunk arrives lat after it starts (at least the least
+ * lat), and a link whose lat is below its hold (a switch port) delivers by T at most (T + hold - lat) / hold;
+ * `epoch` is tc_link_epoch (unused under tacos). */
+static double links_bound(const tc_topo *t, const int *lk, int deg, double need, double bytes, double epoch)
 {
     if (need <= 0 || deg <= 0)
         return 0;
-    double rate = 0, fastest = INFINITY;
+    double rate = 0, fastest = INFINITY, slack = 0;
     for (int k = 0; k < deg; k++) {
-        const double occ = t->links[lk[k]].alpha + t->links[lk[k]].beta * bytes;
+        double occ, lat;
+        tc_link_times(t, lk[k], bytes, epoch, &occ, &lat);
         if (!(occ > 0))
             return 0;
         rate += 1 / occ;
-        if (occ < fastest)
-            fastest = occ;
+        if (lat < fastest)
+            fastest = lat;
+        if (occ - lat > slack)
+            slack = occ - lat;
     }
-    const double tm = need / rate;
+    const double tm = need / rate - slack;
     return tm > fastest ? tm : fastest;
 }
 
@@ -151,6 +157,7 @@ static double quick_bound(const tc_topo *t, tc_coll coll, int K, uint64_t size)
     default: return 0;
     }
     double b = 0;
+    const double epoch = t->link_model != TC_LINK_TACOS ? tc_link_epoch(t, bytes) : 0;
     for (int v = 0; v < R; v++)
         for (int dir = 0; dir < 2; dir++) {
             const double need = coll == TC_COLL_ALLREDUCE                  ? C
@@ -158,7 +165,7 @@ static double quick_bound(const tc_topo *t, tc_coll coll, int K, uint64_t size)
                                                                             : K;
             const int *lk = dir ? t->out_link + t->out_off[v] : t->in_link + t->in_off[v];
             const int deg = dir ? t->out_off[v + 1] - t->out_off[v] : t->in_off[v + 1] - t->in_off[v];
-            const double tm = links_bound(t, lk, deg, need, bytes);
+            const double tm = links_bound(t, lk, deg, need, bytes, epoch);
             if (tm > b)
                 b = tm;
         }
@@ -166,7 +173,7 @@ static double quick_bound(const tc_topo *t, tc_coll coll, int K, uint64_t size)
     if (all) {
         for (int l = 0; l < t->n_links; l++)
             all[l] = l;
-        const double tm = links_bound(t, all, t->n_links, agg, bytes);
+        const double tm = links_bound(t, all, t->n_links, agg, bytes, epoch);
         if (tm > b)
             b = tm;
         free(all);
@@ -482,6 +489,7 @@ static tc_status run_search(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, cons
         S.kept->seed = ctx->seed; /* and recorded as tc_algo_run records a generator's plan */
         S.kept->unwind = degree[S.c[b].unwind];
         S.kept->switch_model = opts->switch_model;
+        S.kept->link_model = topo->link_model;
         *plan = S.kept;
         S.kept = NULL;
     }

@@ -273,7 +273,7 @@ static tc_status route_chunk(pe *e, int c, int s, int d, const int64_t *row)
             const int l = net->out_lk[k], v = net->dst[l];
             if (v < 0 || row[v] == INT64_MAX)
                 continue;
-            const int64_t a = tc_synth_cal_earliest(&e->cal[l], t, net->cost[l]) + net->cost[l];
+            const int64_t a = tc_synth_cal_earliest(&e->cal[l], t, tc_synth_hold(net, l)) + net->cost[l];
             if (e->stamp[v] != e->cur || a < e->arr[v]) {
                 e->stamp[v] = e->cur;
                 e->arr[v] = a;
@@ -303,8 +303,8 @@ static tc_status route_chunk(pe *e, int c, int s, int d, const int64_t *row)
     tc_status st;
     for (int i = len - 1; i >= 0; i--) { /* the search's times, hop by hop from the source */
         const int l = e->path[i];
-        const int64_t t0 = tc_synth_cal_earliest(&e->cal[l], t, net->cost[l]);
-        if ((st = tc_synth_cal_insert(&e->cal[l], t0, net->cost[l])))
+        const int64_t t0 = tc_synth_cal_earliest(&e->cal[l], t, tc_synth_hold(net, l)); /* busy: the hold */
+        if ((st = tc_synth_cal_insert(&e->cal[l], t0, tc_synth_hold(net, l))))
             return st;
         e->hops[e->n_hops++] = (hop){t0, l, c};
         t = t0 + net->cost[l];

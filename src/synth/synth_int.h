@@ -12,7 +12,9 @@ typedef struct syn_net {
     int n_npus;
     unsigned char *kind;  /* per vertex: SYN_V_NPU, SYN_V_NODE (store-and-forward switch), SYN_V_MCAST */
     int *src, *dst;       /* per link (after reversal) */
-    int64_t *cost;        /* ps to move one chunk: alpha + beta * chunk_bytes, at least 1 */
+    int64_t *cost;        /* ps to move one chunk: alpha + beta * chunk_bytes, at least 1; under the te-ccl
+                             link model (tc_link_times) the time from its start until it arrives */
+    int64_t *hold;        /* te-ccl: ps the link is busy per chunk (at least 1); NULL under tacos (= cost) */
     int *in_off, *in_lk;  /* in-links of node v: in_lk[in_off[v] .. in_off[v+1]) */
     int *out_off, *out_lk;
     int n_groups;         /* distinct costs */
@@ -22,6 +24,9 @@ typedef struct syn_net {
 } syn_net;
 
 enum { SYN_V_NPU = 0, SYN_V_NODE = 1, SYN_V_MCAST = 2 };
+
+/** ps link l is busy per chunk: net->cost under tacos, net->hold under te-ccl. */
+static inline int64_t tc_synth_hold(const syn_net *net, int l) { return net->hold ? net->hold[l] : net->cost[l]; }
 
 /** TC_TIME_MAX in picoseconds: no link cost, distance or engine clock goes beyond it (TC_ERR_LIMIT), so
  *  a clock plus a cost, and the sum of three phases, stay far inside int64_t. */
@@ -92,7 +97,9 @@ typedef struct syn_job {
     const syn_cal *block;   /* per link: times it is taken (by the other phase): no transfer overlaps them */
     int64_t *first_out;     /* out: per chunk, the first start of a transfer of it from its owner (INT64_MAX
                                none); the caller fills it with INT64_MAX */
-    syn_cal *busy_out;      /* out: per link, the times it carries chunks (zeroed by the caller) */
+    syn_cal *busy_out;      /* out: per link, the times it carries chunks (zeroed by the caller); for the
+                               reversed phase that is mirrored (tacos.c), so under te-ccl a transfer's hold is
+                               recorded where the mirror puts it: [t + cost - hold, t + cost) */
     const syn_stop *stop;   /* may be NULL */
     int64_t stop_offset;    /* added to the clock before asking stop (the phases before this one) */
     tc_ctx *ctx;        /* progress line (may be NULL) */

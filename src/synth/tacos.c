@@ -742,6 +742,7 @@ tc_status tc_synth_tacos_run(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, con
         goto fail;
     s->root = tc_coll_rooted(coll) ? opts->root : 0;
     s->seed = ctx->seed;
+    s->link_model = topo->link_model;
 
     run_cfg cfg = {.topo = t, .C = s->n_chunks, .K = K, .match = opts->match, .overlap = !opts->no_overlap,
                    .stop = stop, .ctx = ctx};

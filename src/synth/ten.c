@@ -11,7 +11,10 @@
  *   appended to that schedule (times in ps, step = round).
  * Cost model: a link moving one chunk is busy alpha + beta * chunk_bytes (net->cost); a chunk may be
  *   forwarded once it is fully received.  Time advances from event to event (link completions), the TEN of
- *   the paper's Fig. 12, so heterogeneous links need no common time step.
+ *   the paper's Fig. 12, so heterogeneous links need no common time step.  Link model te-ccl
+ *   (tc_link_times, net->hold set): the link is busy net->hold (beta * chunk_bytes) and free again then
+ *   (TEV_FREE); the chunk is there net->cost after its start (TEV_ARRIVE, with its chunk: a link may have
+ *   several in flight).
  * Matching (SPREAD), at each event time, for every node d with a free in-link:
  *   - random (the paper): unsatisfied chunks of d held by the source of a free in-link, in random order;
  *     each takes the cheapest free in-link whose source holds it (random among equal costs).
@@ -47,6 +50,7 @@
  *   i+1 holds chunk i and forwards it: 0->1 moves chunk 2, 1->2 chunk 0, 2->0 chunk 1; done at t=2c.
  */
 #include "synth_int.h"
+#include "tacos/sim.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +81,7 @@ void tc_synth_net_free(syn_net *net)
     free(net->src);
     free(net->dst);
     free(net->cost);
+    free(net->hold);
     free(net->in_off);
     free(net->in_lk);
     free(net->out_off);
@@ -139,6 +144,9 @@ tc_status tc_synth_net_build(const tc_topo *t, int reversed, uint64_t chunk_byte
     tc_status st = TC_ERR_NOMEM;
     if (!net->src || !net->dst || !net->cost || !net->group_of || !uniq)
         goto fail;
+    const double epoch = tc_link_epoch(t, (double)chunk_bytes);
+    if (t->link_model != TC_LINK_TACOS && !(net->hold = malloc(mm * sizeof *net->hold)))
+        goto fail;
     for (int l = 0; l < m; l++) {
         const tc_link *k = &t->links[l];
         int s = reversed ? k->dst : k->src, d = reversed ? k->src : k->dst;
@@ -147,6 +155,17 @@ tc_status tc_synth_net_build(const tc_topo *t, int reversed, uint64_t chunk_byte
         net->src[l] = s;
         net->dst[l] = d;
         double c = (k->alpha + k->beta * (double)chunk_bytes) * 1e12;
+        if (net->hold) { /* the link model: cost is the arrival, hold the link's busy time (tc_link_times) */
+            double hold, lat;
+            tc_link_times(t, l, (double)chunk_bytes, epoch, &hold, &lat);
+            const double h = hold * 1e12;
+            if (!(h <= (double)SYN_TIME_MAX_PS)) {
+                st = TC_ERR_LIMIT;
+                goto fail;
+            }
+            net->hold[l] = h < 1 ? 1 : (int64_t)(h + 0.5);
+            c = lat * 1e12;
+        }
         if (!(c <= (double)SYN_TIME_MAX_PS)) {
             st = TC_ERR_LIMIT;
             goto fail;
@@ -197,10 +216,11 @@ enum { L_READY = 0, L_BUSY = 1, L_SLEEP = 2, L_DEAD = 3, L_BLOCKED = 4 };
 
 /* Timed events besides link completions (the all-reduce overlap): a chunk released at its owner, a link
  * free again after a stretch the other phase holds it. */
-enum { TEV_RELEASE = 0, TEV_UNBLOCK = 1 };
+enum { TEV_RELEASE = 0, TEV_UNBLOCK = 1, TEV_FREE = 2, TEV_ARRIVE = 3 };
 typedef struct tev {
     int64_t t;
     int kind, id;
+    int c;  /* TEV_ARRIVE: the chunk (a link may have several in flight under the te-ccl link model) */
 } tev;
 
 #define BEST_FIFO_ABOVE ((int64_t)1 << 20) /* node x chunk pairs from which best mode is FIFO */
@@ -387,25 +407,37 @@ static int useful_at(const eng *e, int d, int c)
     return !mc && lacking > e->tok[(size_t)(d - e->R) * e->C + c];
 }
 
+static tc_status tev_push_c(eng *e, int64_t t, int kind, int id, int c);
+
 static tc_status start(eng *e, int l, int c)
 {
     const syn_net *net = e->net;
     e->state[l] = L_BUSY;
     e->fl_chunk[l] = c;
-    int g = net->group_of[l];
-    int pos = e->q_off[g] + (e->q_head[g] + e->q_len[g]) % net->group_size[g];
-    e->q_link[pos] = l;
-    e->q_time[pos] = e->now + net->cost[l];
-    e->busy[l] = e->now + net->cost[l];
-    e->q_len[g]++;
+    if (net->hold) { /* link model te-ccl: free after hold (TEV_FREE), the chunk there after cost (TEV_ARRIVE) */
+        tc_status st;
+        e->busy[l] = e->now + net->hold[l];
+        if ((st = tev_push_c(e, e->now + net->hold[l], TEV_FREE, l, 0)) ||
+            (st = tev_push_c(e, e->now + net->cost[l], TEV_ARRIVE, l, c)))
+            return st;
+    } else {
+        int g = net->group_of[l];
+        int pos = e->q_off[g] + (e->q_head[g] + e->q_len[g]) % net->group_size[g];
+        e->q_link[pos] = l;
+        e->q_time[pos] = e->now + net->cost[l];
+        e->busy[l] = e->now + net->cost[l];
+        e->q_len[g]++;
+    }
     e->inflight++;
     e->n_xfers++;
     e->round_started = 1;
     if (e->job->first_out && net->src[l] == (e->job->root >= 0 ? e->job->root : c / e->job->K) &&
         e->job->first_out[c] == INT64_MAX)
         e->job->first_out[c] = e->now;
-    if (e->job->busy_out) {
-        tc_status st = tc_synth_cal_insert(&e->job->busy_out[l], e->now, net->cost[l]);
+    if (e->job->busy_out) { /* te-ccl: the hold placed as it falls once the reversed phase is mirrored (the
+                               transfer then starts lat before the mirrored time): [now + lat - hold, now + lat) */
+        const int64_t hl = tc_synth_hold(net, l);
+        tc_status st = tc_synth_cal_insert(&e->job->busy_out[l], e->now + net->cost[l] - hl, hl);
         if (st)
             return st;
     }
@@ -903,10 +935,15 @@ static int tev_less(const tev *a, const tev *b)
 
 static tc_status tev_push(eng *e, int64_t t, int kind, int id)
 {
+    return tev_push_c(e, t, kind, id, 0);
+}
+
+static tc_status tev_push_c(eng *e, int64_t t, int kind, int id, int c)
+{
     tc_status st = tc_grow((void **)&e->tq, &e->tq_cap, e->tq_n + 1, sizeof *e->tq);
     if (st)
         return st;
-    const tev x = {t, kind, id};
+    const tev x = {t, kind, id, c};
     int i = e->tq_n++;
     while (i > 0 && tev_less(&x, &e->tq[(i - 1) / 2])) {
         e->tq[i] = e->tq[(i - 1) / 2];
@@ -969,7 +1006,7 @@ static tc_status block_in_links(eng *e, int d)
         while (i < c->n && c->be[i] <= e->now)
             i++;
         e->bcur[l] = i;
-        if (i < c->n && e->now + net->cost[l] > c->bs[i]) {
+        if (i < c->n && e->now + (net->hold ? net->hold[l] : net->cost[l]) > c->bs[i]) {
             e->state[l] = L_BLOCKED;
             e->busy[l] = c->be[i];
             if ((st = tev_push(e, c->be[i], TEV_UNBLOCK, l)))
@@ -979,12 +1016,20 @@ static tc_status block_in_links(eng *e, int d)
     return TC_OK;
 }
 
+static tc_status arrive_chunk(eng *e, int l, int c);
+
 static tc_status arrive(eng *e, int l)
 {
-    const syn_net *net = e->net;
-    int d = net->dst[l], s = net->src[l], c = e->fl_chunk[l];
-    tc_status st;
     e->state[l] = L_READY;
+    return arrive_chunk(e, l, e->fl_chunk[l]);
+}
+
+/* Chunk c arrives over link l (the link's state is the caller's: te-ccl frees links on their own). */
+static tc_status arrive_chunk(eng *e, int l, int c)
+{
+    const syn_net *net = e->net;
+    int d = net->dst[l], s = net->src[l];
+    tc_status st;
     e->inflight--;
     if (d < e->R) /* an arrival at a switch ends nothing */
         e->last_end = e->now;
@@ -1208,7 +1253,8 @@ tc_status tc_synth_ten_run(const syn_net *net, const syn_job *job, syn_result *r
                 e->is_dirty[e->dirty[i]] = 0;
         }
         e->n_dirty = 0;
-        const int pend = e->tq_n > 0 && e->remaining > 0; /* releases and unblockings still matter */
+        /* releases and unblockings still matter; te-ccl arrivals always */
+        const int pend = e->tq_n > 0 && (e->remaining > 0 || (net->hold && e->inflight > 0));
         if (!e->inflight && !pend)
             break;
         /* next event time: the earliest FIFO head or timed event */
@@ -1234,7 +1280,16 @@ tc_status tc_synth_ten_run(const syn_net *net, const syn_job *job, syn_result *r
             const tev x = tev_pop(e);
             if (x.kind == TEV_RELEASE)
                 st = now_holds(e, job->root >= 0 ? job->root : x.id / job->K, x.id);
-            else if (e->state[x.id] == L_BLOCKED) {
+            else if (x.kind == TEV_ARRIVE)
+                st = arrive_chunk(e, x.id, x.c);
+            else if (x.kind == TEV_FREE) { /* te-ccl: the link lets go before (or after) its chunk arrives */
+                if (e->state[x.id] == L_BUSY) {
+                    e->state[x.id] = L_READY;
+                    mark_dirty(e, net->dst[x.id]);
+                    if (job->mode == SYN_RELAY)
+                        mark_dirty(e, net->src[x.id]);
+                }
+            } else if (e->state[x.id] == L_BLOCKED) {
                 e->state[x.id] = L_READY;
                 mark_dirty(e, net->dst[x.id]);
             }

@@ -244,6 +244,7 @@ tc_status tc_topo_clone(const tc_topo *t, tc_topo **out)
     c->name = tc_strdup(t->name);
     c->file = tc_strdup(t->file);
     c->photonic = t->photonic;
+    c->link_model = t->link_model;
     memcpy(c->codec_bw, t->codec_bw, sizeof c->codec_bw);
     c->n_nodes = t->n_nodes;
     if ((t->name && !c->name) || (t->file && !c->file))

@@ -10,7 +10,8 @@
 #
 # Sections: 1. all-gather and all-reduce, one chunk per rank, 1 GiB, the paper's topologies (as before);
 #   2. --chunks auto on the two-chassis NDv2 and DGX-2 (1 GB = 10^9 bytes, the issue's unit), with their
-#   targets; 3. all-to-all on tori and meshes against the bisection (cut) bound; 4. gather and scatter on
+#   targets, and the DGX-2 1 MB all-gather under both link models (tacos, te-ccl against TE-CCL's 10.75
+#   us); 3. all-to-all on tori and meshes against the bisection (cut) bound; 4. gather and scatter on
 #   every shipped topology; 5. the all-reduce overlap's gain; 6. the cost of --chunks auto (tacosc end to end
 #   against one synthesis); 7. scale: 200x200 mesh all-gather --stats-only and 100x100 all-reduce with the
 #   JSON plan written.  Every target line says "met" or "MISSED"; the closing note sums up.
@@ -124,6 +125,10 @@ for m in multicast node unwind; do
     [ $m = multicast ] && target "DGX-2 1 MB all-gather us, multicast" "$(field 7 | awk '{print $1 * 1e6}')" "<=" 13 \
         "the bound is $(field 10 | awk '{printf "%.1f", $1 * 1e6}') us: a GPU port takes in 31 chunks of 31.25 KB, each holding it alpha + beta m = 0.6 us"
 done
+# the same under TE-CCL's link model (issue 27, tacosc --link-model te-ccl; man 1 tacosc, Link models): alpha is
+# latency, a link busy beta m per chunk, switches copy; the rows above are the tacos model's
+run dgx2/te-ccl/allgather-1MB allgather 3 $T/dgx2-2x16.xml -s 1000000 -A -X -L te-ccl
+target "DGX-2 1 MB all-gather, te-ccl link model, / TE-CCL's 10.75 us" "$(field 7 | awk '{print $1 / 10.75e-6}')" "<=" 1.03
 run dgx2/node/allreduce allreduce 3 $T/dgx2-2x16.xml -s $G -A -X -M node
 run dgx2/unwind/allreduce allreduce 3 $T/dgx2-2x16.xml -s $G -A -X -M unwind
 run dgx2/node/alltoall alltoall 1 $T/dgx2-2x16.xml -s $G -A -X -M node

@@ -131,8 +131,9 @@ int main(int argc, char **argv)
     o.size = 1ull << 30;
     tc_coll coll = TC_COLL_ALLGATHER;
     int reps = 1, check = 0, opt, autoc = 0, simulate = 0, model = -1;
+    tc_link_model lmodel = TC_LINK_TACOS;
     const char *costs = NULL;
-    while ((opt = getopt(argc, argv, "c:s:k:r:m:t:j:SCx:u:OAM:R:XK:")) != -1) {
+    while ((opt = getopt(argc, argv, "c:s:k:r:m:t:j:SCx:u:OAM:R:XK:L:")) != -1) {
         switch (opt) {
         case 'c':
             if (tc_coll_parse(optarg, &coll)) {
@@ -164,12 +165,18 @@ int main(int argc, char **argv)
         case 'R': o.root = atoi(optarg); break;
         case 'X': simulate = 1; break;
         case 'K': costs = optarg; break;
+        case 'L': /* link model (tacosc --link-model): te-ccl makes switches multicast unless -M */
+            if (tc_link_model_parse(optarg, &lmodel)) {
+                fprintf(stderr, "synth_bench: unknown link model %s\n", optarg);
+                return 2;
+            }
+            break;
         default: return 2;
         }
     }
     if (optind >= argc) {
         fprintf(stderr, "usage: synth_bench [-c coll] [-s size] [-k K] [-r reps] [-m best|random] [-t T] "
-                        "[-S] [-C] [-A] [-M model] [-R root] [-X] TOPO\n");
+                        "[-S] [-C] [-A] [-M model] [-L tacos|te-ccl] [-R root] [-X] TOPO\n");
         return 2;
     }
     tc_topo *t = build(&ctx, argv[optind]), *u = NULL;
@@ -183,8 +190,11 @@ int main(int argc, char **argv)
             return 1;
         tc_costs_free(cf);
     }
+    if (model < 0 && lmodel == TC_LINK_TECCL)
+        model = TC_SWITCH_MULTICAST;
     if (model >= 0)
         tc_topo_set_switch_model(t, (tc_switch_model)model);
+    t->link_model = lmodel;
     if (tc_topo_unwind(&ctx, t, o.unwind, &u)) /* the topology the plan's links refer to */
         return 1;
     double *wall = calloc((size_t)reps, sizeof *wall), *cpu = calloc((size_t)reps, sizeof *cpu);
@@ -226,7 +236,7 @@ int main(int argc, char **argv)
     }
     int bad = 0;
     if (check && !o.stats_only) {
-        tc_check_opts co = {.topo = u};
+        tc_check_opts co = {.topo = u, .no_link_check = lmodel != TC_LINK_TACOS};
         bad = tc_sched_check(&ctx, s, &co, "synth_bench") != TC_OK;
     }
     printf("%-22s %-13s %6d %9.3f %9.3f %8.1f %12.6e %12.6e %7.4f %12.6e %7.4f %d %d%s\n", argv[optind],
