@@ -886,7 +886,8 @@ START_TEST(test_rail_16)
 END_TEST
 
 /* A plan the lowering orders by step (in time order it needs 64 or more steps in a thread block on one
- * channel; in step order a step's chunks aggregate): 16 ranks replay it with 0 wrong. */
+ * channel; in step order a step's chunks aggregate), and a te-ccl JSON plan: 16 ranks replay each with 0
+ * wrong. */
 START_TEST(test_step_order_16)
 {
     if (!have_exec("test_step_order_16"))
@@ -903,6 +904,18 @@ START_TEST(test_step_order_16)
     int rc = tu_run(cmd, &out);
     ck_assert_msg(rc == 0 && strstr(out, "# Out of bounds values : 0 OK") && rows_of(out) == 1,
                   "step-order replay failed (rc %d): %s\n%s", rc, cmd, tu_tail(out));
+    free(out);
+    /* a te-ccl JSON plan (several chunks in flight per link): each receive lowered just after its send */
+    snprintf(plan, sizeof plan, "%s/teccl.json", workdir());
+    snprintf(cmd, sizeof cmd, "%s topologies/mesh2d-4x4.xml -c allreduce --size 64K --link-model te-ccl -o %s -q",
+             tu_tacosc(), plan);
+    ck_assert_msg(tu_run(cmd, &out) == 0, "%s\n%s", cmd, tu_tail(out));
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s -np 16 %s %s --check -b 64K -e 64K -n 1 -w 0 %s", mpirun(), tacosrun(), plan,
+             pick_args(311, args, sizeof args));
+    rc = tu_run(cmd, &out);
+    ck_assert_msg(rc == 0 && strstr(out, "# Out of bounds values : 0 OK") && rows_of(out) == 1,
+                  "te-ccl replay failed (rc %d): %s\n%s", rc, cmd, tu_tail(out));
     free(out);
 }
 END_TEST

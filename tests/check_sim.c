@@ -1644,6 +1644,27 @@ START_TEST(test_teccl_dgx2)
 }
 END_TEST
 
+/* te-ccl plans on a mesh (several chunks in flight per link): what compile writes, verify accepts, as JSON
+ * (the replay lowering) and as NCCL XML; before, verify found a deadlock on a full FIFO connection. */
+START_TEST(test_teccl_verify)
+{
+    char *dir = tu_tmpdir("tecclv"), path[512], *out = NULL;
+    static const char *const colls[] = {"allgather", "allreduce", "reducescatter", "alltoall"};
+    for (int i = 0; i < 4; i++)
+        for (int x = 0; x < 2 - (i == 3); x++) {
+            snprintf(path, sizeof path, "%s/p-%d.%s", dir, i, x ? "xml" : "json");
+            ck_assert_int_eq(tu_tacosc_run(&out, "topologies/mesh2d-4x4.xml -c %s -s 1M --link-model te-ccl -q -o %s",
+                                           colls[i], path),
+                             0);
+            free(out);
+            int rc = tu_tacosc_run(&out, "verify %s%s", path, x ? " --target nccl" : "");
+            ck_assert_msg(rc == 0 && strstr(out, ": ok: "), "%s %s: %s", colls[i], path, tu_tail(out));
+            free(out);
+        }
+    free(dir);
+}
+END_TEST
+
 static Suite *sim_suite(void)
 {
     Suite *s = suite_create("sim");
@@ -1681,6 +1702,7 @@ static Suite *sim_suite(void)
     tcase_add_test(lm, test_teccl_switch_star);
     tcase_add_test(lm, test_teccl_paths_and_bounds);
     tcase_add_test(lm, test_teccl_dgx2);
+    tcase_add_test(lm, test_teccl_verify);
     suite_add_tcase(s, lm);
     return s;
 }

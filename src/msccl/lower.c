@@ -1288,12 +1288,21 @@ static tc_status oe_events(lw *L, int delay, double q)
         L->e[L->ne++] = (ev){x->src, i, 1, x->chunk, x->dst, x->op, ts, i, 0, 0, 0, 0, 1, -1};
     }
     free(safe);
+    /* te-ccl plans replayed by tacos-run (a JSON plan's lowering, which verify checks): a link sends its
+     * next chunk while the last is still in flight (alpha holds no link), so receives in arrival order can
+     * leave more messages queued on one FIFO connection than it holds; each receive goes just after its
+     * send instead (before anything later on the grid): one queued message per connection, still before
+     * the arrival anything forwards it from, so no deadlock.  For a runtime target the arrival order stays
+     * (often faster), and compile takes another chunking when its program does not run. */
+    const int send_key = s->link_model == TC_LINK_TECCL && !L->by_step && L->o->target == TC_TARGET_EXEC;
     for (int i = 0; i < s->n_xfers; i++) {
         const tc_xfer *x = &s->xfers[i];
         double ts = q > 0 ? round(x->t_start / q) : x->t_start, te = q > 0 ? round(x->t_end / q) : x->t_end;
         te = te > ts ? te : ts;
         if (L->by_step)
             te = 2.0 * x->step + 1;
+        else if (send_key)
+            te = L->e[i].t + (q > 0 ? 0.25 : 0.25 * (te - L->e[i].t));
         L->e[L->ne++] = (ev){x->dst, i, 0, x->chunk, x->src, x->op, te, i, 0, 0, 0, 0, 1, -1};
     }
     return TC_OK;
