@@ -669,6 +669,24 @@ START_TEST(test_bound_cut_small)
 }
 END_TEST
 
+/* A 3-NPU star through one switch of the given model and link model, unwound (links 2i: i -> switch,
+ * 2i + 1: back), alpha and bw on every link; the raw topology is freed. */
+static tc_topo *star3(double alpha, double bw, int multicast, tc_link_model lm)
+{
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_topo *t = NULL, *u = NULL;
+    ck_assert_int_eq(tc_topo_create("star", 3, &t), TC_OK);
+    ck_assert_int_eq(tc_topo_class_set(t, 0, alpha, 1 / bw), TC_OK);
+    const int ports[3] = {0, 1, 2};
+    ck_assert_int_eq(tc_topo_add_switch(t, "sw", ports, 3, 0, 0, 0), TC_OK);
+    t->switches[0].model = multicast ? TC_SWITCH_MULTICAST : TC_SWITCH_NODE;
+    t->link_model = lm;
+    ck_assert_int_eq(tc_topo_unwind(&ctx, t, 0, &u), TC_OK);
+    tc_topo_free(t);
+    return u;
+}
+
 /* Switches as nodes: a broadcast of one chunk from NPU 0 to NPUs 1 and 2 through one switch vertex.  A
  * multicast switch takes the chunk in once and sends it out of both ports (two occupancies); a node switch
  * takes in one copy per port (three: the first port waits for the second copy's way in).  Both event paths
@@ -679,13 +697,7 @@ START_TEST(test_switch_multicast_sim)
     for (int mc = 0; mc < 2; mc++) {
         tc_ctx ctx;
         tu_ctx(&ctx);
-        tc_topo *t = NULL, *u = NULL;
-        ck_assert_int_eq(tc_topo_create("star", 3, &t), TC_OK);
-        ck_assert_int_eq(tc_topo_class_set(t, 0, alpha, 1 / bw), TC_OK);
-        const int ports[3] = {0, 1, 2};
-        ck_assert_int_eq(tc_topo_add_switch(t, "sw", ports, 3, 0, 0, 0), TC_OK);
-        t->switches[0].model = mc ? TC_SWITCH_MULTICAST : TC_SWITCH_NODE;
-        ck_assert_int_eq(tc_topo_unwind(&ctx, t, 0, &u), TC_OK); /* links 2i: i -> switch, 2i + 1: back */
+        tc_topo *u = star3(alpha, bw, mc, TC_LINK_TACOS);
         tc_sched *s = NULL;
         ck_assert_int_eq(tc_sched_create(TC_COLL_BROADCAST, 3, 1, (uint64_t)m, &s), TC_OK);
         const int r1[2] = {0, 3}, r2[2] = {0, 5};
@@ -720,7 +732,6 @@ START_TEST(test_switch_multicast_sim)
         tc_sim_result_free(ab);
         tc_sched_free(s);
         tc_topo_free(u);
-        tc_topo_free(t);
     }
 }
 END_TEST
@@ -1520,14 +1531,7 @@ START_TEST(test_teccl_switch_star)
     for (int mc = 0; mc < 2; mc++) {
         tc_ctx ctx;
         tu_ctx(&ctx);
-        tc_topo *t = NULL, *u = NULL;
-        ck_assert_int_eq(tc_topo_create("star", 3, &t), TC_OK);
-        ck_assert_int_eq(tc_topo_class_set(t, 0, alpha, 1 / bw), TC_OK);
-        const int ports[3] = {0, 1, 2};
-        ck_assert_int_eq(tc_topo_add_switch(t, "sw", ports, 3, 0, 0, 0), TC_OK);
-        t->switches[0].model = mc ? TC_SWITCH_MULTICAST : TC_SWITCH_NODE;
-        t->link_model = TC_LINK_TECCL;
-        ck_assert_int_eq(tc_topo_unwind(&ctx, t, 0, &u), TC_OK); /* links 2i: i -> switch, 2i + 1: back */
+        tc_topo *u = star3(alpha, bw, mc, TC_LINK_TECCL);
         ck_assert_int_eq(u->link_model, TC_LINK_TECCL);
         tc_sched *s = NULL;
         ck_assert_int_eq(tc_sched_create(TC_COLL_BROADCAST, 3, 1, (uint64_t)m, &s), TC_OK);
@@ -1547,7 +1551,7 @@ START_TEST(test_teccl_switch_star)
         ck_assert_double_eq_tol(e->link_busy[0], (mc ? 1 : 2) * h, 2e-12); /* the shared link: beta only */
         ck_assert_double_eq_tol(e->bound.time, h + 2 * alpha, 2e-12);
         /* a tenth of the epoch or less counts as nothing: 40 times the bytes, the same alpha */
-        t->link_model = u->link_model = TC_LINK_TECCL;
+        u->link_model = TC_LINK_TECCL;
         tc_sim_opts big;
         tc_sim_opts_init(&big);
         big.size = (uint64_t)(40 * m);
@@ -1559,7 +1563,6 @@ START_TEST(test_teccl_switch_star)
         tc_sim_result_free(e);
         tc_sched_free(s);
         tc_topo_free(u);
-        tc_topo_free(t);
     }
 }
 END_TEST

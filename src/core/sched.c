@@ -17,14 +17,22 @@ const char *tc_switch_model_name(tc_switch_model m)
     return (unsigned)m < 3 ? model_names[m] : "?";
 }
 
+/* the index of s among n names, -1 when none */
+static int name_index(const char *const *names, int n, const char *s)
+{
+    for (int i = 0; s && i < n; i++)
+        if (!strcmp(s, names[i]))
+            return i;
+    return -1;
+}
+
 tc_status tc_switch_model_parse(const char *s, tc_switch_model *out)
 {
-    for (int m = 0; m < 3; m++)
-        if (s && !strcmp(s, model_names[m])) {
-            *out = (tc_switch_model)m;
-            return TC_OK;
-        }
-    return TC_ERR_INVALID;
+    const int m = name_index(model_names, 3, s);
+    if (m < 0)
+        return TC_ERR_INVALID;
+    *out = (tc_switch_model)m;
+    return TC_OK;
 }
 
 static const char *const link_model_names[] = {"tacos", "te-ccl"};
@@ -36,12 +44,11 @@ const char *tc_link_model_name(tc_link_model m)
 
 tc_status tc_link_model_parse(const char *s, tc_link_model *out)
 {
-    for (int m = 0; m < 2; m++)
-        if (s && !strcmp(s, link_model_names[m])) {
-            *out = (tc_link_model)m;
-            return TC_OK;
-        }
-    return TC_ERR_INVALID;
+    const int m = name_index(link_model_names, 2, s);
+    if (m < 0)
+        return TC_ERR_INVALID;
+    *out = (tc_link_model)m;
+    return TC_OK;
 }
 
 const char *tc_coll_name(tc_coll c)
