@@ -208,6 +208,9 @@ typedef struct tev {
 #define BEST_SCAN 64   /* entries scanned per free link to find them */
 #define SKIP_PREFETCH 6 /* claim bits fetched ahead of a cursor's scan */
 #define SWITCH_WINDOW 8 /* useful chunks a port into a switch chooses among */
+#ifndef TREE_PAIR_MAX
+#define TREE_PAIR_MAX 2 /* routed copies in flight from one NPU to another (MSCCL connections hold 2) */
+#endif
 
 typedef struct syn_log {
     void *buf;       /* entries [base, len) live in buf[0 .. len - base): uint16_t when chunk ids fit,
@@ -261,6 +264,7 @@ typedef struct eng {
     struct rcopy { int chunk, src, dst, entry, step, next; int64_t t0; } *cp; /* routed copies */
     int n_cp, cap_cp;
     int *route_buf;        /* n + 1 links */
+    int *pair_fl;          /* per (source NPU, destination NPU): routed copies in flight */
     int64_t remaining, inflight, now, n_xfers;
     int64_t last_end;      /* the last arrival */
     int round, round_started;
@@ -1014,9 +1018,10 @@ static tc_status tree_setup(eng *e)
     e->lq_head = malloc(((size_t)e->m + 1) * sizeof *e->lq_head);
     e->lq_tail = malloc(((size_t)e->m + 1) * sizeof *e->lq_tail);
     e->route_buf = malloc(((size_t)n + 1) * sizeof *e->route_buf);
+    e->pair_fl = calloc((size_t)R * R + 1, sizeof *e->pair_fl);
     tc_status st = TC_ERR_NOMEM;
     if (!dist || !queue || !e->tree_v || !e->nh || !e->dest_off || !e->fl_copy || !e->lq_head || !e->lq_tail ||
-        !e->route_buf)
+        !e->route_buf || !e->pair_fl)
         goto done;
     for (int l = 0; l < e->m; l++) {
         e->fl_copy[l] = e->lq_head[l] = e->lq_tail[l] = -1;
@@ -1091,14 +1096,20 @@ static int tree_near(const eng *e, int u, int c)
 }
 
 /* Where chunk c goes when NPU s sends it into tree vertex w: the first of w's destinations (farthest
- * first) that lacks it and could not have it from a neighbour outside the trees; -1 none. */
-static int tree_dest(const eng *e, int w, int s, int c)
+ * first) that lacks it and could not have it from a neighbour outside the trees; -1 none (never again).
+ * With `room`, only destinations that have fewer than TREE_PAIR_MAX copies from s in flight; -2 when
+ * the others are all full (later, maybe). */
+static int tree_dest(const eng *e, int w, int s, int c, int room)
 {
     const int *d = e->dests + e->dest_off[w - e->R], nd = e->dest_off[w - e->R + 1] - e->dest_off[w - e->R];
+    int full = 0;
     for (int i = 0; i < nd; i++)
-        if (d[i] != s && !claimed(e, d[i], c) && !tree_near(e, d[i], c))
-            return d[i];
-    return -1;
+        if (d[i] != s && !claimed(e, d[i], c) && !tree_near(e, d[i], c)) {
+            if (!room || e->pair_fl[(size_t)s * e->R + d[i]] < TREE_PAIR_MAX)
+                return d[i];
+            full = 1;
+        }
+    return full ? -2 : -1;
 }
 
 /* Routed copy k takes link l (free now). */
@@ -1121,10 +1132,12 @@ static tc_status match_tree(eng *e, int w)
             continue;
         int cur = e->cursor[l], u = -1, c = -1;
         const int len = e->log[s].len;
-        while (cur < len && (u = tree_dest(e, w, s, c = log_at(e, s, cur))) < 0)
+        while (cur < len && tree_dest(e, w, s, log_at(e, s, cur), 0) < 0)
             cur++;
         e->cursor[l] = cur;
-        if (cur >= len) {
+        for (int p = cur; p < len && p < cur + BEST_SCAN && u < 0; p++)
+            u = tree_dest(e, w, s, c = log_at(e, s, p), 1);
+        if (u < 0) { /* nothing, or only copies to destinations full of them: woken by an arrival */
             e->state[l] = L_SLEEP;
             continue;
         }
@@ -1132,6 +1145,7 @@ static tc_status match_tree(eng *e, int w)
             (st = tc_grow((void **)&e->cp, &e->cap_cp, e->n_cp + 1, sizeof *e->cp)))
             return st;
         e->cp[e->n_cp] = (struct rcopy){c, s, u, l, e->round, -1, e->now};
+        e->pair_fl[(size_t)s * e->R + u]++;
         set_claim(e, u, c);
         e->cnt[c]++;
         e->remaining--;
@@ -1167,6 +1181,11 @@ static tc_status tree_arrive(eng *e, int l)
     const struct rcopy x = e->cp[k];
     if (v == x.dst) {
         e->last_end = e->now;
+        e->pair_fl[(size_t)x.src * e->R + x.dst]--;
+        if (e->state[x.entry] == L_SLEEP) { /* it may have waited for this pair */
+            e->state[x.entry] = L_READY;
+            mark_dirty(e, net->dst[x.entry]);
+        }
         if (e->job->out)
             return TC_ERR_INTERNAL; /* the threaded phases run without switch vertices */
         if (e->job->rec) {
@@ -1276,6 +1295,7 @@ static void eng_free(eng *e)
     free(e->lq_tail);
     free(e->cp);
     free(e->route_buf);
+    free(e->pair_fl);
 }
 
 /* RELAY: time-distance of every node to the root (Dijkstra over link costs, toward the root); a link is
