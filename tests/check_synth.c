@@ -1249,6 +1249,54 @@ START_TEST(test_switch_tree_refused_collectives)
 }
 END_TEST
 
+
+/* The time after `key` in a command's output ("predicted time 19.743 us"), as printed; "" when absent. */
+static void time_after(const char *out, const char *key, char *t, size_t n)
+{
+    const char *p = strstr(out, key);
+    char num[32] = "", unit[8] = "";
+    if (p)
+        sscanf(p + strlen(key), "%31[0-9.] %7[a-z]", num, unit);
+    snprintf(t, n, "%s %s", num, unit);
+}
+
+/* The shipped clusters (topologies/clusters/: NICs under rail switches), all-gather, reduce-scatter and
+ * all-reduce at 64 KiB to 1 GiB, --algo tacos: the plan verifies (checker and tacos-run's replay), tacosc sim
+ * of the written file gives the compile summary's time, and the NCCL XML verifies. */
+START_TEST(test_switch_tree_shipped_clusters)
+{
+    static const char *clusters[] = {"dgx-h100-2x8-rail", "hgx-h100-4nic-2x8-rail", "mi300x-2x8-rail"};
+    static const char *colls[] = {"allgather", "reducescatter", "allreduce"}, *sizes[] = {"64K", "1M", "64M", "1G"};
+    char *json = tu_tmpfile(".json", NULL), *xml = tu_tmpfile(".xml", NULL), *out = NULL;
+    for (int k = 0; k < 3; k++)
+        for (int c = 0; c < 3; c++)
+            for (int z = 0; z < 4; z++) {
+                char topo[128], want[64], got[64];
+                snprintf(topo, sizeof topo, "topologies/clusters/%s.xml", clusters[k]);
+                ck_assert_msg(!tu_tacosc_run(&out, "%s -c %s --size %s --algo tacos -o %s", topo, colls[c], sizes[z], json),
+                              "%s %s %s: %s", clusters[k], colls[c], sizes[z], tu_tail(out));
+                time_after(out, "predicted time ", want, sizeof want);
+                free(out);
+                ck_assert_msg(!tu_tacosc_run(&out, "verify %s --topo %s", json, topo), "%s %s %s: %s", clusters[k],
+                              colls[c], sizes[z], tu_tail(out));
+                free(out);
+                ck_assert_int_eq(tu_tacosc_run(&out, "sim %s %s", json, topo), 0);
+                time_after(out, "time ", got, sizeof got);
+                ck_assert_msg(want[0] != ' ' && !strcmp(want, got), "%s %s %s: compile %s, sim %s", clusters[k], colls[c],
+                              sizes[z], want, got);
+                free(out);
+                ck_assert_msg(!tu_tacosc_run(&out, "%s -c %s --size %s --algo tacos -o %s", topo, colls[c], sizes[z], xml),
+                              "%s %s %s: %s", clusters[k], colls[c], sizes[z], tu_tail(out));
+                free(out);
+                ck_assert_msg(!tu_tacosc_run(&out, "verify %s --topo %s --target nccl", xml, topo), "%s %s %s: %s",
+                              clusters[k], colls[c], sizes[z], tu_tail(out));
+                free(out);
+            }
+    free(json);
+    free(xml);
+}
+END_TEST
+
 static Suite *synth_suite(void)
 {
     Suite *s = suite_create("synth");
@@ -1281,6 +1329,7 @@ static Suite *synth_suite(void)
     tcase_add_test(tree, test_switch_tree_random_clusters);
     tcase_add_test(tree, test_switch_tree_nic_shared);
     tcase_add_test(tree, test_switch_tree_refused_collectives);
+    tcase_add_test(tree, test_switch_tree_shipped_clusters);
     suite_add_tcase(s, tree);
     return s;
 }
