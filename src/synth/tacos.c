@@ -6,7 +6,9 @@
  *   reduce, gather, scatter; K = opts->chunks chunks per rank; opts->match best|random; opts->trials seeds.
  * Returns: a schedule on physical links (link ids of the unwound topology when there are switches), every
  *   transfer one chunk over one link, or, through a switch vertex (switch models node and multicast), over
- *   the link into the switch and the link out (a route of two links, fold_switch_hops), times in seconds,
+ *   the link into the switch and the link out (a route of two links, fold_switch_hops), or, through switches
+ *   joined to switches (a NIC under a rail switch: ten.c routed copies, synth_int.h), over the chain of links
+ *   from NPU to NPU (allgather, reducescatter, allreduce, broadcast and reduce only), times in seconds,
  *   s->time the collective time.
  * Phases (ten.c does the synthesis of one phase):
  *   allgather      SPREAD on the topology, chunk c starting at rank c / K

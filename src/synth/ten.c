@@ -33,6 +33,9 @@
  *     chunk of the switch's list its NPU lacks (a node switch's copy is then spent), before the NPU's other
  *     in-links are matched.  An NPU's slower in-link defers a chunk that its switch would bring sooner (it
  *     waits until then, TEV_UNBLOCK) rather than carry it again over a scarce link (a cut).
+ *   - switch trees (synth_int.h): a link from an NPU into a tree vertex takes the first chunk of the NPU's
+ *     list that a destination behind it wants; the copy is routed to that destination, hop by hop, first in
+ *     first out per link (match_tree, tree_arrive).
  * All-reduce overlap (job->release, job->block): a chunk appears at its owner at its release time; a link
  *   the other phase holds is blocked until the end of that stretch (timed events in a heap).
  * Data layout (no per-chunk allocation): claim bitset n x chunks; per node the list of chunks in arrival
