@@ -264,6 +264,7 @@ typedef struct eng {
     int *dests, *dest_off; /* per tree vertex - R: the NPUs it reaches, farthest first */
     int *fl_copy;          /* per link: the routed copy in flight, -1 none */
     int *lq_head, *lq_tail;/* per link out of a tree vertex: its queue of routed copies (first in, first out) */
+    int *lq_len;           /* per link: copies whose route still has it ahead (queued or on their way to it) */
     struct rcopy { int chunk, src, dst, entry, step, next; int64_t t0; } *cp; /* routed copies */
     int n_cp, cap_cp;
     int *route_buf;        /* n + 1 links */
@@ -1022,9 +1023,10 @@ static tc_status tree_setup(eng *e)
     e->lq_tail = malloc(((size_t)e->m + 1) * sizeof *e->lq_tail);
     e->route_buf = malloc(((size_t)n + 1) * sizeof *e->route_buf);
     e->pair_fl = calloc((size_t)R * R + 1, sizeof *e->pair_fl);
+    e->lq_len = calloc((size_t)e->m + 1, sizeof *e->lq_len);
     tc_status st = TC_ERR_NOMEM;
     if (!dist || !queue || !e->tree_v || !e->nh || !e->dest_off || !e->fl_copy || !e->lq_head || !e->lq_tail ||
-        !e->route_buf || !e->pair_fl)
+        !e->route_buf || !e->pair_fl || !e->lq_len)
         goto done;
     for (int l = 0; l < e->m; l++) {
         e->fl_copy[l] = e->lq_head[l] = e->lq_tail[l] = -1;
@@ -1098,26 +1100,54 @@ static int tree_near(const eng *e, int u, int c)
     return 0;
 }
 
-/* Where chunk c goes when NPU s sends it into tree vertex w: the first of w's destinations (farthest
- * first) that lacks it and could not have it from a neighbour outside the trees; -1 none (never again).
- * With `room`, only destinations that have fewer than TREE_PAIR_MAX copies from s in flight; -2 when
- * the others are all full (later, maybe). */
-static int tree_dest(const eng *e, int w, int s, int c, int room)
+/* When a copy sent now over link l (into a tree vertex) would reach NPU u: stored and forwarded along its
+ * path, each link free after its current chunk and every copy whose route still has it ahead. */
+static int64_t tree_eta(const eng *e, int l, int u)
+{
+    const syn_net *net = e->net;
+    int64_t t = e->now + net->cost[l];
+    for (int y = net->dst[l]; y != u;) {
+        const int k = e->nh[(size_t)(y - e->R) * e->R + u];
+        int64_t f = (e->state[k] == L_BUSY && e->busy[k] > e->now ? e->busy[k] : e->now) +
+                    (int64_t)e->lq_len[k] * net->cost[k];
+        t = (t > f ? t : f) + net->cost[k];
+        y = net->dst[k];
+    }
+    return t;
+}
+
+/* Where chunk c goes when NPU s sends it over link l into tree vertex w: of w's destinations that lack it
+ * and could not have it from a neighbour outside the trees, -1 when none (never again).  room == 0: the
+ * first such (farthest first); room != 0: of those with fewer than TREE_PAIR_MAX copies from s in flight,
+ * the one it would reach first (tree_eta; the farther, then the lower id, on a tie), -2 when the pairs
+ * are all full (later, maybe). */
+static int tree_dest(const eng *e, int l, int w, int s, int c, int room)
 {
     const int *d = e->dests + e->dest_off[w - e->R], nd = e->dest_off[w - e->R + 1] - e->dest_off[w - e->R];
-    int full = 0;
+    int full = 0, best = -1;
+    int64_t bt = INT64_MAX;
     for (int i = 0; i < nd; i++)
         if (d[i] != s && !claimed(e, d[i], c) && !tree_near(e, d[i], c)) {
-            if (!room || e->pair_fl[(size_t)s * e->R + d[i]] < TREE_PAIR_MAX)
+            if (!room)
                 return d[i];
-            full = 1;
+            if (e->pair_fl[(size_t)s * e->R + d[i]] >= TREE_PAIR_MAX) {
+                full = 1;
+                continue;
+            }
+            const int64_t t = tree_eta(e, l, d[i]);
+            if (t < bt) {
+                bt = t;
+                best = d[i];
+            }
         }
-    return full ? -2 : -1;
+    return best >= 0 ? best : full ? -2 : -1;
 }
 
 /* Routed copy k takes link l (free now). */
 static tc_status tree_hop(eng *e, int l, int k)
 {
+    if (l != e->cp[k].entry)
+        e->lq_len[l]--;
     e->fl_copy[l] = k;
     return start(e, l, e->cp[k].chunk);
 }
@@ -1135,11 +1165,11 @@ static tc_status match_tree(eng *e, int w)
             continue;
         int cur = e->cursor[l], u = -1, c = -1;
         const int len = e->log[s].len;
-        while (cur < len && tree_dest(e, w, s, log_at(e, s, cur), 0) < 0)
+        while (cur < len && tree_dest(e, l, w, s, log_at(e, s, cur), 0) < 0)
             cur++;
         e->cursor[l] = cur;
         for (int p = cur; p < len && p < cur + BEST_SCAN && u < 0; p++)
-            u = tree_dest(e, w, s, c = log_at(e, s, p), 1);
+            u = tree_dest(e, l, w, s, c = log_at(e, s, p), 1);
         if (u < 0) { /* nothing, or only copies to destinations full of them: woken by an arrival */
             e->state[l] = L_SLEEP;
             continue;
@@ -1149,6 +1179,11 @@ static tc_status match_tree(eng *e, int w)
             return st;
         e->cp[e->n_cp] = (struct rcopy){c, s, u, l, e->round, -1, e->now};
         e->pair_fl[(size_t)s * e->R + u]++;
+        for (int y = w; y != u;) { /* the links ahead of it */
+            const int k2 = e->nh[(size_t)(y - e->R) * e->R + u];
+            e->lq_len[k2]++;
+            y = net->dst[k2];
+        }
         set_claim(e, u, c);
         e->cnt[c]++;
         e->remaining--;
@@ -1296,6 +1331,7 @@ static void eng_free(eng *e)
     free(e->fl_copy);
     free(e->lq_head);
     free(e->lq_tail);
+    free(e->lq_len);
     free(e->cp);
     free(e->route_buf);
     free(e->pair_fl);
