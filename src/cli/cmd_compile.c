@@ -456,10 +456,10 @@ int tc_cli_compile(int argc, char **argv)
     mpo.packets = lo.proto && !strcmp(lo.proto, "LL");
     mpo.min_bytes = lo.min_bytes;
     mpo.max_bytes = lo.max_bytes;
-    /* issue 25: on switches joined to switches, where tacos was refused and the default wrote the fastest
-     * generator that can be written (below), tacos now competes with those generators instead */
-    const int tree_default = !seen['a'] && out_path && (fmt == TC_FMT_MSCCL || fmt == TC_FMT_MSCCLPP) && !photonic &&
-                             !sparse && !g.stats_only && tc_topo_switch_tree(flat);
+    /* issue 25: on switches joined to switches, where tacos was refused and the default to an MSCCL target
+     * wrote the fastest generator that can be written (below), tacos now competes with those generators
+     * instead, whatever the output (tacos serves such trees less well than flat topologies) */
+    const int tree_default = !seen['a'] && !photonic && !sparse && !g.stats_only && tc_topo_switch_tree(flat);
     if (!strcmp(algo, "auto") || tree_default) {
         /* candidates priced as this compile writes them: without -k, tacos with its chunk search; to MSCCL
          * XML, the lowered program */

@@ -72,9 +72,11 @@ typedef enum {
  * vertex w takes the first chunk c of s's list that some NPU u reachable from w through tree vertices only
  * lacks, u not s, and that u could not have from a neighbour outside the trees (an NPU in-neighbour, or an
  * NPU on a port of a flat switch vertex, holding or receiving c: a server's NVSwitch spreads what one of
- * its GPUs gets, so each chunk crosses the network once per server); of those u, the farthest (hops) and
- * then the lowest id, and one with fewer than TREE_PAIR_MAX copies from s in flight (an MSCCL connection
- * holds 2 messages: more in flight between one pair would deadlock the lowered program).  u claims c at
+ * its GPUs gets, so each chunk crosses the network once per server); of those u with fewer than
+ * TREE_PAIR_MAX copies from s in flight (an MSCCL connection holds 2 messages: more in flight between one
+ * pair would deadlock the lowered program), the one c would reach first, stored and forwarded along the
+ * path behind each link's current chunk and the copies routed over it still ahead (farther, then lower
+ * id, on a tie: tree_eta).  u claims c at
  * once; the copy follows the path of fewest hops from w to u (its next link precomputed per tree vertex
  * and NPU), stored and forwarded at each vertex, each link out of a tree vertex serving the copies that
  * wait for it first in, first out (never matched: state L_ROUTED while idle).  A copy is recorded when it
