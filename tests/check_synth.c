@@ -1037,12 +1037,12 @@ END_TEST
 /* Switches joined to switches (issue 25): copies routed through switch trees                       */
 
 /* A random cluster as `tacosc topo import --nodes` builds them: S servers of G GPUs; inside a server a
- * switch (node or multicast), a ring of links or nothing; NICs each shared by a run of the server's GPUs
+ * switch (node or multicast), a ring of links, a PCIe tree (two bridges under a root) or nothing; NICs each shared by a run of the server's GPUs
  * (gdr on or off), on rail switches, one network switch, or a leaf switch per server under a spine.
  * desc: what it is, for messages. */
 static tc_topo *random_cluster(tc_ctx *ctx, tc_rng *r, char *desc, size_t dn)
 {
-    const int S = 2 + (int)tc_rng_below(r, 2), G = 1 + (int)tc_rng_below(r, 5), intra = (int)tc_rng_below(r, 4);
+    const int S = 2 + (int)tc_rng_below(r, 2), G = 1 + (int)tc_rng_below(r, 5), intra = (int)tc_rng_below(r, 5);
     const int N = 1 + (int)tc_rng_below(r, (uint64_t)G);
     int net = (int)tc_rng_below(r, 3);
     if (net == 0 && intra == 3 && N > 1) /* rails join a server's GPUs only through something inside it */
@@ -1068,6 +1068,17 @@ static tc_topo *random_cluster(tc_ctx *ctx, tc_rng *r, char *desc, size_t dn)
             for (int g = 0; g < (G > 2 ? G : 1); g++)
                 o += (size_t)snprintf(x + o, (1 << 16) - o, "<link src=\"%d\" dst=\"%d\" class=\"nv\" duplex=\"1\"/>\n",
                                       s * G + g, s * G + (g + 1) % G);
+        else if (G > 1 && intra == 4) { /* a PCIe tree: two bridges under a root, a second tree beside the NICs' */
+            o += (size_t)snprintf(x + o, (1 << 16) - o, "<switch name=\"s%d.cpu\" class=\"pcie\" model=\"node\" npus=\"\"/>\n", s);
+            for (int b = 0; b < 2; b++) {
+                o += (size_t)snprintf(x + o, (1 << 16) - o,
+                                      "<switch name=\"s%d.pci%d\" class=\"pcie\" model=\"node\" up=\"s%d.cpu\" "
+                                      "upclass=\"pcie\" npus=\"", s, b, s);
+                for (int g = b * G / 2; g < (b + 1) * G / 2; g++)
+                    o += (size_t)snprintf(x + o, (1 << 16) - o, "%s%d", g > b * G / 2 ? " " : "", s * G + g);
+                o += (size_t)snprintf(x + o, (1 << 16) - o, "\"/>\n");
+            }
+        }
         for (int k = 0; k < N; k++) {
             const int g0 = k * G / N, g1 = (k + 1) * G / N;
             char up[16];
@@ -1095,7 +1106,7 @@ static tc_topo *random_cluster(tc_ctx *ctx, tc_rng *r, char *desc, size_t dn)
     o += (size_t)snprintf(x + o, (1 << 16) - o, "</topology>\n");
     ck_assert_uint_lt(o, 1 << 16);
     snprintf(desc, dn, "%d servers x %d gpus, %d nics each, intra %s, net %s", S, G, N,
-             (const char *[]){"node switch", "multicast switch", "ring", "none"}[G > 1 ? intra : 3],
+             (const char *[]){"node switch", "multicast switch", "ring", "none", "pcie tree"}[G > 1 ? intra : 3],
              (const char *[]){"rails", "one switch", "leaf-spine"}[net]);
     tc_topo *t = NULL, *u = NULL;
     ck_assert_msg(tc_topo_read_mem(ctx, "rc.xml", x, o, &t) == TC_OK, "%s\n%s\n%s", desc, x, tu_diags());

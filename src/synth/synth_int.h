@@ -72,7 +72,9 @@ typedef enum {
  * vertex w takes the first chunk c of s's list that some NPU u reachable from w through tree vertices only
  * lacks, u not s, and that u could not have from a neighbour outside the trees (an NPU in-neighbour, or an
  * NPU on a port of a flat switch vertex, holding or receiving c: a server's NVSwitch spreads what one of
- * its GPUs gets, so each chunk crosses the network once per server); of those u with fewer than
+ * its GPUs gets, so each chunk crosses the network once per server) nor from an NPU of a lower-ranked tree
+ * it hangs from (trees ranked by the NPUs they reach, then their costliest link: a server's PCIe tree
+ * before the network's; a strict order, so two trees never each leave u to the other); of those u with fewer than
  * TREE_PAIR_MAX copies from s in flight (an MSCCL connection holds 2 messages: more in flight between one
  * pair would deadlock the lowered program), the one c would reach first, stored and forwarded along the
  * path behind each link's current chunk and the copies routed over it still ahead (farther, then lower

@@ -269,6 +269,8 @@ typedef struct eng {
     int n_cp, cap_cp;
     int *route_buf;        /* n + 1 links */
     int *pair_fl;          /* per (source NPU, destination NPU): routed copies in flight */
+    int *comp;             /* per vertex: its tree's rank (trees ordered by NPU count, then first vertex), -1 */
+    int *comp_rep;         /* per rank: a vertex of that tree (its dests are the tree's NPUs) */
     int64_t remaining, inflight, now, n_xfers;
     int64_t last_end;      /* the last arrival */
     int round, round_started;
@@ -1002,6 +1004,64 @@ static tc_status block_in_links(eng *e, int d)
 /* ------------------------------------------------------------------------------------------------ */
 /* Switch trees: routed copies (synth_int.h)                                                         */
 
+/* The trees (connected over links between tree vertices), ranked by (NPUs they reach, their costliest link,
+ * first vertex): a server's tree before the network's.  e->comp per vertex, e->comp_rep per rank.  queue
+ * and key: scratch of n and S x R ints. */
+static tc_status tree_rank(eng *e, int *queue, int *key)
+{
+    const syn_net *net = e->net;
+    const int n = e->n, R = e->R;
+    int nc = 0;
+    int64_t *top = malloc(((size_t)n + 1) * sizeof *top); /* per tree id: its costliest link */
+    if (!top || !(e->comp = malloc(((size_t)n + 1) * sizeof *e->comp)) ||
+        !(e->comp_rep = malloc(((size_t)n + 1) * sizeof *e->comp_rep))) {
+        free(top);
+        return TC_ERR_NOMEM;
+    }
+    for (int v = 0; v < n; v++)
+        e->comp[v] = -1;
+    for (int v = R; v < n; v++) { /* ids in order of first vertex */
+        if (!e->tree_v[v] || e->comp[v] >= 0)
+            continue;
+        int qh = 0, qt = 0;
+        e->comp[v] = nc;
+        top[nc] = 0;
+        queue[qt++] = v;
+        while (qh < qt) {
+            const int x = queue[qh++];
+            for (int k = net->out_off[x]; k < net->out_off[x + 1]; k++) {
+                const int y = net->dst[net->out_lk[k]];
+                if (net->cost[net->out_lk[k]] > top[nc])
+                    top[nc] = net->cost[net->out_lk[k]];
+                if (y >= R && e->tree_v[y] && e->comp[y] < 0) {
+                    e->comp[y] = nc;
+                    queue[qt++] = y;
+                }
+            }
+        }
+        e->comp_rep[nc++] = v;
+    }
+    for (int i = 1; i < nc; i++) { /* by (NPU count, costliest link), stable: insertion */
+        const int r = e->comp_rep[i], sz = e->dest_off[r - R + 1] - e->dest_off[r - R];
+        const int64_t c = top[e->comp[r]];
+        int j = i;
+        for (; j > 0; j--) {
+            const int q = e->comp_rep[j - 1], qs = e->dest_off[q - R + 1] - e->dest_off[q - R];
+            if (qs < sz || (qs == sz && top[e->comp[q]] <= c))
+                break;
+            e->comp_rep[j] = q;
+        }
+        e->comp_rep[j] = r;
+    }
+    free(top);
+    for (int i = 0; i < nc; i++) /* first-vertex id -> rank */
+        key[e->comp[e->comp_rep[i]]] = i;
+    for (int v = R; v < n; v++)
+        if (e->comp[v] >= 0)
+            e->comp[v] = key[e->comp[v]];
+    return TC_OK;
+}
+
 /* Tree vertices, the next link from each toward each NPU it reaches (fewest hops, then the cheaper link,
  * then the lower id) and each one's destinations, farthest first.  Nothing when no link joins two switch
  * vertices: the engine then runs as it always did. */
@@ -1080,6 +1140,8 @@ static tc_status tree_setup(eng *e)
     for (int l = 0; l < e->m; l++)
         if (net->src[l] >= R && e->tree_v[net->src[l]] && e->state[l] != L_DEAD)
             e->state[l] = L_ROUTED; /* moved by the copies' routes, never matched */
+    if ((st = tree_rank(e, queue, dist)))
+        goto done;
     st = TC_OK;
 done:
     free(dist);
@@ -1087,15 +1149,25 @@ done:
     return st;
 }
 
-/* NPU u could have c from a neighbour outside the trees: an NPU in-neighbour, or an NPU on a port of a
- * switch vertex that is not a tree vertex, holds or receives it. */
-static int tree_near(const eng *e, int u, int c)
+/* NPU u could have c other than through tree `rank`: an NPU in-neighbour, or an NPU on a port of a switch
+ * vertex that is not a tree vertex, holds or receives it, or an NPU of a lower-ranked tree u hangs from
+ * does (a server's PCIe tree before the network's: the ranks order the trees, so two trees never each
+ * leave u to the other). */
+static int tree_near(const eng *e, int u, int c, int rank)
 {
     const syn_net *net = e->net;
     for (int k = net->in_off[u]; k < net->in_off[u + 1]; k++) {
         const int v = net->src[net->in_lk[k]];
-        if (v >= 0 && (v < e->R ? claimed(e, v, c) : !e->tree_v[v] && near_switch(e, v, c)))
+        if (v < 0)
+            continue;
+        if (v < e->R ? claimed(e, v, c) : !e->tree_v[v] && near_switch(e, v, c))
             return 1;
+        if (v >= e->R && e->tree_v[v] && e->comp[v] < rank) {
+            const int r = e->comp_rep[e->comp[v]] - e->R;
+            for (int i = e->dest_off[r]; i < e->dest_off[r + 1]; i++)
+                if (e->dests[i] != u && claimed(e, e->dests[i], c))
+                    return 1;
+        }
     }
     return 0;
 }
@@ -1127,7 +1199,7 @@ static int tree_dest(const eng *e, int l, int w, int s, int c, int room)
     int full = 0, best = -1;
     int64_t bt = INT64_MAX;
     for (int i = 0; i < nd; i++)
-        if (d[i] != s && !claimed(e, d[i], c) && !tree_near(e, d[i], c)) {
+        if (d[i] != s && !claimed(e, d[i], c) && !tree_near(e, d[i], c, e->comp[w])) {
             if (!room)
                 return d[i];
             if (e->pair_fl[(size_t)s * e->R + d[i]] >= TREE_PAIR_MAX) {
@@ -1335,6 +1407,8 @@ static void eng_free(eng *e)
     free(e->cp);
     free(e->route_buf);
     free(e->pair_fl);
+    free(e->comp);
+    free(e->comp_rep);
 }
 
 /* RELAY: time-distance of every node to the root (Dijkstra over link costs, toward the root); a link is
