@@ -459,7 +459,8 @@ int tc_cli_compile(int argc, char **argv)
     /* issue 25: on switches joined to switches, where tacos was refused and the default to an MSCCL target
      * wrote the fastest generator that can be written (below), tacos now competes with those generators
      * instead, whatever the output (tacos serves such trees less well than flat topologies) */
-    const int tree_default = !seen['a'] && !photonic && !sparse && !g.stats_only && tc_topo_switch_tree(flat);
+    const int tree_default = !seen['a'] && !photonic && !sparse && !g.stats_only && tc_topo_switch_tree(flat) &&
+                             !(out_path && fmt == TC_FMT_MSCCLPP && mpo.packets && flat->n_nodes > 1); /* refused below */
     if (!strcmp(algo, "auto") || tree_default) {
         /* candidates priced as this compile writes them: without -k, tacos with its chunk search; to MSCCL
          * XML, the lowered program */
