@@ -214,6 +214,7 @@ typedef struct tev {
 #ifndef TREE_PAIR_MAX
 #define TREE_PAIR_MAX 2 /* routed copies in flight from one NPU to another (MSCCL connections hold 2) */
 #endif
+#define TREE_PAIR_NPUS 8192 /* up to this many NPUs (a byte per pair, 64 MiB), TREE_PAIR_MAX holds */
 
 typedef struct syn_log {
     void *buf;       /* entries [base, len) live in buf[0 .. len - base): uint16_t when chunk ids fit,
@@ -268,7 +269,8 @@ typedef struct eng {
     struct rcopy { int chunk, src, dst, entry, step, next; int64_t t0; } *cp; /* routed copies */
     int n_cp, cap_cp;
     int *route_buf;        /* n + 1 links */
-    int *pair_fl;          /* per (source NPU, destination NPU): routed copies in flight */
+    unsigned char *pair_fl;/* per (source NPU, destination NPU): routed copies in flight; NULL above
+                              TREE_PAIR_NPUS NPUs (no limit) */
     int *comp;             /* per vertex: its tree's rank (trees ordered by NPU count, then first vertex), -1 */
     int *comp_rep;         /* per rank: a vertex of that tree (its dests are the tree's NPUs) */
     int64_t remaining, inflight, now, n_xfers;
@@ -1082,11 +1084,11 @@ static tc_status tree_setup(eng *e)
     e->lq_head = malloc(((size_t)e->m + 1) * sizeof *e->lq_head);
     e->lq_tail = malloc(((size_t)e->m + 1) * sizeof *e->lq_tail);
     e->route_buf = malloc(((size_t)n + 1) * sizeof *e->route_buf);
-    e->pair_fl = calloc((size_t)R * R + 1, sizeof *e->pair_fl);
+    e->pair_fl = R <= TREE_PAIR_NPUS ? calloc((size_t)R * R + 1, 1) : NULL;
     e->lq_len = calloc((size_t)e->m + 1, sizeof *e->lq_len);
     tc_status st = TC_ERR_NOMEM;
     if (!dist || !queue || !e->tree_v || !e->nh || !e->dest_off || !e->fl_copy || !e->lq_head || !e->lq_tail ||
-        !e->route_buf || !e->pair_fl || !e->lq_len)
+        !e->route_buf || (R <= TREE_PAIR_NPUS && !e->pair_fl) || !e->lq_len)
         goto done;
     for (int l = 0; l < e->m; l++) {
         e->fl_copy[l] = e->lq_head[l] = e->lq_tail[l] = -1;
@@ -1202,7 +1204,7 @@ static int tree_dest(const eng *e, int l, int w, int s, int c, int room)
         if (d[i] != s && !claimed(e, d[i], c) && !tree_near(e, d[i], c, e->comp[w])) {
             if (!room)
                 return d[i];
-            if (e->pair_fl[(size_t)s * e->R + d[i]] >= TREE_PAIR_MAX) {
+            if (e->pair_fl && e->pair_fl[(size_t)s * e->R + d[i]] >= TREE_PAIR_MAX) {
                 full = 1;
                 continue;
             }
@@ -1250,7 +1252,8 @@ static tc_status match_tree(eng *e, int w)
             (st = tc_grow((void **)&e->cp, &e->cap_cp, e->n_cp + 1, sizeof *e->cp)))
             return st;
         e->cp[e->n_cp] = (struct rcopy){c, s, u, l, e->round, -1, e->now};
-        e->pair_fl[(size_t)s * e->R + u]++;
+        if (e->pair_fl)
+            e->pair_fl[(size_t)s * e->R + u]++;
         for (int y = w; y != u;) { /* the links ahead of it */
             const int k2 = e->nh[(size_t)(y - e->R) * e->R + u];
             e->lq_len[k2]++;
@@ -1291,7 +1294,8 @@ static tc_status tree_arrive(eng *e, int l)
     const struct rcopy x = e->cp[k];
     if (v == x.dst) {
         e->last_end = e->now;
-        e->pair_fl[(size_t)x.src * e->R + x.dst]--;
+        if (e->pair_fl)
+            e->pair_fl[(size_t)x.src * e->R + x.dst]--;
         if (e->state[x.entry] == L_SLEEP) { /* it may have waited for this pair */
             e->state[x.entry] = L_READY;
             mark_dirty(e, net->dst[x.entry]);
