@@ -35,7 +35,9 @@
  *   to opts->threads threads (0: one per core); the fastest (lowest i on ties, so the result does not depend
  *   on the thread count) is synthesized again with its transfers and a note names its seed.  s->seed stays
  *   ctx->seed: the same command line gives the same bytes.  stats_only keeps no transfers (time, n_steps).
- * Limits: all-to-all up to 2^24 chunks (R^2 K).  Overlap rarely shortens an all-reduce: the reduce-scatter,
+ * Limits: all-to-all up to 2^24 chunks (R^2 K).  Switch trees: a next-link table of (tree vertices x R) ints
+ *   and a pair table of R^2 bytes (up to 8192 NPUs) per phase run; each copy entering a tree weighs every
+ *   NPU behind it (a 1,024-GPU rail cluster's all-gather: 15 s).  Overlap rarely shortens an all-reduce: the reduce-scatter,
  *   a reversed all-gather, completes most chunks in its last round and holds most links until then.  Times
  *   are kept in integer picoseconds (each link cost rounded to 1 ps) so equal times compare equal; a link
  *   cost or a clock beyond TC_TIME_MAX is refused (TC_ERR_LIMIT), as is a transfer list estimated to need
