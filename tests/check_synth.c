@@ -1147,6 +1147,292 @@ START_TEST(test_unwound_dgx2_bound_is_its_own)
 }
 END_TEST
 
+/* ------------------------------------------------------------------------------------------------ */
+/* Switches joined to switches (issue 25): copies routed through switch trees                       */
+
+/* A random cluster as `tacosc topo import --nodes` builds them: S servers of G GPUs; inside a server a
+ * switch (node or multicast), a ring of links, a PCIe tree (two bridges under a root) or nothing; NICs each shared by a run of the server's GPUs
+ * (gdr on or off), on rail switches, one network switch, or a leaf switch per server under a spine.
+ * desc: what it is, for messages. */
+static tc_topo *random_cluster(tc_ctx *ctx, tc_rng *r, char *desc, size_t dn)
+{
+    const int S = 2 + (int)tc_rng_below(r, 2), G = 1 + (int)tc_rng_below(r, 5), intra = (int)tc_rng_below(r, 5);
+    const int N = 1 + (int)tc_rng_below(r, (uint64_t)G);
+    int net = (int)tc_rng_below(r, 3);
+    if (net == 0 && intra == 3 && N > 1) /* rails join a server's GPUs only through something inside it */
+        net = 1;
+    char *x = malloc(1 << 16);
+    size_t o = 0;
+    o += (size_t)snprintf(x + o, (1 << 16) - o,
+                          "<topology name=\"rc\" npus=\"%d\">\n"
+                          "<class name=\"nv\" alpha=\"0.6us\" bandwidth=\"%dGB/s\"/>\n"
+                          "<class name=\"pcie\" alpha=\"1us\" bandwidth=\"%dGB/s\"/>\n"
+                          "<class name=\"net\" alpha=\"2.7us\" bandwidth=\"%dGB/s\"/>\n"
+                          "<class name=\"spine\" alpha=\"1us\" bandwidth=\"%dGB/s\"/>\n",
+                          S * G, 100 + (int)tc_rng_below(r, 300), 16 + (int)tc_rng_below(r, 48),
+                          12 + (int)tc_rng_below(r, 40), 25 + (int)tc_rng_below(r, 100));
+    for (int s = 0; s < S; s++) {
+        if (G > 1 && intra < 2) {
+            o += (size_t)snprintf(x + o, (1 << 16) - o, "<switch name=\"s%d.nv\" class=\"nv\" model=\"%s\" npus=\"", s,
+                                  intra ? "multicast" : "node");
+            for (int g = 0; g < G; g++)
+                o += (size_t)snprintf(x + o, (1 << 16) - o, "%s%d", g ? " " : "", s * G + g);
+            o += (size_t)snprintf(x + o, (1 << 16) - o, "\"/>\n");
+        } else if (G > 1 && intra == 2)
+            for (int g = 0; g < (G > 2 ? G : 1); g++)
+                o += (size_t)snprintf(x + o, (1 << 16) - o, "<link src=\"%d\" dst=\"%d\" class=\"nv\" duplex=\"1\"/>\n",
+                                      s * G + g, s * G + (g + 1) % G);
+        else if (G > 1 && intra == 4) { /* a PCIe tree: two bridges under a root, a second tree beside the NICs' */
+            o += (size_t)snprintf(x + o, (1 << 16) - o, "<switch name=\"s%d.cpu\" class=\"pcie\" model=\"node\" npus=\"\"/>\n", s);
+            for (int b = 0; b < 2; b++) {
+                o += (size_t)snprintf(x + o, (1 << 16) - o,
+                                      "<switch name=\"s%d.pci%d\" class=\"pcie\" model=\"node\" up=\"s%d.cpu\" "
+                                      "upclass=\"pcie\" npus=\"", s, b, s);
+                for (int g = b * G / 2; g < (b + 1) * G / 2; g++)
+                    o += (size_t)snprintf(x + o, (1 << 16) - o, "%s%d", g > b * G / 2 ? " " : "", s * G + g);
+                o += (size_t)snprintf(x + o, (1 << 16) - o, "\"/>\n");
+            }
+        }
+        for (int k = 0; k < N; k++) {
+            const int g0 = k * G / N, g1 = (k + 1) * G / N;
+            char up[16];
+            snprintf(up, sizeof up, net == 0 ? "rail%d" : net == 1 ? "net" : "leaf%d", net == 0 ? k : s);
+            o += (size_t)snprintf(x + o, (1 << 16) - o,
+                                  "<nic name=\"s%d.n%d\" class=\"pcie\" up=\"%s\" upclass=\"net\" gdr=\"%d\" npus=\"", s,
+                                  k, up, tc_rng_below(r, 4) ? 1 : 0);
+            for (int g = g0; g < g1; g++)
+                o += (size_t)snprintf(x + o, (1 << 16) - o, "%s%d", g > g0 ? " " : "", s * G + g);
+            o += (size_t)snprintf(x + o, (1 << 16) - o, "\"/>\n");
+        }
+        if (net == 2)
+            o += (size_t)snprintf(x + o, (1 << 16) - o,
+                                  "<switch name=\"leaf%d\" class=\"net\" model=\"node\" up=\"spine\" upclass=\"spine\" "
+                                  "npus=\"\"/>\n", s);
+    }
+    if (net == 0)
+        for (int k = 0; k < N; k++)
+            o += (size_t)snprintf(x + o, (1 << 16) - o, "<switch name=\"rail%d\" class=\"net\" model=\"%s\" npus=\"\"/>\n",
+                                  k, tc_rng_below(r, 2) ? "node" : "multicast");
+    if (net == 1)
+        o += (size_t)snprintf(x + o, (1 << 16) - o, "<switch name=\"net\" class=\"net\" model=\"node\" npus=\"\"/>\n");
+    if (net == 2)
+        o += (size_t)snprintf(x + o, (1 << 16) - o, "<switch name=\"spine\" class=\"spine\" model=\"node\" npus=\"\"/>\n");
+    o += (size_t)snprintf(x + o, (1 << 16) - o, "</topology>\n");
+    ck_assert_uint_lt(o, 1 << 16);
+    snprintf(desc, dn, "%d servers x %d gpus, %d nics each, intra %s, net %s", S, G, N,
+             (const char *[]){"node switch", "multicast switch", "ring", "none", "pcie tree"}[G > 1 ? intra : 3],
+             (const char *[]){"rails", "one switch", "leaf-spine"}[net]);
+    tc_topo *t = NULL, *u = NULL;
+    ck_assert_msg(tc_topo_read_mem(ctx, "rc.xml", x, o, &t) == TC_OK, "%s\n%s\n%s", desc, x, tu_diags());
+    ck_assert_int_eq(tc_topo_apply_costs(ctx, t, NULL), TC_OK);
+    ck_assert_msg(tc_topo_unwind(ctx, t, 0, &u) == TC_OK, "%s: %s", desc, tu_diags());
+    ck_assert(tc_topo_switch_tree(u));
+    free(x);
+    tc_topo_free(t);
+    return u;
+}
+
+/* Random clusters: every SPREAD collective synthesizes, passes the checker, routes each copy from NPU to
+ * NPU over a chain of links through switch vertices only, and neither its own time nor the simulated one
+ * is below the simulator's lower bound.  (The two times differ: the simulator sends a copy as soon as its
+ * links are free, where the engine keeps at most TREE_PAIR_MAX copies of a pair in flight, and it runs
+ * the mirrored reduction phases in its own order.) */
+START_TEST(test_switch_tree_random_clusters)
+{
+    tc_rng r;
+    tc_rng_seed(&r, tu_seed() + 25);
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    static const tc_coll colls[] = {TC_COLL_ALLGATHER, TC_COLL_REDUCESCATTER, TC_COLL_ALLREDUCE,
+                                    TC_COLL_BROADCAST, TC_COLL_REDUCE};
+    int routed_long = 0;
+    for (int trial = 0; trial < 24; trial++) {
+        char desc[160];
+        tc_topo *u = random_cluster(&ctx, &r, desc, sizeof desc);
+        const int n = u->n_npus;
+        for (size_t ci = 0; ci < sizeof colls / sizeof colls[0]; ci++) {
+            tc_gen_opts o;
+            tc_gen_opts_init(&o);
+            o.chunks = 1 + (int)tc_rng_below(&r, 3);
+            o.size = (uint64_t)(1 + tc_rng_below(&r, 64)) << (10 + 2 * tc_rng_below(&r, 6));
+            o.root = (int)tc_rng_below(&r, (uint64_t)n);
+            ctx.seed = tc_rng_next(&r);
+            tc_sched *s = NULL;
+            tc_status st = tc_synth_tacos(&ctx, u, colls[ci], &o, &s);
+            ck_assert_msg(st == TC_OK, "%s on %s: %s\n%s", tc_coll_name(colls[ci]), desc, tc_status_str(st), tu_diags());
+            tc_check_opts co = {.topo = u};
+            ck_assert_msg(tc_sched_check(&ctx, s, &co, "tree") == TC_OK, "%s on %s, K=%d:\n%s",
+                          tc_coll_name(colls[ci]), desc, o.chunks, tu_diags());
+            for (int i = 0; i < s->n_xfers; i++) {
+                const tc_xfer *x = &s->xfers[i];
+                ck_assert_int_lt(x->src, n);
+                ck_assert_int_lt(x->dst, n);
+                for (int h = 0; h + 1 < x->route_len; h++) /* inside a route: switch vertices only */
+                    ck_assert_int_ge(u->links[s->route[x->route_off + h]].dst, n);
+                routed_long += x->route_len > 2;
+            }
+            tc_bound b;
+            const double tm = sim_time(&ctx, s, u, &b);
+            ck_assert_msg(tm >= b.time * (1 - 1e-9), "%s on %s: %g s below the bound %g s", tc_coll_name(colls[ci]),
+                          desc, tm, b.time);
+            ck_assert_msg(s->time >= b.time * (1 - 1e-9), "%s on %s: synthesized %g s, below the bound %g s",
+                          tc_coll_name(colls[ci]), desc, s->time, b.time);
+            tc_sched_free(s);
+        }
+        tc_topo_free(u);
+    }
+    ck_assert_int_gt(routed_long, 0); /* some copies crossed more than one switch */
+}
+END_TEST
+
+/* One NIC shared by the g GPUs of each of two servers (a switch inside each server, both NICs on one
+ * network switch): every byte of the other server's half of an all-gather crosses the one link from the
+ * network switch into a server's NIC, so the synthesized time is at least (size / 2) / that link's
+ * bandwidth, computed here by hand (a GPU on its own would need g times less); each chunk crosses the
+ * network once per server, and the simulator's bound holds as well. */
+START_TEST(test_switch_tree_nic_shared)
+{
+    tc_rng r;
+    tc_rng_seed(&r, tu_seed() + 2525);
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    for (int trial = 0; trial < 6; trial++) {
+        const int g = 2 + (int)tc_rng_below(&r, 5), nic_gbs = 10 + (int)tc_rng_below(&r, 40);
+        char x[2048];
+        size_t o = (size_t)snprintf(x, sizeof x,
+                                    "<topology name=\"shared\" npus=\"%d\">\n"
+                                    "<class name=\"nv\" alpha=\"0.5us\" bandwidth=\"400GB/s\"/>\n"
+                                    "<class name=\"pcie\" alpha=\"1us\" bandwidth=\"64GB/s\"/>\n"
+                                    "<class name=\"net\" alpha=\"2us\" bandwidth=\"%dGB/s\"/>\n",
+                                    2 * g, nic_gbs);
+        for (int s = 0; s < 2; s++) {
+            char ports[256];
+            size_t p = 0;
+            for (int i = 0; i < g; i++)
+                p += (size_t)snprintf(ports + p, sizeof ports - p, "%s%d", i ? " " : "", s * g + i);
+            o += (size_t)snprintf(x + o, sizeof x - o,
+                                  "<switch name=\"s%d.nv\" class=\"nv\" model=\"node\" npus=\"%s\"/>\n"
+                                  "<nic name=\"s%d.nic\" class=\"pcie\" up=\"net\" upclass=\"net\" npus=\"%s\"/>\n",
+                                  s, ports, s, ports);
+        }
+        o += (size_t)snprintf(x + o, sizeof x - o, "<switch name=\"net\" class=\"net\" model=\"node\" npus=\"\"/>\n"
+                                                   "</topology>\n");
+        tc_topo *t = NULL, *u = NULL;
+        ck_assert_msg(tc_topo_read_mem(&ctx, "shared.xml", x, o, &t) == TC_OK, "%s", tu_diags());
+        ck_assert_int_eq(tc_topo_apply_costs(&ctx, t, NULL), TC_OK);
+        ck_assert_int_eq(tc_topo_unwind(&ctx, t, 0, &u), TC_OK);
+        tc_gen_opts go;
+        tc_gen_opts_init(&go);
+        go.chunks = 1 + (int)tc_rng_below(&r, 4);
+        go.size = 64ull << 20;
+        ctx.seed = tc_rng_next(&r);
+        tc_sched *s = NULL;
+        ck_assert_msg(tc_synth_tacos(&ctx, u, TC_COLL_ALLGATHER, &go, &s) == TC_OK, "%s", tu_diags());
+        const double oracle = (double)go.size / 2 / ((double)nic_gbs * 1e9);
+        ck_assert_msg(s->time >= oracle, "g=%d, %d GB/s NIC: %.3f us, below %.3f us", g, nic_gbs, s->time * 1e6,
+                      oracle * 1e6);
+        tc_bound b;
+        const double tm = sim_time(&ctx, s, u, &b);
+        ck_assert(tm >= oracle && tm >= b.time * (1 - 1e-9));
+        ck_assert(b.time >= oracle * (1 - 1e-9)); /* the bound sees the shared NIC too */
+        int crossing = 0;
+        for (int i = 0; i < s->n_xfers; i++)
+            crossing += s->xfers[i].src / g != s->xfers[i].dst / g;
+        ck_assert_int_eq(crossing, 2 * g * go.chunks);
+        tc_sched_free(s);
+        tc_topo_free(u);
+        tc_topo_free(t);
+    }
+}
+END_TEST
+
+/* Gather, scatter and all-to-all are not synthesized on switch trees: the message says which are. */
+START_TEST(test_switch_tree_refused_collectives)
+{
+    tc_rng r;
+    tc_rng_seed(&r, tu_seed() + 250);
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    char desc[160];
+    tc_topo *u = random_cluster(&ctx, &r, desc, sizeof desc);
+    static const tc_coll no[] = {TC_COLL_GATHER, TC_COLL_SCATTER, TC_COLL_ALLTOALL};
+    for (int i = 0; i < 3; i++) {
+        tc_gen_opts o;
+        tc_gen_opts_init(&o);
+        tc_sched *s = NULL;
+        tc_buf_free(&tu_diag_buf);
+        ck_assert_int_eq(tc_synth_tacos(&ctx, u, no[i], &o, &s), TC_ERR_UNSUPPORTED);
+        char want[256];
+        snprintf(want, sizeof want,
+                 "rc.xml: error: tacos: on switches joined to switches (a nic under a rail switch, a PCIe tree) tacos "
+                 "synthesizes allgather, reducescatter, allreduce, broadcast and reduce, not %s; use --algo ring, "
+                 "direct, rhd or hier-ring",
+                 tc_coll_name(no[i]));
+        ck_assert_msg(strstr(tu_diags(), want), "%s", tu_diags());
+    }
+    /* the te-ccl link model: refused, not an engine stall */
+    u->link_model = TC_LINK_TECCL;
+    tc_gen_opts o;
+    tc_gen_opts_init(&o);
+    tc_sched *s = NULL;
+    tc_buf_free(&tu_diag_buf);
+    ck_assert_int_eq(tc_synth_tacos(&ctx, u, TC_COLL_ALLGATHER, &o, &s), TC_ERR_UNSUPPORTED);
+    ck_assert_msg(strstr(tu_diags(), "rc.xml: error: tacos: on switches joined to switches (a nic under a rail switch, "
+                                     "a PCIe tree) tacos synthesizes with the tacos link model only, not te-ccl; use "
+                                     "--link-model tacos, or --algo ring, direct, rhd or hier-ring\n"),
+                  "%s", tu_diags());
+    tc_topo_free(u);
+}
+END_TEST
+
+
+/* The time after `key` in a command's output ("predicted time 19.743 us"), as printed; "" when absent. */
+static void time_after(const char *out, const char *key, char *t, size_t n)
+{
+    const char *p = strstr(out, key);
+    char num[32] = "", unit[8] = "";
+    if (p)
+        sscanf(p + strlen(key), "%31[0-9.] %7[a-z]", num, unit);
+    snprintf(t, n, "%s %s", num, unit);
+}
+
+/* The shipped clusters (topologies/clusters/: NICs under rail switches), all-gather, reduce-scatter and
+ * all-reduce at 64 KiB to 1 GiB, --algo tacos: the plan verifies (checker and tacos-run's replay), tacosc sim
+ * of the written file gives the compile summary's time, and the NCCL XML verifies. */
+START_TEST(test_switch_tree_shipped_clusters)
+{
+    static const char *clusters[] = {"dgx-h100-2x8-rail", "hgx-h100-4nic-2x8-rail", "mi300x-2x8-rail"};
+    static const char *colls[] = {"allgather", "reducescatter", "allreduce"}, *sizes[] = {"64K", "1M", "64M", "1G"};
+    char *json = tu_tmpfile(".json", NULL), *xml = tu_tmpfile(".xml", NULL), *out = NULL;
+    for (int k = 0; k < 3; k++)
+        for (int c = 0; c < 3; c++)
+            for (int z = 0; z < 4; z++) {
+                char topo[128], want[64], got[64];
+                snprintf(topo, sizeof topo, "topologies/clusters/%s.xml", clusters[k]);
+                ck_assert_msg(!tu_tacosc_run(&out, "%s -c %s --size %s --algo tacos -o %s", topo, colls[c], sizes[z], json),
+                              "%s %s %s: %s", clusters[k], colls[c], sizes[z], tu_tail(out));
+                time_after(out, "predicted time ", want, sizeof want);
+                free(out);
+                ck_assert_msg(!tu_tacosc_run(&out, "verify %s --topo %s", json, topo), "%s %s %s: %s", clusters[k],
+                              colls[c], sizes[z], tu_tail(out));
+                free(out);
+                ck_assert_int_eq(tu_tacosc_run(&out, "sim %s %s", json, topo), 0);
+                time_after(out, "time ", got, sizeof got);
+                ck_assert_msg(want[0] != ' ' && !strcmp(want, got), "%s %s %s: compile %s, sim %s", clusters[k], colls[c],
+                              sizes[z], want, got);
+                free(out);
+                ck_assert_msg(!tu_tacosc_run(&out, "%s -c %s --size %s --algo tacos -o %s", topo, colls[c], sizes[z], xml),
+                              "%s %s %s: %s", clusters[k], colls[c], sizes[z], tu_tail(out));
+                free(out);
+                ck_assert_msg(!tu_tacosc_run(&out, "verify %s --topo %s --target nccl", xml, topo), "%s %s %s: %s",
+                              clusters[k], colls[c], sizes[z], tu_tail(out));
+                free(out);
+            }
+    free(json);
+    free(xml);
+}
+END_TEST
+
 static Suite *synth_suite(void)
 {
     Suite *s = suite_create("synth");
@@ -1179,6 +1465,13 @@ static Suite *synth_suite(void)
     tcase_add_test(lm, test_teccl_all_collectives);
     tcase_add_test(lm, test_unwound_dgx2_bound_is_its_own);
     suite_add_tcase(s, lm);
+    TCase *tree = tcase_create("switch_tree"); /* issue 25 */
+    tcase_set_timeout(tree, 120);
+    tcase_add_test(tree, test_switch_tree_random_clusters);
+    tcase_add_test(tree, test_switch_tree_nic_shared);
+    tcase_add_test(tree, test_switch_tree_refused_collectives);
+    tcase_add_test(tree, test_switch_tree_shipped_clusters);
+    suite_add_tcase(s, tree);
     return s;
 }
 

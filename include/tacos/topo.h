@@ -112,8 +112,7 @@ tc_status tc_topo_import_finish(tc_ctx *ctx, const char *file, tc_topo *t, tc_to
  *   - "switch": every NIC hangs from one switch.
  * A server without NICs cannot be joined (TC_ERR_INVALID with a message).  nic_split (rail and switch only):
  * no NIC vertices; each NIC's GPUs attach to its network switch directly, each port the NIC's port
- * bandwidth divided by its GPUs (a static share: what the TACOS synthesizer, which routes through one switch
- * at a time, can use; the NIC vertices share dynamically).
+ * bandwidth divided by its GPUs (a static share, one switch between GPUs; the NIC vertices share dynamically).
  */
 tc_status tc_topo_compose(tc_ctx *ctx, const tc_topo *server, int nodes, const char *net, double oversub,
                           int nic_split, tc_topo **out);

@@ -471,7 +471,12 @@ int tc_cli_compile(int argc, char **argv)
     mpo.packets = lo.proto && !strcmp(lo.proto, "LL");
     mpo.min_bytes = lo.min_bytes;
     mpo.max_bytes = lo.max_bytes;
-    if (!strcmp(algo, "auto")) {
+    /* issue 25: on switches joined to switches, where tacos was refused and the default to an MSCCL target
+     * wrote the fastest generator that can be written (below), tacos now competes with those generators
+     * instead, whatever the output (tacos serves such trees less well than flat topologies) */
+    const int tree_default = !seen['a'] && !photonic && !sparse && !g.stats_only && tc_topo_switch_tree(flat) &&
+                             !(out_path && fmt == TC_FMT_MSCCLPP && mpo.packets && flat->n_nodes > 1); /* refused below */
+    if (!strcmp(algo, "auto") || tree_default) {
         /* candidates priced as this compile writes them: without -k, tacos with its chunk search; to MSCCL
          * XML, the lowered program */
         tc_gen_opts ga = g;
@@ -479,8 +484,8 @@ int tc_cli_compile(int argc, char **argv)
             ga.chunks = 0;
         ga.target = out_path && fmt == TC_FMT_MSCCL && !sparse && !photonic ? &lo : NULL; /* lowered for it */
         ga.mscclpp_target = out_path && fmt == TC_FMT_MSCCLPP && !sparse && !photonic ? &mpo : NULL;
-        if ((st = choose(&ctx, topo_path, model_dir, flat, coll, &ga, &algo, &runner_up, auto_line, sizeof auto_line,
-                         &runner_up_time)))
+        if ((st = choose(&ctx, topo_path, tree_default ? NULL : model_dir, flat, coll, &ga, &algo, &runner_up, auto_line,
+                         sizeof auto_line, &runner_up_time)))
             goto done;
     }
     if (strcmp(algo, "tacos")) { /* --algo auto chose another generator */

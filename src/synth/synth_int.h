@@ -70,6 +70,29 @@ typedef enum {
  * through a switch into one transfer from NPU to NPU whose route crosses it).  A multicast switch acts
  * as a node switch when job->mcast is 0 (the phases synthesized in reverse: no reduction in the switch).
  * RELAY and the paths: a switch vertex is a vertex like any other, each chunk crossing it once.
+ *
+ * Switch trees (issue 25: a NIC under a rail switch, leaf switches under a spine, a PCIe tree): a switch
+ * vertex joined by a link to another switch vertex is a tree vertex, and SPREAD moves chunks through tree
+ * vertices as routed copies, decided where they enter (ten.c match_tree): a free link from NPU s into tree
+ * vertex w takes the first chunk c of s's list that some NPU u reachable from w through tree vertices only
+ * lacks, u not s, and that u could not have from a neighbour outside the trees (an NPU in-neighbour, or an
+ * NPU on a port of a flat switch vertex, holding or receiving c: a server's NVSwitch spreads what one of
+ * its GPUs gets, so each chunk crosses the network once per server) nor from an NPU of a lower-ranked tree
+ * it hangs from (trees ranked by the NPUs they reach, then their costliest link: a server's PCIe tree
+ * before the network's; a strict order, so two trees never each leave u to the other); of those u with fewer than
+ * TREE_PAIR_MAX copies from s in flight (an MSCCL connection holds 2 messages: more in flight between one
+ * pair would deadlock the lowered program), the one c would reach first, stored and forwarded along the
+ * path behind each link's current chunk and the copies routed over it still ahead (farther, then lower
+ * id, on a tie: tree_eta).  u claims c at
+ * once; the copy follows the path of fewest hops from w to u (its next link precomputed per tree vertex
+ * and NPU), stored and forwarded at each vertex, each link out of a tree vertex serving the copies that
+ * wait for it first in, first out (never matched: state L_ROUTED while idle).  A copy is recorded when it
+ * reaches u, as one transfer s -> u (link -1) whose route is the chain of links it took, started when its
+ * first hop started: so the NIC links that several GPUs use are busy for every copy that crosses them
+ * (their bandwidth is shared), and the simulator, the checker and the lowering take the route as any
+ * other.  A switch vertex joined to no other keeps the rules above.  Not for RELAY and the paths (gather,
+ * scatter and all-to-all are refused on switch trees, tacos.c check_args), and the all-reduce overlap is
+ * off there (routed copies keep no timetables).
  */
 
 /** A search's early stop: fn(u, t) != 0 once a candidate's clock t (ps, whole collective) shows it cannot win. */

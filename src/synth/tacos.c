@@ -6,7 +6,9 @@
  *   reduce, gather, scatter; K = opts->chunks chunks per rank; opts->match best|random; opts->trials seeds.
  * Returns: a schedule on physical links (link ids of the unwound topology when there are switches), every
  *   transfer one chunk over one link, or, through a switch vertex (switch models node and multicast), over
- *   the link into the switch and the link out (a route of two links, fold_switch_hops), times in seconds,
+ *   the link into the switch and the link out (a route of two links, fold_switch_hops), or, through switches
+ *   joined to switches (a NIC under a rail switch: ten.c routed copies, synth_int.h), over the chain of links
+ *   from NPU to NPU (allgather, reducescatter, allreduce, broadcast and reduce only), times in seconds,
  *   s->time the collective time.
  * Phases (ten.c does the synthesis of one phase):
  *   allgather      SPREAD on the topology, chunk c starting at rank c / K
@@ -33,7 +35,9 @@
  *   to opts->threads threads (0: one per core); the fastest (lowest i on ties, so the result does not depend
  *   on the thread count) is synthesized again with its transfers and a note names its seed.  s->seed stays
  *   ctx->seed: the same command line gives the same bytes.  stats_only keeps no transfers (time, n_steps).
- * Limits: all-to-all up to 2^24 chunks (R^2 K).  Overlap rarely shortens an all-reduce: the reduce-scatter,
+ * Limits: all-to-all up to 2^24 chunks (R^2 K).  Switch trees: a next-link table of (tree vertices x R) ints
+ *   and a pair table of R^2 bytes (up to 8192 NPUs) per phase run; each copy entering a tree weighs every
+ *   NPU behind it (a 1,024-GPU rail cluster's all-gather: 15 s).  Overlap rarely shortens an all-reduce: the reduce-scatter,
  *   a reversed all-gather, completes most chunks in its last round and holds most links until then.  Times
  *   are kept in integer picoseconds (each link cost rounded to 1 ps) so equal times compare equal; a link
  *   cost or a clock beyond TC_TIME_MAX is refused (TC_ERR_LIMIT), as is a transfer list estimated to need
@@ -335,6 +339,7 @@ static tc_status fold_switch_hops(tc_sched *rec, int from, int *to, int R)
     int *l1 = malloc(((size_t)cnt + 1) * sizeof *l1), *l2 = malloc(((size_t)cnt + 1) * sizeof *l2);
     int *ord = malloc(((size_t)cnt + 1) * sizeof *ord);
     tc_xfer *tail = NULL;
+    int *rsave = NULL;
     tc_status st = TC_ERR_NOMEM;
     if (!out || !in || !dep || !l1 || !l2 || !ord)
         goto done;
@@ -380,14 +385,24 @@ static tc_status fold_switch_hops(tc_sched *rec, int from, int *to, int R)
     for (int i = 0; i < no; i++)
         ord[i] = i;
     qsort_r(ord, (size_t)no, sizeof *ord, cmp_by_time, out);
-    /* the transfers after the phase (later phases, not folded yet: no routes) wait aside */
+    /* the transfers after the phase (later phases, not folded yet) wait aside; the routes of this phase and
+     * those (copies routed through switch trees, ten.c) too, written again after the folded ones */
     const int nt = rec->n_xfers - *to;
+    int rbase = rec->n_route;
+    for (int i = from; i < rec->n_xfers; i++)
+        if (rec->xfers[i].route_len > 0 && rec->xfers[i].route_off < rbase)
+            rbase = rec->xfers[i].route_off;
     st = TC_ERR_NOMEM;
     if (nt > 0 && !(tail = malloc((size_t)nt * sizeof *tail)))
         goto done;
+    if (rec->n_route > rbase && !(rsave = malloc((size_t)(rec->n_route - rbase) * sizeof *rsave)))
+        goto done;
     if (nt > 0)
         memcpy(tail, rec->xfers + *to, (size_t)nt * sizeof *tail);
+    if (rsave)
+        memcpy(rsave, rec->route + rbase, (size_t)(rec->n_route - rbase) * sizeof *rsave);
     rec->n_xfers = from;
+    rec->n_route = rbase;
     st = TC_OK;
     for (int k = 0; k < no && !st; k++) {
         const int i = ord[k];
@@ -396,13 +411,15 @@ static tc_status fold_switch_hops(tc_sched *rec, int from, int *to, int R)
         st = l1[i] >= 0 ? tc_sched_add(rec, y->src, y->dst, y->chunk, (tc_op)y->op, -1, y->step, y->t_start,
                                        y->t_end, links, 2)
                         : tc_sched_add(rec, y->src, y->dst, y->chunk, (tc_op)y->op, y->link, y->step, y->t_start,
-                                       y->t_end, NULL, 0);
+                                       y->t_end, y->route_len ? rsave + (y->route_off - rbase) : NULL, y->route_len);
     }
     *to = rec->n_xfers;
     for (int i = 0; i < nt && !st; i++)
         st = tc_sched_add(rec, tail[i].src, tail[i].dst, tail[i].chunk, (tc_op)tail[i].op, tail[i].link, tail[i].step,
-                          tail[i].t_start, tail[i].t_end, NULL, 0);
+                          tail[i].t_start, tail[i].t_end,
+                          tail[i].route_len ? rsave + (tail[i].route_off - rbase) : NULL, tail[i].route_len);
 done:
+    free(rsave);
     free(tail);
     free(out);
     free(in);
@@ -446,7 +463,8 @@ static tc_status run_all(const run_cfg *cfg, uint64_t seed, tc_sched *rec, int p
     first[0] = rec ? rec->n_xfers : 0;
     const int64_t spread = (int64_t)cfg->topo->n_npus * cfg->C - cfg->C; /* transfers of a SPREAD phase */
     const int can_ovl = cfg->overlap && cfg->n_ph == 2 && cfg->ph[0].mode == SYN_SPREAD &&
-                        cfg->ph[1].mode == SYN_SPREAD && cfg->ph[0].reversed && !cfg->ph[1].reversed;
+                        cfg->ph[1].mode == SYN_SPREAD && cfg->ph[0].reversed && !cfg->ph[1].reversed &&
+                        !tc_topo_switch_tree(cfg->topo); /* routed copies keep no timetables (ten.c) */
     int par = rec && parallel && !cfg->topo->n_swnodes && cfg->n_ph == 2 && cfg->ph[0].mode == SYN_SPREAD &&
               cfg->ph[1].mode == SYN_SPREAD && (int64_t)rec->cap_xfers - rec->n_xfers >= 2 * spread;
     int ovl = 0, plain_stopped = 0; /* the plain all-gather passed the search's cut: only the overlap may win */
@@ -675,6 +693,13 @@ static tc_status flat_topo(tc_ctx *ctx, const tc_topo *t, const tc_gen_opts *opt
     return TC_OK;
 }
 
+/* Collectives whose phases are all SPREAD: the ones synthesized on switch trees. */
+static int spread_only(tc_coll coll)
+{
+    return coll == TC_COLL_ALLGATHER || coll == TC_COLL_REDUCESCATTER || coll == TC_COLL_ALLREDUCE ||
+           coll == TC_COLL_BROADCAST || coll == TC_COLL_REDUCE;
+}
+
 static tc_status check_args(tc_ctx *ctx, const tc_topo *t, tc_coll coll, const tc_gen_opts *opts)
 {
     if ((unsigned)coll >= TC_COLL_COUNT)
@@ -691,9 +716,14 @@ static tc_status check_args(tc_ctx *ctx, const tc_topo *t, tc_coll coll, const t
         return tc_error(ctx, TC_ERR_LIMIT, NULL, 0,
                         "tacos: all-to-all of %d npus x %d chunks per pair is too large (more than %lld chunks)",
                         t->n_npus, opts->chunks, (long long)ALLTOALL_MAX);
-    if (tc_topo_switch_tree(t)) /* issue 25: the engine moves chunks NPU -> switch -> NPU only */
-        return tc_error(ctx, TC_ERR_UNSUPPORTED, t->file, 0, "tacos: switches joined to switches (a nic under a "
-                        "rail switch, a PCIe tree) are not synthesized yet; use --algo ring, direct, rhd or hier-ring");
+    if (tc_topo_switch_tree(t) && !spread_only(coll)) /* routed copies (ten.c match_tree): SPREAD phases only */
+        return tc_error(ctx, TC_ERR_UNSUPPORTED, t->file, 0, "tacos: on switches joined to switches (a nic under a "
+                        "rail switch, a PCIe tree) tacos synthesizes allgather, reducescatter, allreduce, broadcast "
+                        "and reduce, not %s; use --algo ring, direct, rhd or hier-ring", tc_coll_name(coll));
+    if (tc_topo_switch_tree(t) && t->link_model == TC_LINK_TECCL) /* a routed copy holds each link it crosses */
+        return tc_error(ctx, TC_ERR_UNSUPPORTED, t->file, 0, "tacos: on switches joined to switches (a nic under a "
+                        "rail switch, a PCIe tree) tacos synthesizes with the tacos link model only, not te-ccl; use "
+                        "--link-model tacos, or --algo ring, direct, rhd or hier-ring");
     if (tc_coll_rooted(coll) && (opts->root < 0 || opts->root >= t->n_npus))
         return tc_error(ctx, TC_ERR_INVALID, NULL, 0, "tacos: root %d out of range (topology has %d npus)",
                         opts->root, t->n_npus);

@@ -36,6 +36,9 @@
  *     chunk of the switch's list its NPU lacks (a node switch's copy is then spent), before the NPU's other
  *     in-links are matched.  An NPU's slower in-link defers a chunk that its switch would bring sooner (it
  *     waits until then, TEV_UNBLOCK) rather than carry it again over a scarce link (a cut).
+ *   - switch trees (synth_int.h): a link from an NPU into a tree vertex takes the first chunk of the NPU's
+ *     list that a destination behind it wants; the copy is routed to that destination, hop by hop, first in
+ *     first out per link (match_tree, tree_arrive).
  * All-reduce overlap (job->release, job->block): a chunk appears at its owner at its release time; a link
  *   the other phase holds is blocked until the end of that stretch (timed events in a heap).
  * Data layout (no per-chunk allocation): claim bitset n x chunks; per node the list of chunks in arrival
@@ -212,7 +215,7 @@ fail:
 /* ------------------------------------------------------------------------------------------------ */
 /* Engine                                                                                            */
 
-enum { L_READY = 0, L_BUSY = 1, L_SLEEP = 2, L_DEAD = 3, L_BLOCKED = 4 };
+enum { L_READY = 0, L_BUSY = 1, L_SLEEP = 2, L_DEAD = 3, L_BLOCKED = 4, L_ROUTED = 5 /* idle link out of a tree vertex */ };
 
 /* Timed events besides link completions (the all-reduce overlap): a chunk released at its owner, a link
  * free again after a stretch the other phase holds it. */
@@ -228,6 +231,10 @@ typedef struct tev {
 #define BEST_SCAN 64   /* entries scanned per free link to find them */
 #define SKIP_PREFETCH 6 /* claim bits fetched ahead of a cursor's scan */
 #define SWITCH_WINDOW 8 /* useful chunks a port into a switch chooses among */
+#ifndef TREE_PAIR_MAX
+#define TREE_PAIR_MAX 2 /* routed copies in flight from one NPU to another (MSCCL connections hold 2) */
+#endif
+#define TREE_PAIR_NPUS 8192 /* up to this many NPUs (a byte per pair, 64 MiB), TREE_PAIR_MAX holds */
 
 typedef struct syn_log {
     void *buf;       /* entries [base, len) live in buf[0 .. len - base): uint16_t when chunk ids fit,
@@ -272,6 +279,20 @@ typedef struct eng {
     tev *tq;               /* min-heap of timed events by (t, kind, id) */
     int tq_n, tq_cap;
     int *bcur;             /* per link: first block of job->block that may still matter */
+    /* switch trees (SPREAD; all NULL when no link joins two switch vertices): see match_tree */
+    unsigned char *tree_v; /* per vertex: a switch vertex joined to another switch vertex */
+    int *nh;               /* per (tree vertex - R, NPU): the link toward that NPU, -1 none */
+    int *dests, *dest_off; /* per tree vertex - R: the NPUs it reaches, farthest first */
+    int *fl_copy;          /* per link: the routed copy in flight, -1 none */
+    int *lq_head, *lq_tail;/* per link out of a tree vertex: its queue of routed copies (first in, first out) */
+    int *lq_len;           /* per link: copies whose route still has it ahead (queued or on their way to it) */
+    struct rcopy { int chunk, src, dst, entry, step, next; int64_t t0; } *cp; /* routed copies */
+    int n_cp, cap_cp;
+    int *route_buf;        /* n + 1 links */
+    unsigned char *pair_fl;/* per (source NPU, destination NPU): routed copies in flight; NULL above
+                              TREE_PAIR_NPUS NPUs (no limit) */
+    int *comp;             /* per vertex: its tree's rank (trees ordered by NPU count, then first vertex), -1 */
+    int *comp_rep;         /* per rank: a vertex of that tree (its dests are the tree's NPUs) */
     int64_t remaining, inflight, now, n_xfers;
     int64_t last_end;      /* the last arrival */
     int round, round_started;
@@ -441,6 +462,8 @@ static tc_status start(eng *e, int l, int c)
         if (st)
             return st;
     }
+    if (e->fl_copy && e->fl_copy[l] >= 0)
+        return TC_OK; /* a hop of a routed copy: recorded whole when it arrives (tree_arrive) */
     if (e->job->out) {
         if (e->n_xfers > e->job->out_cap)
             return TC_ERR_INTERNAL;
@@ -795,7 +818,8 @@ static tc_status match_best(eng *e, int d, uint64_t rs)
                 int l2 = net->in_lk[k2], s2 = net->src[l2];
                 /* a switch port brings c when an NPU on the switch has it (one hop more) */
                 const int hops = s2 < e->R ? 1 : 2;
-                if (s2 == s || !(s2 < e->R ? claimed(e, s2, c) : near_switch(e, s2, c)))
+                if (s2 == s || (e->tree_v && e->tree_v[s2]) ||
+                    !(s2 < e->R ? claimed(e, s2, c) : near_switch(e, s2, c)))
                     continue;
                 alt++;
                 int64_t free_at = e->busy[l2] > e->now ? e->busy[l2] : e->now;
@@ -1018,8 +1042,332 @@ static tc_status block_in_links(eng *e, int d)
 
 static tc_status arrive_chunk(eng *e, int l, int c);
 
+/* ------------------------------------------------------------------------------------------------ */
+/* Switch trees: routed copies (synth_int.h)                                                         */
+
+/* The trees (connected over links between tree vertices), ranked by (NPUs they reach, their costliest link,
+ * first vertex): a server's tree before the network's.  e->comp per vertex, e->comp_rep per rank.  queue
+ * and key: scratch of n and S x R ints. */
+static tc_status tree_rank(eng *e, int *queue, int *key)
+{
+    const syn_net *net = e->net;
+    const int n = e->n, R = e->R;
+    int nc = 0;
+    int64_t *top = malloc(((size_t)n + 1) * sizeof *top); /* per tree id: its costliest link */
+    if (!top || !(e->comp = malloc(((size_t)n + 1) * sizeof *e->comp)) ||
+        !(e->comp_rep = malloc(((size_t)n + 1) * sizeof *e->comp_rep))) {
+        free(top);
+        return TC_ERR_NOMEM;
+    }
+    for (int v = 0; v < n; v++)
+        e->comp[v] = -1;
+    for (int v = R; v < n; v++) { /* ids in order of first vertex */
+        if (!e->tree_v[v] || e->comp[v] >= 0)
+            continue;
+        int qh = 0, qt = 0;
+        e->comp[v] = nc;
+        top[nc] = 0;
+        queue[qt++] = v;
+        while (qh < qt) {
+            const int x = queue[qh++];
+            for (int k = net->out_off[x]; k < net->out_off[x + 1]; k++) {
+                const int y = net->dst[net->out_lk[k]];
+                if (net->cost[net->out_lk[k]] > top[nc])
+                    top[nc] = net->cost[net->out_lk[k]];
+                if (y >= R && e->tree_v[y] && e->comp[y] < 0) {
+                    e->comp[y] = nc;
+                    queue[qt++] = y;
+                }
+            }
+        }
+        e->comp_rep[nc++] = v;
+    }
+    for (int i = 1; i < nc; i++) { /* by (NPU count, costliest link), stable: insertion */
+        const int r = e->comp_rep[i], sz = e->dest_off[r - R + 1] - e->dest_off[r - R];
+        const int64_t c = top[e->comp[r]];
+        int j = i;
+        for (; j > 0; j--) {
+            const int q = e->comp_rep[j - 1], qs = e->dest_off[q - R + 1] - e->dest_off[q - R];
+            if (qs < sz || (qs == sz && top[e->comp[q]] <= c))
+                break;
+            e->comp_rep[j] = q;
+        }
+        e->comp_rep[j] = r;
+    }
+    free(top);
+    for (int i = 0; i < nc; i++) /* first-vertex id -> rank */
+        key[e->comp[e->comp_rep[i]]] = i;
+    for (int v = R; v < n; v++)
+        if (e->comp[v] >= 0)
+            e->comp[v] = key[e->comp[v]];
+    return TC_OK;
+}
+
+/* Tree vertices, the next link from each toward each NPU it reaches (fewest hops, then the cheaper link,
+ * then the lower id) and each one's destinations, farthest first.  Nothing when no link joins two switch
+ * vertices: the engine then runs as it always did. */
+static tc_status tree_setup(eng *e)
+{
+    const syn_net *net = e->net;
+    const int n = e->n, R = e->R, S = n - R;
+    int any = 0;
+    for (int l = 0; l < e->m && !any; l++)
+        any = net->src[l] >= R && net->dst[l] >= R;
+    if (!any)
+        return TC_OK;
+    int *dist = malloc(((size_t)S * R + 1) * sizeof *dist), *queue = malloc(((size_t)n + 1) * sizeof *queue);
+    e->tree_v = calloc((size_t)n + 1, 1);
+    e->nh = malloc(((size_t)S * R + 1) * sizeof *e->nh);
+    e->dest_off = calloc((size_t)S + 2, sizeof *e->dest_off);
+    e->fl_copy = malloc(((size_t)e->m + 1) * sizeof *e->fl_copy);
+    e->lq_head = malloc(((size_t)e->m + 1) * sizeof *e->lq_head);
+    e->lq_tail = malloc(((size_t)e->m + 1) * sizeof *e->lq_tail);
+    e->route_buf = malloc(((size_t)n + 1) * sizeof *e->route_buf);
+    e->pair_fl = R <= TREE_PAIR_NPUS ? calloc((size_t)R * R + 1, 1) : NULL;
+    e->lq_len = calloc((size_t)e->m + 1, sizeof *e->lq_len);
+    tc_status st = TC_ERR_NOMEM;
+    if (!dist || !queue || !e->tree_v || !e->nh || !e->dest_off || !e->fl_copy || !e->lq_head || !e->lq_tail ||
+        !e->route_buf || (R <= TREE_PAIR_NPUS && !e->pair_fl) || !e->lq_len)
+        goto done;
+    for (int l = 0; l < e->m; l++) {
+        e->fl_copy[l] = e->lq_head[l] = e->lq_tail[l] = -1;
+        if (net->src[l] >= R && net->dst[l] >= R)
+            e->tree_v[net->src[l]] = e->tree_v[net->dst[l]] = 1;
+    }
+    for (size_t i = 0; i < (size_t)S * R; i++)
+        e->nh[i] = -1;
+    for (int u = 0; u < R; u++) { /* breadth first from u, backward over tree vertices */
+        int qh = 0, qt = 0;
+        for (int k = net->in_off[u]; k < net->in_off[u + 1]; k++) {
+            const int l = net->in_lk[k], x = net->src[l];
+            if (x >= R && e->tree_v[x] && e->nh[(size_t)(x - R) * R + u] < 0) {
+                e->nh[(size_t)(x - R) * R + u] = l;
+                dist[(size_t)(x - R) * R + u] = 1;
+                queue[qt++] = x;
+            }
+        }
+        while (qh < qt) {
+            const int x = queue[qh++];
+            for (int k = net->in_off[x]; k < net->in_off[x + 1]; k++) {
+                const int l = net->in_lk[k], y = net->src[l];
+                if (y >= R && e->tree_v[y] && e->nh[(size_t)(y - R) * R + u] < 0) {
+                    e->nh[(size_t)(y - R) * R + u] = l;
+                    dist[(size_t)(y - R) * R + u] = dist[(size_t)(x - R) * R + u] + 1;
+                    queue[qt++] = y;
+                }
+            }
+        }
+    }
+    for (int w = 0; w < S; w++)
+        for (int u = 0; u < R; u++)
+            e->dest_off[w + 1] += e->nh[(size_t)w * R + u] >= 0;
+    for (int w = 0; w < S; w++)
+        e->dest_off[w + 1] += e->dest_off[w];
+    if (!(e->dests = malloc(((size_t)e->dest_off[S] + 1) * sizeof *e->dests)))
+        goto done;
+    for (int w = 0; w < S; w++) {
+        int *d = e->dests + e->dest_off[w], nd = 0;
+        for (int u = 0; u < R; u++) {
+            if (e->nh[(size_t)w * R + u] < 0)
+                continue;
+            int j = nd++; /* insertion by (distance descending, id) */
+            while (j > 0 && dist[(size_t)w * R + d[j - 1]] < dist[(size_t)w * R + u]) {
+                d[j] = d[j - 1];
+                j--;
+            }
+            d[j] = u;
+        }
+    }
+    for (int l = 0; l < e->m; l++)
+        if (net->src[l] >= R && e->tree_v[net->src[l]] && e->state[l] != L_DEAD)
+            e->state[l] = L_ROUTED; /* moved by the copies' routes, never matched */
+    if ((st = tree_rank(e, queue, dist)))
+        goto done;
+    st = TC_OK;
+done:
+    free(dist);
+    free(queue);
+    return st;
+}
+
+/* NPU u could have c other than through tree `rank`: an NPU in-neighbour, or an NPU on a port of a switch
+ * vertex that is not a tree vertex, holds or receives it, or an NPU of a lower-ranked tree u hangs from
+ * does (a server's PCIe tree before the network's: the ranks order the trees, so two trees never each
+ * leave u to the other). */
+static int tree_near(const eng *e, int u, int c, int rank)
+{
+    const syn_net *net = e->net;
+    for (int k = net->in_off[u]; k < net->in_off[u + 1]; k++) {
+        const int v = net->src[net->in_lk[k]];
+        if (v < 0)
+            continue;
+        if (v < e->R ? claimed(e, v, c) : !e->tree_v[v] && near_switch(e, v, c))
+            return 1;
+        if (v >= e->R && e->tree_v[v] && e->comp[v] < rank) {
+            const int r = e->comp_rep[e->comp[v]] - e->R;
+            for (int i = e->dest_off[r]; i < e->dest_off[r + 1]; i++)
+                if (e->dests[i] != u && claimed(e, e->dests[i], c))
+                    return 1;
+        }
+    }
+    return 0;
+}
+
+/* When a copy sent now over link l (into a tree vertex) would reach NPU u: stored and forwarded along its
+ * path, each link free after its current chunk and every copy whose route still has it ahead. */
+static int64_t tree_eta(const eng *e, int l, int u)
+{
+    const syn_net *net = e->net;
+    int64_t t = e->now + net->cost[l];
+    for (int y = net->dst[l]; y != u;) {
+        const int k = e->nh[(size_t)(y - e->R) * e->R + u];
+        int64_t f = (e->state[k] == L_BUSY && e->busy[k] > e->now ? e->busy[k] : e->now) +
+                    (int64_t)e->lq_len[k] * net->cost[k];
+        t = (t > f ? t : f) + net->cost[k];
+        y = net->dst[k];
+    }
+    return t;
+}
+
+/* Where chunk c goes when NPU s sends it over link l into tree vertex w: of w's destinations that lack it
+ * and could not have it from a neighbour outside the trees, -1 when none (never again).  room == 0: the
+ * first such (farthest first); room != 0: of those with fewer than TREE_PAIR_MAX copies from s in flight,
+ * the one it would reach first (tree_eta; the farther, then the lower id, on a tie), -2 when the pairs
+ * are all full (later, maybe). */
+static int tree_dest(const eng *e, int l, int w, int s, int c, int room)
+{
+    const int *d = e->dests + e->dest_off[w - e->R], nd = e->dest_off[w - e->R + 1] - e->dest_off[w - e->R];
+    int full = 0, best = -1;
+    int64_t bt = INT64_MAX;
+    for (int i = 0; i < nd; i++)
+        if (d[i] != s && !claimed(e, d[i], c) && !tree_near(e, d[i], c, e->comp[w])) {
+            if (!room)
+                return d[i];
+            if (e->pair_fl && e->pair_fl[(size_t)s * e->R + d[i]] >= TREE_PAIR_MAX) {
+                full = 1;
+                continue;
+            }
+            const int64_t t = tree_eta(e, l, d[i]);
+            if (t < bt) {
+                bt = t;
+                best = d[i];
+            }
+        }
+    return best >= 0 ? best : full ? -2 : -1;
+}
+
+/* Routed copy k takes link l (free now). */
+static tc_status tree_hop(eng *e, int l, int k)
+{
+    if (l != e->cp[k].entry)
+        e->lq_len[l]--;
+    e->fl_copy[l] = k;
+    return start(e, l, e->cp[k].chunk);
+}
+
+/* SPREAD at tree vertex w: each free link from an NPU takes the first chunk of the NPU's list that some
+ * destination of w wants (tree_dest; a chunk no destination wants never will again, so the cursor passes
+ * it) and the copy is routed to that destination, which claims it now. */
+static tc_status match_tree(eng *e, int w)
+{
+    const syn_net *net = e->net;
+    tc_status st;
+    for (int k = net->in_off[w]; k < net->in_off[w + 1]; k++) {
+        const int l = net->in_lk[k], s = net->src[l];
+        if (e->state[l] != L_READY || s >= e->R)
+            continue;
+        int cur = e->cursor[l], u = -1, c = -1;
+        const int len = e->log[s].len;
+        while (cur < len && tree_dest(e, l, w, s, log_at(e, s, cur), 0) < 0)
+            cur++;
+        e->cursor[l] = cur;
+        for (int p = cur; p < len && p < cur + BEST_SCAN && u < 0; p++)
+            u = tree_dest(e, l, w, s, c = log_at(e, s, p), 1);
+        if (u < 0) { /* nothing, or only copies to destinations full of them: woken by an arrival */
+            e->state[l] = L_SLEEP;
+            continue;
+        }
+        if (e->n_cp == e->cap_cp &&
+            (st = tc_grow((void **)&e->cp, &e->cap_cp, e->n_cp + 1, sizeof *e->cp)))
+            return st;
+        e->cp[e->n_cp] = (struct rcopy){c, s, u, l, e->round, -1, e->now};
+        if (e->pair_fl)
+            e->pair_fl[(size_t)s * e->R + u]++;
+        for (int y = w; y != u;) { /* the links ahead of it */
+            const int k2 = e->nh[(size_t)(y - e->R) * e->R + u];
+            e->lq_len[k2]++;
+            y = net->dst[k2];
+        }
+        set_claim(e, u, c);
+        e->cnt[c]++;
+        e->remaining--;
+        if ((st = tree_hop(e, l, e->n_cp++)))
+            return st;
+    }
+    return TC_OK;
+}
+
+/* The routed copy on link l arrives: at its destination it is one transfer from its source with the route
+ * it took; elsewhere it waits for the next link of its route.  A link out of a tree vertex takes the next
+ * copy of its queue; a link from an NPU is matched again. */
+static tc_status tree_arrive(eng *e, int l)
+{
+    const syn_net *net = e->net;
+    const int k = e->fl_copy[l], v = net->dst[l];
+    tc_status st;
+    e->fl_copy[l] = -1;
+    e->inflight--;
+    if (e->tree_v[net->src[l]]) {
+        const int q = e->lq_head[l];
+        e->state[l] = L_ROUTED;
+        if (q >= 0) {
+            if ((e->lq_head[l] = e->cp[q].next) < 0)
+                e->lq_tail[l] = -1;
+            if ((st = tree_hop(e, l, q)))
+                return st;
+        }
+    } else {
+        e->state[l] = L_READY;
+        mark_dirty(e, v);
+    }
+    const struct rcopy x = e->cp[k];
+    if (v == x.dst) {
+        e->last_end = e->now;
+        if (e->pair_fl)
+            e->pair_fl[(size_t)x.src * e->R + x.dst]--;
+        if (e->state[x.entry] == L_SLEEP) { /* it may have waited for this pair */
+            e->state[x.entry] = L_READY;
+            mark_dirty(e, net->dst[x.entry]);
+        }
+        if (e->job->out)
+            return TC_ERR_INTERNAL; /* the threaded phases run without switch vertices */
+        if (e->job->rec) {
+            int n = 0;
+            e->route_buf[n++] = x.entry;
+            for (int y = net->dst[x.entry]; y != x.dst && n <= e->n; y = net->dst[e->route_buf[n - 1]])
+                e->route_buf[n++] = e->nh[(size_t)(y - e->R) * e->R + x.dst];
+            if ((st = tc_sched_add(e->job->rec, x.src, x.dst, x.chunk, TC_OP_COPY, -1, x.step, (double)x.t0,
+                                   (double)e->now, e->route_buf, n)))
+                return st;
+        }
+        return now_holds(e, v, x.chunk);
+    }
+    const int nl = e->nh[(size_t)(v - e->R) * e->R + x.dst];
+    if (e->state[nl] == L_ROUTED)
+        return tree_hop(e, nl, k);
+    e->cp[k].next = -1;
+    if (e->lq_tail[nl] >= 0)
+        e->cp[e->lq_tail[nl]].next = k;
+    else
+        e->lq_head[nl] = k;
+    e->lq_tail[nl] = k;
+    return TC_OK;
+}
+
 static tc_status arrive(eng *e, int l)
 {
+    if (e->fl_copy && e->fl_copy[l] >= 0) /* a routed copy through a switch tree (tacos link model only) */
+        return tree_arrive(e, l);
     e->state[l] = L_READY;
     return arrive_chunk(e, l, e->fl_chunk[l]);
 }
@@ -1097,6 +1445,19 @@ static void eng_free(eng *e)
     free(e->tq);
     free(e->bcur);
     free(e->tok);
+    free(e->tree_v);
+    free(e->nh);
+    free(e->dests);
+    free(e->dest_off);
+    free(e->fl_copy);
+    free(e->lq_head);
+    free(e->lq_tail);
+    free(e->lq_len);
+    free(e->cp);
+    free(e->route_buf);
+    free(e->pair_fl);
+    free(e->comp);
+    free(e->comp_rep);
 }
 
 /* RELAY: time-distance of every node to the root (Dijkstra over link costs, toward the root); a link is
@@ -1213,6 +1574,9 @@ tc_status tc_synth_ten_run(const syn_net *net, const syn_job *job, syn_result *r
         }
         if (job->block && !(e->bcur = calloc((size_t)m + 1, sizeof *e->bcur)))
             goto fail;
+        if ((st = tree_setup(e)))
+            goto fail;
+        st = TC_ERR_NOMEM;
     }
     for (int v = 0; v < n; v++)
         mark_dirty(e, v);
@@ -1232,7 +1596,7 @@ tc_status tc_synth_ten_run(const syn_net *net, const syn_job *job, syn_result *r
                 if (job->mode == SYN_RELAY)
                     st = match_relay(e, v);
                 else if (v >= e->R)
-                    st = match_switch(e, v);
+                    st = e->tree_v && e->tree_v[v] ? match_tree(e, v) : match_switch(e, v);
                 else if (n > e->R && (st = match_from_switches(e, v)))
                     goto fail;
                 else if (job->match == TC_MATCH_RANDOM)
