@@ -70,9 +70,7 @@ tc_status tc_algo_router_init(tc_algo_router *r, const tc_topo *topo)
     size_t n = (size_t)(tc_topo_n_vertices(topo) > 0 ? tc_topo_n_vertices(topo) : 1); /* switch vertices too */
     r->topo = topo;
     r->src = -1;
-    r->parent = malloc(n * sizeof *r->parent);
-    r->path = malloc(n * sizeof *r->path);
-    r->trees = NULL;
+    r->parent = r->trees = NULL;
     r->have = NULL;
     if (topo->n_npus > 0 && (size_t)topo->n_npus * n <= ((size_t)1 << 22)) { /* 16 MiB at most */
         r->trees = malloc((size_t)topo->n_npus * n * sizeof *r->trees);
@@ -84,10 +82,9 @@ tc_status tc_algo_router_init(tc_algo_router *r, const tc_topo *topo)
             r->have = NULL;
         }
     }
-    if (r->trees) {
-        free(r->parent);
-        r->parent = NULL;
-    }
+    if (!r->trees) /* else parent points into trees once a path is asked for */
+        r->parent = malloc(n * sizeof *r->parent);
+    r->path = malloc(n * sizeof *r->path);
     if ((!r->parent && !r->trees) || !r->path) {
         tc_algo_router_fini(r);
         return TC_ERR_NOMEM;

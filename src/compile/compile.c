@@ -245,13 +245,35 @@ static tc_status lower_mscclpp(tc_ctx *ctx, const tc_topo *topo, tc_sched *s, co
     return TC_OK;
 }
 
+/* the plan's own simulation: its time and bound (the simulation kept in res->sim when asked) */
+static tc_status simulate(tc_ctx *sub, const tc_topo *topo, tc_sched *s, const tc_compile_opts *o,
+                         tc_compile_result *res)
+{
+    tc_sim_opts so;
+    if (o->sim)
+        so = *o->sim;
+    else
+        tc_sim_opts_init(&so);
+    so.no_bound |= o->no_bound;
+    tc_sim_result *r = NULL;
+    tc_status st = tc_sim_run(sub, s, topo, &so, &r);
+    if (st)
+        return st;
+    s->time = r->time;
+    res->bound = r->bound;
+    if (o->keep_sim)
+        res->sim = r;
+    else
+        tc_sim_result_free(r);
+    return TC_OK;
+}
+
 /* generate (or take the plan the chunk search already made: *kept, consumed), check and price one chunk
  * choice */
 static tc_status build(tc_ctx *sub, const tc_topo *topo, tc_coll coll, const tc_compile_opts *o, const tc_gen_opts *g,
                        tc_compile_result *res, tc_sched **kept)
 {
     double t0 = tc_now();
-    tc_sim_result *r = NULL;
     tc_status st = TC_OK;
     if (kept && *kept && (*kept)->time <= TC_TIME_MAX && tc_sched_makespan(*kept) <= TC_TIME_MAX) {
         res->sched = *kept;
@@ -270,32 +292,16 @@ static tc_status build(tc_ctx *sub, const tc_topo *topo, tc_coll coll, const tc_
      * the target refuses needs none) */
     const int program_only =
         o->program_only && (o->lower || o->mscclpp) && !o->keep_sim && !o->sparse && !o->photonic;
-    if (!g->stats_only && program_only) {
-        if ((st = check(sub, topo, s, o->algo, &res->checked)))
-            goto done;
-        s->time = 0; /* the program's time replaces it (lower, lower_mscclpp) */
-    } else if (!g->stats_only) {
-        tc_sim_opts so;
-        if (o->sim)
-            so = *o->sim;
-        else
-            tc_sim_opts_init(&so);
-        so.no_bound |= o->no_bound;
+    if (!g->stats_only) {
         t0 = tc_now();
         if ((st = check(sub, topo, s, o->algo, &res->checked)))
             goto done;
         if (sub->verbose && res->checked)
             tc_diag(sub, TC_DIAG_NOTE, NULL, 0, 0, "checked the schedule (symbolic execution) in %.3f s",
                     tc_now() - t0);
-        if ((st = tc_sim_run(sub, s, topo, &so, &r)))
-            goto done;
-        s->time = r->time;
-        res->bound = r->bound;
-        if (o->keep_sim) {
-            res->sim = r;
-            r = NULL;
-        }
-        if (o->sparse && (st = sparse_pass(sub, topo, s, o, res)))
+        if (program_only)
+            s->time = 0; /* the program's time replaces it (lower, lower_mscclpp) */
+        else if ((st = simulate(sub, topo, s, o, res)) || (o->sparse && (st = sparse_pass(sub, topo, s, o, res))))
             goto done;
     } else if (!o->no_bound)
         tc_sim_bound(sub, topo, s, 0, &res->bound);
@@ -309,7 +315,6 @@ static tc_status build(tc_ctx *sub, const tc_topo *topo, tc_coll coll, const tc_
     }
     res->plan_time = s->time;
 done:
-    tc_sim_result_free(r);
     return st;
 }
 

@@ -1840,21 +1840,18 @@ tc_status tc_msccl_lower(tc_ctx *ctx, const tc_sched *s, const tc_msccl_lower_op
     c1.n_errors = c1.n_warnings = 0;
     tc_status st = lower_run(&c1, s, o, 0, out);
     ctx->n_warnings += c1.n_warnings;
-    if (st != TC_ERR_LIMIT) {
-        if (st && f.rec.have)
-            tc_error(ctx, st, f.rec.file[0] ? f.rec.file : NULL, f.rec.line, "%s", f.rec.msg);
-        return st;
-    }
     tc_diag_rec r2 = {0};
     tc_ctx c2 = *ctx;
-    c2.sink = tc_diag_record;
+    c2.sink = tc_diag_record; /* the retry's findings are the time order's, reported below */
     c2.sink_user = &r2;
-    if (lower_run(&c2, s, o, 1, out) == TC_OK) {
+    if (st == TC_ERR_LIMIT && lower_run(&c2, s, o, 1, out) == TC_OK) {
         if (ctx->verbose)
             tc_diag(ctx, TC_DIAG_NOTE, NULL, 0, 0, "lowered in step order: in time order %s", f.rec.msg);
         return TC_OK;
     }
-    return tc_error(ctx, st, f.rec.file[0] ? f.rec.file : NULL, f.rec.line, "%s", f.rec.msg);
+    if (st && f.rec.have)
+        tc_error(ctx, st, f.rec.file[0] ? f.rec.file : NULL, f.rec.line, "%s", f.rec.msg);
+    return st;
 }
 
 tc_status tc_msccl_lower_replay(tc_ctx *ctx, const tc_sched *s, tc_msccl **out)
