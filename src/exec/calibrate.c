@@ -1,6 +1,6 @@
 /* tacos-run --calibrate: alpha and beta of the link classes the job's ranks actually have, measured.
  *
- *   mpirun -np N tacos-run --calibrate [-o FILE] [--reps R] [--class NAME] [-b SIZE] [-e SIZE]
+ *   mpirun -np N tacos-run --calibrate [-o FILE] [--reps R] [--iters I] [--class NAME] [-b SIZE] [-e SIZE]
  *
  * Classes: ranks sharing memory (MPI_Comm_split_type MPI_COMM_TYPE_SHARED) talk over the class NAME
  * (default "default"); with several nodes the ranks of different nodes talk over "inter", and the
@@ -11,12 +11,15 @@
  *   --algo ring, one chunk per rank, lowered for tacos-run, in place) is replayed by tacos-run's own
  *   engine (nonblocking sends and receives, receive temporaries, float32 sums, the idle policy) at every
  *   size S from -b to -e (default 1 MiB to 64 MiB, doubling: the sizes the file is meant to price), timed
- *   between barriers as tacos-run times it.  The plan is 2(N - 1) steps of S/N bytes, so per size
- *   beta(S) = (median time / 2(N - 1) - alpha) / (S/N).  Bytes move at different speeds at different sizes
- *   (caches below, memory bandwidth above, the scheduler on a shared machine), so no one beta fits them
- *   all; the file's beta is the one that keeps the largest relative error over the sizes smallest: the
- *   geometric mean of the smallest and largest beta(S).  Every beta(S) is written as a comment, and how far
- *   the file's beta is from the extremes.  Beside it, as comments only, the MPI library's raw streaming:
+ *   as tacos-run times it (I runs back to back after a barrier, their mean; the slowest rank's).  The plan
+ *   is 2(N - 1) steps of S/N bytes, so per size beta(S) = (median time / 2(N - 1) - alpha) / (S/N).  Bytes
+ *   move at different speeds at different sizes (caches below, memory bandwidth above, the scheduler on a
+ *   shared machine), so no one beta fits them all: the file has a size table (man 5 tacosc-costs), one
+ *   point `CLASS at S/N BANDWIDTH` per size, which every pass interpolates; priced with it, the ring
+ *   all-reduce of the calibrated sizes takes back the replay's medians.  The class line keeps one beta, the
+ *   one that keeps the largest relative error over the sizes smallest (the geometric mean of the smallest
+ *   and largest beta(S)), as a reader without the table would use it.  Every beta(S) is written as a
+ *   comment, and how far the class line's beta is from the extremes.  Beside it, as comments only, the MPI library's raw streaming:
  *   every rank sends S/N bytes to the next rank of the ring and receives from the previous one at once
  *   (MPI_Sendrecv), N - 1 steps back to back, as a copy step and as a reduce step (float32 sum); the ring
  *   is ordered so that each node is entered once.
