@@ -336,12 +336,15 @@ int tc_exec_calibrate_main(int argc, char **argv)
         fprintf(stderr, "tacos-run: error: --calibrate: cannot build the ring all-reduce replay (rank %d)\n", rank);
         MPI_Abort(comm, 1);
     }
-    for (int z = 0; z < n_sizes; z++) /* per size: one engine, a warm-up, then the repetitions */
-        if (copy_path_time(&cpath, comm, sizes[z], reps, iters, &STEP(3, z, 0), 1, &used[z])) {
-            fprintf(stderr, "tacos-run: error: --calibrate: the ring all-reduce replay failed on rank %d\n", rank);
-            MPI_Abort(comm, 1);
-        }
+    /* the repetitions go round the sizes (each size an engine, a warm-up and I timed runs per round), so
+     * that every size's median spreads over the whole calibration: on a shared machine the load changes
+     * by the second, and measuring one size after the other would give each size its own moment's load */
     for (int i = 0; i < reps; i++) {
+        for (int z = 0; z < n_sizes; z++)
+            if (copy_path_time(&cpath, comm, sizes[z], 1, iters, &STEP(3, z, i), 1, &used[z])) {
+                fprintf(stderr, "tacos-run: error: --calibrate: the ring all-reduce replay failed on rank %d\n", rank);
+                MPI_Abort(comm, 1);
+            }
         a_in[i] = intra_peer >= 0 ? pingpong(comm, rank, 0, intra_peer) : 0;
         a_out[i] = inter_peer >= 0 ? pingpong(comm, rank, 0, inter_peer) : 0;
         for (int z = 0; z < n_sizes; z++) {
