@@ -168,7 +168,12 @@ static tc_status copy_path_time(copy_path *cp, MPI_Comm comm, uint64_t bytes, in
     const size_t T = chunk * (size_t)C, s_elems = (size_t)cp->plan->buf_chunks[2] * chunk;
     tc_exec_run_opts ro = {TC_DT_FLOAT32, TC_RED_SUM, chunk, 60, 2, cp->idle_sleep, 0, 0};
     tc_exec_engine *eng = NULL;
-    float *a = calloc(T, sizeof *a), *sc = s_elems ? calloc(s_elems, sizeof *sc) : NULL;
+    /* the buffers as tacos-run allocates them (the backend's page-aligned memory), zeros */
+    float *a = cp->be.alloc_host(&cp->be, T * sizeof *a), *sc = s_elems ? cp->be.alloc_host(&cp->be, s_elems * sizeof *sc) : NULL;
+    if (a)
+        memset(a, 0, T * sizeof *a);
+    if (sc)
+        memset(sc, 0, s_elems * sizeof *sc);
     tc_status st = !a || (s_elems && !sc) ? TC_ERR_NOMEM : TC_OK;
     if (!st)
         st = tc_exec_engine_create(&cp->ctx, cp->plan, &cp->be, comm, &ro, &eng);
@@ -184,8 +189,10 @@ static tc_status copy_path_time(copy_path *cp, MPI_Comm comm, uint64_t bytes, in
             times[stride * (size_t)i] = tmax;
     }
     tc_exec_engine_free(eng);
-    free(a);
-    free(sc);
+    if (a)
+        cp->be.release_host(&cp->be, a);
+    if (sc)
+        cp->be.release_host(&cp->be, sc);
     *used = (uint64_t)T * sizeof(float);
     return st;
 }
@@ -318,7 +325,6 @@ int tc_exec_calibrate_main(int argc, char **argv)
         if (step_bytes[z] < 64)
             step_bytes[z] = 64;
     }
-    ring_step(comm, next, prev, send, recv, acc, step_bytes[n_sizes - 1], 1, steps); /* warm-up */
     /* the copy path: oversubscribed ranks sleep when idle, as tacos-run's default */
     int lsize = 1, over = 0;
     {
@@ -339,12 +345,16 @@ int tc_exec_calibrate_main(int argc, char **argv)
     /* the repetitions go round the sizes (each size an engine, a warm-up and I timed runs per round), so
      * that every size's median spreads over the whole calibration: on a shared machine the load changes
      * by the second, and measuring one size after the other would give each size its own moment's load */
-    for (int i = 0; i < reps; i++) {
+    for (int i = 0; i < reps; i++)
         for (int z = 0; z < n_sizes; z++)
             if (copy_path_time(&cpath, comm, sizes[z], 1, iters, &STEP(3, z, i), 1, &used[z])) {
                 fprintf(stderr, "tacos-run: error: --calibrate: the ring all-reduce replay failed on rank %d\n", rank);
                 MPI_Abort(comm, 1);
             }
+    /* then the comments' MPI streaming and alpha, after the copy path, which they would otherwise precede
+     * with the largest messages: tacos-run's own sweep starts at its smallest size */
+    ring_step(comm, next, prev, send, recv, acc, step_bytes[n_sizes - 1], 1, steps); /* warm-up */
+    for (int i = 0; i < reps; i++) {
         a_in[i] = intra_peer >= 0 ? pingpong(comm, rank, 0, intra_peer) : 0;
         a_out[i] = inter_peer >= 0 ? pingpong(comm, rank, 0, inter_peer) : 0;
         for (int z = 0; z < n_sizes; z++) {
