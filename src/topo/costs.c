@@ -1,7 +1,9 @@
 /*
  * Cost files (man 5 tacosc-costs) and unit parsing.
  *
- * Accepts: lines `CLASS ALPHA BANDWIDTH`, `CLASS ALPHA beta=X` (X in s/GB, GB = 1e9 bytes),
+ * Accepts: lines `CLASS ALPHA BANDWIDTH`, `CLASS ALPHA beta=X` (X in s/GB, GB = 1e9 bytes), size-table
+ * points `CLASS at SIZE BANDWIDTH` after the class's own line (SIZE in bytes, tc_parse_size suffixes;
+ * increasing; at most TC_COST_AT_MAX; priced by src/topo/linkcost.c),
  * `reconfig TIME` and `codec pici|coo COMPRESS DECOMPRESS` (throughputs of the sparse codecs in bytes of
  * dense data per second, include/tacos/sparse.h); `#` starts a comment; blank lines are ignored.  A number and its unit may be separated
  * by blanks ("0.5 us").  Times: ns, us (or µs with the micro sign U+00B5, or μs with the Greek mu U+03BC),
@@ -11,7 +13,8 @@
  * 1/TC_TIME_MAX bytes per second (one byte within TC_TIME_MAX).
  * Returns: a tc_costs with alpha in seconds and beta in seconds per byte.
  * Errors: `costs.txt:3: error: ...` for unknown units, missing fields, non-positive bandwidth, negative
- * alpha, duplicate classes, trailing text.
+ * alpha, duplicate classes, trailing text; for `at` lines: before the class's line, a bad size, a size
+ * not above the previous point's (or the same twice), more than TC_COST_AT_MAX points.
  * Trace: "nvlink 0.7us 25GB/s" -> class nvlink, alpha 7e-7 s, beta 4e-11 s/B.
  */
 #include "topo_internal.h"
