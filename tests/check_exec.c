@@ -18,6 +18,7 @@
 #include <math.h>
 
 #include "tacos/ir.h"
+#include "tacos/topo.h"
 
 static char launcher[256];
 static char tmpdir[128];
@@ -1177,6 +1178,69 @@ START_TEST(test_predicted_time)
 }
 END_TEST
 
+/* Issue 24: tacos-run --calibrate writes a size table that tacosc reads back.  2 ranks, 64K..256K: one
+ * point per size at the bytes of the replay's steps (S/2), each the bandwidth of the replay comment's
+ * beta(S); tacosc sim of a ring all-reduce on fc 2 with the file gives back the replay's median at every
+ * calibrated size (2 steps of alpha + beta(S/2) S/2, which is how beta(S) was derived), and between two
+ * sizes the interpolation written out here (linear in log2 of the step bytes). */
+START_TEST(test_calibrate_table)
+{
+    if (!have_exec("test_calibrate_table"))
+        return;
+    char cmd[2048], topo[256], costs[256], plan[256], *out = NULL;
+    snprintf(topo, sizeof topo, "%s/cal-fc2.xml", workdir());
+    snprintf(costs, sizeof costs, "%s/cal.cost", workdir());
+    snprintf(plan, sizeof plan, "%s/cal-ring.xml", workdir());
+    snprintf(cmd, sizeof cmd, "%s -np 2 %s --calibrate --reps 3 --iters 2 -b 64K -e 256K -o %s 2>&1", mpirun(),
+             tacosrun(), costs);
+    ck_assert_msg(tu_run(cmd, &out) == 0, "%s\n%s", cmd, tu_tail(out));
+    free(out);
+    char *text = tu_slurp(costs, NULL);
+    ck_assert_ptr_nonnull(text);
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_costs *c = NULL;
+    ck_assert_msg(tc_costs_read(&ctx, costs, &c) == TC_OK, "%s\n%s", tu_diags(), text);
+    ck_assert_int_eq(c->n_classes, 1);
+    const tc_link_class *k = &c->classes[0];
+    ck_assert_str_eq(k->name, "default");
+    ck_assert_msg(k->n_at == 3, "%d points\n%s", k->n_at, text);
+    double med[3];
+    for (int z = 0; z < 3; z++) {
+        const unsigned long S = 65536ul << z;
+        ck_assert_msg(k->at_bytes[z] == (double)(S / 2), "point %d at %g bytes\n%s", z, k->at_bytes[z], text);
+        char key[64], line[96];
+        snprintf(key, sizeof key, "#   replay S %10lu: ", S);
+        const char *l = strstr(text, key);
+        double bw;
+        ck_assert_msg(l && sscanf(l + strlen(key), "%lf", &med[z]) == 1 && med[z] > 0, "%s\n%s", key, text);
+        const char *g = strstr(l, "), ");
+        ck_assert_msg(g && sscanf(g, "), %lf GB/s", &bw) == 1, "%s", text);
+        ck_assert_msg(fabs(1e-9 / k->at_beta[z] - bw) <= 1e-4 * bw, "point %d: %g GB/s, comment %g GB/s", z,
+                      1e-9 / k->at_beta[z], bw);
+        snprintf(line, sizeof line, "default    at %lu ", S / 2);
+        ck_assert_msg(strstr(text, line), "%s\n%s", line, text);
+    }
+    snprintf(cmd, sizeof cmd,
+             "%s topo fc 2 -o %s && %s %s --costs %s -c allreduce --algo ring --size 64K --target tacos-run -o %s -q",
+             tu_tacosc(), topo, tu_tacosc(), topo, costs, plan);
+    ck_assert_msg(tu_run(cmd, &out) == 0, "%s\n%s", cmd, tu_tail(out));
+    free(out);
+    for (int z = 0; z < 3; z++) { /* the replay's median back, up to the file's 4 decimals */
+        const double t = sim_us(plan, topo, costs, 65536ul << z);
+        ck_assert_msg(fabs(t - med[z]) <= 2e-3 * med[z] + 0.01, "size %lu: sim %.3f us, replay median %.3f us\n%s",
+                      65536ul << z, t, med[z], text);
+    }
+    /* between points: 96K steps of 48K, 3/4... written out: w = (log2 48K - log2 32K) / (log2 64K - log2 32K) */
+    const double w = (log2(49152.0) - log2(32768.0)) / (log2(65536.0) - log2(32768.0));
+    const double beta = k->at_beta[0] + (k->at_beta[1] - k->at_beta[0]) * w;
+    const double want = 2 * (k->alpha + beta * 49152.0) * 1e6, t = sim_us(plan, topo, costs, 98304);
+    ck_assert_msg(fabs(t - want) <= 1e-3 * want + 0.002, "96K: sim %.3f us, interpolated %.3f us", t, want);
+    tc_costs_free(c);
+    free(text);
+}
+END_TEST
+
 static Suite *exec_suite(void)
 {
     Suite *s = suite_create("exec");
@@ -1211,6 +1275,7 @@ static Suite *exec_suite(void)
     TCase *tp = tcase_create("predict"); /* issue 24: tacos-run's prediction column */
     tcase_set_timeout(tp, 240);
     tcase_add_test(tp, test_predicted_time);
+    tcase_add_test(tp, test_calibrate_table);
     suite_add_tcase(s, tp);
     return s;
 }

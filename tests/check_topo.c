@@ -5,6 +5,7 @@
 #include <glob.h>
 #include <math.h>
 
+#include "tacos/sim.h"
 #include "tacos/topo.h"
 
 static tc_topo *read_ok(const char *name, const char *xml)
@@ -1121,6 +1122,294 @@ START_TEST(test_attribute_bound)
 }
 END_TEST
 
+/* ---- size tables (issue 24): `CLASS at SIZE BANDWIDTH` lines and the one pricing helper ---------------- */
+
+static tc_costs *costs_ok(const char *txt)
+{
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_costs *c = NULL;
+    ck_assert_msg(tc_costs_read_mem(&ctx, "t.cost", txt, strlen(txt), &c) == TC_OK, "%s\n%s", tu_diags(), txt);
+    ck_assert_str_eq(tu_diags(), "");
+    return c;
+}
+
+START_TEST(test_table_read)
+{
+    const char *txt = "# a size table\n"
+                      "nv 0.5us 10GB/s\n"
+                      "nv at 4K 2GB/s\n"
+                      "nv at 1 MiB 8 GB/s   # a comment\n"
+                      "other 1us 1GB/s\n"
+                      "nv at 67108864 12GB/s\n";
+    tc_costs *c = costs_ok(txt);
+    ck_assert_int_eq(c->n_classes, 2);
+    const tc_link_class *k = &c->classes[0];
+    ck_assert_int_eq(k->n_at, 3);
+    ck_assert(k->at_bytes[0] == 4096 && k->at_bytes[1] == 1048576 && k->at_bytes[2] == 67108864);
+    ck_assert(k->at_beta[0] == 1 / 2e9 && k->at_beta[1] == 1 / 8e9 && k->at_beta[2] == 1 / 12e9);
+    ck_assert(k->beta == 1 / 10e9 && c->classes[1].n_at == 0);
+    /* applied to a topology: the class carries its table through clone and unwinding (a switch of class nv:
+     * its unwound links have beta x 2 and keep that ratio at every size) */
+    const char *xml = "<topology name=\"t\" npus=\"3\">\n"
+                      "<link src=\"0\" dst=\"1\" class=\"nv\" duplex=\"1\"/>\n"
+                      "<link src=\"1\" dst=\"2\" class=\"other\" duplex=\"1\"/>\n"
+                      "<switch name=\"sw\" class=\"nv\" npus=\"0 1 2\" unwind=\"2\"/>\n"
+                      "</topology>\n";
+    tc_topo *t = read_ok("t.xml", xml), *u = NULL;
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    ck_assert_int_eq(tc_topo_apply_costs(&ctx, t, c), TC_OK);
+    ck_assert_int_eq(tc_topo_unwind(&ctx, t, 0, &u), TC_OK);
+    int seen = 0;
+    for (int l = 0; l < u->n_links; l++) {
+        const tc_link *x = &u->links[l];
+        if (strcmp(u->classes[x->cls].name, "nv"))
+            continue;
+        const double f = x->beta == 1 / 10e9 ? 1 : 2; /* a direct link or an unwound switch port */
+        ck_assert(x->beta == f / 10e9);
+        ck_assert_double_eq_tol(tc_link_beta_at(u, x, 4096), f / 2e9, 1e-24);
+        ck_assert_double_eq_tol(tc_link_beta_at(u, x, 1e12), f / 12e9, 1e-24);
+        ck_assert_double_eq_tol(tc_link_beta_min(u, x), f / 12e9, 1e-24);
+        seen |= f == 1 ? 1 : 2;
+    }
+    ck_assert_int_eq(seen, 3);
+    /* the ideal's injection bandwidth is at the fastest size: NPU 2 sends the least, on 2->1 (class other,
+     * 1 GB/s) and two unwound ports (12 GB/s / 2 each) */
+    tc_topo_info info;
+    ck_assert_int_eq(tc_topo_info_get(&ctx, u, &info), TC_OK);
+    ck_assert_double_eq_tol(info.min_injection_bw, 1e9 + 6e9 + 6e9, 1);
+    tc_topo_free(u);
+    tc_topo_free(t);
+    tc_costs_free(c);
+}
+END_TEST
+
+START_TEST(test_table_errors)
+{
+    static const struct { const char *lines, *want; int line; } cases[] = {
+        {"b at 1M 1GB/s", "class 'b': 'at' line before the class's own line (expected 'b ALPHA BANDWIDTH' first)", 2},
+        {"a at", "class 'a': missing size and bandwidth (expected 'a at SIZE BANDWIDTH', e.g. 'a at 1MiB 2.5GB/s')", 2},
+        {"a at 1M", "class 'a': missing bandwidth (expected 'a at SIZE BANDWIDTH', e.g. 'a at 1MiB 2.5GB/s')", 2},
+        {"a at 1Q 1GB/s", "class 'a': bad size '1Q' (bytes from 1 to 2^53: 4096, 64K, 1MiB, 2GB; K, M, G are 1024^k)", 2},
+        {"a at 0 1GB/s", "class 'a': bad size '0' (bytes from 1 to 2^53: 4096, 64K, 1MiB, 2GB; K, M, G are 1024^k)", 2},
+        {"a at 1.5 1GB/s", "class 'a': bad size '1.5' (bytes from 1 to 2^53: 4096, 64K, 1MiB, 2GB; K, M, G are 1024^k)", 2},
+        {"a at 1M 1GB", "class 'a' at 1M: bad bandwidth: unknown bandwidth unit 'GB' (use B/s, KB/s, MB/s, GB/s, TB/s, "
+                        "KiB/s, MiB/s, GiB/s, TiB/s or bits: b/s, Kb/s, Mb/s, Gb/s, Tb/s (also bps, Gbps, ...))", 2},
+        {"a at 1M 0GB/s", "class 'a' at 1M: bandwidth must be positive, got '0GB/s'", 2},
+        {"a at 1 M 1 GB/s 3", "class 'a' at 1M: unexpected '3' after the bandwidth", 2},
+        /* out of order, duplicates (the same bytes written two ways) */
+        {"a at 2M 1GB/s\na at 1M 1GB/s",
+         "class 'a': size 1M (1048576 bytes) is below the previous point's 2097152 bytes: sizes must increase", 3},
+        {"a at 1M 1GB/s\n# x\na at 1024K 2GB/s", "class 'a': size 1024K given twice (1048576 bytes)", 4},
+        /* a table for a class defined later still comes before its line */
+        {"c at 1M 1GB/s\nc 1us 1GB/s", "class 'c': 'at' line before the class's own line (expected 'c ALPHA BANDWIDTH' first)", 2},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tc_buf b = {0};
+        tc_buf_printf(&b, "a 1us 1GB/s\n%s\n", cases[i].lines);
+        tc_ctx ctx;
+        tu_ctx(&ctx);
+        tc_costs *c = NULL;
+        ck_assert_int_ne(tc_costs_read_mem(&ctx, "costs.txt", b.data, b.len, &c), TC_OK);
+        ck_assert_ptr_null(c);
+        char want[512];
+        snprintf(want, sizeof want, "costs.txt:%d: error: %s\n", cases[i].line, cases[i].want);
+        ck_assert_str_eq(tu_diags(), want);
+        tc_buf_free(&b);
+    }
+    /* at most TC_COST_AT_MAX points */
+    tc_buf b = {0};
+    tc_buf_printf(&b, "a 1us 1GB/s\n");
+    for (int i = 0; i <= TC_COST_AT_MAX; i++)
+        tc_buf_printf(&b, "a at %llu 1GB/s\n", 1ull << i);
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_costs *c = NULL;
+    ck_assert_int_ne(tc_costs_read_mem(&ctx, "costs.txt", b.data, b.len, &c), TC_OK);
+    char want[128];
+    snprintf(want, sizeof want, "costs.txt:%d: error: class 'a': more than %d 'at' points\n", TC_COST_AT_MAX + 2,
+             TC_COST_AT_MAX);
+    ck_assert_str_eq(tu_diags(), want);
+    tc_buf_free(&b);
+}
+END_TEST
+
+/* The table written out: b_0 up to s_0, b_last from s_last, linear in log2 of the size between. */
+static double closed_form(int n, const double *s, const double *b, double S)
+{
+    if (S <= s[0])
+        return b[0];
+    if (S >= s[n - 1])
+        return b[n - 1];
+    for (int i = 0; i + 1 < n; i++)
+        if (S <= s[i + 1])
+            return b[i] + (b[i + 1] - b[i]) * (log2(S) - log2(s[i])) / (log2(s[i + 1]) - log2(s[i]));
+    return NAN;
+}
+
+START_TEST(test_table_price)
+{
+    tc_rng g;
+    tc_rng_seed(&g, tu_seed() + 240);
+    for (int it = 0; it < 200; it++) {
+        const int n = 1 + (int)tc_rng_below(&g, 6);
+        double s[8], b[8], bw[8];
+        tc_buf txt = {0};
+        const double alpha_us = (double)tc_rng_below(&g, 5000) / 1000;
+        tc_buf_printf(&txt, "x %.3fus 7GB/s\n", alpha_us);
+        uint64_t at = 1 + tc_rng_below(&g, 1 << 16);
+        for (int i = 0; i < n; i++) {
+            s[i] = (double)at;
+            bw[i] = 0.5 + (double)tc_rng_below(&g, 100000) / 1000; /* GB/s, 3 decimals */
+            b[i] = 1 / (bw[i] * 1e9);
+            tc_buf_printf(&txt, "x at %llu %.3fGB/s\n", (unsigned long long)at, bw[i]);
+            at += 1 + tc_rng_below(&g, at * 8);
+        }
+        tc_costs *c = costs_ok(txt.data);
+        tc_topo *t = NULL;
+        ck_assert_int_eq(tc_topo_create("t", 3, &t), TC_OK);
+        int cls;
+        ck_assert_int_eq(tc_topo_class_get(t, "x", &cls), TC_OK);
+        ck_assert_int_eq(tc_topo_add_link(t, 0, 1, cls, -1, -1, 0), TC_OK);
+        ck_assert_int_eq(tc_topo_add_link(t, 1, 2, cls, -1, 3 / 7e9, 0), TC_OK); /* its own beta: 3 x the class's */
+        tc_ctx ctx;
+        tu_ctx(&ctx);
+        ck_assert_int_eq(tc_topo_apply_costs(&ctx, t, c), TC_OK);
+        const double alpha = alpha_us * 1e-6;
+        for (int q = 0; q < 20; q++) {
+            double S;
+            switch (q % 4) {
+            case 0: S = s[tc_rng_below(&g, (uint64_t)n)]; break;              /* at a point */
+            case 1: S = 1 + (double)tc_rng_below(&g, (uint64_t)s[0]); break;   /* below the first */
+            case 2: S = s[n - 1] * (1 + 100 * tc_rng_unit(&g)); break;        /* above the last */
+            default: S = s[0] + (s[n - 1] - s[0]) * tc_rng_unit(&g); break;   /* between */
+            }
+            const double tb = closed_form(n, s, b, S);
+            const double c0 = tc_link_cost(t, &t->links[0], S), c1 = tc_link_cost(t, &t->links[1], S);
+            ck_assert_msg(fabs(c0 - (alpha + tb * S)) <= 1e-12 * (alpha + tb * S), "it %d: %.17g at %.17g, want %.17g",
+                          it, c0, S, alpha + tb * S);
+            ck_assert_msg(fabs(c1 - (alpha + 3 * tb * S)) <= 1e-12 * (alpha + 3 * tb * S), "it %d: own beta %.17g", it,
+                          c1);
+        }
+        double bmin = b[0];
+        for (int i = 1; i < n; i++)
+            bmin = b[i] < bmin ? b[i] : bmin;
+        ck_assert(fabs(tc_link_beta_min(t, &t->links[0]) - bmin) <= 1e-15 * bmin);
+        ck_assert(fabs(tc_link_beta_min(t, &t->links[1]) - 3 * bmin) <= 1e-15 * bmin);
+        tc_topo_free(t);
+        tc_costs_free(c);
+        tc_buf_free(&txt);
+    }
+    /* without a table: as before, 2 us + 1 MB / 4 GB/s = 252 us, and the very bits of alpha + beta bytes */
+    tc_costs *c = costs_ok("d 2us 4GB/s\n");
+    tc_topo *t = NULL;
+    ck_assert_int_eq(tc_topo_create("t", 2, &t), TC_OK);
+    int cls;
+    ck_assert_int_eq(tc_topo_class_get(t, "d", &cls), TC_OK);
+    ck_assert_int_eq(tc_topo_add_link(t, 0, 1, cls, -1, -1, 0), TC_OK);
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    ck_assert_int_eq(tc_topo_apply_costs(&ctx, t, c), TC_OK);
+    const tc_link *l = &t->links[0];
+    ck_assert_double_eq_tol(tc_link_cost(t, l, 1e6), 252e-6, 1e-18);
+    ck_assert(tc_link_cost(t, l, 1e6) == l->alpha + l->beta * 1e6 && tc_link_beta_at(t, l, 1e6) == l->beta &&
+              tc_link_beta_min(t, l) == l->beta);
+    tc_topo_free(t);
+    tc_costs_free(c);
+}
+END_TEST
+
+/* A tabled cost file in the simulator: a ring all-gather on a ring of n NPUs takes (n - 1)(alpha +
+ * table(chunk) chunk) (the closed form above); on random topologies every registry plan's bound stays at or
+ * below its simulated time (the bound prices links at their fastest beta). */
+START_TEST(test_table_sim_bound)
+{
+    tc_rng g;
+    tc_rng_seed(&g, tu_seed() + 241);
+    int plans = 0, tight = 0;
+    for (int it = 0; it < 10; it++) {
+        const int n = 3 + (int)tc_rng_below(&g, 8);
+        /* a table around the chunk sizes: 4 KiB .. 4 MiB chunks */
+        double s[4], b[4];
+        tc_buf txt = {0};
+        tc_buf_printf(&txt, "default 0.%dus 40GB/s\n", 1 + (int)tc_rng_below(&g, 9));
+        for (int i = 0; i < 4; i++) {
+            s[i] = (double)(4096u << (3 * i + (int)tc_rng_below(&g, 3)));
+            const int gb = 1 + (int)tc_rng_below(&g, 80);
+            b[i] = 1 / (gb * 1e9);
+            tc_buf_printf(&txt, "default at %.0f %dGB/s\n", s[i], gb);
+        }
+        tc_costs *c = costs_ok(txt.data);
+        tc_ctx ctx;
+        tu_ctx(&ctx);
+        char dims[16];
+        snprintf(dims, sizeof dims, "%d", n);
+        tc_topo *ring = NULL;
+        ck_assert_int_eq(tc_topo_generate(&ctx, "ring", dims, NULL, 0, &ring), TC_OK);
+        ck_assert_int_eq(tc_topo_apply_costs(&ctx, ring, c), TC_OK);
+        tc_gen_opts o;
+        tc_gen_opts_init(&o);
+        const uint64_t cb = 1024 + tc_rng_below(&g, 8u << 20);
+        o.size = cb * (uint64_t)n;
+        tc_sched *sc = NULL;
+        ck_assert_msg(tc_algo_run(&ctx, "ring", ring, TC_COLL_ALLGATHER, &o, &sc) == TC_OK, "%s", tu_diags());
+        tc_sim_opts so;
+        tc_sim_opts_init(&so);
+        tc_sim_result *r = NULL;
+        ck_assert_int_eq(tc_sim_run(&ctx, sc, ring, &so, &r), TC_OK);
+        const double want = (n - 1) * (ring->links[0].alpha + closed_form(4, s, b, (double)cb) * (double)cb);
+        ck_assert_msg(fabs(r->time - want) <= 1e-9 * want + n * 1e-12, "ring %d, chunk %llu: %.12g, want %.12g", n,
+                      (unsigned long long)cb, r->time, want);
+        ck_assert(r->bound.time > 0 && r->bound.time <= r->time * (1 + 1e-12));
+        tc_sim_result_free(r);
+        tc_sched_free(sc);
+        tc_topo_free(ring);
+        /* a random topology: a ring both ways or one way plus random chords */
+        tc_topo *t = NULL;
+        ck_assert_int_eq(tc_topo_create("random", n, &t), TC_OK);
+        const int both = (int)tc_rng_below(&g, 2);
+        for (int i = 0; i < n; i++) {
+            tc_topo_add_link(t, i, (i + 1) % n, 0, -1, -1, 0);
+            if (both)
+                tc_topo_add_link(t, (i + 1) % n, i, 0, -1, -1, 0);
+        }
+        for (int k = 0; k < n; k++) {
+            int a = (int)tc_rng_below(&g, (uint64_t)n), d = (int)tc_rng_below(&g, (uint64_t)n);
+            ck_assert_int_eq(tc_topo_index(t), TC_OK);
+            if (a != d && tc_topo_link_between(t, a, d) < 0) /* a faster or slower chord: its own beta */
+                tc_topo_add_link(t, a, d, 0, -1, (0.5 + 2 * tc_rng_unit(&g)) / 40e9, 0);
+        }
+        ck_assert_int_eq(tc_topo_index(t), TC_OK);
+        ck_assert_int_eq(tc_topo_apply_costs(&ctx, t, c), TC_OK);
+        for (const tc_algo_entry *e = tc_algo_registry; e->name; e++)
+            for (int col = 0; col < TC_COLL_COUNT; col++) {
+                if (!(e->colls & TC_COLL_BIT(col)) || !strcmp(e->name, "auto"))
+                    continue;
+                tc_gen_opts_init(&o);
+                o.size = (uint64_t)(64 + tc_rng_below(&g, 1 << 12)) * 4096;
+                o.chunks = 1 + (int)tc_rng_below(&g, 3);
+                o.root = (int)tc_rng_below(&g, (uint64_t)n);
+                tu_ctx(&ctx);
+                if (tc_algo_run(&ctx, e->name, t, (tc_coll)col, &o, &sc) != TC_OK)
+                    continue; /* unsupported here */
+                ck_assert_int_eq(tc_sim_run(&ctx, sc, t, &so, &r), TC_OK);
+                ck_assert_msg(r->bound.time > 0 && r->bound.time <= r->time * (1 + 1e-12),
+                              "%s %s on %d npus: bound %.12g above the simulated %.12g", e->name,
+                              tc_coll_name((tc_coll)col), n, r->bound.time, r->time);
+                plans++;
+                tight += r->bound.time >= 0.95 * r->time;
+                tc_sim_result_free(r);
+                tc_sched_free(sc);
+            }
+        tc_topo_free(t);
+        tc_costs_free(c);
+        tc_buf_free(&txt);
+    }
+    ck_assert_msg(plans >= 100 && tight > 0, "plans %d, within 5%% of the bound %d", plans, tight);
+}
+END_TEST
+
 static Suite *topo_suite(void)
 {
     Suite *s = suite_create("topo");
@@ -1146,6 +1435,13 @@ static Suite *topo_suite(void)
     tcase_add_test(tc, test_cli);
     tcase_add_test(tc, test_attribute_bound);
     suite_add_tcase(s, tc);
+    TCase *tt = tcase_create("tables"); /* issue 24: size tables in the cost file */
+    tcase_set_timeout(tt, 60);
+    tcase_add_test(tt, test_table_read);
+    tcase_add_test(tt, test_table_errors);
+    tcase_add_test(tt, test_table_price);
+    tcase_add_test(tt, test_table_sim_bound);
+    suite_add_tcase(s, tt);
     return s;
 }
 

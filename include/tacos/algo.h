@@ -88,13 +88,15 @@ tc_status tc_algo_router_init(tc_algo_router *r, const tc_topo *topo);
 void tc_algo_router_fini(tc_algo_router *r);
 /** Path from src to dst; *links stays valid until the next call.  Returns its length, -1 unreachable. */
 int tc_algo_router_path(tc_algo_router *r, int src, int dst, const int **links);
-/** Summed alpha and bottleneck beta of that path (TC_ERR_INVALID when unreachable). */
-tc_status tc_algo_router_cost(tc_algo_router *r, int src, int dst, double *alpha, double *beta);
+/** Summed alpha and bottleneck beta of that path for a message of `bytes` (each link's tc_link_beta_at;
+ *  TC_ERR_INVALID when unreachable). */
+tc_status tc_algo_router_cost(tc_algo_router *r, int src, int dst, double bytes, double *alpha, double *beta);
 /** tc_algo_add_routed on the router's path. */
 tc_status tc_algo_router_add(tc_algo_router *r, tc_sched *s, int src, int dst, int chunk, tc_op op, int step,
                              double t_start, double t_end);
 
-/** Cost of the shortest path from src to dst: summed alpha and bottleneck (largest) beta. */
-tc_status tc_algo_route_cost(const tc_topo *topo, int src, int dst, double *alpha, double *beta);
+/** Cost of the shortest path from src to dst for a message of `bytes`: summed alpha and bottleneck
+ *  (largest) beta at that size (tc_link_beta_at). */
+tc_status tc_algo_route_cost(const tc_topo *topo, int src, int dst, double bytes, double *alpha, double *beta);
 
 #endif

@@ -189,13 +189,22 @@ tc_status tc_grow(void **p, int *cap, int need, size_t elem);
 /* ------------------------------------------------------------------------------------------------ */
 /* Topology IR                                                                                       */
 
-/** A link class: a named (alpha, beta) pair.  alpha in seconds, beta in seconds per byte. */
+/** Points of a class's size table (the cost file's `CLASS at SIZE BANDWIDTH` lines, man 5 tacosc-costs). */
+#define TC_COST_AT_MAX 32
+
+/** A link class: a named (alpha, beta) pair.  alpha in seconds, beta in seconds per byte.  With n_at > 0
+ *  the class's beta depends on the message size: at_beta[i] at at_bytes[i] (increasing sizes), linear in
+ *  log2(bytes) between points, clamped to the end points (tc_link_beta_at in topo.h); beta is then the
+ *  class line's value, which scales links' own betas (a link's beta at S = its beta * table(S) / beta).
+ *  The table is stored inline so that copying a class copies it. */
 typedef struct tc_link_class {
     char *name;
     double alpha;
     double beta;
     int defined;   /**< nonzero once alpha/beta were given (inline in the topology or by a cost file) */
     int line;      /**< where it was defined (0: cost file or built-in) */
+    int n_at;      /**< points of the size table, 0: none (beta at every size) */
+    double at_bytes[TC_COST_AT_MAX], at_beta[TC_COST_AT_MAX]; /**< bytes (increasing), s/byte */
 } tc_link_class;
 
 /** A directed point-to-point link. */
@@ -308,6 +317,30 @@ typedef struct tc_topo {
 
 /** NPUs plus switch vertices: the vertex count of links, CSR and routes. */
 static inline int tc_topo_n_vertices(const tc_topo *t) { return t->n_npus + t->n_swnodes; }
+
+/**
+ * Pricing a link (src/topo/linkcost.c): every pass prices a message of `bytes` over link l as
+ * tc_link_cost(t, l, bytes) = l->alpha + tc_link_beta_at(t, l, bytes) * bytes.  Without a size table on
+ * the link's class, beta_at is exactly l->beta (no arithmetic: outputs stay byte-identical); with one
+ * (cost file lines `CLASS at SIZE BANDWIDTH`), it is l->beta * table(bytes) / class beta, the table linear
+ * in log2(bytes) between its points and clamped to the end points.  Lower bounds use tc_link_beta_min,
+ * the link's fastest beta over every size.
+ */
+double tc_class_beta_at(const tc_link_class *k, double bytes);
+double tc_class_beta_min(const tc_link_class *k);
+double tc_link_beta_table(const tc_topo *t, const tc_link *l, double bytes);
+double tc_link_beta_min(const tc_topo *t, const tc_link *l);
+/** Nonzero when some class of t has a size table. */
+int tc_topo_has_tables(const tc_topo *t);
+static inline double tc_link_beta_at(const tc_topo *t, const tc_link *l, double bytes)
+{
+    return t->classes[l->cls].n_at ? tc_link_beta_table(t, l, bytes) : l->beta;
+}
+static inline double tc_link_cost(const tc_topo *t, const tc_link *l, double bytes)
+{
+    return l->alpha + tc_link_beta_at(t, l, bytes) * bytes;
+}
+
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Schedule IR                                                                                       */

@@ -37,7 +37,7 @@ tc_status tc_algo_direct(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const t
             double ra, rb;
             if (p == r)
                 continue;
-            if (tc_algo_router_cost(&rt, r, p, &ra, &rb)) {
+            if (tc_algo_router_cost(&rt, r, p, (double)s->chunk_bytes, &ra, &rb)) {
                 st = tc_error(ctx, TC_ERR_INVALID, topo->file, 0, "direct: npu %d cannot reach npu %d", r, p);
                 goto fail;
             }

@@ -106,7 +106,7 @@ tc_status tc_algo_lplan_emit(tc_ctx *ctx, const tc_topo *topo, const tc_lplan *p
             while (j < p->n && x[j].step == step && x[j].src == src && x[j].dst == dst)
                 j++;
             double a, b;
-            if (tc_algo_router_cost(&rt, src, dst, &a, &b)) {
+            if (tc_algo_router_cost(&rt, src, dst, w, &a, &b)) {
                 st = tc_error(ctx, TC_ERR_UNSUPPORTED, topo->file, 0, "%s: npu %d cannot reach npu %d", name,
                               src, dst);
                 goto fail;

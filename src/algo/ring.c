@@ -36,7 +36,7 @@ tc_status tc_algo_ring(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_
     double a = 0, b = 0;
     for (int r = 0; r < R; r++) {
         double ra, rb;
-        if ((st = tc_algo_router_cost(&rt, r, (r + 1) % R, &ra, &rb))) {
+        if ((st = tc_algo_router_cost(&rt, r, (r + 1) % R, (double)s->chunk_bytes, &ra, &rb))) {
             st = tc_error(ctx, TC_ERR_INVALID, topo->file, 0, "ring: npu %d cannot reach npu %d", r,
                           (r + 1) % R);
             goto fail;

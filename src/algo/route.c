@@ -15,16 +15,17 @@ static tc_status add_path(tc_sched *s, const int *links, int n, int src, int dst
     return tc_sched_add(s, src, dst, chunk, op, -1, step, t_start, t_end, links, n);
 }
 
-/* Summed alpha and largest beta along a path. */
-static tc_status path_cost(const tc_topo *topo, const int *links, int n, double *alpha, double *beta)
+/* Summed alpha and largest beta (at a message of `bytes`) along a path. */
+static tc_status path_cost(const tc_topo *topo, const int *links, int n, double bytes, double *alpha, double *beta)
 {
     if (n < 1)
         return TC_ERR_INVALID;
     double a = 0, b = 0;
     for (int i = 0; i < n; i++) {
         a += topo->links[links[i]].alpha;
-        if (topo->links[links[i]].beta > b)
-            b = topo->links[links[i]].beta;
+        const double bi = tc_link_beta_at(topo, &topo->links[links[i]], bytes);
+        if (bi > b)
+            b = bi;
     }
     *alpha = a;
     *beta = b;
@@ -55,11 +56,11 @@ tc_status tc_algo_add_routed(tc_sched *s, const tc_topo *topo, int src, int dst,
     return st;
 }
 
-tc_status tc_algo_route_cost(const tc_topo *topo, int src, int dst, double *alpha, double *beta)
+tc_status tc_algo_route_cost(const tc_topo *topo, int src, int dst, double bytes, double *alpha, double *beta)
 {
     int buf[256], *links;
     int n = one_path(topo, src, dst, buf, 256, &links);
-    tc_status st = links ? path_cost(topo, links, n, alpha, beta) : TC_ERR_NOMEM;
+    tc_status st = links ? path_cost(topo, links, n, bytes, alpha, beta) : TC_ERR_NOMEM;
     if (links != buf)
         free(links);
     return st;
@@ -131,11 +132,11 @@ int tc_algo_router_path(tc_algo_router *r, int src, int dst, const int **links)
     return tc_topo_tree_path(t, r->parent, src, dst, r->path, tc_topo_n_vertices(t));
 }
 
-tc_status tc_algo_router_cost(tc_algo_router *r, int src, int dst, double *alpha, double *beta)
+tc_status tc_algo_router_cost(tc_algo_router *r, int src, int dst, double bytes, double *alpha, double *beta)
 {
     const int *links;
     int n = tc_algo_router_path(r, src, dst, &links);
-    return path_cost(r->topo, links, n, alpha, beta);
+    return path_cost(r->topo, links, n, bytes, alpha, beta);
 }
 
 tc_status tc_algo_router_add(tc_algo_router *r, tc_sched *s, int src, int dst, int chunk, tc_op op, int step,

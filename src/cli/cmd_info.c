@@ -100,6 +100,13 @@ int tc_cli_info(int argc, char **argv)
         printf("  %-13s alpha %s  bandwidth %s  links %d  switches %d\n", t->classes[k].name,
                tc_fmt_time(t->classes[k].alpha, b1, sizeof b1), gbps(1.0 / t->classes[k].beta, b2, sizeof b2),
                nl, ns);
+        const tc_link_class *c = &t->classes[k];
+        if (c->n_at) { /* a size table (man 5 tacosc-costs): its ends; the passes interpolate between */
+            char b3[32];
+            printf("  %-13s size table: %d point%s, %s at %.0f B .. %s at %.0f B\n", "", c->n_at,
+                   c->n_at == 1 ? "" : "s", gbps(1.0 / c->at_beta[0], b2, sizeof b2), c->at_bytes[0],
+                   gbps(1.0 / c->at_beta[c->n_at - 1], b3, sizeof b3), c->at_bytes[c->n_at - 1]);
+        }
     }
     printf("switches        %d\n", t->n_switches);
     for (int s = 0; s < t->n_switches; s++) {

@@ -71,7 +71,7 @@ static tc_status check_size_time(tc_ctx *ctx, const tc_topo *topo, tc_coll coll,
     int worst = -1;
     double wt = 0;
     for (int l = 0; l < topo->n_links; l++) {
-        double t = topo->links[l].alpha + topo->links[l].beta * (double)cb;
+        double t = tc_link_cost(topo, &topo->links[l], (double)cb);
         if (!(t <= wt)) {
             wt = t;
             worst = l;

@@ -1,6 +1,6 @@
 /* tacos-run --calibrate: alpha and beta of the link classes the job's ranks actually have, measured.
  *
- *   mpirun -np N tacos-run --calibrate [-o FILE] [--reps R] [--class NAME] [-b SIZE] [-e SIZE]
+ *   mpirun -np N tacos-run --calibrate [-o FILE] [--reps R] [--iters I] [--class NAME] [-b SIZE] [-e SIZE]
  *
  * Classes: ranks sharing memory (MPI_Comm_split_type MPI_COMM_TYPE_SHARED) talk over the class NAME
  * (default "default"); with several nodes the ranks of different nodes talk over "inter", and the
@@ -11,12 +11,15 @@
  *   --algo ring, one chunk per rank, lowered for tacos-run, in place) is replayed by tacos-run's own
  *   engine (nonblocking sends and receives, receive temporaries, float32 sums, the idle policy) at every
  *   size S from -b to -e (default 1 MiB to 64 MiB, doubling: the sizes the file is meant to price), timed
- *   between barriers as tacos-run times it.  The plan is 2(N - 1) steps of S/N bytes, so per size
- *   beta(S) = (median time / 2(N - 1) - alpha) / (S/N).  Bytes move at different speeds at different sizes
- *   (caches below, memory bandwidth above, the scheduler on a shared machine), so no one beta fits them
- *   all; the file's beta is the one that keeps the largest relative error over the sizes smallest: the
- *   geometric mean of the smallest and largest beta(S).  Every beta(S) is written as a comment, and how far
- *   the file's beta is from the extremes.  Beside it, as comments only, the MPI library's raw streaming:
+ *   as tacos-run times it (I runs back to back after a barrier, their mean; the slowest rank's).  The plan
+ *   is 2(N - 1) steps of S/N bytes, so per size beta(S) = (median time / 2(N - 1) - alpha) / (S/N).  Bytes
+ *   move at different speeds at different sizes (caches below, memory bandwidth above, the scheduler on a
+ *   shared machine), so no one beta fits them all: the file has a size table (man 5 tacosc-costs), one
+ *   point `CLASS at S/N BANDWIDTH` per size, which every pass interpolates; priced with it, the ring
+ *   all-reduce of the calibrated sizes takes back the replay's medians.  The class line keeps one beta, the
+ *   one that keeps the largest relative error over the sizes smallest (the geometric mean of the smallest
+ *   and largest beta(S)), as a reader without the table would use it.  Every beta(S) is written as a
+ *   comment, and how far the class line's beta is from the extremes.  Beside it, as comments only, the MPI library's raw streaming:
  *   every rank sends S/N bytes to the next rank of the ring and receives from the previous one at once
  *   (MPI_Sendrecv), N - 1 steps back to back, as a copy step and as a reduce step (float32 sum); the ring
  *   is ordered so that each node is entered once.
@@ -152,10 +155,11 @@ static void copy_path_free(copy_path *cp)
 }
 
 /* The ring all-reduce of `bytes` (rounded down to whole chunks) in place, as tacos-run times a size: one
- * engine and one set of buffers, one untimed warm-up run, then `reps` runs, each the slowest rank's time
- * between a barrier before and one after, into times[stride * i]; *used the bytes. */
-static tc_status copy_path_time(copy_path *cp, MPI_Comm comm, uint64_t bytes, int reps, double *times, size_t stride,
-                                uint64_t *used)
+ * engine and one set of buffers, one untimed warm-up run, then `reps` repetitions of `iters` runs back to
+ * back after a barrier (tacos-run -n: no barrier between them), each repetition the slowest rank's mean
+ * run, into times[stride * i]; *used the bytes. */
+static tc_status copy_path_time(copy_path *cp, MPI_Comm comm, uint64_t bytes, int reps, int iters, double *times,
+                                size_t stride, uint64_t *used)
 {
     const int C = cp->m->nchunksperloop;
     size_t chunk = (size_t)(bytes / sizeof(float)) / (size_t)C;
@@ -164,7 +168,12 @@ static tc_status copy_path_time(copy_path *cp, MPI_Comm comm, uint64_t bytes, in
     const size_t T = chunk * (size_t)C, s_elems = (size_t)cp->plan->buf_chunks[2] * chunk;
     tc_exec_run_opts ro = {TC_DT_FLOAT32, TC_RED_SUM, chunk, 60, 2, cp->idle_sleep, 0, 0};
     tc_exec_engine *eng = NULL;
-    float *a = calloc(T, sizeof *a), *sc = s_elems ? calloc(s_elems, sizeof *sc) : NULL;
+    /* the buffers as tacos-run allocates them (the backend's page-aligned memory), zeros */
+    float *a = cp->be.alloc_host(&cp->be, T * sizeof *a), *sc = s_elems ? cp->be.alloc_host(&cp->be, s_elems * sizeof *sc) : NULL;
+    if (a)
+        memset(a, 0, T * sizeof *a);
+    if (sc)
+        memset(sc, 0, s_elems * sizeof *sc);
     tc_status st = !a || (s_elems && !sc) ? TC_ERR_NOMEM : TC_OK;
     if (!st)
         st = tc_exec_engine_create(&cp->ctx, cp->plan, &cp->be, comm, &ro, &eng);
@@ -172,16 +181,18 @@ static tc_status copy_path_time(copy_path *cp, MPI_Comm comm, uint64_t bytes, in
     for (int i = -1; i < reps && !st; i++) {
         MPI_Barrier(comm);
         double t0 = MPI_Wtime();
-        st = tc_exec_engine_run(eng, bufs);
-        MPI_Barrier(comm);
-        double t = MPI_Wtime() - t0, tmax = 0;
+        for (int k = 0; k < (i < 0 ? 1 : iters) && !st; k++)
+            st = tc_exec_engine_run(eng, bufs);
+        double t = (MPI_Wtime() - t0) / (i < 0 ? 1 : iters), tmax = 0;
         MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, comm);
         if (i >= 0)
             times[stride * (size_t)i] = tmax;
     }
     tc_exec_engine_free(eng);
-    free(a);
-    free(sc);
+    if (a)
+        cp->be.release_host(&cp->be, a);
+    if (sc)
+        cp->be.release_host(&cp->be, sc);
     *used = (uint64_t)T * sizeof(float);
     return st;
 }
@@ -189,11 +200,14 @@ static tc_status copy_path_time(copy_path *cp, MPI_Comm comm, uint64_t bytes, in
 static int usage(FILE *f, int rank)
 {
     if (rank == 0)
-        fputs("usage: mpirun -np N tacos-run --calibrate [-o FILE] [--reps R] [--class NAME] [-b SIZE] [-e SIZE]\n"
-              "Measure alpha (8-byte ping-pong) and beta (ring streaming of copy and reduce steps at every\n"
-              "size from -b to -e, doubling; default 1M to 64M) of the job's link classes, R repetitions each\n"
-              "(default 7), and write a cost file (man 5 tacosc-costs) with the medians and, as comments, the\n"
-              "spread and each size's beta.  --class names the class of ranks sharing memory (default\n"
+        fputs("usage: mpirun -np N tacos-run --calibrate [-o FILE] [--reps R] [--iters I] [--class NAME] [-b SIZE]\n"
+              "                                      [-e SIZE]\n"
+              "Measure alpha (8-byte ping-pong) and beta (tacos-run's own replay of a ring all-reduce at every\n"
+              "size S from -b to -e, doubling; default 1M to 64M) of the job's link classes: R repetitions\n"
+              "(default 7) of I runs back to back (default 5, as tacos-run -n times them), and write a cost\n"
+              "file (man 5 tacosc-costs) with the medians: a class line and a size table, one point\n"
+              "'CLASS at S/N BANDWIDTH' per size; as comments the spread, each size's beta and the MPI\n"
+              "library's raw streaming.  --class names the class of ranks sharing memory (default\n"
               "\"default\"); across nodes the class is \"inter\".\n",
               f);
     return 2;
@@ -208,21 +222,22 @@ int tc_exec_calibrate_main(int argc, char **argv)
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &n);
     const char *out = NULL, *cls = "default";
-    int reps = 7;
+    int reps = 7, iters = 5;
     uint64_t smin = 1u << 20, smax = 64u << 20;
     for (int i = 2; i < argc; i++) {
         if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) && i + 1 < argc)
             out = argv[++i];
-        else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
+        else if ((!strcmp(argv[i], "--reps") || !strcmp(argv[i], "--iters")) && i + 1 < argc) {
             char *end;
-            long v = strtol(argv[++i], &end, 10);
+            long v = strtol(argv[i + 1], &end, 10);
             if (*end || v < 1 || v > 1000) {
                 if (rank == 0)
-                    fprintf(stderr, "tacos-run: error: --reps '%s' is not an integer from 1 to 1000\n", argv[i]);
+                    fprintf(stderr, "tacos-run: error: %s '%s' is not an integer from 1 to 1000\n", argv[i], argv[i + 1]);
                 rc = 2;
                 goto done;
             }
-            reps = (int)v;
+            *(argv[i][2] == 'r' ? &reps : &iters) = (int)v;
+            i++;
         } else if (!strcmp(argv[i], "--class") && i + 1 < argc)
             cls = argv[++i];
         else if ((!strcmp(argv[i], "-b") || !strcmp(argv[i], "-e")) && i + 1 < argc) {
@@ -310,7 +325,6 @@ int tc_exec_calibrate_main(int argc, char **argv)
         if (step_bytes[z] < 64)
             step_bytes[z] = 64;
     }
-    ring_step(comm, next, prev, send, recv, acc, step_bytes[n_sizes - 1], 1, steps); /* warm-up */
     /* the copy path: oversubscribed ranks sleep when idle, as tacos-run's default */
     int lsize = 1, over = 0;
     {
@@ -328,11 +342,18 @@ int tc_exec_calibrate_main(int argc, char **argv)
         fprintf(stderr, "tacos-run: error: --calibrate: cannot build the ring all-reduce replay (rank %d)\n", rank);
         MPI_Abort(comm, 1);
     }
-    for (int z = 0; z < n_sizes; z++) /* per size: one engine, a warm-up, then the repetitions */
-        if (copy_path_time(&cpath, comm, sizes[z], reps, &STEP(3, z, 0), 1, &used[z])) {
-            fprintf(stderr, "tacos-run: error: --calibrate: the ring all-reduce replay failed on rank %d\n", rank);
-            MPI_Abort(comm, 1);
-        }
+    /* the repetitions go round the sizes (each size an engine, a warm-up and I timed runs per round), so
+     * that every size's median spreads over the whole calibration: on a shared machine the load changes
+     * by the second, and measuring one size after the other would give each size its own moment's load */
+    for (int i = 0; i < reps; i++)
+        for (int z = 0; z < n_sizes; z++)
+            if (copy_path_time(&cpath, comm, sizes[z], 1, iters, &STEP(3, z, i), 1, &used[z])) {
+                fprintf(stderr, "tacos-run: error: --calibrate: the ring all-reduce replay failed on rank %d\n", rank);
+                MPI_Abort(comm, 1);
+            }
+    /* then the comments' MPI streaming and alpha, after the copy path, which they would otherwise precede
+     * with the largest messages: tacos-run's own sweep starts at its smallest size */
+    ring_step(comm, next, prev, send, recv, acc, step_bytes[n_sizes - 1], 1, steps); /* warm-up */
     for (int i = 0; i < reps; i++) {
         a_in[i] = intra_peer >= 0 ? pingpong(comm, rank, 0, intra_peer) : 0;
         a_out[i] = inter_peer >= 0 ? pingpong(comm, rank, 0, inter_peer) : 0;
@@ -403,11 +424,17 @@ int tc_exec_calibrate_main(int argc, char **argv)
             fprintf(f, "#   the class's beta: the geometric mean of the smallest and largest, %.4f GB/s (from %.4f to "
                        "%.4f: within %.0f%% of every size's)\n",
                     1e-9 / beta, 1e-9 / bmax, 1e-9 / bmin, 100 * (sqrt(bmax / bmin) - 1));
-            fprintf(f, "%-10s %.4f us %.4f GB/s\n", cls, a_cls * 1e6, 1e-9 / beta);
-            if (nodes > 1) {
-                fprintf(f, "%-10s %.4f us %.4f GB/s\n", "intra", a_cls * 1e6, 1e-9 / beta);
-                fprintf(f, "%-10s %.4f us %.4f GB/s   # the ring crosses nodes: its beta is the slowest hop's\n",
-                        "inter", ao.med * 1e6, 1e-9 / beta);
+            fprintf(f, "# the size table: beta(S) at the bytes of one replay step, S/%d (man 5 tacosc-costs: linear in "
+                       "log2 of the bytes between points, the end points beyond); the class line scales links of their own beta\n", n);
+            const char *names[3] = {cls, "intra", "inter"};
+            const double alphas[3] = {a_cls, a_cls, ao.med};
+            for (int c = 0; c < (nodes > 1 ? 3 : 1); c++) {
+                fprintf(f, "%-10s %.4f us %.4f GB/s%s\n", names[c], alphas[c] * 1e6, 1e-9 / beta,
+                        c == 2 ? "   # the ring crosses nodes: its beta is the slowest hop's" : "");
+                for (int z = 0; z < n_sizes; z++)
+                    if (z == 0 || used[z] / (uint64_t)n > used[z - 1] / (uint64_t)n)
+                        fprintf(f, "%-10s at %llu %.4f GB/s\n", names[c], (unsigned long long)(used[z] / (uint64_t)n),
+                                1e-9 / bz[z]);
             }
             if (out) {
                 if (fclose(f) || rename(tmp, out)) {

@@ -165,8 +165,9 @@ tc_status ph_coster_cost(tc_ctx *ctx, ph_coster *c, const tc_ph_pair *pairs, int
             a_sum += lk->alpha;
             if (lk->alpha > a_max)
                 a_max = lk->alpha;
-            if (lk->beta > b_max)
-                b_max = lk->beta;
+            const double b = tc_link_beta_at(g, lk, (double)p->bytes);
+            if (b > b_max)
+                b_max = b;
             if (c->count[l] == 0 && c->bytes[l] == 0)
                 c->touched[n_touched++] = l;
             c->count[l]++;
@@ -186,8 +187,10 @@ tc_status ph_coster_cost(tc_ctx *ctx, ph_coster *c, const tc_ph_pair *pairs, int
         double beta_term = 0;
         for (int k = 0; k < n_touched; k++) {
             int l = c->touched[k];
-            if (g->links[l].beta * c->bytes[l] > beta_term)
-                beta_term = g->links[l].beta * c->bytes[l];
+            /* a size table is read at the link's mean message */
+            const double b = tc_link_beta_at(g, &g->links[l], c->count[l] ? c->bytes[l] / c->count[l] : c->bytes[l]);
+            if (b * c->bytes[l] > beta_term)
+                beta_term = b * c->bytes[l];
             if (c->count[l] > r.congestion)
                 r.congestion = c->count[l];
         }

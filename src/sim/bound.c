@@ -683,9 +683,21 @@ tc_status tc_sim_bound(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, uint
         *out = b;
         return TC_OK;
     }
+    /* a size table (man 5 tacosc-costs): every link at its fastest beta over every size, which prices no
+     * chunk above what the simulator does; te-ccl's epoch stays the simulator's, from topo */
+    tc_topo *fastest = NULL;
+    if (tc_topo_has_tables(topo)) {
+        if (tc_topo_clone(topo, &fastest))
+            return tc_error(ctx, TC_ERR_NOMEM, topo->file, 0, "bound: out of memory");
+        for (int l = 0; l < fastest->n_links; l++)
+            fastest->links[l].beta = tc_link_beta_min(topo, &topo->links[l]);
+        for (int k = 0; k < fastest->n_classes; k++)
+            fastest->classes[k].n_at = 0;
+    }
+    const tc_topo *pt = fastest ? fastest : topo;
     bctx c;
     memset(&c, 0, sizeof c);
-    c.t = topo;
+    c.t = pt;
     c.h = (shape){s->coll, s->n_ranks, s->n_chunks, s->chunks_per_rank, s->root};
     if (s->coll == TC_COLL_ALLTOALL) { /* chunks per (source, destination) pair */
         const int64_t pairs = (int64_t)s->n_ranks * s->n_ranks;
@@ -706,7 +718,7 @@ tc_status tc_sim_bound(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, uint
         goto done;
     const double epoch = tc_link_epoch(topo, bytes);
     for (int l = 0; l < topo->n_links; l++)
-        if ((st = tc_sim_link_cost(ctx, topo, l, bytes, epoch, &c.occ[l], &c.lat[l])))
+        if ((st = tc_sim_link_cost(ctx, pt, l, bytes, epoch, &c.occ[l], &c.lat[l])))
             goto done;
     /* per NPU */
     for (int v = 0; v < n; v++)
@@ -762,6 +774,7 @@ tc_status tc_sim_bound(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, uint
     *out = b;
     st = TC_OK;
 done:
+    tc_topo_free(fastest);
     free(c.occ);
     free(c.lat);
     free(c.lost2);

@@ -24,12 +24,13 @@
  *   0->2 over [2, 4), is at the switch at 5, holds 2->1 over [5, 7), is at NPU 1 at 6.  tacos: 3, 6; 6, 9.
  */
 #include "tacos/sim.h"
+#include "tacos/topo.h"
 
 double tc_link_epoch(const tc_topo *t, double bytes)
 {
     double e = 0;
     for (int l = 0; l < t->n_links; l++) {
-        const double c = t->links[l].beta * bytes;
+        const double c = tc_link_beta_at(t, &t->links[l], bytes) * bytes;
         if (c > 0 && (e == 0 || c < e))
             e = c;
     }
@@ -40,10 +41,10 @@ void tc_link_times(const tc_topo *t, int l, double bytes, double epoch, double *
 {
     const tc_link *k = &t->links[l];
     if (t->link_model != TC_LINK_TECCL) {
-        *hold = *lat = k->alpha + k->beta * bytes;
+        *hold = *lat = tc_link_cost(t, k, bytes);
         return;
     }
     const double a = k->alpha > 0.1 * epoch ? k->alpha : 0; /* TE-CCL's alpha_threshold */
-    *hold = k->beta * bytes;
+    *hold = tc_link_beta_at(t, k, bytes) * bytes;
     *lat = k->src >= t->n_npus && k->dst < t->n_npus ? a : *hold + a; /* switch to NPU: no second beta */
 }

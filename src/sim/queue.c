@@ -587,7 +587,7 @@ static void critical_path(const qsim *q, double bytes, tc_sim_result *r)
             r->cp_queue_hops++;
         } else {
             r->cp_latency += q->t->link_model == TC_LINK_TACOS ? k->alpha : lat - own;
-            const double tr = q->t->link_model == TC_LINK_TACOS ? k->beta * b : own;
+            const double tr = q->t->link_model == TC_LINK_TACOS ? tc_link_beta_at(q->t, k, b) * b : own;
             if (sv == q->hop_off[x])
                 r->cp_transfer += tr;
             else

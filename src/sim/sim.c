@@ -309,7 +309,7 @@ static tc_status run_ab(tc_ctx *ctx, sim_router *ro, double bytes, tc_sim_result
         for (int i = 0; i < nt; i++) {
             int l = tlist[i];
             const double lb = wb ? wb[l] : bytes * cnt[l];
-            double busy = t->links[l].beta * lb;
+            double busy = tc_link_beta_at(t, &t->links[l], bytes) * lb; /* the table at one message */
             if (busy > cong)
                 cong = busy;
             if (cnt[l] > r->max_congestion)

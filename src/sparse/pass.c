@@ -187,8 +187,9 @@ tc_status tc_sparse_contribs(tc_ctx *ctx, const tc_sched *s, int **out)
 
 /* ---- decisions ---------------------------------------------------------------------------------- */
 
-/* Summed beta of the links transfer x crosses (0 when unknown: no topology or no link recorded). */
-double tc_sparse_xfer_beta(const tc_topo *topo, const tc_sched *s, const tc_xfer *x)
+/* Summed beta of the links transfer x crosses for a message of `bytes` (0 when unknown: no topology or no
+ * link recorded). */
+double tc_sparse_xfer_beta(const tc_topo *topo, const tc_sched *s, const tc_xfer *x, double bytes)
 {
     if (!topo)
         return 0;
@@ -196,10 +197,10 @@ double tc_sparse_xfer_beta(const tc_topo *topo, const tc_sched *s, const tc_xfer
     for (int h = 0; h < x->route_len; h++) {
         int l = s->route[x->route_off + h];
         if (l >= 0 && l < topo->n_links)
-            b += topo->links[l].beta;
+            b += tc_link_beta_at(topo, &topo->links[l], bytes);
     }
     if (!x->route_len && x->link >= 0 && x->link < topo->n_links)
-        b = topo->links[x->link].beta;
+        b = tc_link_beta_at(topo, &topo->links[x->link], bytes);
     return b;
 }
 
@@ -257,7 +258,7 @@ tc_status tc_sparse_plan(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, co
         /* the previous-step rule (SpCCL): a reduction-phase send is judged by the sparsity one contribution
          * earlier, what a ring measured at the step before; forwarded data by its own */
         const double dj = o->rule == TC_SP_RULE_PREVIOUS && kind != 2 ? tc_sparse_fill(o->density, k[i] > 1 ? k[i] - 1 : 1) : d;
-        const double beta = tc_sparse_xfer_beta(topo, s, x);
+        const double beta = tc_sparse_xfer_beta(topo, s, x, dense); /* the dense send's */
         int best = TC_SP_DENSE;
         double best_cost = 0;
         for (int f = TC_SP_PICI; f < TC_SP_FMT_COUNT; f++) {
@@ -270,7 +271,7 @@ tc_status tc_sparse_plan(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, co
             const double bytes = tc_sparse_msg_expect(f, n, d, e);
             if (!(bytes < dense))
                 continue;
-            const double cost = bytes * beta + dense / bw[f][0] + dense / bw[f][1];
+            const double cost = bytes * tc_sparse_xfer_beta(topo, s, x, bytes) + dense / bw[f][0] + dense / bw[f][1];
             /* auto: a format only where the send's modelled time beats the dense send's; the whole plan is
              * then priced by tc_sparse_annotate, which keeps it only where it beats dense */
             if (o->format == TC_SP_AUTO && !(cost < dense * beta))

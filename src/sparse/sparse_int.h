@@ -121,8 +121,9 @@ static inline uint64_t sp_ceil(uint64_t a, uint64_t b) { return a / b + (a % b !
  * arrived in the same sparse format fmt[i] (no compression needed). */
 tc_status tc_sparse_sweep(tc_ctx *ctx, const tc_sched *s, const unsigned char *fmt, int *k, unsigned char *fwd);
 
-/* Summed beta of the links transfer x crosses (0 when unknown: no topology or no link recorded). */
-double tc_sparse_xfer_beta(const tc_topo *topo, const tc_sched *s, const tc_xfer *x);
+/* Summed beta of the links transfer x crosses for a message of `bytes` (tc_link_beta_at; 0 when unknown:
+ * no topology or no link recorded). */
+double tc_sparse_xfer_beta(const tc_topo *topo, const tc_sched *s, const tc_xfer *x, double bytes);
 
 /* Common argument checks of the codecs; name is "pici" or "coo". */
 tc_status tc_sparse_args(tc_ctx *ctx, const char *name, uint64_t n, size_t elem);

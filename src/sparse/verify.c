@@ -104,7 +104,8 @@ tc_status tc_sparse_verify(tc_ctx *ctx, const tc_sched *s, const tc_topo *topo)
         if (sp->format == TC_SP_AUTO && topo && topo->n_npus == s->n_ranks) {
             double c, dc;
             tc_sparse_codec_bw(topo, f, &c, &dc);
-            const double beta = tc_sparse_xfer_beta(topo, s, x), cost = bytes * beta + dense / c + dense / dc;
+            const double beta = tc_sparse_xfer_beta(topo, s, x, dense),
+                         cost = bytes * tc_sparse_xfer_beta(topo, s, x, bytes) + dense / c + dense / dc;
             if (!(cost < dense * beta)) {
                 st = tc_sched_error(ctx, TC_ERR_INVALID, s, i,
                                     "sparse section: transfer %d (%d->%d) travels %s under auto, but is priced at "

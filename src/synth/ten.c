@@ -157,7 +157,7 @@ tc_status tc_synth_net_build(const tc_topo *t, int reversed, uint64_t chunk_byte
             s = d = -1; /* unusable: never matched */
         net->src[l] = s;
         net->dst[l] = d;
-        double c = (k->alpha + k->beta * (double)chunk_bytes) * 1e12;
+        double c = tc_link_cost(t, k, (double)chunk_bytes) * 1e12;
         if (net->hold) { /* the link model: cost is the arrival, hold the link's busy time (tc_link_times) */
             double hold, lat;
             tc_link_times(t, l, (double)chunk_bytes, epoch, &hold, &lat);

@@ -48,6 +48,8 @@ static tc_status split_nics(tc_ctx *ctx, tc_topo *t)
         snprintf(nm, sizeof nm, "%s-split%d", t->classes[pc].name, k);
         if (tc_topo_class_get(t, nm, &cls) || tc_topo_class_set(t, cls, t->classes[pc].alpha, t->classes[pc].beta * k))
             return TC_ERR_NOMEM;
+        for (int i = 0; i < (t->classes[cls].n_at = t->classes[pc].n_at); i++) /* a size table, scaled alike */
+            t->classes[cls].at_bytes[i] = t->classes[pc].at_bytes[i], t->classes[cls].at_beta[i] = t->classes[pc].at_beta[i] * k;
         int n = 0;
         for (int c = 0; c < t->n_switches; c++)
             n += t->switches[c].nic && t->switches[c].up == s ? t->switches[c].n_ports : 0;

@@ -1,7 +1,9 @@
 /*
  * Cost files (man 5 tacosc-costs) and unit parsing.
  *
- * Accepts: lines `CLASS ALPHA BANDWIDTH`, `CLASS ALPHA beta=X` (X in s/GB, GB = 1e9 bytes),
+ * Accepts: lines `CLASS ALPHA BANDWIDTH`, `CLASS ALPHA beta=X` (X in s/GB, GB = 1e9 bytes), size-table
+ * points `CLASS at SIZE BANDWIDTH` after the class's own line (SIZE in bytes, tc_parse_size suffixes;
+ * increasing; at most TC_COST_AT_MAX; priced by src/topo/linkcost.c),
  * `reconfig TIME` and `codec pici|coo COMPRESS DECOMPRESS` (throughputs of the sparse codecs in bytes of
  * dense data per second, include/tacos/sparse.h); `#` starts a comment; blank lines are ignored.  A number and its unit may be separated
  * by blanks ("0.5 us").  Times: ns, us (or µs with the micro sign U+00B5, or μs with the Greek mu U+03BC),
@@ -11,7 +13,8 @@
  * 1/TC_TIME_MAX bytes per second (one byte within TC_TIME_MAX).
  * Returns: a tc_costs with alpha in seconds and beta in seconds per byte.
  * Errors: `costs.txt:3: error: ...` for unknown units, missing fields, non-positive bandwidth, negative
- * alpha, duplicate classes, trailing text.
+ * alpha, duplicate classes, trailing text; for `at` lines: before the class's line, a bad size, a size
+ * not above the previous point's (or the same twice), more than TC_COST_AT_MAX points.
  * Trace: "nvlink 0.7us 25GB/s" -> class nvlink, alpha 7e-7 s, beta 4e-11 s/B.
  */
 #include "topo_internal.h"
@@ -270,6 +273,53 @@ static tc_status costs_add(tc_costs *c, const char *name, double alpha, double b
     return TC_OK;
 }
 
+/* `CLASS at SIZE BANDWIDTH`: a point of the class's size table, after the class's own line. */
+static tc_status table_point(tc_ctx *ctx, tc_costs *c, const char *name, int lineno, char **tok, int nt)
+{
+    const char *cls = tok[0];
+    char why[256];
+    tc_link_class *k = NULL;
+    for (int i = 0; i < c->n_classes; i++)
+        if (strcmp(c->classes[i].name, cls) == 0)
+            k = &c->classes[i];
+    if (!k)
+        return tc_error(ctx, TC_ERR_INVALID, name, lineno,
+                        "class '%s': 'at' line before the class's own line (expected '%s ALPHA BANDWIDTH' first)",
+                        cls, cls);
+    if (nt < 4)
+        return tc_error(ctx, TC_ERR_PARSE, name, lineno,
+                        "class '%s': missing %s (expected '%s at SIZE BANDWIDTH', e.g. '%s at 1MiB 2.5GB/s')", cls,
+                        nt < 3 ? "size and bandwidth" : "bandwidth", cls, cls);
+    uint64_t bytes;
+    if (tc_parse_size(tok[2], &bytes) || bytes < 1 || bytes > ((uint64_t)1 << 53))
+        return tc_error(ctx, TC_ERR_PARSE, name, lineno,
+                        "class '%s': bad size '%s' (bytes from 1 to 2^53: 4096, 64K, 1MiB, 2GB; K, M, G are 1024^k)",
+                        cls, tok[2]);
+    double bw;
+    if (tc_topo_parse_bw_why(tok[3], &bw, why, sizeof why) != TC_OK)
+        return tc_error(ctx, TC_ERR_PARSE, name, lineno, "class '%s' at %s: bad bandwidth: %s", cls, tok[2], why);
+    if (!(bw > 0))
+        return tc_error(ctx, TC_ERR_INVALID, name, lineno, "class '%s' at %s: bandwidth must be positive, got '%s'",
+                        cls, tok[2], tok[3]);
+    if (nt > 4)
+        return tc_error(ctx, TC_ERR_PARSE, name, lineno, "class '%s' at %s: unexpected '%s' after the bandwidth", cls,
+                        tok[2], tok[4]);
+    const int n = k->n_at;
+    if (n && (double)bytes == k->at_bytes[n - 1])
+        return tc_error(ctx, TC_ERR_INVALID, name, lineno, "class '%s': size %s given twice (%llu bytes)", cls,
+                        tok[2], (unsigned long long)bytes);
+    if (n && (double)bytes < k->at_bytes[n - 1])
+        return tc_error(ctx, TC_ERR_INVALID, name, lineno,
+                        "class '%s': size %s (%llu bytes) is below the previous point's %.0f bytes: sizes must increase",
+                        cls, tok[2], (unsigned long long)bytes, k->at_bytes[n - 1]);
+    if (n == TC_COST_AT_MAX)
+        return tc_error(ctx, TC_ERR_INVALID, name, lineno, "class '%s': more than %d 'at' points", cls, TC_COST_AT_MAX);
+    k->at_bytes[n] = (double)bytes;
+    k->at_beta[n] = 1.0 / bw;
+    k->n_at = n + 1;
+    return TC_OK;
+}
+
 tc_status tc_costs_read_mem(tc_ctx *ctx, const char *name, const char *buf, size_t len, tc_costs **out)
 {
     tc_status st = TC_OK;
@@ -382,6 +432,11 @@ tc_status tc_costs_read_mem(tc_ctx *ctx, const char *name, const char *buf, size
             codec_line[f] = lineno;
             continue;
         }
+        if (nt > 1 && strcmp(tok[1], "at") == 0) {
+            if ((st = table_point(ctx, c, name, lineno, tok, nt)))
+                goto fail;
+            continue;
+        }
         if (!valid_name(cls)) {
             st = tc_error(ctx, TC_ERR_PARSE, name, lineno,
                           "bad class name '%s' (letters, digits, '_', '-', '.'; starting with a letter or '_')", cls);
@@ -481,6 +536,9 @@ tc_status tc_topo_apply_costs(tc_ctx *ctx, tc_topo *t, const tc_costs *c)
                 if (strcmp(t->classes[k].name, c->classes[i].name) == 0) {
                     t->classes[k].alpha = c->classes[i].alpha;
                     t->classes[k].beta = c->classes[i].beta;
+                    t->classes[k].n_at = c->classes[i].n_at;
+                    memcpy(t->classes[k].at_bytes, c->classes[i].at_bytes, sizeof t->classes[k].at_bytes);
+                    memcpy(t->classes[k].at_beta, c->classes[i].at_beta, sizeof t->classes[k].at_beta);
                     t->classes[k].defined = 1;
                     t->classes[k].line = 0;
                 }

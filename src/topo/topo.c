@@ -778,9 +778,9 @@ static tc_status info_compute(const tc_topo *t, tc_topo_info *in)
         goto done;
     for (int e = 0; e < t->out_off[nv]; e++)
         adj[e] = t->links[t->out_link[e]].dst;
-    for (int i = 0; i < t->n_links; i++) {
-        inj[t->links[i].src] += 1.0 / t->links[i].beta;
-        ej[t->links[i].dst] += 1.0 / t->links[i].beta;
+    for (int i = 0; i < t->n_links; i++) { /* a size table: the fastest (the ideal is a lower bound) */
+        inj[t->links[i].src] += 1.0 / tc_link_beta_min(t, &t->links[i]);
+        ej[t->links[i].dst] += 1.0 / tc_link_beta_min(t, &t->links[i]);
     }
     in->min_injection_bw = INFINITY;
     in->min_ejection_bw = INFINITY;

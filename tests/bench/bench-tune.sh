@@ -115,6 +115,7 @@ calibrate() {
     mpirun --version 2>/dev/null | grep -q "Open MPI" && mr="$mr --oversubscribe" && [ "$(id -u)" -eq 0 ] && mr="$mr --allow-run-as-root"
     d="$tmp/cal"
     mkdir -p "$d"
+    echo "bench-tune: calibrate: load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null) on $(nproc 2>/dev/null) cores before calibrating"
     OMPI_MCA_btl_vader_single_copy_mechanism=none $mr -np "$np" "$TR" --calibrate -o "$d/c.cost" 2>/dev/null
     sed 's/^/bench-tune: calibrate: /' "$d/c.cost"
     $TACOSC topo fc "$np" -o "$d/fc.xml"
@@ -129,12 +130,13 @@ calibrate() {
     done
     bad=0
     for s in 1048576 2097152 4194304 8388608 16777216 33554432 67108864; do
-        med=$(for k in 1 2 3; do awk -v s=$s '$1 == s { print $2 }' "$d/m$k"; done | sort -g | sed -n 2p)
+        all=$(for k in 1 2 3; do awk -v s=$s '$1 == s { print $2 }' "$d/m$k"; done)
+        med=$(echo "$all" | sort -g | sed -n 2p)
         pred=$(awk -v s=$s '$1 == s { print $3 }' "$d/m1")
         r=$(awk -v p="$pred" -v m="$med" 'BEGIN { printf "%.3f", p / m }')
         ok=$(awk -v r="$r" 'BEGIN { print (r >= 0.75 && r <= 1.25) ? "within 25%" : "OFF" }')
         [ "$ok" = "within 25%" ] || bad=1
-        echo "bench-tune: calibrate: ring all-reduce $s B on $np ranks: predicted $pred us, measured median $med us, ratio $r: $ok"
+        echo "bench-tune: calibrate: ring all-reduce $s B on $np ranks: predicted $pred us, measured median $med us (launches" $all"), ratio $r: $ok"
     done
     [ $bad -eq 0 ] && echo "bench-tune: calibrate: every size within 25%" || { echo "bench-tune: calibrate: some sizes off by more than 25% (OFF above)"; short=1; }
 }
