@@ -1241,6 +1241,53 @@ START_TEST(test_calibrate_table)
 }
 END_TEST
 
+/* tacos-run --calibrate --device cuda (issue 24 item 3: CUDA where a GPU is there): the replay's buffers
+ * on the GPU, the file says so and prices the replay it measured (tacosc sim of the same ring plan gives
+ * back the median at a calibrated size).  Without a CUDA build or a device every rank says why and the job
+ * exits 1: skipped with that reason. */
+START_TEST(test_calibrate_cuda)
+{
+    if (!have_exec("test_calibrate_cuda"))
+        return;
+    char cmd[2048], topo[256], costs[256], plan[256], *out = NULL;
+    snprintf(topo, sizeof topo, "%s/calc-fc2.xml", workdir());
+    snprintf(costs, sizeof costs, "%s/calc.cost", workdir());
+    snprintf(plan, sizeof plan, "%s/calc-ring.xml", workdir());
+    snprintf(cmd, sizeof cmd, "%s -np 2 %s --calibrate --device cuda --reps 3 --iters 2 -b 64K -e 128K -o %s 2>&1",
+             mpirun(), tacosrun(), costs);
+    int rc = tu_run(cmd, &out);
+    if (rc != 0) {
+        ck_assert_msg(rc == 1 && count_of(out, "tacos-run: error: --calibrate --device cuda: ") == 2, "rc %d: %s\n%s",
+                      rc, cmd, tu_tail(out));
+        const char *why = strstr(out, "--device cuda: ");
+        tu_skip("test_calibrate_cuda", "%.*s", (int)strcspn(why, "\n"), why);
+        free(out);
+        return;
+    }
+    free(out);
+    char *text = tu_slurp(costs, NULL);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_msg(strstr(text, "(buffers on the GPU: --device cuda)"), "%s", text);
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_costs *c = NULL;
+    ck_assert_msg(tc_costs_read(&ctx, costs, &c) == TC_OK, "%s\n%s", tu_diags(), text);
+    ck_assert_msg(c->n_classes == 1 && c->classes[0].n_at == 2, "%s", text);
+    double med = 0;
+    const char *l = strstr(text, "#   replay S      65536: ");
+    ck_assert_msg(l && sscanf(l + strlen("#   replay S      65536: "), "%lf", &med) == 1 && med > 0, "%s", text);
+    snprintf(cmd, sizeof cmd,
+             "%s topo fc 2 -o %s && %s %s --costs %s -c allreduce --algo ring --size 64K --target tacos-run -o %s -q",
+             tu_tacosc(), topo, tu_tacosc(), topo, costs, plan);
+    ck_assert_msg(tu_run(cmd, &out) == 0, "%s\n%s", cmd, tu_tail(out));
+    free(out);
+    const double t = sim_us(plan, topo, costs, 65536);
+    ck_assert_msg(fabs(t - med) <= 2e-3 * med + 0.01, "sim %.3f us, replay median %.3f us\n%s", t, med, text);
+    tc_costs_free(c);
+    free(text);
+}
+END_TEST
+
 static Suite *exec_suite(void)
 {
     Suite *s = suite_create("exec");
@@ -1276,6 +1323,7 @@ static Suite *exec_suite(void)
     tcase_set_timeout(tp, 240);
     tcase_add_test(tp, test_predicted_time);
     tcase_add_test(tp, test_calibrate_table);
+    tcase_add_test(tp, test_calibrate_cuda);
     suite_add_tcase(s, tp);
     return s;
 }

@@ -1,6 +1,7 @@
 /* tacos-run --calibrate: alpha and beta of the link classes the job's ranks actually have, measured.
  *
  *   mpirun -np N tacos-run --calibrate [-o FILE] [--reps R] [--iters I] [--class NAME] [-b SIZE] [-e SIZE]
+ *                                      [--device host|cuda]
  *
  * Classes: ranks sharing memory (MPI_Comm_split_type MPI_COMM_TYPE_SHARED) talk over the class NAME
  * (default "default"); with several nodes the ranks of different nodes talk over "inter", and the
@@ -9,7 +10,8 @@
  *   of another node across), 200 round trips per repetition, half the mean round trip.
  * beta: the copy path of tacos-run itself.  tacosc's ring all-reduce on the job's ranks (topology fc N,
  *   --algo ring, one chunk per rank, lowered for tacos-run, in place) is replayed by tacos-run's own
- *   engine (nonblocking sends and receives, receive temporaries, float32 sums, the idle policy) at every
+ *   engine, on host memory or with --device cuda on the GPU as tacos-run --device cuda replays (device
+ *   buffers, CUDA reductions, messages staged through pinned host memory unless MPI is CUDA-aware) (nonblocking sends and receives, receive temporaries, float32 sums, the idle policy) at every
  *   size S from -b to -e (default 1 MiB to 64 MiB, doubling: the sizes the file is meant to price), timed
  *   as tacos-run times it (I runs back to back after a barrier, their mean; the slowest rank's).  The plan
  *   is 2(N - 1) steps of S/N bytes, so per size beta(S) = (median time / 2(N - 1) - alpha) / (S/N).  Bytes
@@ -115,16 +117,30 @@ typedef struct copy_path {
     tc_exec_plan *plan;
     tc_exec_backend be;
     int idle_sleep;
+    int cuda;  /* buffers in device memory (--device cuda) */
 } copy_path;
 
-static tc_status copy_path_create(copy_path *cp, MPI_Comm comm, int rank, int n, int idle_sleep)
+static tc_status copy_path_create(copy_path *cp, MPI_Comm comm, int rank, int n, int idle_sleep, int cuda)
 {
     tc_topo *t = NULL;
     tc_sched *s = NULL;
     char dims[16];
     memset(cp, 0, sizeof *cp);
     tc_ctx_init(&cp->ctx);
-    tc_exec_backend_host(&cp->be);
+    if (cuda) { /* tacos-run --device cuda's backend: the device of the local rank, its kernels and staging */
+        MPI_Comm local;
+        int lrank = 0;
+        char why[256] = "";
+        MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &local);
+        MPI_Comm_rank(local, &lrank);
+        MPI_Comm_free(&local);
+        if (tc_exec_backend_cuda(&cp->be, lrank, why, sizeof why)) {
+            fprintf(stderr, "tacos-run: error: --calibrate --device cuda: %s (rank %d)\n", why, rank);
+            return TC_ERR_UNSUPPORTED;
+        }
+    } else
+        tc_exec_backend_host(&cp->be);
+    cp->cuda = cuda;
     cp->idle_sleep = idle_sleep;
     snprintf(dims, sizeof dims, "%d", n);
     tc_gen_opts go;
@@ -168,13 +184,22 @@ static tc_status copy_path_time(copy_path *cp, MPI_Comm comm, uint64_t bytes, in
     const size_t T = chunk * (size_t)C, s_elems = (size_t)cp->plan->buf_chunks[2] * chunk;
     tc_exec_run_opts ro = {TC_DT_FLOAT32, TC_RED_SUM, chunk, 60, 2, cp->idle_sleep, 0, 0};
     tc_exec_engine *eng = NULL;
-    /* the buffers as tacos-run allocates them (the backend's page-aligned memory), zeros */
-    float *a = cp->be.alloc_host(&cp->be, T * sizeof *a), *sc = s_elems ? cp->be.alloc_host(&cp->be, s_elems * sizeof *sc) : NULL;
-    if (a)
-        memset(a, 0, T * sizeof *a);
-    if (sc)
-        memset(sc, 0, s_elems * sizeof *sc);
+    /* the buffers as tacos-run allocates them (the backend's page-aligned host memory, or device memory
+     * with --device cuda), zeros */
+    void *(*alloc)(tc_exec_backend *, size_t) = cp->cuda ? cp->be.alloc : cp->be.alloc_host;
+    float *a = alloc(&cp->be, T * sizeof *a), *sc = s_elems ? alloc(&cp->be, s_elems * sizeof *sc) : NULL;
     tc_status st = !a || (s_elems && !sc) ? TC_ERR_NOMEM : TC_OK;
+    if (!st && cp->cuda) {
+        float *z = calloc(T > s_elems ? T : s_elems, sizeof *z);
+        if (!z || cp->be.upload(&cp->be, a, z, T * sizeof *a) ||
+            (sc && cp->be.upload(&cp->be, sc, z, s_elems * sizeof *sc)))
+            st = TC_ERR_NOMEM;
+        free(z);
+    } else if (!st) {
+        memset(a, 0, T * sizeof *a);
+        if (sc)
+            memset(sc, 0, s_elems * sizeof *sc);
+    }
     if (!st)
         st = tc_exec_engine_create(&cp->ctx, cp->plan, &cp->be, comm, &ro, &eng);
     void *bufs[3] = {a, a, sc};
@@ -189,10 +214,11 @@ static tc_status copy_path_time(copy_path *cp, MPI_Comm comm, uint64_t bytes, in
             times[stride * (size_t)i] = tmax;
     }
     tc_exec_engine_free(eng);
+    void (*release)(tc_exec_backend *, void *) = cp->cuda ? cp->be.release : cp->be.release_host;
     if (a)
-        cp->be.release_host(&cp->be, a);
+        release(&cp->be, a);
     if (sc)
-        cp->be.release_host(&cp->be, sc);
+        release(&cp->be, sc);
     *used = (uint64_t)T * sizeof(float);
     return st;
 }
@@ -201,14 +227,15 @@ static int usage(FILE *f, int rank)
 {
     if (rank == 0)
         fputs("usage: mpirun -np N tacos-run --calibrate [-o FILE] [--reps R] [--iters I] [--class NAME] [-b SIZE]\n"
-              "                                      [-e SIZE]\n"
+              "                                      [-e SIZE] [--device host|cuda]\n"
               "Measure alpha (8-byte ping-pong) and beta (tacos-run's own replay of a ring all-reduce at every\n"
               "size S from -b to -e, doubling; default 1M to 64M) of the job's link classes: R repetitions\n"
               "(default 7) of I runs back to back (default 5, as tacos-run -n times them), and write a cost\n"
               "file (man 5 tacosc-costs) with the medians: a class line and a size table, one point\n"
               "'CLASS at S/N BANDWIDTH' per size; as comments the spread, each size's beta and the MPI\n"
               "library's raw streaming.  --class names the class of ranks sharing memory (default\n"
-              "\"default\"); across nodes the class is \"inter\".\n",
+              "\"default\"); across nodes the class is \"inter\".  --device cuda replays with the buffers on\n"
+              "the GPU, as tacos-run --device cuda (default host).\n",
               f);
     return 2;
 }
@@ -222,7 +249,7 @@ int tc_exec_calibrate_main(int argc, char **argv)
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &n);
     const char *out = NULL, *cls = "default";
-    int reps = 7, iters = 5;
+    int reps = 7, iters = 5, cuda = 0;
     uint64_t smin = 1u << 20, smax = 64u << 20;
     for (int i = 2; i < argc; i++) {
         if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) && i + 1 < argc)
@@ -240,6 +267,15 @@ int tc_exec_calibrate_main(int argc, char **argv)
             i++;
         } else if (!strcmp(argv[i], "--class") && i + 1 < argc)
             cls = argv[++i];
+        else if (!strcmp(argv[i], "--device") && i + 1 < argc) {
+            if (strcmp(argv[i + 1], "host") && strcmp(argv[i + 1], "cuda")) {
+                if (rank == 0)
+                    fprintf(stderr, "tacos-run: error: --calibrate --device: '%s' is not host or cuda\n", argv[i + 1]);
+                rc = 2;
+                goto done;
+            }
+            cuda = !strcmp(argv[++i], "cuda");
+        }
         else if ((!strcmp(argv[i], "-b") || !strcmp(argv[i], "-e")) && i + 1 < argc) {
             uint64_t *dst = argv[i][1] == 'b' ? &smin : &smax;
             if (tc_parse_size(argv[i + 1], dst) || *dst < 1024 || *dst > (1ull << 32)) {
@@ -338,7 +374,20 @@ int tc_exec_calibrate_main(int argc, char **argv)
     }
     copy_path cpath;
     uint64_t used[MAX_SIZES];
-    if (copy_path_create(&cpath, comm, rank, n, over ? 100 : 0)) {
+    int no_gpu = copy_path_create(&cpath, comm, rank, n, over ? 100 : 0, cuda) == TC_ERR_UNSUPPORTED, any = 0;
+    MPI_Allreduce(&no_gpu, &any, 1, MPI_INT, MPI_MAX, comm);
+    if (any) { /* --device cuda without a usable GPU (each such rank said why): every rank exits 1 */
+        if (!no_gpu)
+            copy_path_free(&cpath);
+        free(node);
+        free(order);
+        free(send);
+        free(recv);
+        free(acc);
+        free(v);
+        goto done;
+    }
+    if (!cpath.plan) {
         fprintf(stderr, "tacos-run: error: --calibrate: cannot build the ring all-reduce replay (rank %d)\n", rank);
         MPI_Abort(comm, 1);
     }
@@ -416,8 +465,8 @@ int tc_exec_calibrate_main(int argc, char **argv)
                         sr[z].med * 1e6, sr[z].lo * 1e6, sr[z].hi * 1e6, 1e-9 / bs[z]);
             fprintf(f, "# beta: the copy path, tacosc's ring all-reduce (fc %d, one chunk per rank, in place) replayed by "
                        "tacos-run's engine; per size S its median time (us) and beta(S) = (time / %d steps - alpha) / "
-                       "(S/%d) as a bandwidth:\n",
-                    n, ring_steps, n);
+                       "(S/%d) as a bandwidth%s:\n",
+                    n, ring_steps, n, cuda ? " (buffers on the GPU: --device cuda)" : "");
             for (int z = 0; z < n_sizes; z++)
                 fprintf(f, "#   replay S %10llu: %.1f (%.1f..%.1f), %.4f GB/s\n", (unsigned long long)used[z],
                         rp[z].med * 1e6, rp[z].lo * 1e6, rp[z].hi * 1e6, 1e-9 / bz[z]);
