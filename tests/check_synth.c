@@ -1433,6 +1433,108 @@ START_TEST(test_switch_tree_shipped_clusters)
 }
 END_TEST
 
+/* ------------------------------------------------------------------------------------------------ */
+/* The engine's threads (issue 27)                                                                   */
+
+/* One SPREAD run of the engine on the view of t (reversed: the reduce-scatter's), its transfers kept. */
+static tc_xfer *engine_run(const tc_topo *t, int reversed, int K, uint64_t seed, int threads, syn_result *res)
+{
+    syn_net net;
+    ck_assert_int_eq(tc_synth_net_build(t, reversed, 1u << 20, &net), TC_OK);
+    const int64_t C = (int64_t)t->n_npus * K, cap = (int64_t)t->n_npus * C - C;
+    tc_xfer *out = calloc((size_t)cap + 1, sizeof *out);
+    ck_assert_ptr_nonnull(out);
+    syn_job job = {.mode = SYN_SPREAD, .n_chunks = (int)C, .n_ranks = t->n_npus, .mcast = 1, .K = K, .root = -1,
+                   .match = TC_MATCH_BEST, .seed = seed, .out = out, .out_cap = cap, .threads = threads};
+    memset(res, 0, sizeof *res);
+    ck_assert_int_eq(tc_synth_ten_run(&net, &job, res), TC_OK);
+    ck_assert_int_eq(res->n_xfers, cap);
+    tc_synth_net_free(&net);
+    return out;
+}
+
+/* A mesh a x b (row-major ids) with a few random extra links and costs: links of several cost groups. */
+static tc_topo *rough_grid(tc_rng *r, int a, int b)
+{
+    tc_topo *t;
+    ck_assert_int_eq(tc_topo_create("rough", a * b, &t), TC_OK);
+    int slow;
+    ck_assert_int_eq(tc_topo_class_get(t, "slow", &slow), TC_OK);
+    ck_assert_int_eq(tc_topo_class_set(t, slow, 0.9e-6, 1.0 / 25e9), TC_OK);
+    for (int y = 0; y < b; y++)
+        for (int x = 0; x < a; x++) {
+            const int v = y * a + x;
+            if (x + 1 < a) {
+                tc_topo_add_link(t, v, v + 1, tc_rng_below(r, 8) ? 0 : slow, -1, -1, 0);
+                tc_topo_add_link(t, v + 1, v, tc_rng_below(r, 8) ? 0 : slow, -1, -1, 0);
+            }
+            if (y + 1 < b) {
+                tc_topo_add_link(t, v, v + a, tc_rng_below(r, 8) ? 0 : slow, -1, -1, 0);
+                tc_topo_add_link(t, v + a, v, tc_rng_below(r, 8) ? 0 : slow, -1, -1, 0);
+            }
+        }
+    for (int k = 0; k < a * b / 16; k++) { /* long links */
+        const int u = (int)tc_rng_below(r, (uint64_t)(a * b)), v = (int)tc_rng_below(r, (uint64_t)(a * b));
+        if (u != v)
+            tc_topo_add_link(t, u, v, slow, -1, -1, 0);
+    }
+    ck_assert_int_eq(tc_topo_index(t), TC_OK);
+    return t;
+}
+
+/* The split phases on 1, 2 and 3 threads give exactly the transfers of the engine run match by match
+ * (threads 0), in the same order, on random topologies large enough for FIFO mode (a mesh with cost
+ * groups and long links, a random graph, reversed views, 2 chunks per rank); and tacosc's own path with
+ * threads gives a plan the checker accepts. */
+START_TEST(test_engine_threads_same_transfers)
+{
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    const unsigned long seed = tu_seed();
+    tc_rng r;
+    tc_rng_seed(&r, seed);
+    for (int round = 0; round < 3; round++) {
+        tc_topo *t = round == 0   ? rough_grid(&r, 32 + (int)tc_rng_below(&r, 9), 32 + (int)tc_rng_below(&r, 9))
+                     : round == 1 ? random_topo(&r, 1030 + (int)tc_rng_below(&r, 200))
+                                  : rough_grid(&r, 26 + (int)tc_rng_below(&r, 4), 28); /* K = 2: n^2 K >= 2^20 */
+        const int K = round == 2 ? 2 : 1, rev = (int)tc_rng_below(&r, 2);
+        const uint64_t s = tc_rng_next(&r);
+        syn_result r0, rk;
+        tc_xfer *ref = engine_run(t, rev, K, s, 0, &r0);
+        ck_assert_int_eq(r0.threads, 0);
+        for (int th = 1; th <= 3; th++) {
+            tc_xfer *x = engine_run(t, rev, K, s, th, &rk);
+            ck_assert_msg(rk.threads >= 1 && rk.threads <= th, "round %d: %d threads", round, rk.threads);
+            ck_assert_int_eq(rk.makespan, r0.makespan);
+            ck_assert_int_eq(rk.rounds, r0.rounds);
+            int64_t i = 0; /* the first that differs (one assertion: Check reports each one it makes) */
+            for (const tc_xfer *a = ref, *b = x; i < r0.n_xfers; i++, a++, b++)
+                if (a->src != b->src || a->dst != b->dst || a->chunk != b->chunk || a->link != b->link ||
+                    a->step != b->step || a->t_start != b->t_start || a->t_end != b->t_end)
+                    break;
+            ck_assert_msg(i == r0.n_xfers,
+                          "seed %lu, round %d (%d npus, reversed %d, K %d), %d threads: transfer %lld differs: "
+                          "%d->%d chunk %d step %d against %d->%d chunk %d step %d",
+                          seed, round, t->n_npus, rev, K, th, (long long)i, x[i].src, x[i].dst, x[i].chunk,
+                          x[i].step, ref[i].src, ref[i].dst, ref[i].chunk, ref[i].step);
+            free(x);
+        }
+        free(ref);
+        tc_topo_free(t);
+    }
+    /* tacosc's path (tc_synth_tacos, 2 threads): the all-gather passes the checker */
+    tc_topo *g = rough_grid(&r, 33, 32);
+    tc_gen_opts o;
+    tc_gen_opts_init(&o);
+    o.size = 1ull << 30;
+    o.threads = 2;
+    tc_sched *sc = synth_checked(&ctx, g, g, TC_COLL_ALLGATHER, &o);
+    ck_assert_int_eq(sc->n_xfers, 33 * 32 * (33 * 32 - 1));
+    tc_sched_free(sc);
+    tc_topo_free(g);
+}
+END_TEST
+
 static Suite *synth_suite(void)
 {
     Suite *s = suite_create("synth");
@@ -1472,6 +1574,10 @@ static Suite *synth_suite(void)
     tcase_add_test(tree, test_switch_tree_refused_collectives);
     tcase_add_test(tree, test_switch_tree_shipped_clusters);
     suite_add_tcase(s, tree);
+    TCase *eng = tcase_create("engine"); /* issue 27: the engine's threads */
+    tcase_set_timeout(eng, 120);
+    tcase_add_test(eng, test_engine_threads_same_transfers);
+    suite_add_tcase(s, eng);
     return s;
 }
 

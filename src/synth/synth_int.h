@@ -127,6 +127,9 @@ typedef struct syn_job {
     int64_t stop_offset;    /* added to the clock before asking stop (the phases before this one) */
     tc_ctx *ctx;        /* progress line (may be NULL) */
     int progress;       /* nonzero: this run may print the progress line */
+    int threads;        /* large FIFO-mode SPREAD runs: split each event time's matching and arrivals over
+                           this many threads (ten.c, par_*; 1: the split phases on one thread), with the
+                           same result as 0: one thread, match by match (the reference) */
     const char *what;   /* phase name for the progress line */
 } syn_job;
 
@@ -135,6 +138,7 @@ typedef struct syn_result {
     int64_t makespan;   /* ps */
     int rounds;         /* event rounds with at least one transfer started */
     int64_t n_xfers;
+    int threads;        /* threads the split phases ran on (0: the run did not split them) */
 } syn_result;
 
 /** Dijkstra toward vertex d over the net's in-links: row[v] = the cheapest time (ps) from v to d, INT64_MAX

@@ -200,6 +200,7 @@ typedef struct phase_run {
     syn_cal *busy_out;
     int64_t stop_offset;
     int no_stop;
+    int threads;            /* the engine's (syn_job) */
     syn_result r;
     tc_status st;
 } phase_run;
@@ -229,6 +230,7 @@ static void *phase_worker(void *arg)
         .stop_offset = R->stop_offset,
         .ctx = cfg->ctx,
         .progress = R->progress,
+        .threads = R->threads,
         .what = cfg->n_ph > 1 ? (R->p ? "all-gather phase" : "reduce-scatter phase") : "",
     };
     const int paths = ph->mode == SYN_GATHER || ph->mode == SYN_SCATTER || ph->mode == SYN_ALLTOALL;
@@ -452,8 +454,9 @@ static tc_status dense_steps(tc_sched *s)
 }
 
 /* Run every phase with `seed`; append transfers to rec when set.  *time_ps is the collective time.  With
- * two SPREAD phases, a transfer list and parallel != 0, the phases run in two threads, each writing its
- * own (exactly sized) part of the list: the same result as one after the other. */
+ * two SPREAD phases, a transfer list and parallel > 1 (threads), the phases run in two threads, each writing
+ * its own (exactly sized) part of the list: the same result as one after the other; else each phase's
+ * engine may use `parallel` threads (ten.c, the same result as one). */
 static tc_status run_all(const run_cfg *cfg, uint64_t seed, tc_sched *rec, int progress, int parallel,
                          int64_t *time_ps, int *steps)
 {
@@ -465,7 +468,7 @@ static tc_status run_all(const run_cfg *cfg, uint64_t seed, tc_sched *rec, int p
     const int can_ovl = cfg->overlap && cfg->n_ph == 2 && cfg->ph[0].mode == SYN_SPREAD &&
                         cfg->ph[1].mode == SYN_SPREAD && cfg->ph[0].reversed && !cfg->ph[1].reversed &&
                         !tc_topo_switch_tree(cfg->topo); /* routed copies keep no timetables (ten.c) */
-    int par = rec && parallel && !cfg->topo->n_swnodes && cfg->n_ph == 2 && cfg->ph[0].mode == SYN_SPREAD &&
+    int par = rec && parallel > 1 && !cfg->topo->n_swnodes && cfg->n_ph == 2 && cfg->ph[0].mode == SYN_SPREAD &&
               cfg->ph[1].mode == SYN_SPREAD && (int64_t)rec->cap_xfers - rec->n_xfers >= 2 * spread;
     int ovl = 0, plain_stopped = 0; /* the plain all-gather passed the search's cut: only the overlap may win */
     overlap O = {0};
@@ -509,6 +512,7 @@ static tc_status run_all(const run_cfg *cfg, uint64_t seed, tc_sched *rec, int p
     } else {
         for (int p = 0; p < cfg->n_ph; p++) {
             R[p].progress = progress;
+            R[p].threads = parallel > 1 ? parallel : 1; /* one phase at a time: the engine may use them */
             R[p].stop_offset = p ? R[0].r.makespan : 0;
             phase_worker(&R[p]);
             if (!R[p].st && R[p].r.stopped && p == 1 && can_ovl) { /* the overlapped all-gather may end sooner */
@@ -863,7 +867,7 @@ tc_status tc_synth_tacos_run(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, con
     int64_t time_ps = 0;
     int steps = 0;
     int threads = opts->threads > 0 ? opts->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
-    st = run_all(&cfg, seed, opts->stats_only ? NULL : s, 1, threads > 1, &time_ps, &steps);
+    st = run_all(&cfg, seed, opts->stats_only ? NULL : s, 1, threads, &time_ps, &steps);
     if (st == TC_ERR_INTERNAL)
         st = tc_error(ctx, st, NULL, 0, "tacos: synthesis stalled with postconditions left (internal error)");
     if (!st && stop && time_ps == INT64_MAX) { /* stopped: this candidate cannot win */

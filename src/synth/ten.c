@@ -47,6 +47,9 @@
  *   (ready, busy, asleep, blocked); in-flight links in one FIFO per
  *   distinct cost (completion times are monotone within a cost, so no heap is needed).
  *   Work: O(links x chunks) cursor steps plus O(transfers x out-degree) wake-up tests.
+ * Threads (job->threads): large FIFO-mode runs match and take arrivals part by part on several threads
+ *   and start the transfers on one, in the order one thread would (par_*, "Threads" below): the same
+ *   transfers, byte for byte, on any number.
  * Limits: a stall (nothing in flight, postconditions left) returns TC_ERR_INTERNAL; callers check
  *   reachability first.
  * Trace, unidirectional ring 0->1->2, K = 1, all-gather: t=0 each link i->i+1 moves chunk i; at t=c node
@@ -55,8 +58,10 @@
 #include "synth_int.h"
 #include "tacos/sim.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 /* ------------------------------------------------------------------------------------------------ */
@@ -226,6 +231,14 @@ typedef struct tev {
     int c;  /* TEV_ARRIVE: the chunk (a link may have several in flight under the te-ccl link model) */
 } tev;
 
+/* The claim bitset's layout: a row of chunks per node (1), or a row of nodes per chunk (0).  Node-major
+ * keeps the bits a node's matching tests (one node, the chunks its sources' lists hold) in one row of
+ * C / 8 bytes; chunk-major keeps an arrival's wake-up tests (one chunk, the node's neighbours) in a line
+ * or two.  The matching makes more tests: on the mesh all-gathers, node-major took 248 s of CPU on
+ * 140x140 where chunk-major took 285 s (both on one thread, side by side), 3.3 s against 3.6 s on 64x64. */
+#ifndef CLAIM_NODE_MAJOR
+#define CLAIM_NODE_MAJOR 1
+#endif
 #define BEST_FIFO_ABOVE ((int64_t)1 << 20) /* node x chunk pairs from which best mode is FIFO */
 #define BEST_WINDOW 8  /* candidates examined per free link in best mode */
 #define BEST_SCAN 64   /* entries scanned per free link to find them */
@@ -248,7 +261,8 @@ typedef struct eng {
     int n, m, C;
     size_t W;              /* 64-bit words per claim row */
     size_t esz;            /* bytes per log entry: 2 or 4 */
-    uint64_t *claim;       /* n x W: node has or is receiving chunk */
+    uint64_t *claim;       /* node d has or is receiving chunk c: bit claim_bit(d, c) of word claim_at(d, c)
+                              (rows of W words per node, or per chunk: CLAIM_NODE_MAJOR) */
     int *cnt;              /* per chunk: nodes that claimed it */
     syn_log *log;          /* per node: chunks held, in arrival order */
     int *cursor;           /* per link: next entry of the source's log to consider (SPREAD) */
@@ -293,20 +307,66 @@ typedef struct eng {
                               TREE_PAIR_NPUS NPUs (no limit) */
     int *comp;             /* per vertex: its tree's rank (trees ordered by NPU count, then first vertex), -1 */
     int *comp_rep;         /* per rank: a vertex of that tree (its dests are the tree's NPUs) */
+    /* threads (par_*; NULL and unused on one thread) */
+    struct par *par;
+    int *pick;             /* per node d, from in_off[d]: the in-links matched this round (chunk: fl_chunk) */
+    int *npick;            /* per node: how many */
+    int *arr, n_arr;       /* this event time's arrivals (links), in the order the FIFOs give them */
+    int *arr_idx;          /* the arrivals (indices into arr) part by part, each part's in FIFO order */
+    int *blk_part;         /* per 512-node block: its part */
+    uint64_t *wake;        /* per arrival: the out-links of its node it woke (bit k: out_lk[out_off[d] + k]) */
     int64_t remaining, inflight, now, n_xfers;
     int64_t last_end;      /* the last arrival */
     int round, round_started;
     double t0_wall, last_print;
 } eng;
 
+/* The word of the claim bitset that holds (node d, chunk c). */
+static inline size_t claim_at(const eng *e, int d, int c)
+{
+#if CLAIM_NODE_MAJOR
+    return (size_t)d * e->W + ((unsigned)c >> 6);
+#else
+    return (size_t)c * e->W + ((unsigned)d >> 6);
+#endif
+}
+
+static inline uint64_t claim_bit(int d, int c)
+{
+#if CLAIM_NODE_MAJOR
+    return (uint64_t)1 << (c & 63);
+#else
+    return (uint64_t)1 << (d & 63);
+#endif
+}
+
 static inline int claimed(const eng *e, int d, int c)
 {
-    return (int)((e->claim[(size_t)d * e->W + ((unsigned)c >> 6)] >> (c & 63)) & 1u);
+    return (e->claim[claim_at(e, d, c)] & claim_bit(d, c)) != 0;
 }
 
 static inline void set_claim(eng *e, int d, int c)
 {
-    e->claim[(size_t)d * e->W + ((unsigned)c >> 6)] |= (uint64_t)1 << (c & 63);
+    e->claim[claim_at(e, d, c)] |= claim_bit(d, c);
+}
+
+/* A zeroed claim bitset of `words` words.  Large ones ask for transparent huge pages (madvise: where the
+ * system grants them only on request): the matching reads it at random, and with 4 KiB pages nearly every
+ * read of a 200 MB bitset (200x200 all-gather) also misses the TLB. */
+#define CLAIM_HUGE_FROM ((size_t)8 << 20) /* bytes */
+static uint64_t *claim_alloc(size_t words)
+{
+    const size_t bytes = words * sizeof(uint64_t);
+    if (bytes < CLAIM_HUGE_FROM)
+        return calloc(words, sizeof(uint64_t));
+    void *p = NULL;
+    if (posix_memalign(&p, (size_t)2 << 20, bytes))
+        return NULL;
+#ifdef MADV_HUGEPAGE
+    madvise(p, bytes, MADV_HUGEPAGE); /* advice only: without it, ordinary pages */
+#endif
+    memset(p, 0, bytes);
+    return p;
 }
 
 static inline uint64_t mix64(uint64_t x)
@@ -334,7 +394,8 @@ static int log_low_water(const eng *e, int v)
     int low = e->log[v].len;
     for (int k = net->out_off[v]; k < net->out_off[v + 1]; k++) {
         int l = net->out_lk[k];
-        if (e->state[l] != L_DEAD && e->cursor[l] < low)
+        /* read atomically: another thread may mark an arriving link ready meanwhile (par_arrive) */
+        if (__atomic_load_n(&e->state[l], __ATOMIC_RELAXED) != L_DEAD && e->cursor[l] < low)
             low = e->cursor[l];
     }
     return low;
@@ -430,14 +491,24 @@ static int useful_at(const eng *e, int d, int c)
 
 static tc_status tev_push_c(eng *e, int64_t t, int kind, int id, int c);
 
+static tc_status start_rest(eng *e, int l, int c);
+
+/* Link l starts moving chunk c now. */
 static tc_status start(eng *e, int l, int c)
 {
     const syn_net *net = e->net;
     e->state[l] = L_BUSY;
     e->fl_chunk[l] = c;
+    e->busy[l] = e->now + tc_synth_hold(net, l);
+    return start_rest(e, l, c);
+}
+
+/* start() once the link's own state, chunk and busy time are set (par_match sets them on its thread). */
+static tc_status start_rest(eng *e, int l, int c)
+{
+    const syn_net *net = e->net;
     if (net->hold) { /* link model te-ccl: free after hold (TEV_FREE), the chunk there after cost (TEV_ARRIVE) */
         tc_status st;
-        e->busy[l] = e->now + net->hold[l];
         if ((st = tev_push_c(e, e->now + net->hold[l], TEV_FREE, l, 0)) ||
             (st = tev_push_c(e, e->now + net->cost[l], TEV_ARRIVE, l, c)))
             return st;
@@ -446,7 +517,6 @@ static tc_status start(eng *e, int l, int c)
         int pos = e->q_off[g] + (e->q_head[g] + e->q_len[g]) % net->group_size[g];
         e->q_link[pos] = l;
         e->q_time[pos] = e->now + net->cost[l];
-        e->busy[l] = e->now + net->cost[l];
         e->q_len[g]++;
     }
     e->inflight++;
@@ -490,12 +560,11 @@ static int skip_claimed(eng *e, int l)
 {
     int s = e->net->src[l], d = e->net->dst[l];
     int cur = e->cursor[l], len = e->log[s].len;
-    const uint64_t *row = e->claim + (size_t)d * e->W;
-    /* the claim bits of the next entries are scattered over d's row: ask for them ahead */
+    /* the claim bits of the next entries are in as many rows: ask for them ahead */
     for (int p = cur, end = cur + SKIP_PREFETCH < len ? cur + SKIP_PREFETCH : len; p < end; p++) {
         const int c = log_at(e, s, p);
         if (c >= 0) /* a switch's list holds -1 for copies sent */
-            __builtin_prefetch(row + ((unsigned)c >> 6));
+            __builtin_prefetch(&e->claim[claim_at(e, d, c)]);
     }
     if (s >= e->R) { /* a switch's port: its list may hold copies other ports sent (-1) */
         int c;
@@ -512,7 +581,7 @@ static int skip_claimed(eng *e, int l)
     }
     while (cur < len && claimed(e, d, log_at(e, s, cur))) {
         if (cur + SKIP_PREFETCH < len)
-            __builtin_prefetch(row + ((unsigned)log_at(e, s, cur + SKIP_PREFETCH) >> 6));
+            __builtin_prefetch(&e->claim[claim_at(e, d, log_at(e, s, cur + SKIP_PREFETCH))]);
         cur++;
     }
     e->cursor[l] = cur;
@@ -1395,6 +1464,313 @@ static tc_status arrive_chunk(eng *e, int l, int c)
     return now_holds(e, d, c);
 }
 
+/* ------------------------------------------------------------------------------------------------ */
+/* Threads                                                                                           */
+
+/*
+ * Large FIFO-mode SPREAD runs on NPUs only (no switch vertex, no overlap, the tacos link model) split the
+ * two heavy parts of each event time over up to job->threads threads, with the same result as one:
+ *   - matching: for a dirty node d, match_fifo reads its sources' lists (which only arrivals append to) and
+ *     writes d's claim bits and the cursors and states of d's in-links, nothing another node's matching
+ *     reads.  The threads match the dirty nodes part by part (par_match) and note the links each matched
+ *     (pick, npick; the chunk in fl_chunk); then one thread starts them in the original dirty order
+ *     (par_match_round: the completion FIFOs, counters and recorded transfers), as match_fifo would.
+ *   - arrivals: chunk c arriving at d appends to d's list and wakes d's sleeping out-links whose
+ *     destination has not claimed c; nothing claims during arrivals, so the threads take the arrivals part
+ *     by part (the part of their node, in FIFO order: par_arrive), noting whom each woke (wake), and one
+ *     thread then marks the nodes dirty in the original arrival order (the order of the next matching).
+ * A part is a range of 512-node blocks (a block is one cache line of a chunk-major claim row), so two
+ * threads never write the same word of the claim bitset.  The parts (up to PAR_PARTS) go to whichever thread asks
+ * first, the caller's included: on a busy machine a thread not scheduled yet costs nothing, and which
+ * thread took a part never shows in the result.  Phases with fewer than PAR_MIN_WORK nodes or arrivals
+ * run on the calling thread.  The only state two threads share while working is an out-link's state byte
+ * (a node's thread may wake it while its destination's thread marks it arrived: it was busy then, so
+ * neither sees it asleep), read and written atomically.
+ */
+#define PAR_MAX 8
+#define PAR_PARTS 16
+#define PAR_BLOCK_LOG 9
+#define PAR_MIN_WORK 256
+#define PAR_BATCH 32 /* dirty nodes whose memory is asked for at once */
+
+enum { PJ_MATCH = 0, PJ_ARRIVE = 1 };
+
+typedef struct par {
+    eng *e;
+    int nth;               /* threads, the caller's included */
+    int nparts;
+    int part_v0[PAR_PARTS + 1];  /* part p: nodes part_v0[p] .. part_v0[p + 1] - 1 */
+    int arr_off[PAR_PARTS + 1];  /* arrivals of part p: e->arr_idx[arr_off[p] .. arr_off[p + 1]) */
+    pthread_t th[PAR_MAX];
+    pthread_mutex_t mu;
+    pthread_cond_t go, done;
+    unsigned gen;          /* bumped for each job (under mu) */
+    int job, quit;
+    uint64_t next;         /* atomic: gen << 32 | the next part to take */
+    int completed;         /* atomic: parts of this job done */
+    tc_status st[PAR_PARTS];
+} par;
+
+/* Ask for the memory match_node will read for nodes nodes[0 .. nn): first the list entries at the cursors
+ * of their free in-links, then the claim bits of those entries (independent loads the processor overlaps,
+ * where the match itself waits for each in turn). */
+static void match_prefetch(const eng *e, const int *nodes, int nn)
+{
+    const syn_net *net = e->net;
+    for (int i = 0; i < nn; i++)
+        for (int j = net->in_off[nodes[i]]; j < net->in_off[nodes[i] + 1]; j++) {
+            const int l = net->in_lk[j];
+            const syn_log *L = &e->log[net->src[l]];
+            if (e->state[l] == L_READY && e->cursor[l] < L->len)
+                __builtin_prefetch((const char *)L->buf + (size_t)(e->cursor[l] - L->base) * e->esz);
+        }
+    for (int i = 0; i < nn; i++) {
+        const int d = nodes[i];
+        for (int j = net->in_off[d]; j < net->in_off[d + 1]; j++) {
+            const int l = net->in_lk[j], s = net->src[l], cur = e->cursor[l], len = e->log[s].len;
+            if (e->state[l] != L_READY)
+                continue;
+            for (int p = cur; p < len && p < cur + 2; p++)
+                __builtin_prefetch(&e->claim[claim_at(e, d, log_at(e, s, p))]);
+        }
+    }
+}
+
+/* match_fifo at node d, the starts left out (par_match_round makes them). */
+static void match_node(eng *e, int d)
+{
+    const syn_net *net = e->net;
+    int np = 0, *pick = e->pick + net->in_off[d];
+    for (int j = net->in_off[d]; j < net->in_off[d + 1]; j++) {
+        const int l = net->in_lk[j];
+        if (e->state[l] != L_READY)
+            continue;
+        if (!skip_claimed(e, l)) {
+            e->state[l] = L_SLEEP;
+            continue;
+        }
+        const int c = log_at(e, net->src[l], e->cursor[l]);
+        set_claim(e, d, c);
+        e->state[l] = L_BUSY; /* start(), the part that is l's own */
+        e->fl_chunk[l] = c;
+        e->busy[l] = e->now + net->cost[l];
+        pick[np++] = l;
+    }
+    e->npick[d] = np;
+}
+
+/* Match the dirty nodes of part p in id order (neighbours one after the other: their claim bits and
+ * sources' lists are close), PAR_BATCH at a time. */
+static tc_status par_match(eng *e, int p)
+{
+    const par *P = e->par;
+    int nodes[PAR_BATCH];
+    for (int v = P->part_v0[p], v1 = P->part_v0[p + 1]; v < v1;) {
+        int nn = 0;
+        for (; v < v1 && nn < PAR_BATCH; v++)
+            if (e->is_dirty[v])
+                nodes[nn++] = v;
+        match_prefetch(e, nodes, nn);
+        for (int i = 0; i < nn; i++)
+            match_node(e, nodes[i]);
+    }
+    return TC_OK;
+}
+
+/* The arrivals at the nodes of part p, in FIFO order: now_holds without the dirty marks. */
+static tc_status par_arrive(eng *e, int p)
+{
+    const syn_net *net = e->net;
+    const par *P = e->par;
+    tc_status st;
+    for (int a = P->arr_off[p]; a < P->arr_off[p + 1]; a++) {
+        const int i = e->arr_idx[a], l = e->arr[i], d = net->dst[l];
+        __atomic_store_n(&e->state[l], (unsigned char)L_READY, __ATOMIC_RELAXED);
+        const int c = e->fl_chunk[l];
+        if ((st = log_append(e, d, c)))
+            return st;
+        uint64_t w = 0;
+        for (int j = net->out_off[d]; j < net->out_off[d + 1]; j++) {
+            const int o = net->out_lk[j];
+            if (__atomic_load_n(&e->state[o], __ATOMIC_RELAXED) == L_SLEEP && !claimed(e, net->dst[o], c)) {
+                __atomic_store_n(&e->state[o], (unsigned char)L_READY, __ATOMIC_RELAXED);
+                w |= (uint64_t)1 << (j - net->out_off[d]);
+            }
+        }
+        e->wake[i] = w;
+    }
+    return TC_OK;
+}
+
+/* Take parts of job `job` of generation `gen` while there are any; 0 once none is left. */
+static void par_take(par *P, unsigned gen, int job)
+{
+    for (;;) {
+        uint64_t v = __atomic_load_n(&P->next, __ATOMIC_ACQUIRE);
+        if ((unsigned)(v >> 32) != gen || (int)(v & 0xffffffffu) >= P->nparts)
+            return;
+        if (!__atomic_compare_exchange_n(&P->next, &v, v + 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            continue;
+        const int p = (int)(v & 0xffffffffu);
+        P->st[p] = job == PJ_MATCH ? par_match(P->e, p) : par_arrive(P->e, p);
+        if (__atomic_add_fetch(&P->completed, 1, __ATOMIC_ACQ_REL) == P->nparts) {
+            pthread_mutex_lock(&P->mu);
+            pthread_cond_signal(&P->done);
+            pthread_mutex_unlock(&P->mu);
+        }
+    }
+}
+
+static void *par_worker(void *arg)
+{
+    par *P = arg;
+    unsigned seen = 0;
+    for (;;) {
+        pthread_mutex_lock(&P->mu);
+        while (P->gen == seen && !P->quit)
+            pthread_cond_wait(&P->go, &P->mu);
+        if (P->quit) {
+            pthread_mutex_unlock(&P->mu);
+            return NULL;
+        }
+        seen = P->gen;
+        const int job = P->job;
+        pthread_mutex_unlock(&P->mu);
+        par_take(P, seen, job);
+    }
+}
+
+/* Run `job` over every part on the threads, the caller's included, and wait for all parts. */
+static tc_status par_run(eng *e, int job)
+{
+    par *P = e->par;
+    pthread_mutex_lock(&P->mu);
+    const unsigned gen = ++P->gen;
+    P->job = job;
+    __atomic_store_n(&P->completed, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&P->next, (uint64_t)gen << 32, __ATOMIC_RELEASE);
+    if (P->nth > 1)
+        pthread_cond_broadcast(&P->go);
+    pthread_mutex_unlock(&P->mu);
+    par_take(P, gen, job);
+    pthread_mutex_lock(&P->mu);
+    while (__atomic_load_n(&P->completed, __ATOMIC_ACQUIRE) < P->nparts)
+        pthread_cond_wait(&P->done, &P->mu);
+    pthread_mutex_unlock(&P->mu);
+    for (int p = 0; p < P->nparts; p++)
+        if (P->st[p])
+            return P->st[p];
+    return TC_OK;
+}
+
+/* This event time's matching of the dirty nodes, split over the threads (see above). */
+static tc_status par_match_round(eng *e)
+{
+    const syn_net *net = e->net;
+    tc_status st = par_run(e, PJ_MATCH);
+    if (st)
+        return st;
+    for (int i = 0; i < e->n_dirty; i++) { /* claim_and_start in match_fifo's order, the claim made */
+        const int d = e->dirty[i];
+        const int *pick = e->pick + net->in_off[d];
+        e->is_dirty[d] = 0;
+        for (int j = 0; j < e->npick[d]; j++) {
+            const int l = pick[j], c = e->fl_chunk[l];
+            e->cnt[c]++;
+            e->remaining--;
+            if ((st = start_rest(e, l, c)))
+                return st;
+        }
+    }
+    return TC_OK;
+}
+
+/* This event time's arrivals (e->arr), split over the threads (see above); arrive() for each, in order. */
+static tc_status par_arrive_round(eng *e)
+{
+    const syn_net *net = e->net;
+    par *P = e->par;
+    int *off = P->arr_off;
+    memset(off, 0, sizeof P->arr_off);
+    for (int i = 0; i < e->n_arr; i++) /* the arrivals of each part, in FIFO order */
+        off[e->blk_part[net->dst[e->arr[i]] >> PAR_BLOCK_LOG] + 1]++;
+    for (int p = 0; p < P->nparts; p++)
+        off[p + 1] += off[p];
+    int fill[PAR_PARTS];
+    memcpy(fill, off, sizeof fill);
+    for (int i = 0; i < e->n_arr; i++)
+        e->arr_idx[fill[e->blk_part[net->dst[e->arr[i]] >> PAR_BLOCK_LOG]]++] = i;
+    tc_status st = par_run(e, PJ_ARRIVE);
+    if (st)
+        return st;
+    for (int i = 0; i < e->n_arr; i++) {
+        const int d = net->dst[e->arr[i]];
+        e->inflight--;
+        e->last_end = e->now;
+        mark_dirty(e, d);
+        for (uint64_t w = e->wake[i]; w; w &= w - 1)
+            mark_dirty(e, net->dst[net->out_lk[net->out_off[d] + __builtin_ctzll(w)]]);
+    }
+    return TC_OK;
+}
+
+/* Threads for this run (see above); when one cannot start, fewer (the same result). */
+static tc_status par_create(eng *e, int threads)
+{
+    if (threads > PAR_MAX)
+        threads = PAR_MAX;
+    const int nb = (e->n + (1 << PAR_BLOCK_LOG) - 1) >> PAR_BLOCK_LOG;
+    par *P = calloc(1, sizeof *P);
+    e->pick = malloc(((size_t)e->m + 1) * sizeof *e->pick);
+    e->npick = calloc((size_t)e->n + 1, sizeof *e->npick);
+    e->arr = malloc(((size_t)e->m + 1) * sizeof *e->arr);
+    e->arr_idx = malloc(((size_t)e->m + 1) * sizeof *e->arr_idx);
+    e->wake = malloc(((size_t)e->m + 1) * sizeof *e->wake);
+    e->blk_part = malloc(((size_t)nb + 1) * sizeof *e->blk_part);
+    if (!P || !e->pick || !e->npick || !e->arr || !e->arr_idx || !e->wake || !e->blk_part) {
+        free(P);
+        return TC_ERR_NOMEM;
+    }
+    P->e = e;
+    P->nth = 1;
+    P->nparts = nb < PAR_PARTS ? nb : PAR_PARTS;
+    for (int p = 0; p < P->nparts; p++) { /* blocks nb * p / nparts .. */
+        const int b0 = (int)((int64_t)nb * p / P->nparts), b1 = (int)((int64_t)nb * (p + 1) / P->nparts);
+        P->part_v0[p] = b0 << PAR_BLOCK_LOG;
+        for (int b = b0; b < b1; b++)
+            e->blk_part[b] = p;
+    }
+    P->part_v0[P->nparts] = e->n;
+    pthread_mutex_init(&P->mu, NULL);
+    pthread_cond_init(&P->go, NULL);
+    pthread_cond_init(&P->done, NULL);
+    e->par = P;
+    for (int k = 1; k < threads; k++) {
+        if (pthread_create(&P->th[k], NULL, par_worker, P))
+            break;
+        P->nth++;
+    }
+    return TC_OK;
+}
+
+static void par_free(eng *e)
+{
+    par *P = e->par;
+    if (!P)
+        return;
+    pthread_mutex_lock(&P->mu);
+    P->quit = 1;
+    pthread_cond_broadcast(&P->go);
+    pthread_mutex_unlock(&P->mu);
+    for (int k = 1; k < P->nth; k++)
+        pthread_join(P->th[k], NULL);
+    pthread_mutex_destroy(&P->mu);
+    pthread_cond_destroy(&P->go);
+    pthread_cond_destroy(&P->done);
+    free(P);
+    e->par = NULL;
+}
+
 static void progress(eng *e)
 {
     const syn_job *job = e->job;
@@ -1414,6 +1790,13 @@ static void progress(eng *e)
 
 static void eng_free(eng *e)
 {
+    par_free(e);
+    free(e->pick);
+    free(e->npick);
+    free(e->arr);
+    free(e->arr_idx);
+    free(e->blk_part);
+    free(e->wake);
     if (e->log)
         for (int v = 0; v < e->n; v++)
             free(e->log[v].buf);
@@ -1491,7 +1874,7 @@ tc_status tc_synth_ten_run(const syn_net *net, const syn_job *job, syn_result *r
     e->n = net->n;
     e->m = net->m;
     e->C = job->n_chunks;
-    e->W = ((size_t)e->C + 63) / 64;
+    e->W = CLAIM_NODE_MAJOR ? ((size_t)e->C + 63) / 64 : ((size_t)net->n + 63) / 64;
     e->R = job->n_ranks > 0 && job->n_ranks <= net->n ? job->n_ranks : net->n;
     e->esz = e->C <= 65536 && net->n == e->R ? 2 : 4; /* switch lists mark sent copies with -1 */
     const int n = e->n, m = e->m, G = net->n_groups;
@@ -1555,7 +1938,7 @@ tc_status tc_synth_ten_run(const syn_net *net, const syn_job *job, syn_result *r
     } else {
         e->cursor = calloc((size_t)m + 1, sizeof *e->cursor);
         e->cnt = calloc((size_t)e->C + 1, sizeof *e->cnt);
-        e->claim = calloc((size_t)n * e->W + 1, sizeof *e->claim);
+        e->claim = claim_alloc((CLAIM_NODE_MAJOR ? (size_t)n : (size_t)e->C) * e->W + 1);
         if (!e->cursor || !e->cnt || !e->claim)
             goto fail;
         if (n > e->R && !(e->tok = calloc((size_t)(n - e->R) * (size_t)e->C + 1, sizeof *e->tok)))
@@ -1582,12 +1965,20 @@ tc_status tc_synth_ten_run(const syn_net *net, const syn_job *job, syn_result *r
         mark_dirty(e, v);
     e->t0_wall = tc_now();
     const int fifo = (int64_t)n * e->C >= BEST_FIFO_ABOVE;
+    if (job->threads > 0 && fifo && job->mode == SYN_SPREAD && n == e->R && job->match != TC_MATCH_RANDOM &&
+        !job->block && !job->release && !net->hold && e->max_deg <= 64 && (st = par_create(e, job->threads)))
+        goto fail;
     int last_round = -1;
     unsigned iter = 0;
     for (;;) {
         /* matching at e->now */
         if (e->remaining > 0) {
             e->round_started = 0;
+            if (e->par && e->n_dirty >= PAR_MIN_WORK) {
+                if ((st = par_match_round(e)))
+                    goto fail;
+                e->n_dirty = 0; /* all matched */
+            }
             for (int i = 0; i < e->n_dirty; i++) {
                 int v = e->dirty[i];
                 e->is_dirty[v] = 0;
@@ -1631,15 +2022,26 @@ tc_status tc_synth_ten_run(const syn_net *net, const syn_job *job, syn_result *r
             goto fail;
         }
         e->now = t;
+        e->n_arr = 0;
         for (int g = 0; g < G; g++) {
             while (e->q_len[g] && e->q_time[e->q_off[g] + e->q_head[g]] == t) {
                 int l = e->q_link[e->q_off[g] + e->q_head[g]];
                 e->q_head[g] = (e->q_head[g] + 1) % net->group_size[g];
                 e->q_len[g]--;
-                if ((st = arrive(e, l)))
+                if (e->par)
+                    e->arr[e->n_arr++] = l; /* all of this time's first, then split over the threads */
+                else if ((st = arrive(e, l)))
                     goto fail;
             }
         }
+        st = TC_OK;
+        if (e->n_arr >= PAR_MIN_WORK)
+            st = par_arrive_round(e);
+        else
+            for (int i = 0; i < e->n_arr && !st; i++)
+                st = arrive(e, e->arr[i]);
+        if (st)
+            goto fail;
         while (pend && e->tq_n && e->tq[0].t == t) {
             const tev x = tev_pop(e);
             if (x.kind == TEV_RELEASE)
@@ -1680,6 +2082,7 @@ tc_status tc_synth_ten_run(const syn_net *net, const syn_job *job, syn_result *r
     res->makespan = e->last_end;
     res->rounds = last_round + 1;
     res->n_xfers = e->n_xfers;
+    res->threads = e->par ? e->par->nth : 0;
     eng_free(e);
     return TC_OK;
 fail:
