@@ -88,6 +88,7 @@ typedef struct search {
     cand *c;
     int n, next, end;     /* candidates; the next to take and the end of the current round */
     int by_sim;           /* rank by the simulated time of full plans (small problems) */
+    int solo;             /* one candidate runs (the first, or a round of one): it gets every thread */
     double cut;           /* the best time finished before this round (fixed while it runs): a candidate
                              whose bound or estimate is above it is skipped, one whose clock passes it stops */
     double cut_quick;     /* the quick bound of the candidate that set the cut (the estimates' scale) */
@@ -239,10 +240,12 @@ static void *worker(void *arg)
         const int keep = keepable(S, i);
         o.stats_only = keep ? S->opts->stats_only : !S->by_sim;
         o.trials = 1;
-        o.threads = 1;
+        o.threads = S->solo ? S->opts->threads : 1; /* the engine's plan is the same on any number */
         tc_sched *s = NULL;
-        /* the simulator may run a plan faster than its synthesizer's clock: no early stop then */
-        c->st = tc_synth_tacos_run(&quiet, S->flat[c->unwind], S->coll, &o, S->by_sim ? NULL : &stop, &s);
+        /* the simulator may run a plan faster than its synthesizer's clock: no early stop then; nor with no
+         * cut yet (the first candidate), which lets its phases run side by side (tacos.c run_all) */
+        c->st = tc_synth_tacos_run(&quiet, S->flat[c->unwind], S->coll, &o,
+                                   S->by_sim || !isfinite(S->cut) ? NULL : &stop, &s);
         c->time = c->st ? INFINITY : s->time;
         c->stopped = !c->st && !isfinite(c->time);
         if (!c->st && S->by_sim) { /* small problems: ranked by the simulated time of their plans */
@@ -410,6 +413,7 @@ static tc_status run_search(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, cons
          * of them is synthesized (latency-bound problems stop here: more chunks only add α per hop) */
         S.next = 0;
         S.end = 1;
+        S.solo = 1;
         worker(&S);
         /* refuse first: when the first candidate fails (too large, a size its links cannot carry), so would
          * the others; the caller synthesizes the choice again and says why */
@@ -434,6 +438,7 @@ static tc_status run_search(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, cons
             S.end = S.next;
             while (S.end < S.n && S.c[S.end].round == S.c[S.next].round)
                 S.end++;
+            S.solo = S.end - S.next == 1;
             int started = 0;
             for (int k = 1; k < threads; k++) {
                 if (pthread_create(&th[k], NULL, worker, &S))

@@ -468,8 +468,11 @@ static tc_status run_all(const run_cfg *cfg, uint64_t seed, tc_sched *rec, int p
     const int can_ovl = cfg->overlap && cfg->n_ph == 2 && cfg->ph[0].mode == SYN_SPREAD &&
                         cfg->ph[1].mode == SYN_SPREAD && cfg->ph[0].reversed && !cfg->ph[1].reversed &&
                         !tc_topo_switch_tree(cfg->topo); /* routed copies keep no timetables (ten.c) */
-    int par = rec && parallel > 1 && !cfg->topo->n_swnodes && cfg->n_ph == 2 && cfg->ph[0].mode == SYN_SPREAD &&
-              cfg->ph[1].mode == SYN_SPREAD && (int64_t)rec->cap_xfers - rec->n_xfers >= 2 * spread;
+    /* the two phases side by side (each on one thread); not under a search's early stop, which needs the
+     * first phase's end to place the second's clock (stop_offset) */
+    int par = rec && parallel > 1 && !cfg->stop && !cfg->topo->n_swnodes && cfg->n_ph == 2 &&
+              cfg->ph[0].mode == SYN_SPREAD && cfg->ph[1].mode == SYN_SPREAD &&
+              (int64_t)rec->cap_xfers - rec->n_xfers >= 2 * spread;
     int ovl = 0, plain_stopped = 0; /* the plain all-gather passed the search's cut: only the overlap may win */
     overlap O = {0};
     tc_status st = TC_OK;
