@@ -376,17 +376,9 @@ int tc_exec_calibrate_main(int argc, char **argv)
     uint64_t used[MAX_SIZES];
     int no_gpu = copy_path_create(&cpath, comm, rank, n, over ? 100 : 0, cuda) == TC_ERR_UNSUPPORTED, any = 0;
     MPI_Allreduce(&no_gpu, &any, 1, MPI_INT, MPI_MAX, comm);
-    if (any) { /* --device cuda without a usable GPU (each such rank said why): every rank exits 1 */
-        if (!no_gpu)
-            copy_path_free(&cpath);
-        free(node);
-        free(order);
-        free(send);
-        free(recv);
-        free(acc);
-        free(v);
-        goto done;
-    }
+    int have_path = !no_gpu;
+    if (any) /* --device cuda without a usable GPU (each such rank said why): every rank exits 1 */
+        goto cleanup;
     if (!cpath.plan) {
         fprintf(stderr, "tacos-run: error: --calibrate: cannot build the ring all-reduce replay (rank %d)\n", rank);
         MPI_Abort(comm, 1);
@@ -496,13 +488,15 @@ int tc_exec_calibrate_main(int argc, char **argv)
         }
     }
     MPI_Bcast(&rc, 1, MPI_INT, 0, comm);
+cleanup:
     free(node);
     free(order);
     free(send);
     free(recv);
     free(acc);
     free(v);
-    copy_path_free(&cpath);
+    if (have_path)
+        copy_path_free(&cpath);
 #undef STEP
 done:
     MPI_Comm_free(&comm);

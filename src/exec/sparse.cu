@@ -12,7 +12,7 @@
  * values of its columns with __ffsll, nnz iterations, not 64.  Decompression: a check kernel (a warp per
  * tile: popcounts against the index, no bits past the end) and an expand kernel writing every element of
  * its columns (zeros included, coalesced by row) or, for the add, only the nonzero ones; at densities of 2%
- * to 75% a variant that first stages the tile's values in shared memory (pici_expand_staged).
+ * to 75% it first stages the tile's values in shared memory (pici_expand<U, true>).
  * COO: 4096-element blocks read as rows of 64 in index order; per row two __ballot_sync give each lane its
  * record's position with a popcount of the lanes below it (the ballot/popc compaction); counts, the same
  * scan, then the records.  Decoding checks the indices (in range, increasing) a thread per record first.
@@ -246,38 +246,7 @@ __global__ void pici_check(const unsigned long long *words, const unsigned *idx,
     }
 }
 
-/* Decompress (add = 0: every element, zeros included) or add (only the nonzeros). */
-template <typename U>
-__global__ void pici_expand(const unsigned long long *words, const unsigned *idx, const unsigned char *vals,
-                            unsigned long long n, U *out, int add, int dt)
-{
-    const int lane = threadIdx.x & 31;
-    const unsigned long long T = (n + TILE - 1) / TILE;
-    FOR_TILES(t, T)
-    {
-        unsigned long long base, w[2], off[2];
-        int nt, C;
-        tile_lane(words, idx, n, t, &base, &nt, &C, w, off);
-        for (int r = 0; r < 64; r++) /* row by row across the warp: coalesced writes */
-            for (int h = 0; h < 2; h++) {
-                const int c = lane + 32 * h, j = r * C + c;
-                if (c >= C || j >= nt)
-                    continue;
-                U *p = out + base + j;
-                if ((w[h] >> r) & 1) {
-                    const U v = get<U>(vals + off[h]++ * sizeof(U));
-                    if (add)
-                        add_bits<U>(dt, p, v);
-                    else
-                        *p = v;
-                } else if (!add) {
-                    *p = 0;
-                }
-            }
-    }
-}
-
-/* The warps of a block of the staged kernels (pici_expand_staged), each with a tile of values in
+/* The warps of a block of the staged kernels (pici_expand<U, true>), each with a tile of values in
  * shared memory: 32 KiB a block whatever the element width (the default limit is 48 KiB). */
 template <typename U> constexpr int stage_warps() { return sizeof(U) >= 8 ? 1 : sizeof(U) == 4 ? 2 : 4; }
 
@@ -297,14 +266,15 @@ __device__ __forceinline__ void warp_move(unsigned char *dst, const unsigned cha
     }
 }
 
-/* pici_expand for middling densities: the warp first reads the tile's values into its staging buffer
- * (coalesced), then writes the tile row by row (coalesced).  Measured on an H200 (make bench-sparse part 3,
- * 64 MiB float32): 51% of a device copy at 50% sparsity and 63% at 90% where pici_expand reads each lane's
- * values from its own column (32 segments a load) at 38% and 53%; at 0% and 99% the direct kernel is the
- * faster (31% against 27%, 72% against 67%: staging costs occupancy, 32 KiB a block). */
-template <typename U>
-__global__ void pici_expand_staged(const unsigned long long *words, const unsigned *idx, const unsigned char *vals,
-                                   unsigned long long n, U *out, int add, int dt)
+/* Decompress (add = 0: every element, zeros included) or add (only the nonzeros), row by row across the
+ * warp (coalesced writes).  STAGED: the warp first reads the tile's values into its shared staging buffer
+ * (coalesced) instead of each lane reading its own column's (32 segments a load).  Measured on an H200
+ * (make bench-sparse part 3, 64 MiB float32, % of a device copy): staged 51% at 50% sparsity and 63% at
+ * 90% against 38% and 53%; at 0% and 99% the direct kernel is the faster (31% against 27%, 72% against
+ * 67%: staging costs occupancy, 32 KiB a block), so decode_t stages at densities of 2% to 75% only. */
+template <typename U, bool STAGED>
+__global__ void pici_expand(const unsigned long long *words, const unsigned *idx, const unsigned char *vals,
+                            unsigned long long n, U *out, int add, int dt)
 {
     extern __shared__ unsigned long long stage_mem[];
     const int lane = threadIdx.x & 31;
@@ -315,13 +285,16 @@ __global__ void pici_expand_staged(const unsigned long long *words, const unsign
         unsigned long long base, w[2], off[2];
         int nt, C;
         tile_lane(words, idx, n, t, &base, &nt, &C, w, off);
-        const unsigned long long t0 = idx[t];
-        unsigned k = __popcll(w[0]) + __popcll(w[1]);
-        for (int o = 16; o; o >>= 1)
-            k += __shfl_xor_sync(FULL, k, o);
-        warp_move((unsigned char *)buf, vals + t0 * sizeof(U), (unsigned long long)k * sizeof(U));
-        __syncwarp();
-        unsigned o0 = (unsigned)(off[0] - t0), o1 = (unsigned)(off[1] - t0);
+        if (STAGED) { /* the tile's values into the buffer; offsets relative to the tile's first */
+            const unsigned long long t0 = idx[t];
+            unsigned k = __popcll(w[0]) + __popcll(w[1]);
+            for (int o = 16; o; o >>= 1)
+                k += __shfl_xor_sync(FULL, k, o);
+            warp_move((unsigned char *)buf, vals + t0 * sizeof(U), (unsigned long long)k * sizeof(U));
+            __syncwarp();
+            off[0] -= t0;
+            off[1] -= t0;
+        }
         for (int r = 0; r < 64; r++) /* row by row across the warp: coalesced writes */
             for (int h = 0; h < 2; h++) {
                 const int c = lane + 32 * h, j = r * C + c;
@@ -329,7 +302,7 @@ __global__ void pici_expand_staged(const unsigned long long *words, const unsign
                     continue;
                 U *p = out + base + j;
                 if ((w[h] >> r) & 1) {
-                    const U v = buf[h ? o1++ : o0++];
+                    const U v = STAGED ? buf[off[h]++] : get<U>(vals + off[h]++ * sizeof(U));
                     if (add)
                         add_bits<U>(dt, p, v);
                     else
@@ -338,7 +311,8 @@ __global__ void pici_expand_staged(const unsigned long long *words, const unsign
                     *p = 0;
                 }
             }
-        __syncwarp();
+        if (STAGED)
+            __syncwarp();
     }
 }
 
@@ -513,11 +487,11 @@ static int decode_t(int fmt, int dtype, int add, void *dst, const void *payload,
         const unsigned long long *words = (const unsigned long long *)pay;
         const unsigned *idx = (const unsigned *)(pay + 8 * W);
         const unsigned char *vals = pay + 8 * W + 4 * T;
-        if (T && nnz >= n / 50 && nnz <= n / 4 * 3) /* densities 2% to 75%: staged (see pici_expand_staged) */
-            pici_expand_staged<U><<<stage_grid<U>(T), 32 * stage_warps<U>(), stage_bytes<U>(), s>>>(words, idx, vals, n,
-                                                                                               (U *)dst, add, dtype);
+        if (T && nnz >= n / 50 && nnz <= n / 4 * 3) /* densities 2% to 75%: staged (see pici_expand) */
+            pici_expand<U, true><<<stage_grid<U>(T), 32 * stage_warps<U>(), stage_bytes<U>(), s>>>(
+                words, idx, vals, n, (U *)dst, add, dtype);
         else if (T)
-            pici_expand<U><<<grid_for(T), 256, 0, s>>>(words, idx, vals, n, (U *)dst, add, dtype);
+            pici_expand<U, false><<<grid_for(T), 256, 0, s>>>(words, idx, vals, n, (U *)dst, add, dtype);
     } else {
         if (!add && cudaMemsetAsync(dst, 0, n * sizeof(U), s) != cudaSuccess)
             return -1;
