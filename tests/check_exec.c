@@ -1088,7 +1088,8 @@ static double sim_us(const char *plan, const char *topo, const char *costs, unsi
     const char *p = strstr(out, "\n  time ");
     ck_assert_msg(p && sscanf(p, "\n  time %lf %7s", &t, unit) == 2, "%s", out);
     free(out);
-    return !strcmp(unit, "ms") ? t * 1e3 : !strcmp(unit, "s") ? t * 1e6 : t;
+    unit[strcspn(unit, ",")] = 0; /* "  time 1.993 ms, ..." */
+    return !strcmp(unit, "ms") ? t * 1e3 : !strcmp(unit, "s") ? t * 1e6 : !strcmp(unit, "ns") ? t * 1e-3 : t;
 }
 
 START_TEST(test_predicted_time)
