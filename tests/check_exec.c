@@ -1179,6 +1179,18 @@ START_TEST(test_predicted_time)
 }
 END_TEST
 
+/* The ring all-reduce on fc 2 (topology written to `topo`) compiled for tacos-run with a calibrated cost
+ * file, the plan --calibrate replays, into `plan`. */
+static void calibrated_ring(const char *topo, const char *costs, const char *plan)
+{
+    char cmd[2048], *out = NULL;
+    snprintf(cmd, sizeof cmd,
+             "%s topo fc 2 -o %s && %s %s --costs %s -c allreduce --algo ring --size 64K --target tacos-run -o %s -q",
+             tu_tacosc(), topo, tu_tacosc(), topo, costs, plan);
+    ck_assert_msg(tu_run(cmd, &out) == 0, "%s\n%s", cmd, tu_tail(out));
+    free(out);
+}
+
 /* Issue 24: tacos-run --calibrate writes a size table that tacosc reads back.  2 ranks, 64K..256K: one
  * point per size at the bytes of the replay's steps (S/2), each the bandwidth of the replay comment's
  * beta(S); tacosc sim of a ring all-reduce on fc 2 with the file gives back the replay's median at every
@@ -1222,11 +1234,7 @@ START_TEST(test_calibrate_table)
         snprintf(line, sizeof line, "default    at %lu ", S / 2);
         ck_assert_msg(strstr(text, line), "%s\n%s", line, text);
     }
-    snprintf(cmd, sizeof cmd,
-             "%s topo fc 2 -o %s && %s %s --costs %s -c allreduce --algo ring --size 64K --target tacos-run -o %s -q",
-             tu_tacosc(), topo, tu_tacosc(), topo, costs, plan);
-    ck_assert_msg(tu_run(cmd, &out) == 0, "%s\n%s", cmd, tu_tail(out));
-    free(out);
+    calibrated_ring(topo, costs, plan);
     for (int z = 0; z < 3; z++) { /* the replay's median back, up to the file's 4 decimals */
         const double t = sim_us(plan, topo, costs, 65536ul << z);
         ck_assert_msg(fabs(t - med[z]) <= 2e-3 * med[z] + 0.01, "size %lu: sim %.3f us, replay median %.3f us\n%s",
@@ -1277,11 +1285,7 @@ START_TEST(test_calibrate_cuda)
     double med = 0;
     const char *l = strstr(text, "#   replay S      65536: ");
     ck_assert_msg(l && sscanf(l + strlen("#   replay S      65536: "), "%lf", &med) == 1 && med > 0, "%s", text);
-    snprintf(cmd, sizeof cmd,
-             "%s topo fc 2 -o %s && %s %s --costs %s -c allreduce --algo ring --size 64K --target tacos-run -o %s -q",
-             tu_tacosc(), topo, tu_tacosc(), topo, costs, plan);
-    ck_assert_msg(tu_run(cmd, &out) == 0, "%s\n%s", cmd, tu_tail(out));
-    free(out);
+    calibrated_ring(topo, costs, plan);
     const double t = sim_us(plan, topo, costs, 65536);
     ck_assert_msg(fabs(t - med) <= 2e-3 * med + 0.01, "sim %.3f us, replay median %.3f us\n%s", t, med, text);
     tc_costs_free(c);

@@ -374,6 +374,19 @@ START_TEST(test_costs_read)
 }
 END_TEST
 
+/* The cost file `text` is refused with exactly "costs.txt:LINE: error: MSG" and no tc_costs. */
+static void costs_refused(const char *text, size_t len, int line, const char *msg)
+{
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_costs *c = NULL;
+    ck_assert_int_ne(tc_costs_read_mem(&ctx, "costs.txt", text, len, &c), TC_OK);
+    ck_assert_ptr_null(c);
+    char want[1024];
+    snprintf(want, sizeof want, "costs.txt:%d: error: %s\n", line, msg);
+    ck_assert_str_eq(tu_diags(), want);
+}
+
 START_TEST(test_costs_errors)
 {
     static const struct { const char *line, *want; } cases[] = {
@@ -431,14 +444,7 @@ START_TEST(test_costs_errors)
             else
                 tc_buf_printf(&b, "c%d 1us 1GB/s\n", k);
         tc_buf_printf(&b, "%s\n", cases[i].line);
-        tc_ctx ctx;
-        tu_ctx(&ctx);
-        tc_costs *c = NULL;
-        ck_assert_int_ne(tc_costs_read_mem(&ctx, "costs.txt", b.data, b.len, &c), TC_OK);
-        ck_assert_ptr_null(c);
-        char want[512];
-        snprintf(want, sizeof want, "costs.txt:%d: error: %s\n", pre + 1, cases[i].want);
-        ck_assert_str_eq(tu_diags(), want);
+        costs_refused(b.data, b.len, pre + 1, cases[i].want);
         tc_buf_free(&b);
     }
     const char *dup = "a 1us 1GB/s\n# x\nreconfig 1us\na 2us 2GB/s\n";
@@ -1208,14 +1214,7 @@ START_TEST(test_table_errors)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         tc_buf b = {0};
         tc_buf_printf(&b, "a 1us 1GB/s\n%s\n", cases[i].lines);
-        tc_ctx ctx;
-        tu_ctx(&ctx);
-        tc_costs *c = NULL;
-        ck_assert_int_ne(tc_costs_read_mem(&ctx, "costs.txt", b.data, b.len, &c), TC_OK);
-        ck_assert_ptr_null(c);
-        char want[512];
-        snprintf(want, sizeof want, "costs.txt:%d: error: %s\n", cases[i].line, cases[i].want);
-        ck_assert_str_eq(tu_diags(), want);
+        costs_refused(b.data, b.len, cases[i].line, cases[i].want);
         tc_buf_free(&b);
     }
     /* at most TC_COST_AT_MAX points */
@@ -1223,14 +1222,9 @@ START_TEST(test_table_errors)
     tc_buf_printf(&b, "a 1us 1GB/s\n");
     for (int i = 0; i <= TC_COST_AT_MAX; i++)
         tc_buf_printf(&b, "a at %llu 1GB/s\n", 1ull << i);
-    tc_ctx ctx;
-    tu_ctx(&ctx);
-    tc_costs *c = NULL;
-    ck_assert_int_ne(tc_costs_read_mem(&ctx, "costs.txt", b.data, b.len, &c), TC_OK);
-    char want[128];
-    snprintf(want, sizeof want, "costs.txt:%d: error: class 'a': more than %d 'at' points\n", TC_COST_AT_MAX + 2,
-             TC_COST_AT_MAX);
-    ck_assert_str_eq(tu_diags(), want);
+    char msg[64];
+    snprintf(msg, sizeof msg, "class 'a': more than %d 'at' points", TC_COST_AT_MAX);
+    costs_refused(b.data, b.len, TC_COST_AT_MAX + 2, msg);
     tc_buf_free(&b);
 }
 END_TEST
