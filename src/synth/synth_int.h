@@ -52,6 +52,15 @@ void tc_synth_cals_free(syn_cal *c, int m);
 tc_status tc_synth_net_build(const tc_topo *t, int reversed, uint64_t chunk_bytes, syn_net *net);
 void tc_synth_net_free(syn_net *net);
 
+/** The mirror of two views of one topology (tacos.c: the all-reduce's reduce-scatter is its all-gather with
+ *  every link l replaced by its reverse).  *map = per link l of `a` the link r(l) of `b` that is l's exact image:
+ *  r(l) joins the same vertices as l does in `a` (the topology's reverse of l when `b` is `a` reversed), costs and cost groups agree, neither has a hold (te-ccl orders its timed events by link id) nor
+ *  a switch vertex, and the CSR lists agree link by link (b->in_lk[k] == r(a->in_lk[k]), the same for
+ *  out_lk: r is read off the out-lists, O(links)), so the engine, which reaches links only through those
+ *  lists and per-link arrays, cannot tell a run on `b` from a run on `a` relabelled by r.  *map = NULL (TC_OK)
+ *  when any of that fails; else the caller frees it.  TC_ERR_NOMEM only. */
+tc_status tc_synth_net_mirror(const syn_net *a, const syn_net *b, int **map);
+
 typedef enum {
     SYN_SPREAD,  /* every node wants every chunk (all-gather, broadcast) */
     SYN_RELAY,   /* every chunk goes to `root`, relayed downhill (gather on the largest topologies) */
@@ -123,6 +132,10 @@ typedef struct syn_job {
     syn_cal *busy_out;      /* out: per link, the times it carries chunks (zeroed by the caller); for the
                                reversed phase that is mirrored (tacos.c), so under te-ccl a transfer's hold is
                                recorded where the mirror puts it: [t + cost - hold, t + cost) */
+    const int *busy_map;    /* NULL, or busy_out of link l is busy_out[busy_map[l]] (a run standing in for its
+                               mirror image, tc_synth_net_mirror) */
+    int64_t fifo_above;     /* best mode matches FIFO from this many node x chunk pairs (0: the default,
+                               2^20; tests lower it) */
     const syn_stop *stop;   /* may be NULL */
     int64_t stop_offset;    /* added to the clock before asking stop (the phases before this one) */
     tc_ctx *ctx;        /* progress line (may be NULL) */
@@ -149,6 +162,10 @@ tc_status tc_synth_dist_to(const syn_net *net, int d, int64_t *row);
  *  as tc_synth_ten_run. */
 tc_status tc_synth_paths_run(const syn_net *net, const syn_job *job, syn_result *res);
 
+/** Does the run match FIFO (best mode on node x chunk pairs from job->fifo_above)?  Then, on NPUs only and
+ *  without switch vertices, the run does not read job->seed. */
+int tc_synth_ten_fifo(const syn_net *net, const syn_job *job);
+
 /** Run one synthesis.  Returns TC_ERR_NOMEM, TC_ERR_INTERNAL (stall: some postcondition unreachable),
  *  TC_ERR_LIMIT (the clock would pass SYN_TIME_MAX_PS), or the status of tc_sched_add. */
 tc_status tc_synth_ten_run(const syn_net *net, const syn_job *job, syn_result *res);
@@ -157,5 +174,16 @@ tc_status tc_synth_ten_run(const syn_net *net, const syn_job *job, syn_result *r
  *  INFINITY (for the candidate search, src/synth/auto.c). */
 tc_status tc_synth_tacos_run(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_gen_opts *opts,
                              const syn_stop *stop, tc_sched **out);
+
+/** Test knobs for tc_synth_tacos_knobs (zeroed: as tc_synth_tacos_run). */
+typedef struct syn_knobs {
+    int no_mirror;       /* never synthesize one phase as the mirror of the other (tacos.c run_all) */
+    int64_t fifo_above;  /* see syn_job (0: the default) */
+    int mirrored;        /* out: runs of the phases (run_all) that took the mirror */
+} syn_knobs;
+
+/** tc_synth_tacos_run with test knobs (NULL: none); only the tests call it with knobs. */
+tc_status tc_synth_tacos_knobs(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_gen_opts *opts,
+                               const syn_stop *stop, syn_knobs *knobs, tc_sched **out);
 
 #endif

@@ -178,6 +178,10 @@ typedef struct run_cfg {
     tc_match_mode match;
     int overlap;            /* all-reduce: each chunk's all-gather starts when its reduce-scatter ends */
     const syn_stop *stop;   /* candidate search: early stop (NULL: none) */
+    const int *mirror;      /* all-reduce on a network that is its own reverse: per link of net[0] its image in
+                               net[1] (tc_synth_net_mirror), or NULL (run_all) */
+    int *mirrored;          /* NULL, or counts the runs that took the mirror (tests) */
+    int64_t fifo_above;     /* syn_job's (0: the default) */
     tc_ctx *ctx;
 } run_cfg;
 
@@ -198,6 +202,7 @@ typedef struct phase_run {
     const syn_cal *block;
     int64_t *first_out;
     syn_cal *busy_out;
+    const int *busy_map;    /* see syn_job */
     int64_t stop_offset;
     int no_stop;
     int threads;            /* the engine's (syn_job) */
@@ -226,6 +231,8 @@ static void *phase_worker(void *arg)
         .block = R->block,
         .first_out = R->first_out,
         .busy_out = R->busy_out,
+        .busy_map = R->busy_map,
+        .fifo_above = cfg->fifo_above,
         .stop = R->no_stop ? NULL : cfg->stop,
         .stop_offset = R->stop_offset,
         .ctx = cfg->ctx,
@@ -453,6 +460,68 @@ static tc_status dense_steps(tc_sched *s)
     return TC_OK;
 }
 
+/*
+ * The mirror.  On a network that is its own reverse (every link l of the topology has a reverse r(l) of the
+ * same cost, numbered so that the reversed view's sorted link lists are the forward view's with each l read
+ * as r(l): tc_synth_net_mirror), an all-reduce's reduce-scatter phase, the all-gather on the reversed view,
+ * is the all-gather on the forward view with every link l replaced by r(l), step for step, whenever the engine
+ * cannot tell the two views apart otherwise: FIFO matching (no seed: the phases' seeds differ), NPUs only (no
+ * switch vertex: mcast differs), the tacos link model, no release, block or early stop (the overlap's second
+ * all-gather runs as before).  So phase 1 runs once, recording for phase 0 what the overlap needs (first_out
+ * as it is, busy_out at r(l)), and phase 0's transfers are phase 1's with link r(l), before the reversal in
+ * time that run_all applies to phase 0 as to any reversed phase.  `slice` >= 0: the transfers go to the two
+ * exactly sized slices of rec (run_all's par layout), else they are appended, phase 0's first.  Sets R[0].r,
+ * R[1].r and first[1], first[2].
+ */
+static tc_status mirror_image(const run_cfg *cfg, phase_run R[2], tc_sched *rec, int64_t slice, int progress,
+                              int parallel, int first[3])
+{
+    phase_run *F = &R[1];
+    F->first_out = R[0].first_out;
+    F->busy_out = R[0].busy_out;
+    F->busy_map = cfg->mirror;
+    F->progress = progress;
+    F->threads = parallel > 1 ? parallel : 1;
+    if (rec && slice >= 0) {
+        F->out = rec->xfers + rec->n_xfers + slice;
+        F->out_cap = slice;
+    }
+    phase_worker(F);
+    F->first_out = NULL; /* the overlap's all-gather starts from a copy of R[1] */
+    F->busy_out = NULL;
+    F->busy_map = NULL;
+    if (F->st)
+        return F->st;
+    if (F->r.stopped || (slice >= 0 && F->r.n_xfers != slice))
+        return TC_ERR_INTERNAL;
+    R[0].r = F->r;
+    if (cfg->mirrored)
+        __atomic_add_fetch(cfg->mirrored, 1, __ATOMIC_RELAXED);
+    first[1] = first[2] = 0;
+    if (!rec)
+        return TC_OK;
+    const int64_t nx = F->r.n_xfers;
+    tc_xfer *x = rec->xfers + first[0];
+    if (slice < 0) { /* appended at first[0]: a copy follows as phase 1's, the first become phase 0's */
+        tc_status st = tc_sched_reserve(rec, (int)nx);
+        if (st)
+            return st;
+        x = rec->xfers + first[0];
+        memcpy(x + nx, x, (size_t)nx * sizeof *x);
+        for (int64_t i = 0; i < nx; i++)
+            x[i].link = cfg->mirror[x[i].link];
+    } else {
+        for (int64_t i = 0; i < nx; i++) {
+            x[i] = x[nx + i];
+            x[i].link = cfg->mirror[x[i].link];
+        }
+    }
+    first[1] = first[0] + (int)nx;
+    first[2] = first[1] + (int)nx;
+    rec->n_xfers = first[2];
+    return TC_OK;
+}
+
 /* Run every phase with `seed`; append transfers to rec when set.  *time_ps is the collective time.  With
  * two SPREAD phases, a transfer list and parallel > 1 (threads), the phases run in two threads, each writing
  * its own (exactly sized) part of the list: the same result as one after the other; else each phase's
@@ -491,7 +560,12 @@ static tc_status run_all(const run_cfg *cfg, uint64_t seed, tc_sched *rec, int p
         R[0].first_out = O.release;
         R[0].busy_out = O.busy;
     }
-    if (par) {
+    if (cfg->mirror && !cfg->stop) { /* phase 1 alone, phase 0 its image (see mirror_image) */
+        if ((st = mirror_image(cfg, R, rec, par ? spread : -1, progress, parallel, first))) {
+            overlap_free(&O);
+            return st;
+        }
+    } else if (par) {
         pthread_t th;
         for (int p = 0; p < 2; p++) {
             R[p].out = rec->xfers + rec->n_xfers + p * spread;
@@ -755,6 +829,12 @@ tc_status tc_synth_tacos(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const t
 tc_status tc_synth_tacos_run(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_gen_opts *opts,
                              const syn_stop *stop, tc_sched **out)
 {
+    return tc_synth_tacos_knobs(ctx, topo, coll, opts, stop, NULL, out);
+}
+
+tc_status tc_synth_tacos_knobs(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_gen_opts *opts,
+                               const syn_stop *stop, syn_knobs *knobs, tc_sched **out)
+{
     tc_gen_opts defaults;
     if (!opts) {
         tc_gen_opts_init(&defaults);
@@ -763,6 +843,7 @@ tc_status tc_synth_tacos_run(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, con
     tc_topo *owned = NULL;
     const tc_topo *t = NULL;
     tc_sched *s = NULL;
+    int *rmap = NULL; /* the mirror (run_all) */
     syn_net net[2];
     memset(net, 0, sizeof net);
     tc_status st = check_args(ctx, topo, coll, opts);
@@ -783,6 +864,10 @@ tc_status tc_synth_tacos_run(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, con
 
     run_cfg cfg = {.topo = t, .C = s->n_chunks, .K = K, .match = opts->match, .overlap = !opts->no_overlap,
                    .stop = stop, .ctx = ctx};
+    if (knobs) {
+        cfg.fifo_above = knobs->fifo_above;
+        cfg.mirrored = &knobs->mirrored;
+    }
     cfg.n_ph = plan(coll, opts->root, t->n_npus, K, cfg.ph);
     /* gather and scatter: also the mirror (the chunks scattered from the root on the other view, reversed) */
     const int mirror = cfg.n_ph == 1 && cfg.ph[0].mode == SYN_GATHER &&
@@ -800,6 +885,14 @@ tc_status tc_synth_tacos_run(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, con
             }
             cfg.net[rv] = &net[rv];
         }
+    }
+    if (cfg.n_ph == 2 && cfg.ph[0].mode == SYN_SPREAD && cfg.ph[1].mode == SYN_SPREAD && cfg.ph[0].reversed &&
+        !cfg.ph[1].reversed && cfg.ph[0].root == cfg.ph[1].root && !(knobs && knobs->no_mirror)) {
+        const syn_job probe = {.mode = SYN_SPREAD, .n_chunks = cfg.C, .match = cfg.match,
+                               .fifo_above = cfg.fifo_above};
+        if (tc_synth_ten_fifo(&net[0], &probe) && (st = tc_synth_net_mirror(&net[0], &net[1], &rmap)))
+            goto fail;
+        cfg.mirror = rmap;
     }
     if (mirror) { /* keep the faster of the two (the first on a tie) */
         run_cfg alt = cfg;
@@ -889,12 +982,14 @@ tc_status tc_synth_tacos_run(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, con
     if (!opts->stats_only && t->n_swnodes > 0 && (st = dense_steps(s)))
         goto fail;
 stopped:
+    free(rmap);
     tc_synth_net_free(&net[0]);
     tc_synth_net_free(&net[1]);
     tc_topo_free(owned);
     *out = s;
     return TC_OK;
 fail:
+    free(rmap);
     tc_synth_net_free(&net[0]);
     tc_synth_net_free(&net[1]);
     tc_sched_free(s);

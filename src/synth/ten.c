@@ -217,6 +217,45 @@ fail:
     return st;
 }
 
+/* r read off the out-lists (b->out_lk[k] = r(a->out_lk[k])), then every condition of synth_int.h checked. */
+tc_status tc_synth_net_mirror(const syn_net *a, const syn_net *b, int **map)
+{
+    *map = NULL;
+    const int n = a->n, m = a->m;
+    if (b->n != n || b->m != m || a->n_npus != n || b->n_npus != n || a->hold || b->hold ||
+        a->n_groups != b->n_groups)
+        return TC_OK;
+    for (int v = 0; v < n; v++)
+        if (a->kind[v] != SYN_V_NPU || b->kind[v] != SYN_V_NPU)
+            return TC_OK;
+    if (memcmp(a->in_off, b->in_off, ((size_t)n + 1) * sizeof *a->in_off) ||
+        memcmp(a->out_off, b->out_off, ((size_t)n + 1) * sizeof *a->out_off) ||
+        memcmp(a->group_size, b->group_size, (size_t)a->n_groups * sizeof *a->group_size) ||
+        memcmp(a->group_cost, b->group_cost, (size_t)a->n_groups * sizeof *a->group_cost))
+        return TC_OK;
+    int *r = malloc(((size_t)m + 1) * sizeof *r);
+    if (!r)
+        return TC_ERR_NOMEM;
+    for (int l = 0; l < m; l++) /* links no list holds (unusable: src -1) stay themselves */
+        r[l] = a->src[l] < 0 ? l : -1;
+    for (int k = 0; k < a->out_off[n]; k++)
+        r[a->out_lk[k]] = b->out_lk[k];
+    int ok = 1;
+    for (int l = 0; l < m && ok; l++) {
+        const int x = r[l];
+        ok = x >= 0 && b->src[x] == a->src[l] && b->dst[x] == a->dst[l] && b->cost[x] == a->cost[l] &&
+             b->group_of[x] == a->group_of[l];
+    }
+    for (int k = 0; k < a->in_off[n] && ok; k++)
+        ok = b->in_lk[k] == r[a->in_lk[k]];
+    if (!ok) {
+        free(r);
+        return TC_OK;
+    }
+    *map = r;
+    return TC_OK;
+}
+
 /* ------------------------------------------------------------------------------------------------ */
 /* Engine                                                                                            */
 
@@ -239,7 +278,7 @@ typedef struct tev {
 #ifndef CLAIM_NODE_MAJOR
 #define CLAIM_NODE_MAJOR 1
 #endif
-#define BEST_FIFO_ABOVE ((int64_t)1 << 20) /* node x chunk pairs from which best mode is FIFO */
+#define BEST_FIFO_ABOVE ((int64_t)1 << 20) /* node x chunk pairs from which best mode is FIFO (job->fifo_above) */
 #define BEST_WINDOW 8  /* candidates examined per free link in best mode */
 #define BEST_SCAN 64   /* entries scanned per free link to find them */
 #define SKIP_PREFETCH 6 /* claim bits fetched ahead of a cursor's scan */
@@ -528,7 +567,8 @@ static tc_status start_rest(eng *e, int l, int c)
     if (e->job->busy_out) { /* te-ccl: the hold placed as it falls once the reversed phase is mirrored (the
                                transfer then starts lat before the mirrored time): [now + lat - hold, now + lat) */
         const int64_t hl = tc_synth_hold(net, l);
-        tc_status st = tc_synth_cal_insert(&e->job->busy_out[l], e->now + net->cost[l] - hl, hl);
+        syn_cal *cal = &e->job->busy_out[e->job->busy_map ? e->job->busy_map[l] : l];
+        tc_status st = tc_synth_cal_insert(cal, e->now + net->cost[l] - hl, hl);
         if (st)
             return st;
     }
@@ -1865,6 +1905,18 @@ static tc_status relay_setup(eng *e)
     return TC_OK;
 }
 
+/* best mode matches FIFO from this many node x chunk pairs */
+static int64_t fifo_above(const syn_job *job)
+{
+    return job->fifo_above > 0 ? job->fifo_above : BEST_FIFO_ABOVE;
+}
+
+int tc_synth_ten_fifo(const syn_net *net, const syn_job *job)
+{
+    return job->mode == SYN_SPREAD && job->match != TC_MATCH_RANDOM &&
+           (int64_t)net->n * job->n_chunks >= fifo_above(job);
+}
+
 tc_status tc_synth_ten_run(const syn_net *net, const syn_job *job, syn_result *res)
 {
     eng E, *e = &E;
@@ -1964,7 +2016,7 @@ tc_status tc_synth_ten_run(const syn_net *net, const syn_job *job, syn_result *r
     for (int v = 0; v < n; v++)
         mark_dirty(e, v);
     e->t0_wall = tc_now();
-    const int fifo = (int64_t)n * e->C >= BEST_FIFO_ABOVE;
+    const int fifo = (int64_t)n * e->C >= fifo_above(job);
     if (job->threads > 0 && fifo && job->mode == SYN_SPREAD && n == e->R && job->match != TC_MATCH_RANDOM &&
         !job->block && !job->release && !net->hold && e->max_deg <= 64 && (st = par_create(e, job->threads)))
         goto fail;
