@@ -1536,6 +1536,237 @@ START_TEST(test_engine_threads_same_transfers)
 }
 END_TEST
 
+/* ------------------------------------------------------------------------------------------------ */
+/* The all-reduce's mirror (issue 27: tacos.c mirror_image)                                          */
+
+/* A mesh or torus a x b with random costs that are the same both ways on each pair (three classes, some
+ * per-link bandwidths) and a few long links, pair by pair.  asym: one pair's two ways cost differently.
+ * split: every pair's first way first, then the second ways in the opposite order (the reversed view's
+ * sorted link lists then disagree with the forward view's read through the pairs). */
+static tc_topo *pair_grid(tc_rng *r, int a, int b, int wrap, int asym, int split)
+{
+    tc_topo *t;
+    ck_assert_int_eq(tc_topo_create("pairs", a * b, &t), TC_OK);
+    int cls[3];
+    ck_assert_int_eq(tc_topo_class_get(t, "fast", &cls[0]), TC_OK);
+    ck_assert_int_eq(tc_topo_class_get(t, "mid", &cls[1]), TC_OK);
+    ck_assert_int_eq(tc_topo_class_get(t, "slow", &cls[2]), TC_OK);
+    ck_assert_int_eq(tc_topo_class_set(t, cls[0], 0.3e-6, 1.0 / 200e9), TC_OK);
+    ck_assert_int_eq(tc_topo_class_set(t, cls[1], 0.5e-6, 1.0 / 50e9), TC_OK);
+    ck_assert_int_eq(tc_topo_class_set(t, cls[2], 2e-6, 1.0 / 12.5e9), TC_OK);
+    const int n = a * b, most = 4 * n + n / 8 + 1;
+    int *pu = malloc((size_t)most * sizeof *pu), *pv = malloc((size_t)most * sizeof *pv);
+    int *pc = malloc((size_t)most * sizeof *pc);
+    double *pb = malloc((size_t)most * sizeof *pb);
+    int np = 0;
+    for (int y = 0; y < b; y++)
+        for (int x = 0; x < a; x++) {
+            const int v = y * a + x;
+            if (x + 1 < a || (wrap && a > 2)) {
+                pu[np] = v;
+                pv[np++] = y * a + (x + 1) % a;
+            }
+            if (y + 1 < b || (wrap && b > 2)) {
+                pu[np] = v;
+                pv[np++] = ((y + 1) % b) * a + x;
+            }
+        }
+    for (int k = 0; k < n / 8; k++) { /* long links */
+        const int u = (int)tc_rng_below(r, (uint64_t)n), v = (int)tc_rng_below(r, (uint64_t)n);
+        if (u != v) {
+            pu[np] = u;
+            pv[np++] = v;
+        }
+    }
+    for (int i = 0; i < np; i++) {
+        pc[i] = cls[tc_rng_below(r, 3)];
+        pb[i] = tc_rng_below(r, 6) ? -1 : 1.0 / (10e9 + 1e9 * (double)tc_rng_below(r, 20));
+    }
+    const int odd = asym ? (int)tc_rng_below(r, (uint64_t)np) : -1;
+    for (int i = 0; i < np; i++) {
+        ck_assert_int_eq(tc_topo_add_link(t, pu[i], pv[i], pc[i], -1, pb[i], 0), TC_OK);
+        if (!split)
+            ck_assert_int_eq(tc_topo_add_link(t, pv[i], pu[i], pc[i], i == odd ? 1e-6 : -1, pb[i], 0), TC_OK);
+    }
+    for (int i = np - 1; split && i >= 0; i--)
+        ck_assert_int_eq(tc_topo_add_link(t, pv[i], pu[i], pc[i], i == odd ? 1e-6 : -1, pb[i], 0), TC_OK);
+    free(pu);
+    free(pv);
+    free(pc);
+    free(pb);
+    ck_assert_int_eq(tc_topo_index(t), TC_OK);
+    return t;
+}
+
+/* The all-reduce with and without the mirror (knobs); *mirrored: runs that took it. */
+static tc_sched *allreduce_knobs(tc_ctx *ctx, const tc_topo *t, const tc_gen_opts *o, int no_mirror,
+                                 int64_t fifo_above, int *mirrored)
+{
+    syn_knobs k = {.no_mirror = no_mirror, .fifo_above = fifo_above};
+    tc_sched *s = NULL;
+    tc_status st = tc_synth_tacos_knobs(ctx, t, TC_COLL_ALLREDUCE, o, NULL, &k, &s);
+    ck_assert_msg(st == TC_OK, "%s: %s\n%s", t->name, tc_status_str(st), tu_diags());
+    *mirrored = k.mirrored;
+    return s;
+}
+
+/* The engine on the reversed view (the reduce-scatter's run, with its overlap outputs) against the engine
+ * on the forward view with every busy_out entry written through the mirror map: the same transfers with
+ * each link l read as r(l), the same first sends and link calendars (the seeds differ: FIFO reads none). */
+static void engine_mirror_same(const tc_topo *t, int K, uint64_t seed)
+{
+    syn_net net[2];
+    ck_assert_int_eq(tc_synth_net_build(t, 0, 1u << 16, &net[0]), TC_OK);
+    ck_assert_int_eq(tc_synth_net_build(t, 1, 1u << 16, &net[1]), TC_OK);
+    int *map = NULL;
+    ck_assert_int_eq(tc_synth_net_mirror(&net[0], &net[1], &map), TC_OK);
+    ck_assert_ptr_nonnull(map);
+    const int m = net[0].m, C = t->n_npus * K;
+    const int64_t cap = (int64_t)t->n_npus * C - C;
+    tc_xfer *out[2];
+    int64_t *first[2];
+    syn_cal *busy[2];
+    syn_result res[2];
+    for (int v = 0; v < 2; v++) {
+        out[v] = calloc((size_t)cap + 1, sizeof *out[v]);
+        first[v] = malloc((size_t)C * sizeof *first[v]);
+        busy[v] = calloc((size_t)m + 1, sizeof *busy[v]);
+        for (int c = 0; c < C; c++)
+            first[v][c] = INT64_MAX;
+        syn_job job = {.mode = SYN_SPREAD, .n_chunks = C, .n_ranks = t->n_npus, .mcast = !v, .K = K, .root = -1,
+                       .match = TC_MATCH_BEST, .seed = seed + (uint64_t)v, .out = out[v], .out_cap = cap,
+                       .first_out = first[v], .busy_out = busy[v], .busy_map = v ? NULL : map, .fifo_above = 1,
+                       .threads = (int)(seed % 3)};
+        memset(&res[v], 0, sizeof res[v]);
+        ck_assert_int_eq(tc_synth_ten_run(&net[v], &job, &res[v]), TC_OK);
+    }
+    ck_assert_int_eq(res[0].makespan, res[1].makespan);
+    ck_assert_int_eq(res[0].rounds, res[1].rounds);
+    ck_assert_int_eq(res[0].n_xfers, cap);
+    ck_assert_int_eq(res[1].n_xfers, cap);
+    int64_t i = 0;
+    for (const tc_xfer *a = out[0], *b = out[1]; i < cap; i++, a++, b++)
+        if (a->src != b->src || a->dst != b->dst || a->chunk != b->chunk || map[a->link] != b->link ||
+            a->step != b->step || a->t_start != b->t_start || a->t_end != b->t_end)
+            break;
+    ck_assert_msg(i == cap, "seed %llu: transfer %lld differs", (unsigned long long)seed, (long long)i);
+    ck_assert(memcmp(first[0], first[1], (size_t)C * sizeof *first[0]) == 0);
+    int l = 0, sent = 0;
+    for (; l < m; l++) {
+        const syn_cal *x = &busy[0][l], *y = &busy[1][l];
+        sent += x->n > 0;
+        if (x->n != y->n || memcmp(x->bs, y->bs, (size_t)x->n * sizeof *x->bs) ||
+            memcmp(x->be, y->be, (size_t)x->n * sizeof *x->be))
+            break;
+    }
+    ck_assert_msg(l == m, "seed %llu: link %d's calendar differs", (unsigned long long)seed, l);
+    ck_assert_int_gt(sent, 0);
+    for (int v = 0; v < 2; v++) {
+        free(out[v]);
+        free(first[v]);
+        tc_synth_cals_free(busy[v], m);
+        tc_synth_net_free(&net[v]);
+    }
+    free(map);
+}
+
+/* On random meshes and tori whose pairs cost the same both ways, the all-reduce synthesized once and
+ * mirrored gives the plan of the two phases synthesized one by one, byte for byte (one thread, two threads
+ * side by side, statistics only, overlap on and off), and the checker accepts it; the engine's overlap
+ * outputs agree (engine_mirror_same). */
+START_TEST(test_mirror_same_plan)
+{
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    const unsigned long seed = tu_seed();
+    tc_rng r;
+    tc_rng_seed(&r, seed + 2700);
+    for (int round = 0; round < 4; round++) {
+        const int a = 3 + (int)tc_rng_below(&r, 14), b = 2 + (int)tc_rng_below(&r, 14);
+        tc_topo *t = pair_grid(&r, a, b, (int)tc_rng_below(&r, 2), 0, 0);
+        tc_gen_opts o;
+        tc_gen_opts_init(&o);
+        o.chunks = 1 + (int)tc_rng_below(&r, 3);
+        o.size = (uint64_t)1 << (10 + tc_rng_below(&r, 20));
+        o.threads = 1 + round % 2;
+        o.stats_only = round == 2;
+        o.no_overlap = (int)tc_rng_below(&r, 4) == 0;
+        ctx.seed = tc_rng_next(&r);
+        int mir0, mir1;
+        tc_sched *plain = allreduce_knobs(&ctx, t, &o, 1, 1, &mir0); /* FIFO matching at any size */
+        tc_sched *mirror = allreduce_knobs(&ctx, t, &o, 0, 1, &mir1);
+        ck_assert_int_eq(mir0, 0);
+        ck_assert_msg(mir1 == 1, "seed %lu, round %d (%dx%d): mirrored %d", seed, round, a, b, mir1);
+        ck_assert_int_eq(plain->n_xfers, mirror->n_xfers);
+        ck_assert_int_eq(plain->n_steps, mirror->n_steps);
+        ck_assert(plain->time == mirror->time);
+        int64_t i = 0;
+        for (; i < plain->n_xfers; i++)
+            if (memcmp(&plain->xfers[i], &mirror->xfers[i], sizeof plain->xfers[i]))
+                break;
+        ck_assert_msg(i == plain->n_xfers, "seed %lu, round %d (%dx%d, K %d, %d threads): transfer %lld differs: "
+                      "%d->%d chunk %d link %d against %d->%d chunk %d link %d", seed, round, a, b, o.chunks,
+                      o.threads, (long long)i, mirror->xfers[i].src, mirror->xfers[i].dst, mirror->xfers[i].chunk,
+                      mirror->xfers[i].link, plain->xfers[i].src, plain->xfers[i].dst, plain->xfers[i].chunk,
+                      plain->xfers[i].link);
+        if (!o.stats_only) {
+            ck_assert_int_eq(mirror->n_xfers, 2 * (t->n_npus - 1) * mirror->n_chunks);
+            tc_check_opts co = {.topo = t};
+            ck_assert_msg(tc_sched_check(&ctx, mirror, &co, "mirror") == TC_OK, "seed %lu, round %d: %s", seed,
+                          round, tu_diags());
+        }
+        if (round < 2)
+            engine_mirror_same(t, o.chunks, tc_rng_next(&r));
+        tc_sched_free(plain);
+        tc_sched_free(mirror);
+        tc_topo_free(t);
+    }
+}
+END_TEST
+
+/* Where the mirror must not apply it does not, and the plan is still right: one pair costing differently
+ * each way, pairs numbered so the sorted link lists disagree, random matching (it reads the seeds, which
+ * differ per phase), and below the FIFO size with the default threshold. */
+START_TEST(test_mirror_refused)
+{
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    const unsigned long seed = tu_seed();
+    tc_rng r;
+    tc_rng_seed(&r, seed + 2701);
+    for (int round = 0; round < 4; round++) {
+        const int a = 3 + (int)tc_rng_below(&r, 8), b = 3 + (int)tc_rng_below(&r, 8);
+        tc_topo *t = pair_grid(&r, a, b, (int)tc_rng_below(&r, 2), round == 0, round == 1);
+        syn_net net[2];
+        int *map = (int *)1;
+        ck_assert_int_eq(tc_synth_net_build(t, 0, 1024, &net[0]), TC_OK);
+        ck_assert_int_eq(tc_synth_net_build(t, 1, 1024, &net[1]), TC_OK);
+        ck_assert_int_eq(tc_synth_net_mirror(&net[0], &net[1], &map), TC_OK);
+        ck_assert_msg((map == NULL) == (round < 2), "seed %lu, round %d: map %p", seed, round, (void *)map);
+        free(map);
+        tc_synth_net_free(&net[0]);
+        tc_synth_net_free(&net[1]);
+        tc_gen_opts o;
+        tc_gen_opts_init(&o);
+        o.chunks = 1 + (int)tc_rng_below(&r, 2);
+        o.match = round == 2 ? TC_MATCH_RANDOM : TC_MATCH_BEST;
+        ctx.seed = tc_rng_next(&r);
+        int mir0, mir1;
+        const int64_t fifo = round == 3 ? 0 : 1; /* the default threshold: far below FIFO size */
+        tc_sched *plain = allreduce_knobs(&ctx, t, &o, 1, fifo, &mir0);
+        tc_sched *got = allreduce_knobs(&ctx, t, &o, 0, fifo, &mir1);
+        ck_assert_msg(mir1 == 0, "seed %lu, round %d: mirrored", seed, round);
+        same_sched(plain, got);
+        tc_check_opts co = {.topo = t};
+        ck_assert_msg(tc_sched_check(&ctx, got, &co, "refused") == TC_OK, "seed %lu, round %d: %s", seed, round,
+                      tu_diags());
+        tc_sched_free(plain);
+        tc_sched_free(got);
+        tc_topo_free(t);
+    }
+}
+END_TEST
+
 static Suite *synth_suite(void)
 {
     Suite *s = suite_create("synth");
@@ -1579,6 +1810,11 @@ static Suite *synth_suite(void)
     tcase_set_timeout(eng, 120);
     tcase_add_test(eng, test_engine_threads_same_transfers);
     suite_add_tcase(s, eng);
+    TCase *mir = tcase_create("mirror"); /* issue 27: the all-reduce's mirror */
+    tcase_set_timeout(mir, 120);
+    tcase_add_test(mir, test_mirror_same_plan);
+    tcase_add_test(mir, test_mirror_refused);
+    suite_add_tcase(s, mir);
     return s;
 }
 
