@@ -19,6 +19,8 @@
  *                  before the reduce-scatter ends and it is faster, the all-gather on the reduce-scatter's
  *                  clock, each chunk from the end of its own reduction, in the gaps the reduce-scatter
  *                  leaves on each link (overlap; opts->no_overlap turns it off)
+ *                  On a network that is its own reverse, in FIFO matching, the reduce-scatter is the
+ *                  all-gather with each link read as its reverse: synthesized once (mirror_image)
  *   gather         GATHER (paths.c): every chunk on its own earliest-arrival path to the root; or the
  *                  mirror, SCATTER from the root on the reversed topology, reversed: the faster of the two
  *                  (the mirror up to MIRROR_MAX distance entries, R x vertices);
