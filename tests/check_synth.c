@@ -1599,14 +1599,17 @@ static tc_topo *pair_grid(tc_rng *r, int a, int b, int wrap, int asym, int split
 }
 
 /* The all-reduce with and without the mirror (knobs); *mirrored: runs that took it. */
+static uint64_t last_busy_hash; /* allreduce_knobs's: the overlap's timetables */
+
 static tc_sched *allreduce_knobs(tc_ctx *ctx, const tc_topo *t, const tc_gen_opts *o, int no_mirror,
-                                 int64_t fifo_above, int *mirrored)
+                                 int64_t fifo_above, int lazy_all, int *mirrored)
 {
-    syn_knobs k = {.no_mirror = no_mirror, .fifo_above = fifo_above};
+    syn_knobs k = {.no_mirror = no_mirror, .fifo_above = fifo_above, .lazy_all = lazy_all};
     tc_sched *s = NULL;
     tc_status st = tc_synth_tacos_knobs(ctx, t, TC_COLL_ALLREDUCE, o, NULL, &k, &s);
     ck_assert_msg(st == TC_OK, "%s: %s\n%s", t->name, tc_status_str(st), tu_diags());
     *mirrored = k.mirrored;
+    last_busy_hash = k.busy_hash;
     return s;
 }
 
@@ -1686,15 +1689,25 @@ START_TEST(test_mirror_same_plan)
         tc_topo *t = pair_grid(&r, a, b, (int)tc_rng_below(&r, 2), 0, 0);
         tc_gen_opts o;
         tc_gen_opts_init(&o);
-        o.chunks = 1 + (int)tc_rng_below(&r, 3);
+        o.chunks = round == 0 ? 2 + (int)tc_rng_below(&r, 2) : 1 + (int)tc_rng_below(&r, 3); /* round 0: early chunks */
         o.size = (uint64_t)1 << (10 + tc_rng_below(&r, 20));
         o.threads = 1 + round % 2;
         o.stats_only = round == 2;
         o.no_overlap = (int)tc_rng_below(&r, 4) == 0;
         ctx.seed = tc_rng_next(&r);
         int mir0, mir1;
-        tc_sched *plain = allreduce_knobs(&ctx, t, &o, 1, 1, &mir0); /* FIFO matching at any size */
-        tc_sched *mirror = allreduce_knobs(&ctx, t, &o, 0, 1, &mir1);
+        tc_sched *plain = allreduce_knobs(&ctx, t, &o, 1, 1, 0, &mir0); /* FIFO matching at any size */
+        const uint64_t busy0 = last_busy_hash;
+        tc_sched *mirror = allreduce_knobs(&ctx, t, &o, 0, 1, 0, &mir1);
+        ck_assert(last_busy_hash == busy0);
+        /* the overlap's timetables recorded on demand (a second run of the phase when a chunk is early) */
+        int mir2;
+        tc_sched *lazy = allreduce_knobs(&ctx, t, &o, round % 2, 1, 1, &mir2);
+        ck_assert_int_eq(mir2, !(round % 2));
+        ck_assert(last_busy_hash == busy0);
+        ck_assert(o.no_overlap || (busy0 != 0) == (o.chunks > 1));
+        same_sched(plain, lazy);
+        tc_sched_free(lazy);
         ck_assert_int_eq(mir0, 0);
         ck_assert_msg(mir1 == 1, "seed %lu, round %d (%dx%d): mirrored %d", seed, round, a, b, mir1);
         ck_assert_int_eq(plain->n_xfers, mirror->n_xfers);
@@ -1753,8 +1766,8 @@ START_TEST(test_mirror_refused)
         ctx.seed = tc_rng_next(&r);
         int mir0, mir1;
         const int64_t fifo = round == 3 ? 0 : 1; /* the default threshold: far below FIFO size */
-        tc_sched *plain = allreduce_knobs(&ctx, t, &o, 1, fifo, &mir0);
-        tc_sched *got = allreduce_knobs(&ctx, t, &o, 0, fifo, &mir1);
+        tc_sched *plain = allreduce_knobs(&ctx, t, &o, 1, fifo, 0, &mir0);
+        tc_sched *got = allreduce_knobs(&ctx, t, &o, 0, fifo, round % 2, &mir1);
         ck_assert_msg(mir1 == 0, "seed %lu, round %d: mirrored", seed, round);
         same_sched(plain, got);
         tc_check_opts co = {.topo = t};

@@ -179,6 +179,10 @@ tc_status tc_synth_tacos_run(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, con
 typedef struct syn_knobs {
     int no_mirror;       /* never synthesize one phase as the mirror of the other (tacos.c run_all) */
     int64_t fifo_above;  /* see syn_job (0: the default) */
+    int lazy_all;        /* the all-reduce overlap's timetables recorded on demand at any chunk count (tacos.c
+                            busy_on_demand; by default with one chunk per rank only) */
+    uint64_t busy_hash;  /* out: a hash of the all-reduce overlap's reduce-scatter timetables where the
+                            overlap reads them (some chunk reduced early), else 0 */
     int mirrored;        /* out: runs of the phases (run_all) that took the mirror */
 } syn_knobs;
 

@@ -183,6 +183,8 @@ typedef struct run_cfg {
     const int *mirror;      /* all-reduce on a network that is its own reverse: per link of net[0] its image in
                                net[1] (tc_synth_net_mirror), or NULL (run_all) */
     int *mirrored;          /* NULL, or counts the runs that took the mirror (tests) */
+    int lazy_all;           /* tests: the overlap's timetables recorded on demand at any K (see busy_on_demand) */
+    uint64_t *busy_hash;    /* tests: NULL, or a hash of the reduce-scatter's timetables when they are used */
     int64_t fifo_above;     /* syn_job's (0: the default) */
     tc_ctx *ctx;
 } run_cfg;
@@ -524,6 +526,46 @@ static tc_status mirror_image(const run_cfg *cfg, phase_run R[2], tc_sched *rec,
     return TC_OK;
 }
 
+/*
+ * The reduce-scatter's timetables (busy_out) cost a calendar update per transfer, and the overlap reads them
+ * only when some chunk is reduced before the phase ends (overlap_prepare's early).  With one chunk per rank
+ * no chunk is: every owner sends its only chunk at time 0 over every out-link (each destination lacks it),
+ * so its first send is at 0 and its release at T.  So with K = 1 (or cfg->lazy_all) the phase runs without
+ * them, and should some chunk be early after all, it runs again for them alone (the same run: the same
+ * timetables; through the mirror's map when the mirror took it).  The plan never depends on which way.
+ */
+static int overlap_early(const run_cfg *cfg, const overlap *o, int64_t T)
+{
+    for (int c = 0; c < cfg->C; c++) /* overlap_prepare's test, before it turns first sends into releases */
+        if ((o->release[c] == INT64_MAX ? 0 : T - o->release[c]) < T)
+            return 1;
+    return 0;
+}
+
+static tc_status busy_on_demand(const run_cfg *cfg, const phase_run R[2], overlap *o, int parallel)
+{
+    const int64_t T = R[0].r.makespan;
+    if (!overlap_early(cfg, o, T))
+        return TC_OK;
+    const int mirrored = cfg->mirror && !cfg->stop;
+    phase_run X = R[mirrored ? 1 : 0];
+    X.rec = NULL;
+    X.out = NULL;
+    X.progress = 0;
+    X.first_out = NULL;
+    X.busy_out = o->busy;
+    X.busy_map = mirrored ? cfg->mirror : NULL;
+    X.no_stop = 1; /* it finished before: it finishes again */
+    X.stop_offset = 0;
+    X.threads = parallel > 1 ? parallel : 1;
+    X.release = NULL;
+    X.block = NULL;
+    phase_worker(&X);
+    if (X.st)
+        return X.st;
+    return X.r.makespan == T && X.r.n_xfers == R[0].r.n_xfers ? TC_OK : TC_ERR_INTERNAL;
+}
+
 /* Run every phase with `seed`; append transfers to rec when set.  *time_ps is the collective time.  With
  * two SPREAD phases, a transfer list and parallel > 1 (threads), the phases run in two threads, each writing
  * its own (exactly sized) part of the list: the same result as one after the other; else each phase's
@@ -547,6 +589,7 @@ static tc_status run_all(const run_cfg *cfg, uint64_t seed, tc_sched *rec, int p
     int ovl = 0, plain_stopped = 0; /* the plain all-gather passed the search's cut: only the overlap may win */
     overlap O = {0};
     tc_status st = TC_OK;
+    const int lazy = can_ovl && (cfg->K == 1 || cfg->lazy_all); /* see busy_on_demand */
     for (int p = 0; p < cfg->n_ph; p++)
         R[p] = (phase_run){.cfg = cfg, .p = p, .seed = seed, .rec = rec, .progress = progress && p == 0};
     if (can_ovl) {
@@ -560,7 +603,7 @@ static tc_status run_all(const run_cfg *cfg, uint64_t seed, tc_sched *rec, int p
         for (int c = 0; c < cfg->C; c++)
             O.release[c] = INT64_MAX;
         R[0].first_out = O.release;
-        R[0].busy_out = O.busy;
+        R[0].busy_out = lazy ? NULL : O.busy;
     }
     if (cfg->mirror && !cfg->stop) { /* phase 1 alone, phase 0 its image (see mirror_image) */
         if ((st = mirror_image(cfg, R, rec, par ? spread : -1, progress, parallel, first))) {
@@ -608,6 +651,17 @@ static tc_status run_all(const run_cfg *cfg, uint64_t seed, tc_sched *rec, int p
     }
     if (can_ovl) { /* the all-gather again on the reduce-scatter's clock, kept when it ends sooner */
         int early;
+        if (lazy && (st = busy_on_demand(cfg, R, &O, parallel))) {
+            overlap_free(&O);
+            return st;
+        }
+        if (cfg->busy_hash && overlap_early(cfg, &O, R[0].r.makespan)) { /* tests */
+            uint64_t h = 1469598103934665603ull;
+            for (int l = 0; l < O.m; l++)
+                for (int i = 0; i < O.busy[l].n; i++)
+                    h = (h ^ (uint64_t)(O.busy[l].bs[i] * 31 + O.busy[l].be[i] + l)) * 1099511628211ull;
+            *cfg->busy_hash = h;
+        }
         if (!(st = overlap_prepare(&O, cfg->C, R[0].r.makespan, &early)) && early) {
             phase_run A = R[1];
             A.rec = NULL;
@@ -869,6 +923,8 @@ tc_status tc_synth_tacos_knobs(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, c
     if (knobs) {
         cfg.fifo_above = knobs->fifo_above;
         cfg.mirrored = &knobs->mirrored;
+        cfg.lazy_all = knobs->lazy_all;
+        cfg.busy_hash = &knobs->busy_hash;
     }
     cfg.n_ph = plan(coll, opts->root, t->n_npus, K, cfg.ph);
     /* gather and scatter: also the mirror (the chunks scattered from the root on the other view, reversed) */
