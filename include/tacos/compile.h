@@ -90,6 +90,14 @@ tc_status tc_compile(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_co
 
 void tc_compile_result_free(tc_compile_result *res);
 
+/** The check and the plan's own simulation as tc_compile runs them on a generated plan s (a failed check is
+ *  reported as "ALGO produced an incorrect schedule"): plans of 100,000 transfers or more are checked on a
+ *  second thread beside the simulation unless o->gen.threads is 1 or there is one core, with the same
+ *  diagnostics in the same order.  On success s->time, res->bound, res->checked and (keep_sim) res->sim
+ *  are set; res->sim is then the caller's to free (tc_compile_result_free). */
+tc_status tc_compile_check_price(tc_ctx *ctx, const tc_topo *topo, tc_sched *s, const tc_compile_opts *o,
+                                 tc_compile_result *res);
+
 /** The lowered program priced as `tacosc sim FILE TOPO --size S` prices it (its own sends in its order). */
 tc_status tc_compile_price_msccl(tc_ctx *ctx, const tc_topo *topo, const tc_msccl *m, uint64_t size,
                                  double *time);
