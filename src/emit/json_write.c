@@ -73,23 +73,33 @@ static void put_u64(FILE *f, uint64_t v)
         fprintf(f, "\"%llu\"", (unsigned long long)v);
 }
 
-/* Decimal text of v followed by sep at p; returns the new end (no NUL). */
-static char *put_int(char *p, int v, const char *sep)
+/* Decimal text of v at p; returns the new end (no NUL).  Two digits per division: the writer formats
+ * about seven integers per transfer. */
+static char *put_int(char *p, int v)
 {
-    char tmp[12];
-    int n = 0;
+    static const char d2[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                "8081828384858687888990919293949596979899";
+    char tmp[12], *e = tmp + sizeof tmp, *q = e;
     unsigned u = v < 0 ? 0u - (unsigned)v : (unsigned)v;
-    do
-        tmp[n++] = (char)('0' + u % 10);
-    while (u /= 10);
+    while (u >= 100) {
+        q -= 2;
+        memcpy(q, d2 + 2 * (u % 100), 2);
+        u /= 100;
+    }
+    if (u >= 10) {
+        q -= 2;
+        memcpy(q, d2 + 2 * u, 2);
+    } else
+        *--q = (char)('0' + u);
     if (v < 0)
         *p++ = '-';
-    while (n)
-        *p++ = tmp[--n];
-    while (*sep)
-        *p++ = *sep++;
-    return p;
+    memcpy(p, q, (size_t)(e - q));
+    return p + (e - q);
 }
+
+/* put_int and the separator that follows it (a string literal) */
+#define PUT_INT_SEP(p, v, sep) (p = put_int(p, v), memcpy(p, sep, sizeof sep - 1), p += sizeof sep - 1)
 
 /* Formatting doubles is the writer's main cost and schedules repeat their times (every transfer of a
  * step), so texts are memoized in a direct-mapped table keyed by the bits, with their lengths. */
@@ -205,11 +215,14 @@ tc_status tc_emit_json_write(tc_ctx *ctx, const tc_sched *s, FILE *f)
             *p++ = ',';
         memcpy(p, "\n    [", 6);
         p += 6;
-        p = put_int(p, x->src, ", ");
-        p = put_int(p, x->dst, ", ");
-        p = put_int(p, x->chunk, x->op == TC_OP_REDUCE ? ", \"reduce\", " : ", \"copy\", ");
-        p = put_int(p, x->link, ", ");
-        p = put_int(p, x->step, ", ");
+        PUT_INT_SEP(p, x->src, ", ");
+        PUT_INT_SEP(p, x->dst, ", ");
+        if (x->op == TC_OP_REDUCE)
+            PUT_INT_SEP(p, x->chunk, ", \"reduce\", ");
+        else
+            PUT_INT_SEP(p, x->chunk, ", \"copy\", ");
+        PUT_INT_SEP(p, x->link, ", ");
+        PUT_INT_SEP(p, x->step, ", ");
         p = put_double(p, dc, x->t_start);
         memcpy(p, ", ", 2);
         p = put_double(p + 2, dc, x->t_end);
@@ -217,7 +230,11 @@ tc_status tc_emit_json_write(tc_ctx *ctx, const tc_sched *s, FILE *f)
         ob->p = p + 3;
         for (int h = 0; h < x->route_len; h++) {
             obuf_room(ob);
-            ob->p = put_int(ob->p, s->route[x->route_off + h], h + 1 < x->route_len ? ", " : "");
+            ob->p = put_int(ob->p, s->route[x->route_off + h]);
+            if (h + 1 < x->route_len) {
+                memcpy(ob->p, ", ", 2);
+                ob->p += 2;
+            }
         }
         obuf_room(ob);
         memcpy(ob->p, "]]", 2);
