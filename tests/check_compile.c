@@ -227,6 +227,18 @@ START_TEST(test_priced_as_written)
 }
 END_TEST
 
+/* the early callback's record: how often it was called and the plan's time then */
+typedef struct early_rec {
+    int calls;
+    double time;
+} early_rec;
+static void early_note(void *user, const tc_sched *s)
+{
+    early_rec *e = user;
+    e->calls++;
+    e->time = s->time;
+}
+
 static void diags_clear(void)
 {
     tu_diag_buf.len = 0;
@@ -257,14 +269,22 @@ START_TEST(test_check_beside_sim)
     tc_sim_opts bad;
     tc_sim_opts_init(&bad);
     bad.model = (tc_sim_model)99;
+    early_rec er;
+    o.early = early_note;
+    o.early_user = &er;
     for (int threads = 2; threads >= 1; threads--) {
         o.gen.threads = threads;
         o.sim = NULL;
         tc_compile_result r;
         memset(&r, 0, sizeof r);
+        memset(&er, 0, sizeof er);
         diags_clear();
         s->time = -1;
         ck_assert_msg(tc_compile_check_price(&ctx, t, s, &o, &r) == TC_OK, "%s", tu_diags());
+        /* the early callback: once, with the plan's time, beside the checker's thread only */
+        ck_assert_int_eq(er.calls, threads == 2);
+        ck_assert_int_eq(r.early, threads == 2);
+        ck_assert(threads == 1 || er.time == direct->time);
         ck_assert_str_eq(tu_diags(), "");
         ck_assert_int_eq(r.checked, 1);
         ck_assert(s->time == direct->time);
@@ -295,9 +315,13 @@ START_TEST(test_check_beside_sim)
         tc_compile_result r;
         memset(&r, 0, sizeof r);
         diags_clear();
+        memset(&er, 0, sizeof er);
         ck_assert_int_eq(tc_compile_check_price(&ctx, t, s, &o, &r), TC_ERR_INTERNAL);
         ck_assert_str_eq(tu_diags(), want);
-        ck_assert_ptr_null(r.sim);
+        /* threaded, with a simulation that succeeds: the plan went to the early callback before the
+         * checker's verdict (its caller keeps nothing when the compile fails) */
+        ck_assert_int_eq(er.calls, k == 0);
+        tc_sim_result_free(r.sim);
     }
     free(want);
     tc_sim_result_free(direct);

@@ -57,6 +57,14 @@ typedef struct tc_compile_opts {
     int silent;              /**< diagnostics only into the result, not to ctx's sink */
     int quiet_errors;        /**< errors only into the result (a caller with a fallback reports them);
                                   warnings and notes still reach ctx's sink */
+    /** Optional (issue 27): called once with the finished plan (its time set) while the checker still runs
+     *  on its second thread, so a caller may write the file meanwhile, to be kept only when tc_compile
+     *  succeeds (res->early tells the call was made).  Only for plans whose checker runs on a thread
+     *  (tc_compile_check_price) and that no pass changes after their simulation (not sparse, photonic or
+     *  lowered).  It must report nothing through tc_compile's context (hold what it has to say) and
+     *  only read the plan. */
+    void (*early)(void *user, const tc_sched *s);
+    void *early_user;
 } tc_compile_opts;
 
 typedef struct tc_compile_result {
@@ -75,6 +83,7 @@ typedef struct tc_compile_result {
     double dense_time;       /**< sparse: the time with dense messages */
     double wire;             /**< sparse: bytes on the wire over dense */
     char lost[256];          /**< non-empty: what the target format could not express (plan_time differs) */
+    int early;               /**< opts.early was called with the plan */
     tc_compile_diag diag;    /**< the first error */
 } tc_compile_result;
 
@@ -89,6 +98,16 @@ tc_status tc_compile(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_co
                      tc_compile_result *res);
 
 void tc_compile_result_free(tc_compile_result *res);
+
+/** Diagnostics held back in order, to be passed on later (or dropped): a sink and its state. */
+typedef struct tc_diag_hold {
+    struct tc_held_diag *d;
+    int n, cap, nomem;
+} tc_diag_hold;
+/** The sink (user: a zeroed tc_diag_hold). */
+void tc_diag_hold_sink(void *user, tc_diag_level level, const char *file, int line, int col, const char *msg);
+/** Pass the held diagnostics on to ctx in order (counted there), or drop them (ctx NULL); then free them. */
+void tc_diag_hold_release(tc_diag_hold *h, tc_ctx *ctx);
 
 /** The check and the plan's own simulation as tc_compile runs them on a generated plan s (a failed check is
  *  reported as "ALGO produced an incorrect schedule"): plans of 100,000 transfers or more are checked on a

@@ -303,22 +303,18 @@ static void sim_adopt(tc_sched *s, const tc_compile_opts *o, tc_compile_result *
 }
 
 /* Diagnostics held back in order and passed on later (the simulation's, while the checker runs beside it). */
-typedef struct held_diag {
+typedef struct tc_held_diag {
     tc_diag_level level;
     char *file, *msg;
     int line, col;
-} held_diag;
-typedef struct diag_hold {
-    held_diag *d;
-    int n, cap, nomem;
-} diag_hold;
+} tc_held_diag;
 
-static void hold_diag(void *user, tc_diag_level level, const char *file, int line, int col, const char *msg)
+void tc_diag_hold_sink(void *user, tc_diag_level level, const char *file, int line, int col, const char *msg)
 {
-    diag_hold *h = user;
+    tc_diag_hold *h = user;
     if (h->n == h->cap) {
         int cap = h->cap ? 2 * h->cap : 8;
-        held_diag *d = realloc(h->d, (size_t)cap * sizeof *d);
+        tc_held_diag *d = realloc(h->d, (size_t)cap * sizeof *d);
         if (!d) {
             h->nomem = 1;
             return;
@@ -326,7 +322,7 @@ static void hold_diag(void *user, tc_diag_level level, const char *file, int lin
         h->d = d;
         h->cap = cap;
     }
-    held_diag *e = &h->d[h->n];
+    tc_held_diag *e = &h->d[h->n];
     e->file = file ? strdup(file) : NULL;
     e->msg = strdup(msg);
     if ((file && !e->file) || !e->msg) {
@@ -341,8 +337,7 @@ static void hold_diag(void *user, tc_diag_level level, const char *file, int lin
     h->n++;
 }
 
-/* pass the held diagnostics on to ctx (counted there as if reported there), then free them */
-static void diag_hold_release(diag_hold *h, tc_ctx *ctx)
+void tc_diag_hold_release(tc_diag_hold *h, tc_ctx *ctx)
 {
     for (int i = 0; i < h->n; i++) {
         if (ctx)
@@ -351,7 +346,7 @@ static void diag_hold_release(diag_hold *h, tc_ctx *ctx)
         free(h->d[i].msg);
     }
     if (ctx && h->nomem)
-        tc_warn(ctx, NULL, 0, "out of memory: diagnostics of the plan's simulation were lost");
+        tc_warn(ctx, NULL, 0, "out of memory: held diagnostics were lost");
     free(h->d);
     memset(h, 0, sizeof *h);
 }
@@ -372,9 +367,9 @@ static tc_status check_and_simulate(tc_ctx *sub, const tc_topo *topo, tc_sched *
     check_job_init(&cj, sub, topo, s);
     const int threaded = !program_only && s->n_xfers >= CHECK_THREAD_MIN && g->threads != 1 &&
                          (g->threads > 1 || sysconf(_SC_NPROCESSORS_ONLN) > 1);
-    diag_hold held = {0};
+    tc_diag_hold held = {0};
     tc_ctx sc = *sub;
-    sc.sink = hold_diag;
+    sc.sink = tc_diag_hold_sink;
     sc.sink_user = &held;
     tc_sim_result *r = NULL;
     tc_status sst = TC_OK;
@@ -382,12 +377,20 @@ static tc_status check_and_simulate(tc_ctx *sub, const tc_topo *topo, tc_sched *
         cj.started = pthread_create(&cj.thread, NULL, check_job_run, &cj) == 0;
     if (cj.started) {
         sst = sim_plan(&sc, topo, s, o, &r);
+        if (!sst && o->early && !o->sparse && !o->photonic && !o->lower && !o->mscclpp) {
+            /* the plan is final: the caller writes it while the checker runs (the checker reads neither
+             * s->time nor res) */
+            sim_adopt(s, o, res, r);
+            r = NULL;
+            o->early(o->early_user, s);
+            res->early = 1;
+        }
         pthread_join(cj.thread, NULL);
     } else
         check_job_run(&cj);
     tc_status st = check_report(sub, &cj, o->algo, &res->checked);
     if (st) {
-        diag_hold_release(&held, NULL); /* a plan that fails the check: its simulation is not reported */
+        tc_diag_hold_release(&held, NULL); /* a plan that fails the check: its simulation is not reported */
         tc_sim_result_free(r);
         return st;
     }
@@ -396,12 +399,13 @@ static tc_status check_and_simulate(tc_ctx *sub, const tc_topo *topo, tc_sched *
         return TC_OK;
     }
     if (cj.started)
-        diag_hold_release(&held, sub);
+        tc_diag_hold_release(&held, sub);
     else
         sst = sim_plan(sub, topo, s, o, &r);
     if (sst)
         return sst;
-    sim_adopt(s, o, res, r);
+    if (r)
+        sim_adopt(s, o, res, r);
     return TC_OK;
 }
 
