@@ -887,8 +887,8 @@ tc_status tc_sched_check(tc_ctx *ctx, const tc_sched *s, const tc_check_opts *op
     }
     k.ctx = ctx;
     if (first_st || (!conflict_reached && post_st)) {
-        const tc_diag_rec *r = first_st ? &first : &post;
-        st = tc_error(ctx, first_st ? first_st : post_st, r->file[0] ? r->file : NULL, r->line, "%s", r->msg);
+        const tc_diag_rec *r = first_st ? &first : &post; /* its file is k.name (the record's may be cut) */
+        st = tc_error(ctx, first_st ? first_st : post_st, r->file[0] ? k.name : NULL, r->line, "%s", r->msg);
     } else if (conflict_reached)
         st = conflict_error(&k, conflict, conflict_with);
 fail:
