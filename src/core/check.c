@@ -294,6 +294,23 @@ static int pool_get(chk *k)
     return k->pool_used++;
 }
 
+/* Reducing collectives: the words of a set and the chunks of a group (state_init allocates them). */
+static tc_status state_size(chk *k)
+{
+    k->W = ((size_t)k->R + 63) / 64;
+    double bytes = (double)k->R * (double)k->C * (double)k->W * 8.0;
+    if (bytes > (double)SET_BYTES_LIMIT)
+        return tc_error(k->ctx, TC_ERR_LIMIT, k->name, 0,
+                        "checker: contribution sets of %d ranks x %d chunks need %.1f GiB (limit %.0f GiB)",
+                        k->R, k->C, bytes / (1u << 30), (double)SET_BYTES_LIMIT / (1u << 30));
+    /* swept by chunk groups of about group_bytes of sets (issue 27: 128 MiB of fresh, zeroed pages for a
+     * 1024-rank all-reduce cost more than sweeping 16 MiB of them eight times; random reads stay in cache) */
+    const size_t gb = k->opts && k->opts->group_bytes ? k->opts->group_bytes : GROUP_BYTES;
+    const size_t per_chunk = (size_t)k->R * k->W * sizeof(uint64_t);
+    k->CG = gb / per_chunk < 1 ? 1 : gb / per_chunk > (size_t)k->C ? k->C : (int)(gb / per_chunk);
+    return TC_OK;
+}
+
 static tc_status state_init(chk *k)
 {
     const tc_sched *s = k->s;
@@ -325,17 +342,6 @@ static tc_status state_init(chk *k)
         }
         return TC_OK;
     }
-    k->W = ((size_t)k->R + 63) / 64;
-    double bytes = (double)k->R * (double)k->C * (double)k->W * 8.0;
-    if (bytes > (double)SET_BYTES_LIMIT)
-        return tc_error(k->ctx, TC_ERR_LIMIT, k->name, 0,
-                        "checker: contribution sets of %d ranks x %d chunks need %.1f GiB (limit %.0f GiB)",
-                        k->R, k->C, bytes / (1u << 30), (double)SET_BYTES_LIMIT / (1u << 30));
-    /* swept by chunk groups of about group_bytes of sets (issue 27: 128 MiB of fresh, zeroed pages for a
-     * 1024-rank all-reduce cost more than sweeping 16 MiB of them eight times; random reads stay in cache) */
-    const size_t gb = k->opts && k->opts->group_bytes ? k->opts->group_bytes : GROUP_BYTES;
-    const size_t per_chunk = (size_t)k->R * k->W * sizeof(uint64_t);
-    k->CG = gb / per_chunk < 1 ? 1 : gb / per_chunk > (size_t)k->C ? k->C : (int)(gb / per_chunk);
     k->sets = zalloc_words((size_t)k->R * (size_t)k->CG * k->W);
     k->slot = malloc(((size_t)s->n_xfers + 1) * sizeof *k->slot);
     if (!k->sets || !k->slot)
@@ -727,7 +733,7 @@ tc_status tc_sched_check(tc_ctx *ctx, const tc_sched *s, const tc_check_opts *op
     chk k = {.ctx = ctx, .s = s, .opts = opts, .name = name ? name : s->file};
     uint64_t *key = NULL;
     int *dep = NULL, *arr = NULL, *dep_pos = NULL, *ev = NULL;
-    uint32_t *steps = NULL;
+    uint32_t *steps = NULL, *ev_chunk = NULL;
     size_t *gstart = NULL;
     tc_status st = check_header(&k);
     if (st)
@@ -779,15 +785,20 @@ tc_status tc_sched_check(tc_ctx *ctx, const tc_sched *s, const tc_check_opts *op
         goto fail;
 
     /* The event sequence, merged from departures and arrivals by their times and positions only (no
-     * state): ev[e] = i for the departure of transfer i, ~i for its arrival.  It ends before the departure
-     * of the link conflict, if any: that departure is the violation unless an earlier event is one. */
-    ev = malloc(2 * (n + 1) * sizeof *ev);
-    if (!ev) {
-        st = nomem(&k, "event lists");
+     * state): ev[e] = i for the departure of transfer i, ~i for its arrival, in key's memory (2n + 2 ints,
+     * no longer needed).  It ends before the departure of the link conflict, if any: that departure is the
+     * violation unless an earlier event is one.  With several chunk groups (below), the chunk of each. */
+    ev = (int *)key;
+    key = NULL;
+    k.c0 = 0;
+    k.CG = k.C;
+    if (k.reduces && (st = state_size(&k)))
+        goto fail;
+    const int groups = (k.C + k.CG - 1) / k.CG;
+    if (groups > 1 && !(ev_chunk = malloc(2 * (n + 1) * sizeof *ev_chunk))) {
+        st = nomem(&k, "event groups");
         goto fail;
     }
-    /* the chunk of each event, for the chunk groups below (key's 2n + 2 words of 32 bits, no longer needed) */
-    uint32_t *ev_chunk = (uint32_t *)key;
     size_t n_ev = 0;
     int conflict_reached = 0;
     for (size_t i = 0, j = 0; i < n || j < n;) {
@@ -801,15 +812,19 @@ tc_status tc_sched_check(tc_ctx *ctx, const tc_sched *s, const tc_check_opts *op
                 take_arrival = before(ta, d->t_start) || (!before(d->t_start, ta) && a->t_end > a->t_start);
             }
         }
-        if (take_arrival) {
-            ev_chunk[n_ev] = (uint32_t)s->xfers[arr[j]].chunk;
-            ev[n_ev++] = ~arr[j++];
-        } else if (dep[i] == conflict) {
+        const int x = take_arrival ? arr[j] : dep[i];
+        if (!take_arrival && x == conflict) {
             conflict_reached = 1;
             break;
+        }
+        if (ev_chunk)
+            ev_chunk[n_ev] = (uint32_t)s->xfers[x].chunk;
+        if (take_arrival) {
+            ev[n_ev++] = ~x;
+            j++;
         } else {
-            ev_chunk[n_ev] = (uint32_t)s->xfers[dep[i]].chunk;
-            ev[n_ev++] = dep[i++];
+            ev[n_ev++] = x;
+            i++;
         }
     }
     free(dep);
@@ -817,14 +832,9 @@ tc_status tc_sched_check(tc_ctx *ctx, const tc_sched *s, const tc_check_opts *op
     free(dep_pos);
     dep = arr = dep_pos = NULL;
 
-    k.c0 = 0;
-    k.CG = k.C;
     if ((st = state_init(&k)))
         goto fail;
-    const int groups = (k.C + k.CG - 1) / k.CG;
     if (groups == 1) {
-        free(key);
-        key = NULL;
         size_t at;
         int64_t pk;
         if (k.reduces)
@@ -852,8 +862,8 @@ tc_status tc_sched_check(tc_ctx *ctx, const tc_sched *s, const tc_check_opts *op
     for (int g = groups; g > 0; g--)
         gstart[g] = gstart[g - 1];
     gstart[0] = 0;
-    free(key);
-    key = NULL;
+    free(ev_chunk);
+    ev_chunk = NULL;
     tc_ctx quiet = *ctx;
     quiet.sink = tc_diag_record;
     tc_diag_rec rec, first = {0}, post = {0};
@@ -898,6 +908,7 @@ fail:
     free(arr);
     free(dep_pos);
     free(ev);
+    free(ev_chunk);
     free(steps);
     free(gstart);
     return st;
