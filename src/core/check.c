@@ -103,21 +103,29 @@ static tc_status nomem(chk *k, const char *what)
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Stable LSD radix sort of (key, val) pairs by key, 16 bits per pass; passes where every key has the  */
-/* same digit are skipped.                                                                           */
+/* same digit are skipped.  Its scratch of n pairs is allocated on first need into tmp and kept there   */
+/* for the next sort of at most n pairs (the departures' and the arrivals': fresh pages cost, issue 27). */
 
-static int radix_sort(uint64_t *key, int *val, size_t n)
+typedef struct sort_tmp {
+    uint64_t *k;
+    int *v;
+} sort_tmp;
+
+static int radix_sort(uint64_t *key, int *val, size_t n, sort_tmp *tmp)
 {
     size_t sorted = 1;
     while (sorted < n && key[sorted - 1] <= key[sorted])
         sorted++;
     if (sorted >= n)
         return 0;
-    uint64_t *k2 = malloc(n * sizeof *k2);
-    int *v2 = malloc(n * sizeof *v2);
+    if (!tmp->k)
+        tmp->k = malloc(n * sizeof *tmp->k);
+    if (!tmp->v)
+        tmp->v = malloc(n * sizeof *tmp->v);
+    uint64_t *k2 = tmp->k;
+    int *v2 = tmp->v;
     size_t *cnt = malloc(65536 * sizeof *cnt);
     if (!k2 || !v2 || !cnt) {
-        free(k2);
-        free(v2);
         free(cnt);
         return -1;
     }
@@ -151,8 +159,6 @@ static int radix_sort(uint64_t *key, int *val, size_t n)
         memcpy(key, ka, n * sizeof *key);
         memcpy(val, va, n * sizeof *val);
     }
-    free(k2);
-    free(v2);
     free(cnt);
     return 0;
 }
@@ -664,7 +670,11 @@ static tc_status find_link_conflict(chk *k, const int *dep, const int *dep_pos, 
             key[nl++] = (uint64_t)x->link;
         }
     }
-    if (radix_sort(key, lnk, nl)) {
+    sort_tmp tmp = {0};
+    int bad = radix_sort(key, lnk, nl, &tmp);
+    free(tmp.k);
+    free(tmp.v);
+    if (bad) {
         free(lnk);
         return nomem(k, "link sort");
     }
@@ -734,6 +744,7 @@ tc_status tc_sched_check(tc_ctx *ctx, const tc_sched *s, const tc_check_opts *op
     uint64_t *key = NULL;
     int *dep = NULL, *arr = NULL, *dep_pos = NULL, *ev = NULL;
     uint32_t *steps = NULL, *ev_chunk = NULL;
+    sort_tmp tmp = {0};
     size_t *gstart = NULL;
     tc_status st = check_header(&k);
     if (st)
@@ -760,7 +771,7 @@ tc_status tc_sched_check(tc_ctx *ctx, const tc_sched *s, const tc_check_opts *op
         dep[i] = (int)i;
         key[i] = time_key(s->xfers[i].t_start);
     }
-    if (radix_sort(key, dep, n)) {
+    if (radix_sort(key, dep, n, &tmp)) {
         st = nomem(&k, "event sort");
         goto fail;
     }
@@ -774,10 +785,14 @@ tc_status tc_sched_check(tc_ctx *ctx, const tc_sched *s, const tc_check_opts *op
                 arr[m] = (int)i;
                 key[m++] = time_key(end_of(&s->xfers[i]));
             }
-    if (radix_sort(key, arr, n)) {
+    if (radix_sort(key, arr, n, &tmp)) {
         st = nomem(&k, "event sort");
         goto fail;
     }
+    free(tmp.k);
+    free(tmp.v);
+    tmp.k = NULL;
+    tmp.v = NULL;
 
     /* one chunk per link: the earliest-departing transfer that overlaps another on its link */
     int conflict = -1, conflict_with = -1;
@@ -907,6 +922,8 @@ fail:
     free(dep);
     free(arr);
     free(dep_pos);
+    free(tmp.k);
+    free(tmp.v);
     free(ev);
     free(ev_chunk);
     free(steps);
