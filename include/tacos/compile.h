@@ -7,7 +7,9 @@
  *                  (tc_synth_tacos_search), one chunk per rank for every other generator
  *   generate       tc_algo_run (the registry: classic generators or the TACOS synthesizer)
  *   check          tc_sched_check (a plan too large for the checker's state is kept with a warning)
- *   price          tc_sim_run, then the sparse pass (eq. 4-6) and the photonic pass when asked
+ *   price          tc_sim_run, then the sparse pass (eq. 4-6) and the photonic pass when asked; a plan of
+ *                  100,000 transfers or more is checked on a second thread beside its simulation, with
+ *                  the same diagnostics in the same order (tc_compile_check_price)
  *   lower          tc_msccl_lower for an MSCCL target; the prediction becomes the lowered program's time
  *                  (as `tacosc sim FILE` prices it, with the plan's simulation options), and `lost` says
  *                  what the format could not express.  Candidates priced elsewhere (tc_tune_price) take
