@@ -1108,6 +1108,48 @@ START_TEST(test_setup_scripts)
 }
 END_TEST
 
+/* issue 27: a plan of 100,000 transfers or more is written to its temporary file while the checker still
+ * runs, and renamed into place only after the plan passed it.  The all-reduce on a 256-rank ring (130,560
+ * transfers): the file written so (-o FILE) is byte for byte the one written through to stdout (-o -, after
+ * the check) and the one of a single thread (--threads 1: no checker thread, no early write), with the
+ * same verbose notes in the same order; an output that cannot be opened is refused with the same message
+ * and status either way, and leaves no file. */
+START_TEST(test_write_beside_check)
+{
+    char *dir = tu_tmpdir("early"), *out = NULL, *out1 = NULL;
+    ck_assert_int_eq(tu_tacosc_run(&out, "topo ring 256 -o %s/r.xml", dir), 0);
+    free(out);
+    ck_assert_int_eq(tu_tacosc_run(&out, "%s/r.xml -c allreduce -v -o %s/a.json", dir, dir), 0);
+    ck_assert_int_eq(tu_tacosc_run(&out1, "%s/r.xml -c allreduce -v --threads 1 -o %s/b.json", dir, dir), 0);
+    /* the notes without their timings and file names: the same order */
+    const char *notes[] = {"tacos allreduce: 130560 transfers", "checked the schedule", "wrote "};
+    const char *pa = out, *pb = out1;
+    for (int i = 0; i < 3; i++) {
+        pa = strstr(pa, notes[i]);
+        pb = strstr(pb, notes[i]);
+        ck_assert_msg(pa && pb, "note '%s' missing or out of order:\n%s\n--\n%s", notes[i], tu_tail(out), out1);
+    }
+    free(out);
+    free(out1);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s %s/r.xml -c allreduce -q -f json -o - > %s/c.json", tu_tacosc(), dir, dir);
+    ck_assert_int_eq(tu_run(cmd, NULL), 0);
+    snprintf(cmd, sizeof cmd, "cmp %s/a.json %s/b.json && cmp %s/a.json %s/c.json", dir, dir, dir, dir);
+    ck_assert_int_eq(tu_run(cmd, NULL), 0);
+    ck_assert_int_eq(tu_tacosc_run(&out, "%s/r.xml -c allreduce -q -o %s/none/x.json", dir, dir), 1);
+    ck_assert_int_eq(tu_tacosc_run(&out1, "%s/r.xml -c allreduce -q --threads 1 -o %s/none/x.json", dir, dir), 1);
+    ck_assert_str_eq(out, out1);
+    ck_assert_ptr_nonnull(strstr(out, "x.json': No such file or directory"));
+    free(out);
+    free(out1);
+    snprintf(cmd, sizeof cmd, "ls -A %s | tr '\\n' ' '", dir);
+    ck_assert_int_eq(tu_run(cmd, &out), 0);
+    ck_assert_str_eq(out, "a.json b.json c.json r.xml ");
+    free(out);
+    free(dir);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("cli");
@@ -1141,6 +1183,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_shipped_topologies);
     tcase_add_test(tc, test_chunks_auto);
     tcase_add_test(tc, test_switch_model);
+    tcase_add_test(tc, test_write_beside_check);
     suite_add_tcase(s, tc);
     return s;
 }

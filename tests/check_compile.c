@@ -227,6 +227,109 @@ START_TEST(test_priced_as_written)
 }
 END_TEST
 
+/* the early callback's record: how often it was called and the plan's time then */
+typedef struct early_rec {
+    int calls;
+    double time;
+} early_rec;
+static void early_note(void *user, const tc_sched *s)
+{
+    early_rec *e = user;
+    e->calls++;
+    e->time = s->time;
+}
+
+static void diags_clear(void)
+{
+    tu_diag_buf.len = 0;
+    if (tu_diag_buf.data)
+        tu_diag_buf.data[0] = 0;
+}
+
+/* issue 27: a plan of 100,000 transfers or more is checked on a second thread beside its simulation.  Ring
+ * all-reduce on a 256-rank ring (130,560 transfers) with gen.threads 2 (the checker on a thread) and 1 (one
+ * thread): the time of a direct tc_sim_run, the same bound, no diagnostics; a simulation that fails (unknown
+ * model) reports its own error alone in both.  Then the plan broken at a seeded random transfer (another
+ * chunk): both report exactly the checker's own finding and "ring produced an incorrect schedule", even
+ * when the simulation beside it fails too (a plan that fails the check is reported as never simulated). */
+START_TEST(test_check_beside_sim)
+{
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_topo *t = NULL;
+    ck_assert_msg(tc_topo_generate(&ctx, "ring", "256", NULL, 0, &t) == TC_OK, "%s", tu_diags());
+    tc_sched *s = tu_gen("ring", t, TC_COLL_ALLREDUCE, 1u << 20);
+    ck_assert_int_ge(s->n_xfers, 100000);
+    tc_sim_result *direct = NULL;
+    ck_assert_int_eq(tc_sim_run(&ctx, s, t, NULL, &direct), TC_OK);
+    tc_compile_opts o;
+    tc_compile_opts_init(&o);
+    o.algo = "ring";
+    o.keep_sim = 1;
+    tc_sim_opts bad;
+    tc_sim_opts_init(&bad);
+    bad.model = (tc_sim_model)99;
+    early_rec er;
+    o.early = early_note;
+    o.early_user = &er;
+    for (int threads = 2; threads >= 1; threads--) {
+        o.gen.threads = threads;
+        o.sim = NULL;
+        tc_compile_result r;
+        memset(&r, 0, sizeof r);
+        memset(&er, 0, sizeof er);
+        diags_clear();
+        s->time = -1;
+        ck_assert_msg(tc_compile_check_price(&ctx, t, s, &o, &r) == TC_OK, "%s", tu_diags());
+        /* the early callback: once, with the plan's time, beside the checker's thread only */
+        ck_assert_int_eq(er.calls, threads == 2);
+        ck_assert_int_eq(r.early, threads == 2);
+        ck_assert(threads == 1 || er.time == direct->time);
+        ck_assert_str_eq(tu_diags(), "");
+        ck_assert_int_eq(r.checked, 1);
+        ck_assert(s->time == direct->time);
+        ck_assert(r.bound.time == direct->bound.time);
+        ck_assert_ptr_nonnull(r.sim);
+        ck_assert(r.sim->time == direct->time);
+        tc_sim_result_free(r.sim);
+        memset(&r, 0, sizeof r);
+        o.sim = &bad;
+        ck_assert_int_eq(tc_compile_check_price(&ctx, t, s, &o, &r), TC_ERR_INVALID);
+        ck_assert_str_eq(tu_diags(), "tacosc: error: sim: unknown model 99\n");
+        ck_assert_ptr_null(r.sim);
+    }
+    tc_rng rng;
+    tc_rng_seed(&rng, tu_seed());
+    int i = (int)tc_rng_below(&rng, (uint64_t)s->n_xfers);
+    s->xfers[i].chunk = (s->xfers[i].chunk + 1 + (int)tc_rng_below(&rng, (uint64_t)s->n_chunks - 1)) % s->n_chunks;
+    diags_clear();
+    tc_check_opts co = {.topo = t};
+    ck_assert_int_eq(tc_sched_check(&ctx, s, &co, "generated schedule"), TC_ERR_CHECK);
+    char *want = NULL;
+    ck_assert_int_gt(asprintf(&want, "%stacosc: error: ring produced an incorrect schedule (a bug in tacosc)\n",
+                              tu_diags()),
+                     0);
+    for (int k = 0; k < 4; k++) {
+        o.gen.threads = k % 2 ? 1 : 2;
+        o.sim = k < 2 ? NULL : &bad;
+        tc_compile_result r;
+        memset(&r, 0, sizeof r);
+        diags_clear();
+        memset(&er, 0, sizeof er);
+        ck_assert_int_eq(tc_compile_check_price(&ctx, t, s, &o, &r), TC_ERR_INTERNAL);
+        ck_assert_str_eq(tu_diags(), want);
+        /* threaded, with a simulation that succeeds: the plan went to the early callback before the
+         * checker's verdict (its caller keeps nothing when the compile fails) */
+        ck_assert_int_eq(er.calls, k == 0);
+        tc_sim_result_free(r.sim);
+    }
+    free(want);
+    tc_sim_result_free(direct);
+    tc_sched_free(s);
+    tc_topo_free(t);
+}
+END_TEST
+
 static Suite *compile_suite(void)
 {
     Suite *s = suite_create("compile");
@@ -235,6 +338,7 @@ static Suite *compile_suite(void)
     tcase_add_test(tc, test_structured_diag);
     tcase_add_test(tc, test_default_chunks);
     tcase_add_test(tc, test_priced_as_written);
+    tcase_add_test(tc, test_check_beside_sim);
     suite_add_tcase(s, tc);
     return s;
 }

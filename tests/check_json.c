@@ -849,6 +849,43 @@ START_TEST(test_formats)
 }
 END_TEST
 
+/* issue 27: the writer formats transfer lines into a 128 KiB buffer (a small one for plans of up to 100
+ * transfers).  Plans whose text crosses the buffer's end many times, with the longest fields (%.17g times,
+ * 10-digit ids, -1 links, "reduce") and routes longer than either buffer (flushed mid-route), read back
+ * field by field equal to the schedule: the reader is the oracle, not the writer's old output. */
+START_TEST(test_buffer_boundary)
+{
+    seed_rng(5);
+    for (int big = 0; big < 2; big++) {
+        int nx = big ? 6000 : 90; /* 6000 lines of ~130 bytes: 6 buffers; 90: the small buffer */
+        tc_sched *s = NULL, *r = NULL;
+        ck_assert_int_eq(tc_sched_create(TC_COLL_ALLREDUCE, 64, 2, 1 << 20, &s), TC_OK);
+        s->time = tc_rng_unit(&rng) * 1e-3;
+        int *route = malloc(30000 * sizeof *route);
+        for (int i = 0; i < nx; i++) {
+            int rl = i % 997 == 5 ? rnd(20000, 30000) : rnd(0, 3) ? 0 : rnd(1, 40); /* a few ~200 KB routes */
+            for (int h = 0; h < rl; h++)
+                route[h] = rnd(0, 1) ? rnd(1000000000, 2147483647) : rnd(0, 9);
+            double t0 = tc_rng_unit(&rng) * 1e-3, t1 = t0 + tc_rng_unit(&rng) * 1e-6;
+            ck_assert_int_eq(tc_sched_add(s, rnd(0, 63), rnd(0, 63), rnd(0, 127), (tc_op)rnd(0, 1),
+                                          rnd(0, 1) ? -1 : rnd(1000000000, 2147483647), rnd(0, 2000000000), t0, t1,
+                                          route, rl),
+                             TC_OK);
+        }
+        free(route);
+        size_t n;
+        char *j = to_json(s, &n);
+        ck_assert_msg(big ? n > 4 * (128u << 10) : n > 128u << 10, "%zu bytes", n);
+        ck_assert_int_eq(strlen(j), n);
+        ck_assert_msg(from_json(j, &r) == TC_OK, "%s", tu_diags());
+        assert_same(s, r);
+        free(j);
+        tc_sched_free(s);
+        tc_sched_free(r);
+    }
+}
+END_TEST
+
 START_TEST(test_large_speed)
 {
     /* 200,000 transfers (50,000 under AddressSanitizer): write and read back, both timed */
@@ -901,6 +938,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_transfer_errors);
     tcase_add_test(tc, test_reader_accepts);
     tcase_add_test(tc, test_formats);
+    tcase_add_test(tc, test_buffer_boundary);
     tcase_add_test(tc, test_large_speed);
     suite_add_tcase(su, tc);
     return su;

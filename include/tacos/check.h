@@ -15,6 +15,8 @@
 typedef struct tc_check_opts {
     const tc_topo *topo;  /**< when non-NULL: link ids and routes must exist and join src to dst */
     int no_link_check;    /**< skip the one-chunk-per-link test */
+    size_t group_bytes;   /**< reducing collectives: contribution sets swept this many bytes of them at a
+                               time, by chunk groups (0: 16 MiB; tests force small groups); same result */
 } tc_check_opts;
 
 /**

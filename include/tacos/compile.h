@@ -7,7 +7,9 @@
  *                  (tc_synth_tacos_search), one chunk per rank for every other generator
  *   generate       tc_algo_run (the registry: classic generators or the TACOS synthesizer)
  *   check          tc_sched_check (a plan too large for the checker's state is kept with a warning)
- *   price          tc_sim_run, then the sparse pass (eq. 4-6) and the photonic pass when asked
+ *   price          tc_sim_run, then the sparse pass (eq. 4-6) and the photonic pass when asked; a plan of
+ *                  100,000 transfers or more is checked on a second thread beside its simulation, with
+ *                  the same diagnostics in the same order (tc_compile_check_price)
  *   lower          tc_msccl_lower for an MSCCL target; the prediction becomes the lowered program's time
  *                  (as `tacosc sim FILE` prices it, with the plan's simulation options), and `lost` says
  *                  what the format could not express.  Candidates priced elsewhere (tc_tune_price) take
@@ -57,6 +59,14 @@ typedef struct tc_compile_opts {
     int silent;              /**< diagnostics only into the result, not to ctx's sink */
     int quiet_errors;        /**< errors only into the result (a caller with a fallback reports them);
                                   warnings and notes still reach ctx's sink */
+    /** Optional (issue 27): called once with the finished plan (its time set) while the checker still runs
+     *  on its second thread, so a caller may write the file meanwhile, to be kept only when tc_compile
+     *  succeeds (res->early tells the call was made).  Only for plans whose checker runs on a thread
+     *  (tc_compile_check_price) and that no pass changes after their simulation (not sparse, photonic or
+     *  lowered).  It must report nothing through tc_compile's context (hold what it has to say) and
+     *  only read the plan. */
+    void (*early)(void *user, const tc_sched *s);
+    void *early_user;
 } tc_compile_opts;
 
 typedef struct tc_compile_result {
@@ -75,6 +85,7 @@ typedef struct tc_compile_result {
     double dense_time;       /**< sparse: the time with dense messages */
     double wire;             /**< sparse: bytes on the wire over dense */
     char lost[256];          /**< non-empty: what the target format could not express (plan_time differs) */
+    int early;               /**< opts.early was called with the plan */
     tc_compile_diag diag;    /**< the first error */
 } tc_compile_result;
 
@@ -89,6 +100,24 @@ tc_status tc_compile(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_co
                      tc_compile_result *res);
 
 void tc_compile_result_free(tc_compile_result *res);
+
+/** Diagnostics held back in order, to be passed on later (or dropped): a sink and its state. */
+typedef struct tc_diag_hold {
+    struct tc_held_diag *d;
+    int n, cap, nomem;
+} tc_diag_hold;
+/** The sink (user: a zeroed tc_diag_hold). */
+void tc_diag_hold_sink(void *user, tc_diag_level level, const char *file, int line, int col, const char *msg);
+/** Pass the held diagnostics on to ctx in order (counted there), or drop them (ctx NULL); then free them. */
+void tc_diag_hold_release(tc_diag_hold *h, tc_ctx *ctx);
+
+/** The check and the plan's own simulation as tc_compile runs them on a generated plan s (a failed check is
+ *  reported as "ALGO produced an incorrect schedule"): plans of 100,000 transfers or more are checked on a
+ *  second thread beside the simulation unless o->gen.threads is 1 or there is one core, with the same
+ *  diagnostics in the same order.  On success s->time, res->bound, res->checked and (keep_sim) res->sim
+ *  are set; res->sim is then the caller's to free (tc_compile_result_free). */
+tc_status tc_compile_check_price(tc_ctx *ctx, const tc_topo *topo, tc_sched *s, const tc_compile_opts *o,
+                                 tc_compile_result *res);
 
 /** The lowered program priced as `tacosc sim FILE TOPO --size S` prices it (its own sends in its order). */
 tc_status tc_compile_price_msccl(tc_ctx *ctx, const tc_topo *topo, const tc_msccl *m, uint64_t size,

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void usage(FILE *f)
@@ -221,6 +222,54 @@ static void summary(const tc_topo *topo, const tc_sched *s, const tc_bound *b, c
         tc_cli_print_bound(b, s->sparse ? dense : s->time, s->sparse ? "  dense messages: " : "  ");
     if (out_path)
         printf("  wrote %s\n", out_path);
+}
+
+/* Issue 27: a JSON plan is written while tc_compile's checker still runs beside it (tc_compile_opts.early),
+ * into the temporary file that is renamed into place only when the compile succeeds; what opening and
+ * writing report is held and passed on after the compile, where it was said before, or dropped with the
+ * file when the compile fails.  Outputs written through (stdout, a device, a pipe) wait for the compile as
+ * before: nothing reaches them before the plan passed the checker. */
+typedef struct early_out {
+    const char *path;
+    tc_ctx hold_ctx;     /* the context opening and writing report to: held */
+    tc_diag_hold held;
+    tc_cli_out o;
+    int opened, written;
+    tc_status st;        /* of opening, then of writing */
+    double t0;
+} early_out;
+
+static void early_write(void *user, const tc_sched *s)
+{
+    early_out *e = user;
+    struct stat sb;
+    if (!strcmp(e->path, "-") || (stat(e->path, &sb) == 0 && !S_ISREG(sb.st_mode)))
+        return; /* written through: opened and written after the check, as before */
+    e->t0 = tc_now();
+    if ((e->st = tc_cli_open_output(&e->hold_ctx, e->path, &e->o)))
+        return;
+    e->opened = 1;
+    if (e->o.tmp) {
+        e->written = 1;
+        e->st = tc_emit_json_write(&e->o.ctx, s, e->o.f);
+    }
+}
+
+/* After the compile: its held reports to ctx (and the output's from now on), or, when it failed, the file
+ * removed and the reports dropped. */
+static void early_finish(early_out *e, tc_ctx *ctx, int ok)
+{
+    if (ok) {
+        tc_diag_hold_release(&e->held, ctx);
+        if (e->opened)
+            e->o.parent = ctx;
+        return;
+    }
+    tc_diag_hold_release(&e->held, NULL);
+    if (e->opened)
+        tc_cli_close_output(&e->o, 0); /* to the holding context, whose reports are dropped */
+    tc_diag_hold_release(&e->held, NULL);
+    e->opened = e->written = 0;
 }
 
 /* --algo auto: the dispatcher's choice (*algo) and a line for the summary saying why and what the runner-up
@@ -527,6 +576,16 @@ int tc_cli_compile(int argc, char **argv)
         goto done;
     }
     co.no_bound = quiet;
+    early_out eo;
+    memset(&eo, 0, sizeof eo);
+    if (out_path && fmt == TC_FMT_JSON && !runner_up && !photonic && !sparse && !g.stats_only) {
+        eo.path = out_path;
+        eo.hold_ctx = ctx;
+        eo.hold_ctx.sink = tc_diag_hold_sink;
+        eo.hold_ctx.sink_user = &eo.held;
+        co.early = early_write;
+        co.early_user = &eo;
+    }
     t0 = tc_now();
     /* no --algo named and an MSCCL target: when tacos cannot be written for it even with the lowering's
      * repairs (a parser limit of 1,024 gpus, say), the next candidate rather than a refusal */
@@ -573,6 +632,8 @@ int tc_cli_compile(int argc, char **argv)
         runner_up_time = 0;
         st = tc_compile(&ctx, flat, coll, &co, &res);
     }
+    if (co.early)
+        early_finish(&eo, &ctx, st == TC_OK);
     if (st)
         goto done;
     s = res.sched;
@@ -596,14 +657,19 @@ int tc_cli_compile(int argc, char **argv)
                 lim.max_channels = lo.max_channels;
         }
         t0 = tc_now();
-        if ((st = tc_cli_open_output(&ctx, out_path, &o)))
-            goto done;
+        if (eo.opened) { /* by early_write, while the checker ran (done with it: nothing reports through it) */
+            o = eo.o;
+            t0 = eo.t0;
+        } else if ((st = eo.st) || (st = tc_cli_open_output(&ctx, out_path, &o)))
+            goto done; /* eo.st: opening failed early (reported above) */
         /* MSCCL: the lowered program is verified while it is written, and kept only when correct; MSCCL++:
          * verified before it is written */
         if (fmt == TC_FMT_MSCCLPP) {
             vst = tc_mscclpp_verify(&ctx, res.mscclpp, s->size_bytes, "lowered MSCCL++ plan", NULL);
             st = vst ? TC_OK : tc_mscclpp_write(&o.ctx, res.mscclpp, o.f);
-        } else
+        } else if (eo.written)
+            st = eo.st;
+        else
             st = fmt == TC_FMT_MSCCL ? tc_msccl_write_checked(&o.ctx, m, &lim, "lowered MSCCL program", o.f, &vst)
                                      : tc_emit_json_write(&o.ctx, s, o.f);
         if (vst)

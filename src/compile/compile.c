@@ -6,9 +6,11 @@
 #include "tacos/topo.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void tc_compile_opts_init(tc_compile_opts *o)
 {
@@ -119,30 +121,61 @@ static tc_status choose_chunks(tc_ctx *ctx, const tc_topo **topo, tc_coll coll, 
     return TC_OK;
 }
 
-/* the checker's own messages are caught: a plan too large for its state is kept unchecked, with a warning,
- * where every other finding is a bug of the generator */
-static tc_status check(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, const char *algo, int *checked)
+/* The checker of a generated plan.  Its messages are caught in rec (it may run on a second thread beside
+ * the plan's simulation: check_report, on the calling thread, says what it found). */
+typedef struct check_job {
+    tc_ctx ctx;             /* the caller's, its sink the record */
+    const tc_sched *s;
+    tc_check_opts co;
+    tc_diag_rec rec;
+    tc_status st;
+    double secs;
+    pthread_t thread;
+    int started;
+} check_job;
+
+static void check_job_init(check_job *j, const tc_ctx *ctx, const tc_topo *topo, const tc_sched *s)
 {
+    memset(j, 0, sizeof *j);
+    j->ctx = *ctx;
+    j->ctx.sink = tc_diag_record;
+    j->ctx.sink_user = &j->rec;
+    j->s = s;
+    j->co.topo = topo;
     /* te-ccl: a link's chunks overlap between start and arrival (alpha holds no link): no one-per-link test */
-    tc_check_opts co = {.topo = topo, .no_link_check = topo->link_model != TC_LINK_TACOS};
-    tc_ctx cc = *ctx;
-    tc_diag_rec rec = {0};
-    cc.sink = tc_diag_record;
-    cc.sink_user = &rec;
+    j->co.no_link_check = topo->link_model != TC_LINK_TACOS;
+}
+
+static void *check_job_run(void *arg)
+{
+    check_job *j = arg;
+    double t0 = tc_now();
+    j->st = tc_sched_check(&j->ctx, j->s, &j->co, "generated schedule");
+    j->secs = tc_now() - t0;
+    return NULL;
+}
+
+/* What the checker found: a plan too large for its state is kept unchecked, with a warning, where every
+ * other finding is a bug of the generator */
+static tc_status check_report(tc_ctx *ctx, const check_job *j, const char *algo, int *checked)
+{
+    tc_status st = j->st;
     *checked = 1;
-    tc_status st = tc_sched_check(&cc, s, &co, "generated schedule");
     if (st == TC_ERR_LIMIT) {
-        const char *why = !rec.have ? "its state would not fit"
-                          : !strncmp(rec.msg, "checker: ", 9) ? rec.msg + 9 /* the checker names itself */
-                                                              : rec.msg;
+        const tc_diag_rec *rec = &j->rec;
+        const char *why = !rec->have ? "its state would not fit"
+                          : !strncmp(rec->msg, "checker: ", 9) ? rec->msg + 9 /* the checker names itself */
+                                                               : rec->msg;
         tc_warn(ctx, NULL, 0, "the plan is not checked: %s", why);
         st = TC_OK;
         *checked = 0;
     } else if (st) {
-        tc_sched_check(ctx, s, &co, "generated schedule"); /* again, to report its finding */
+        tc_sched_check(ctx, j->s, &j->co, "generated schedule"); /* again, to report its finding */
         tc_error(ctx, TC_ERR_INTERNAL, NULL, 0, "%s produced an incorrect schedule (a bug in tacosc)", algo);
         st = TC_ERR_INTERNAL;
     }
+    if (!st && ctx->verbose && *checked)
+        tc_diag(ctx, TC_DIAG_NOTE, NULL, 0, 0, "checked the schedule (symbolic execution) in %.3f s", j->secs);
     return st;
 }
 
@@ -245,9 +278,9 @@ static tc_status lower_mscclpp(tc_ctx *ctx, const tc_topo *topo, tc_sched *s, co
     return TC_OK;
 }
 
-/* the plan's own simulation: its time and bound (the simulation kept in res->sim when asked) */
-static tc_status simulate(tc_ctx *sub, const tc_topo *topo, tc_sched *s, const tc_compile_opts *o,
-                         tc_compile_result *res)
+/* the plan's own simulation (its result adopted by sim_adopt) */
+static tc_status sim_plan(tc_ctx *sub, const tc_topo *topo, const tc_sched *s, const tc_compile_opts *o,
+                          tc_sim_result **r)
 {
     tc_sim_opts so;
     if (o->sim)
@@ -255,17 +288,131 @@ static tc_status simulate(tc_ctx *sub, const tc_topo *topo, tc_sched *s, const t
     else
         tc_sim_opts_init(&so);
     so.no_bound |= o->no_bound;
-    tc_sim_result *r = NULL;
-    tc_status st = tc_sim_run(sub, s, topo, &so, &r);
-    if (st)
-        return st;
+    return tc_sim_run(sub, s, topo, &so, r);
+}
+
+/* the plan's time and bound from its simulation (kept in res->sim when asked; else freed) */
+static void sim_adopt(tc_sched *s, const tc_compile_opts *o, tc_compile_result *res, tc_sim_result *r)
+{
     s->time = r->time;
     res->bound = r->bound;
     if (o->keep_sim)
         res->sim = r;
     else
         tc_sim_result_free(r);
+}
+
+/* Diagnostics held back in order and passed on later (the simulation's, while the checker runs beside it). */
+typedef struct tc_held_diag {
+    tc_diag_level level;
+    char *file, *msg;
+    int line, col;
+} tc_held_diag;
+
+void tc_diag_hold_sink(void *user, tc_diag_level level, const char *file, int line, int col, const char *msg)
+{
+    tc_diag_hold *h = user;
+    if (h->n == h->cap) {
+        int cap = h->cap ? 2 * h->cap : 8;
+        tc_held_diag *d = realloc(h->d, (size_t)cap * sizeof *d);
+        if (!d) {
+            h->nomem = 1;
+            return;
+        }
+        h->d = d;
+        h->cap = cap;
+    }
+    tc_held_diag *e = &h->d[h->n];
+    e->file = file ? strdup(file) : NULL;
+    e->msg = strdup(msg);
+    if ((file && !e->file) || !e->msg) {
+        free(e->file);
+        free(e->msg);
+        h->nomem = 1;
+        return;
+    }
+    e->level = level;
+    e->line = line;
+    e->col = col;
+    h->n++;
+}
+
+void tc_diag_hold_release(tc_diag_hold *h, tc_ctx *ctx)
+{
+    for (int i = 0; i < h->n; i++) {
+        if (ctx)
+            tc_diag(ctx, h->d[i].level, h->d[i].file, h->d[i].line, h->d[i].col, "%s", h->d[i].msg);
+        free(h->d[i].file);
+        free(h->d[i].msg);
+    }
+    if (ctx && h->nomem)
+        tc_warn(ctx, NULL, 0, "out of memory: held diagnostics were lost");
+    free(h->d);
+    memset(h, 0, sizeof *h);
+}
+
+/* Plans of at least this many transfers are checked on a second thread while the plan's simulation runs
+ * (issue 27: on the 2,095,104 transfers of a 32x32 mesh all-reduce the checker takes ~0.6 s, the simulation
+ * ~0.3 s); smaller ones, and a single core or --threads 1, keep one thread. */
+#define CHECK_THREAD_MIN 100000
+
+/* The check, then (unless program_only) the plan's simulation.  Both only read s; on a second thread the
+ * checker runs beside the simulation, whose diagnostics are held until the checker's are reported, so what
+ * is printed, and in what order, is the same as on one thread: a plan that fails the check reports that
+ * alone, as if it had never been simulated; s and res are written only after the join. */
+static tc_status check_and_simulate(tc_ctx *sub, const tc_topo *topo, tc_sched *s, const tc_compile_opts *o,
+                                    const tc_gen_opts *g, int program_only, tc_compile_result *res)
+{
+    check_job cj;
+    check_job_init(&cj, sub, topo, s);
+    const int threaded = !program_only && s->n_xfers >= CHECK_THREAD_MIN && g->threads != 1 &&
+                         (g->threads > 1 || sysconf(_SC_NPROCESSORS_ONLN) > 1);
+    tc_diag_hold held = {0};
+    tc_ctx sc = *sub;
+    sc.sink = tc_diag_hold_sink;
+    sc.sink_user = &held;
+    tc_sim_result *r = NULL;
+    tc_status sst = TC_OK;
+    if (threaded)
+        cj.started = pthread_create(&cj.thread, NULL, check_job_run, &cj) == 0;
+    if (cj.started) {
+        sst = sim_plan(&sc, topo, s, o, &r);
+        if (!sst && o->early && !o->sparse && !o->photonic && !o->lower && !o->mscclpp) {
+            /* the plan is final: the caller writes it while the checker runs (the checker reads neither
+             * s->time nor res) */
+            sim_adopt(s, o, res, r);
+            r = NULL;
+            o->early(o->early_user, s);
+            res->early = 1;
+        }
+        pthread_join(cj.thread, NULL);
+    } else
+        check_job_run(&cj);
+    tc_status st = check_report(sub, &cj, o->algo, &res->checked);
+    if (st) {
+        tc_diag_hold_release(&held, NULL); /* a plan that fails the check: its simulation is not reported */
+        tc_sim_result_free(r);
+        return st;
+    }
+    if (program_only) {
+        s->time = 0; /* the program's time replaces it (lower, lower_mscclpp) */
+        return TC_OK;
+    }
+    if (cj.started)
+        tc_diag_hold_release(&held, sub);
+    else
+        sst = sim_plan(sub, topo, s, o, &r);
+    if (sst)
+        return sst;
+    if (r)
+        sim_adopt(s, o, res, r);
     return TC_OK;
+}
+
+tc_status tc_compile_check_price(tc_ctx *ctx, const tc_topo *topo, tc_sched *s, const tc_compile_opts *o,
+                                 tc_compile_result *res)
+{
+    return check_and_simulate(ctx, topo, s, o, &o->gen, 0, res);
 }
 
 /* generate (or take the plan the chunk search already made: *kept, consumed), check and price one chunk
@@ -293,15 +440,8 @@ static tc_status build(tc_ctx *sub, const tc_topo *topo, tc_coll coll, const tc_
     const int program_only =
         o->program_only && (o->lower || o->mscclpp) && !o->keep_sim && !o->sparse && !o->photonic;
     if (!g->stats_only) {
-        t0 = tc_now();
-        if ((st = check(sub, topo, s, o->algo, &res->checked)))
-            goto done;
-        if (sub->verbose && res->checked)
-            tc_diag(sub, TC_DIAG_NOTE, NULL, 0, 0, "checked the schedule (symbolic execution) in %.3f s",
-                    tc_now() - t0);
-        if (program_only)
-            s->time = 0; /* the program's time replaces it (lower, lower_mscclpp) */
-        else if ((st = simulate(sub, topo, s, o, res)) || (o->sparse && (st = sparse_pass(sub, topo, s, o, res))))
+        if ((st = check_and_simulate(sub, topo, s, o, g, program_only, res)) ||
+            (o->sparse && (st = sparse_pass(sub, topo, s, o, res))))
             goto done;
     } else if (!o->no_bound)
         tc_sim_bound(sub, topo, s, 0, &res->bound);

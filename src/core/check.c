@@ -10,9 +10,12 @@
  * 2^32 bits (512 MiB; all-gather on 40,000 NPUs is 1.6e9 bits), and an open-addressing hash set of the
  * (rank, chunk) pairs received beyond the initial placement otherwise (all-to-all on thousands of ranks:
  * it grows with the transfers, not with R^3).  Reducing collectives (reduce-scatter, all-reduce, reduce)
- * keep a set of contributing source ranks, R bits, per (rank, chunk).
+ * keep a set of contributing source ranks, R bits, per (rank, chunk); chunks never meet, so those sets are
+ * swept a chunk group at a time (about 16 MiB of sets, tc_check_opts.group_bytes), each group through its
+ * own events, and the finding the whole sweep would meet first is reported.
  *
- * Events.  Every transfer departs at t_start (it carries what src holds then) and arrives at t_end.
+ * Events.  The departures and arrivals are merged once into one sequence (by times and positions, no
+ * state); the sweep applies it.  Every transfer departs at t_start (it carries what src holds then) and arrives at t_end.
  * Departures are sorted by t_start, arrivals by t_end (both with a stable LSD radix sort on the order-
  * preserving bit pattern of the doubles, so ties keep transfer order).  At equal time arrivals apply
  * before departures (a chunk received at t may be forwarded at t), except the arrival of a zero-length
@@ -29,7 +32,8 @@
  *
  * Cost: O(n) radix sorts plus O(n * R/64) word operations for reducing collectives, with the state of
  * upcoming events prefetched and big state on huge pages: a 2,095,104-transfer ring all-reduce on 1024
- * ranks checks in 0.26 s (128 MiB of contribution sets).
+ * ranks checks in 0.26 s.  Its 128 MiB of contribution sets are swept as 8 groups of 16 MiB (issue 27:
+ * the TACOS all-reduce on mesh2d-32x32 compiles in 199 MB instead of 292 MB, with fewer fresh pages).
  *
  * Trace (ring all-reduce, R = 3, one chunk per rank; sets written as rank lists):
  *   t=0  departures 0->1 c2 {0}, 1->2 c0 {1}, 2->0 c1 {2}
@@ -47,6 +51,7 @@
 #define DENSE_BIT_LIMIT (1ull << 32)      /* single-bit state: dense up to 512 MiB */
 #define SET_BYTES_LIMIT (4ull << 30)      /* reducing state: contribution sets up to 4 GiB */
 #define PREFETCH 12                       /* events looked ahead to prefetch their state */
+#define GROUP_BYTES ((size_t)16 << 20)    /* reducing state: contribution sets swept at a time */
 
 typedef struct chk {
     tc_ctx *ctx;
@@ -60,8 +65,10 @@ typedef struct chk {
     uint64_t *hkeys;
     size_t hmask;
     int hshift;
-    /* reducing state: W words per (rank, chunk) set, and a pool of in-flight snapshots */
+    /* reducing state: W words per (rank, chunk) set of the chunk group [c0, c0 + CG) being swept, and a
+     * pool of in-flight snapshots */
     size_t W;
+    int c0, CG;
     uint64_t *sets;
     uint64_t *pool;
     int pool_cap, pool_used, n_free;
@@ -96,21 +103,29 @@ static tc_status nomem(chk *k, const char *what)
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Stable LSD radix sort of (key, val) pairs by key, 16 bits per pass; passes where every key has the  */
-/* same digit are skipped.                                                                           */
+/* same digit are skipped.  Its scratch of n pairs is allocated on first need into tmp and kept there   */
+/* for the next sort of at most n pairs (the departures' and the arrivals': fresh pages cost, issue 27). */
 
-static int radix_sort(uint64_t *key, int *val, size_t n)
+typedef struct sort_tmp {
+    uint64_t *k;
+    int *v;
+} sort_tmp;
+
+static int radix_sort(uint64_t *key, int *val, size_t n, sort_tmp *tmp)
 {
     size_t sorted = 1;
     while (sorted < n && key[sorted - 1] <= key[sorted])
         sorted++;
     if (sorted >= n)
         return 0;
-    uint64_t *k2 = malloc(n * sizeof *k2);
-    int *v2 = malloc(n * sizeof *v2);
+    if (!tmp->k)
+        tmp->k = malloc(n * sizeof *tmp->k);
+    if (!tmp->v)
+        tmp->v = malloc(n * sizeof *tmp->v);
+    uint64_t *k2 = tmp->k;
+    int *v2 = tmp->v;
     size_t *cnt = malloc(65536 * sizeof *cnt);
     if (!k2 || !v2 || !cnt) {
-        free(k2);
-        free(v2);
         free(cnt);
         return -1;
     }
@@ -144,8 +159,6 @@ static int radix_sort(uint64_t *key, int *val, size_t n)
         memcpy(key, ka, n * sizeof *key);
         memcpy(val, va, n * sizeof *val);
     }
-    free(k2);
-    free(v2);
     free(cnt);
     return 0;
 }
@@ -253,7 +266,7 @@ static uint64_t *zalloc_words(size_t n)
 static inline __attribute__((always_inline)) void prefetch_state(const chk *k, int r, int c)
 {
     if (k->sets) {
-        const uint64_t *p = k->sets + ((size_t)r * (size_t)k->C + (size_t)c) * k->W;
+        const uint64_t *p = k->sets + ((size_t)r * (size_t)k->CG + (size_t)(c - k->c0)) * k->W;
         __builtin_prefetch(p);
         if (k->W > 8)
             __builtin_prefetch(p + 8);
@@ -265,7 +278,7 @@ static inline __attribute__((always_inline)) void prefetch_state(const chk *k, i
 
 static uint64_t *set_of(const chk *k, int r, int c)
 {
-    return k->sets + ((size_t)r * (size_t)k->C + (size_t)c) * k->W;
+    return k->sets + ((size_t)r * (size_t)k->CG + (size_t)(c - k->c0)) * k->W;
 }
 
 static int pool_get(chk *k)
@@ -285,6 +298,23 @@ static int pool_get(chk *k)
         k->pool_cap = cap;
     }
     return k->pool_used++;
+}
+
+/* Reducing collectives: the words of a set and the chunks of a group (state_init allocates them). */
+static tc_status state_size(chk *k)
+{
+    k->W = ((size_t)k->R + 63) / 64;
+    double bytes = (double)k->R * (double)k->C * (double)k->W * 8.0;
+    if (bytes > (double)SET_BYTES_LIMIT)
+        return tc_error(k->ctx, TC_ERR_LIMIT, k->name, 0,
+                        "checker: contribution sets of %d ranks x %d chunks need %.1f GiB (limit %.0f GiB)",
+                        k->R, k->C, bytes / (1u << 30), (double)SET_BYTES_LIMIT / (1u << 30));
+    /* swept by chunk groups of about group_bytes of sets (issue 27: 128 MiB of fresh, zeroed pages for a
+     * 1024-rank all-reduce cost more than sweeping 16 MiB of them eight times; random reads stay in cache) */
+    const size_t gb = k->opts && k->opts->group_bytes ? k->opts->group_bytes : GROUP_BYTES;
+    const size_t per_chunk = (size_t)k->R * k->W * sizeof(uint64_t);
+    k->CG = gb / per_chunk < 1 ? 1 : gb / per_chunk > (size_t)k->C ? k->C : (int)(gb / per_chunk);
+    return TC_OK;
 }
 
 static tc_status state_init(chk *k)
@@ -318,20 +348,26 @@ static tc_status state_init(chk *k)
         }
         return TC_OK;
     }
-    k->W = ((size_t)k->R + 63) / 64;
-    double bytes = (double)k->R * (double)k->C * (double)k->W * 8.0;
-    if (bytes > (double)SET_BYTES_LIMIT)
-        return tc_error(k->ctx, TC_ERR_LIMIT, k->name, 0,
-                        "checker: contribution sets of %d ranks x %d chunks need %.1f GiB (limit %.0f GiB)",
-                        k->R, k->C, bytes / (1u << 30), (double)SET_BYTES_LIMIT / (1u << 30));
-    k->sets = zalloc_words((size_t)k->R * (size_t)k->C * k->W);
+    k->sets = zalloc_words((size_t)k->R * (size_t)k->CG * k->W);
     k->slot = malloc(((size_t)s->n_xfers + 1) * sizeof *k->slot);
     if (!k->sets || !k->slot)
         return nomem(k, "contribution sets");
-    for (int r = 0; r < k->R; r++)
-        for (int c = 0; c < k->C; c++)
-            set_of(k, r, c)[r >> 6] |= 1ull << (r & 63);
     return TC_OK;
+}
+
+/* Reducing state for the chunk group [c0, c0 + CG): every rank contributes to its own sets only (the
+ * first group's sets are fresh, zeroed by zalloc_words). */
+static void group_init(chk *k, int c0, int first)
+{
+    const size_t words = (size_t)k->R * (size_t)k->CG * k->W;
+    if (!first)
+        memset(k->sets, 0, words * sizeof *k->sets);
+    k->c0 = c0;
+    k->pool_used = k->n_free = 0;
+    const int c1 = c0 + k->CG < k->C ? c0 + k->CG : k->C;
+    for (int r = 0; r < k->R; r++)
+        for (int c = c0; c < c1; c++)
+            set_of(k, r, c)[r >> 6] |= 1ull << (r & 63);
 }
 
 static void state_free(chk *k)
@@ -484,10 +520,13 @@ static tc_status need_full(chk *k, int r, int c)
     return post_error(k, r, c, d);
 }
 
-static tc_status check_post(chk *k)
+/* The postconditions (of the chunk group swept, for reducing collectives); *key orders a failure among the
+ * groups' as the search order does: rank-major, chunk-minor. */
+static tc_status check_post(chk *k, int64_t *key)
 {
     const tc_sched *s = k->s;
     tc_status st = TC_OK;
+    const int c1 = k->c0 + k->CG < k->C ? k->c0 + k->CG : k->C;
     switch (s->coll) {
     case TC_COLL_ALLGATHER:
     case TC_COLL_BROADCAST:
@@ -523,16 +562,15 @@ static tc_status check_post(chk *k)
         return st;
     case TC_COLL_ALLREDUCE:
         for (int r = 0; r < k->R && !st; r++)
-            for (int c = 0; c < k->C && !st; c++)
-                st = need_full(k, r, c);
+            for (int c = k->c0; c < c1 && !st; c++)
+                if ((st = need_full(k, r, c)))
+                    *key = (int64_t)r * k->C + c;
         return st;
     case TC_COLL_REDUCESCATTER:
-        for (int c = 0; c < k->C && !st; c++)
-            st = need_full(k, c / k->K, c);
-        return st;
     case TC_COLL_REDUCE:
-        for (int c = 0; c < k->C && !st; c++)
-            st = need_full(k, s->root, c);
+        for (int c = k->c0; c < c1 && !st; c++)
+            if ((st = need_full(k, s->coll == TC_COLL_REDUCE ? s->root : c / k->K, c)))
+                *key = c;
         return st;
     default: return TC_ERR_INTERNAL;
     }
@@ -632,7 +670,11 @@ static tc_status find_link_conflict(chk *k, const int *dep, const int *dep_pos, 
             key[nl++] = (uint64_t)x->link;
         }
     }
-    if (radix_sort(key, lnk, nl)) {
+    sort_tmp tmp = {0};
+    int bad = radix_sort(key, lnk, nl, &tmp);
+    free(tmp.k);
+    free(tmp.v);
+    if (bad) {
         free(lnk);
         return nomem(k, "link sort");
     }
@@ -654,11 +696,56 @@ static tc_status find_link_conflict(chk *k, const int *dep, const int *dep_pos, 
     return TC_OK;
 }
 
+/* The link conflict found before the sweep, reported when the sweep reaches its departure. */
+static tc_status conflict_error(chk *k, int x, int with)
+{
+    const tc_sched *s = k->s;
+    const tc_xfer *a = &s->xfers[x], *b = &s->xfers[with];
+    const tc_topo *topo = k->opts ? k->opts->topo : NULL;
+    int ls = topo ? topo->links[a->link].src : a->src, ld = topo ? topo->links[a->link].dst : a->dst;
+    char tb[32];
+    return xfer_error(k, x, a->t_start,
+                      "link %d (%d->%d) carries chunks %d and %d at the same time (transfer %d holds it until "
+                      "t=%s)",
+                      a->link, ls, ld, b->chunk, a->chunk, with, tc_fmt_time(b->t_end, tb, sizeof tb));
+}
+
+/* The events ev[steps[q]] (ev[q] when steps is NULL), q < m, applied in order; at the first violation
+ * *at is its index in ev. */
+static tc_status sweep(chk *k, const int *ev, const uint32_t *steps, size_t m, size_t *at)
+{
+    const tc_xfer *xs = k->s->xfers;
+    for (size_t q = 0; q < m; q++) {
+        /* two stages: the transfer 2 PREFETCH events ahead, then (its fields now cached) the state of the
+         * one PREFETCH ahead */
+        if (q + 2 * PREFETCH < m) {
+            const int e = ev[steps ? steps[q + 2 * PREFETCH] : q + 2 * PREFETCH];
+            __builtin_prefetch(&xs[e >= 0 ? e : ~e]);
+        }
+        if (q + PREFETCH < m) {
+            const int e = ev[steps ? steps[q + PREFETCH] : q + PREFETCH];
+            const tc_xfer *x = &xs[e >= 0 ? e : ~e];
+            prefetch_state(k, e >= 0 ? x->src : x->dst, x->chunk);
+        }
+        const size_t e_at = steps ? steps[q] : q;
+        const int e = ev[e_at];
+        tc_status st = e >= 0 ? depart(k, e) : arrive(k, ~e);
+        if (st) {
+            *at = e_at;
+            return st;
+        }
+    }
+    return TC_OK;
+}
+
 tc_status tc_sched_check(tc_ctx *ctx, const tc_sched *s, const tc_check_opts *opts, const char *name)
 {
     chk k = {.ctx = ctx, .s = s, .opts = opts, .name = name ? name : s->file};
     uint64_t *key = NULL;
-    int *dep = NULL, *arr = NULL, *dep_pos = NULL;
+    int *dep = NULL, *arr = NULL, *dep_pos = NULL, *ev = NULL;
+    uint32_t *steps = NULL, *ev_chunk = NULL;
+    sort_tmp tmp = {0};
+    size_t *gstart = NULL;
     tc_status st = check_header(&k);
     if (st)
         return st;
@@ -684,7 +771,7 @@ tc_status tc_sched_check(tc_ctx *ctx, const tc_sched *s, const tc_check_opts *op
         dep[i] = (int)i;
         key[i] = time_key(s->xfers[i].t_start);
     }
-    if (radix_sort(key, dep, n)) {
+    if (radix_sort(key, dep, n, &tmp)) {
         st = nomem(&k, "event sort");
         goto fail;
     }
@@ -698,28 +785,38 @@ tc_status tc_sched_check(tc_ctx *ctx, const tc_sched *s, const tc_check_opts *op
                 arr[m] = (int)i;
                 key[m++] = time_key(end_of(&s->xfers[i]));
             }
-    if (radix_sort(key, arr, n)) {
+    if (radix_sort(key, arr, n, &tmp)) {
         st = nomem(&k, "event sort");
         goto fail;
     }
+    free(tmp.k);
+    free(tmp.v);
+    tmp.k = NULL;
+    tmp.v = NULL;
 
     /* one chunk per link: the earliest-departing transfer that overlaps another on its link */
     int conflict = -1, conflict_with = -1;
     if (!(opts && opts->no_link_check) && (st = find_link_conflict(&k, dep, dep_pos, key, &conflict, &conflict_with)))
         goto fail;
 
-    if ((st = state_init(&k)))
+    /* The event sequence, merged from departures and arrivals by their times and positions only (no
+     * state): ev[e] = i for the departure of transfer i, ~i for its arrival, in key's memory (2n + 2 ints,
+     * no longer needed).  It ends before the departure of the link conflict, if any: that departure is the
+     * violation unless an earlier event is one.  With several chunk groups (below), the chunk of each. */
+    ev = (int *)key;
+    key = NULL;
+    k.c0 = 0;
+    k.CG = k.C;
+    if (k.reduces && (st = state_size(&k)))
         goto fail;
-    size_t i = 0, j = 0;
-    while (i < n || j < n) {
-        if (i + PREFETCH < n) {
-            const tc_xfer *x = &s->xfers[dep[i + PREFETCH]];
-            prefetch_state(&k, x->src, x->chunk);
-        }
-        if (j + PREFETCH < n) {
-            const tc_xfer *x = &s->xfers[arr[j + PREFETCH]];
-            prefetch_state(&k, x->dst, x->chunk);
-        }
+    const int groups = (k.C + k.CG - 1) / k.CG;
+    if (groups > 1 && !(ev_chunk = malloc(2 * (n + 1) * sizeof *ev_chunk))) {
+        st = nomem(&k, "event groups");
+        goto fail;
+    }
+    size_t n_ev = 0;
+    int conflict_reached = 0;
+    for (size_t i = 0, j = 0; i < n || j < n;) {
         int take_arrival = 0;
         if (j < n && dep_pos[arr[j]] < (int)i) { /* a transfer arrives only after it departed */
             if (i >= n)
@@ -730,33 +827,106 @@ tc_status tc_sched_check(tc_ctx *ctx, const tc_sched *s, const tc_check_opts *op
                 take_arrival = before(ta, d->t_start) || (!before(d->t_start, ta) && a->t_end > a->t_start);
             }
         }
+        const int x = take_arrival ? arr[j] : dep[i];
+        if (!take_arrival && x == conflict) {
+            conflict_reached = 1;
+            break;
+        }
+        if (ev_chunk)
+            ev_chunk[n_ev] = (uint32_t)s->xfers[x].chunk;
         if (take_arrival) {
-            if ((st = arrive(&k, arr[j++])))
-                goto fail;
-            continue;
+            ev[n_ev++] = ~x;
+            j++;
+        } else {
+            ev[n_ev++] = x;
+            i++;
         }
-        int x = dep[i++];
-        if (x == conflict) {
-            const tc_xfer *a = &s->xfers[x], *b = &s->xfers[conflict_with];
-            const tc_topo *topo = opts ? opts->topo : NULL;
-            int ls = topo ? topo->links[a->link].src : a->src, ld = topo ? topo->links[a->link].dst : a->dst;
-            char tb[32];
-            st = xfer_error(&k, x, a->t_start,
-                            "link %d (%d->%d) carries chunks %d and %d at the same time (transfer %d holds it "
-                            "until t=%s)",
-                            a->link, ls, ld, b->chunk, a->chunk, conflict_with,
-                            tc_fmt_time(b->t_end, tb, sizeof tb));
-            goto fail;
-        }
-        if ((st = depart(&k, x)))
-            goto fail;
     }
-    st = check_post(&k);
+    free(dep);
+    free(arr);
+    free(dep_pos);
+    dep = arr = dep_pos = NULL;
+
+    if ((st = state_init(&k)))
+        goto fail;
+    if (groups == 1) {
+        size_t at;
+        int64_t pk;
+        if (k.reduces)
+            group_init(&k, 0, 1);
+        if (!(st = sweep(&k, ev, NULL, n_ev, &at)))
+            st = conflict_reached ? conflict_error(&k, conflict, conflict_with) : check_post(&k, &pk);
+        goto fail;
+    }
+    /* Several chunk groups (a reducing collective whose sets exceed group_bytes): chunks never meet, so
+     * each group is swept through its own events; each group's first finding is recorded, and the one
+     * the whole sweep meets first is reported: the earliest event, then the link conflict, then the
+     * first postcondition in search order. */
+    steps = malloc((n_ev + 1) * sizeof *steps);
+    gstart = calloc((size_t)groups + 1, sizeof *gstart);
+    if (!steps || !gstart) {
+        st = nomem(&k, "event groups");
+        goto fail;
+    }
+    for (size_t e = 0; e < n_ev; e++)
+        gstart[ev_chunk[e] / (uint32_t)k.CG + 1]++;
+    for (int g = 0; g < groups; g++)
+        gstart[g + 1] += gstart[g];
+    for (size_t e = 0; e < n_ev; e++)
+        steps[gstart[ev_chunk[e] / (uint32_t)k.CG]++] = (uint32_t)e;
+    for (int g = groups; g > 0; g--)
+        gstart[g] = gstart[g - 1];
+    gstart[0] = 0;
+    free(ev_chunk);
+    ev_chunk = NULL;
+    tc_ctx quiet = *ctx;
+    quiet.sink = tc_diag_record;
+    tc_diag_rec rec, first = {0}, post = {0};
+    tc_status first_st = TC_OK, post_st = TC_OK;
+    size_t first_at = SIZE_MAX;
+    int64_t post_key = INT64_MAX;
+    for (int g = 0; g < groups; g++) {
+        memset(&rec, 0, sizeof rec);
+        quiet.sink_user = &rec;
+        k.ctx = &quiet;
+        group_init(&k, g * k.CG, g == 0);
+        size_t at;
+        int64_t pk = INT64_MAX;
+        tc_status gst = sweep(&k, ev, steps + gstart[g], gstart[g + 1] - gstart[g], &at);
+        if (gst && gst != TC_ERR_CHECK) { /* out of memory: reported at once */
+            first = rec;
+            first_st = gst;
+            break;
+        }
+        if (gst) {
+            if (at < first_at) {
+                first_at = at;
+                first = rec;
+                first_st = gst;
+            }
+        } else if (first_at == SIZE_MAX && !conflict_reached && (gst = check_post(&k, &pk)) && pk < post_key) {
+            post_key = pk;
+            post = rec;
+            post_st = gst;
+        }
+    }
+    k.ctx = ctx;
+    if (first_st || (!conflict_reached && post_st)) {
+        const tc_diag_rec *r = first_st ? &first : &post; /* its file is k.name (the record's may be cut) */
+        st = tc_error(ctx, first_st ? first_st : post_st, r->file[0] ? k.name : NULL, r->line, "%s", r->msg);
+    } else if (conflict_reached)
+        st = conflict_error(&k, conflict, conflict_with);
 fail:
     state_free(&k);
     free(key);
     free(dep);
     free(arr);
     free(dep_pos);
+    free(tmp.k);
+    free(tmp.v);
+    free(ev);
+    free(ev_chunk);
+    free(steps);
+    free(gstart);
     return st;
 }

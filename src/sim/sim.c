@@ -378,6 +378,8 @@ tc_status tc_sim_too_long(tc_ctx *ctx, const tc_sched *s, int i)
                           TC_TIME_MAX);
 }
 
+#define SIM_PREFETCH 16 /* transfers looked ahead to prefetch their cells of the dense table */
+
 /* "What rank v holds of chunk c is settled at time T": dense array or open-addressing hash. */
 typedef struct settled {
     simt *dense;
@@ -688,6 +690,18 @@ static tc_status event_pass(tc_ctx *ctx, sim_router *ro, order *o, double bytes,
         const int i = ident ? k : o->issue[k];
         const tc_xfer *x = &xs[i];
         const int l1 = x->link;
+        /* the dense table is read and written at random (one cache miss per transfer each): the cells of
+         * the transfer SIM_PREFETCH ahead and of the arrival SIM_PREFETCH ahead are fetched early (issue 27) */
+        if (tab.dense && k + SIM_PREFETCH < M) {
+            const tc_xfer *xa = &xs[ident ? k + SIM_PREFETCH : o->issue[k + SIM_PREFETCH]];
+            if ((unsigned)xa->chunk < (unsigned)n_chunks && (unsigned)xa->src < (unsigned)tab.n_ranks)
+                __builtin_prefetch(settled_slot(&tab, xa->src, xa->chunk, 0));
+        }
+        if (tab.dense && e + SIM_PREFETCH < k) {
+            const tc_xfer *xb = &xs[ident ? e + SIM_PREFETCH : o->ends[e + SIM_PREFETCH]];
+            if ((unsigned)xb->chunk < (unsigned)n_chunks && (unsigned)xb->dst < (unsigned)tab.n_ranks)
+                __builtin_prefetch(settled_slot(&tab, xb->dst, xb->chunk, 0));
+        }
         /* the one-link case checked inline, the rest in full */
         const int simple = x->route_len == 0 && l1 >= 0 && l1 < n_links && ln[l1].src == x->src &&
                            ln[l1].dst == x->dst && (unsigned)x->chunk < (unsigned)n_chunks && x->step >= 0 &&
