@@ -1737,6 +1737,70 @@ START_TEST(test_mirror_same_plan)
 }
 END_TEST
 
+/* A search's cut (auto.c stop_fn): stop once the clock passes cut_ps. */
+static int cut_fn(void *u, int64_t t)
+{
+    return t > *(const int64_t *)u;
+}
+
+/* Under a search's cut the mirrored all-reduce stops where the two phases run one by one stop (in the
+ * reduce-scatter, in the all-gather, whose stop the mirror infers from the reduce-scatter's last asked
+ * clock, or not at all), and when it does not stop gives their plan byte for byte.  Oracle: the same
+ * synthesis with the mirror off.  Cuts from a third of the plan's time to above it, on random pair-symmetric
+ * meshes and tori with random costs (many distinct event times: the cut is asked every 256). */
+START_TEST(test_mirror_under_cut)
+{
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    const unsigned long seed = tu_seed();
+    tc_rng r;
+    tc_rng_seed(&r, seed + 2702);
+    static const double frac[] = {0.3, 0.55, 0.7, 0.85, 0.95, 1.0, 1.2};
+    int stops = 0, runs = 0;
+    for (int round = 0; round < 3; round++) {
+        const int a = 8 + (int)tc_rng_below(&r, 12), b = 8 + (int)tc_rng_below(&r, 12);
+        tc_topo *t = pair_grid(&r, a, b, (int)tc_rng_below(&r, 2), 0, 0);
+        tc_gen_opts o;
+        tc_gen_opts_init(&o);
+        o.chunks = 1 + (int)tc_rng_below(&r, 2);
+        o.size = (uint64_t)1 << (16 + tc_rng_below(&r, 14));
+        o.threads = 1 + (int)tc_rng_below(&r, 2);
+        o.stats_only = round == 2;
+        o.no_overlap = round == 1;
+        ctx.seed = tc_rng_next(&r);
+        int mir;
+        tc_sched *full = allreduce_knobs(&ctx, t, &o, 1, 1, 0, &mir);
+        const double T = full->time;
+        tc_sched_free(full);
+        for (size_t f = 0; f < sizeof frac / sizeof frac[0]; f++) {
+            int64_t cut = (int64_t)(frac[f] * T * 1e12);
+            const syn_stop stop = {cut_fn, &cut};
+            tc_sched *s[2] = {NULL, NULL};
+            int mirrored[2];
+            for (int k = 0; k < 2; k++) {
+                syn_knobs kn = {.no_mirror = !k, .fifo_above = 1};
+                ck_assert_int_eq(tc_synth_tacos_knobs(&ctx, t, TC_COLL_ALLREDUCE, &o, &stop, &kn, &s[k]), TC_OK);
+                mirrored[k] = kn.mirrored;
+            }
+            ck_assert_int_eq(mirrored[0], 0);
+            ck_assert_int_eq(mirrored[1], 1);
+            const int stopped = isinf(s[0]->time);
+            ck_assert_msg(isinf(s[1]->time) == stopped && (stopped || s[0]->time == s[1]->time),
+                          "seed %lu, round %d (%dx%d, K %d), cut %.2f of %g s: %g s mirrored, %g s not", seed,
+                          round, a, b, o.chunks, frac[f], T, s[1]->time, s[0]->time);
+            stops += stopped;
+            runs++;
+            if (!stopped)
+                same_sched(s[0], s[1]);
+            tc_sched_free(s[0]);
+            tc_sched_free(s[1]);
+        }
+        tc_topo_free(t);
+    }
+    ck_assert_msg(stops > 0 && stops < runs, "seed %lu: %d of %d runs stopped", seed, stops, runs);
+}
+END_TEST
+
 /* Where the mirror must not apply it does not, and the plan is still right: one pair costing differently
  * each way, pairs numbered so the sorted link lists disagree, random matching (it reads the seeds, which
  * differ per phase), and below the FIFO size with the default threshold. */
@@ -1827,6 +1891,7 @@ static Suite *synth_suite(void)
     tcase_set_timeout(mir, 120);
     tcase_add_test(mir, test_mirror_same_plan);
     tcase_add_test(mir, test_mirror_refused);
+    tcase_add_test(mir, test_mirror_under_cut);
     suite_add_tcase(s, mir);
     return s;
 }

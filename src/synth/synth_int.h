@@ -152,6 +152,10 @@ typedef struct syn_result {
     int rounds;         /* event rounds with at least one transfer started */
     int64_t n_xfers;
     int threads;        /* threads the split phases ran on (0: the run did not split them) */
+    int64_t last_check; /* the clock (ps, without stop_offset) where the run last asked job->stop, or would
+                           have with one: a stop function that only grows with the time it is given stops a
+                           run of the same events offset by X iff it stops at X + last_check (tacos.c, the
+                           mirror under a search's cut) */
 } syn_result;
 
 /** Dijkstra toward vertex d over the net's in-links: row[v] = the cheapest time (ps) from v to d, INT64_MAX

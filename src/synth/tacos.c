@@ -470,16 +470,22 @@ static tc_status dense_steps(tc_sched *s)
  * as r(l): tc_synth_net_mirror), an all-reduce's reduce-scatter phase, the all-gather on the reversed view,
  * is the all-gather on the forward view with every link l replaced by r(l), step for step, whenever the engine
  * cannot tell the two views apart otherwise: FIFO matching (no seed: the phases' seeds differ), NPUs only (no
- * switch vertex: mcast differs), the tacos link model, no release, block or early stop (the overlap's second
- * all-gather runs as before).  So phase 1 runs once, recording for phase 0 what the overlap needs (first_out
+ * switch vertex: mcast differs), the tacos link model, no release or block (the overlap's second all-gather
+ * runs as before).  So phase 1 runs once, recording for phase 0 what the overlap needs (first_out
  * as it is, busy_out at r(l)), and phase 0's transfers are phase 1's with link r(l), before the reversal in
  * time that run_all applies to phase 0 as to any reversed phase.  `slice` >= 0: the transfers go to the two
  * exactly sized slices of rec (run_all's par layout), else they are appended, phase 0's first.  Sets R[0].r,
  * R[1].r and first[1], first[2].
+ * Under a search's cut (cfg->stop, whose function only grows with the time it is given) the run stands in for
+ * phase 0 (offset 0): where it stops, phase 0 would have (*stopped = 1).  Phase 1, the same events offset by
+ * phase 0's makespan M, would have asked the same function at the same steps with M added: it stops iff it
+ * stops at M + the run's last asked clock (*stopped = 2; its transfers are then appended whole, where phase
+ * 1 would have left a part, which no caller reads: a stopped all-gather's are replaced or dropped).
  */
 static tc_status mirror_image(const run_cfg *cfg, phase_run R[2], tc_sched *rec, int64_t slice, int progress,
-                              int parallel, int first[3])
+                              int parallel, int first[3], int *stopped)
 {
+    *stopped = 0;
     phase_run *F = &R[1];
     F->first_out = R[0].first_out;
     F->busy_out = R[0].busy_out;
@@ -496,11 +502,17 @@ static tc_status mirror_image(const run_cfg *cfg, phase_run R[2], tc_sched *rec,
     F->busy_map = NULL;
     if (F->st)
         return F->st;
-    if (F->r.stopped || (slice >= 0 && F->r.n_xfers != slice))
-        return TC_ERR_INTERNAL;
-    R[0].r = F->r;
     if (cfg->mirrored)
         __atomic_add_fetch(cfg->mirrored, 1, __ATOMIC_RELAXED);
+    if (F->r.stopped) {
+        *stopped = 1;
+        return cfg->stop ? TC_OK : TC_ERR_INTERNAL;
+    }
+    if (slice >= 0 && F->r.n_xfers != slice)
+        return TC_ERR_INTERNAL;
+    if (cfg->stop && cfg->stop->fn(cfg->stop->u, F->r.makespan + F->r.last_check))
+        *stopped = 2;
+    R[0].r = F->r;
     first[1] = first[2] = 0;
     if (!rec)
         return TC_OK;
@@ -547,7 +559,7 @@ static tc_status busy_on_demand(const run_cfg *cfg, const phase_run R[2], overla
     const int64_t T = R[0].r.makespan;
     if (!overlap_early(cfg, o, T))
         return TC_OK;
-    const int mirrored = cfg->mirror && !cfg->stop;
+    const int mirrored = cfg->mirror != NULL;
     phase_run X = R[mirrored ? 1 : 0];
     X.rec = NULL;
     X.out = NULL;
@@ -605,10 +617,17 @@ static tc_status run_all(const run_cfg *cfg, uint64_t seed, tc_sched *rec, int p
         R[0].first_out = O.release;
         R[0].busy_out = lazy ? NULL : O.busy;
     }
-    if (cfg->mirror && !cfg->stop) { /* phase 1 alone, phase 0 its image (see mirror_image) */
-        if ((st = mirror_image(cfg, R, rec, par ? spread : -1, progress, parallel, first))) {
+    if (cfg->mirror) { /* phase 1 alone, phase 0 its image (see mirror_image) */
+        int stopped;
+        if ((st = mirror_image(cfg, R, rec, par ? spread : -1, progress, parallel, first, &stopped)) ||
+            stopped == 1 || (stopped == 2 && !can_ovl)) {
             overlap_free(&O);
+            *time_ps = INT64_MAX;
             return st;
+        }
+        if (stopped == 2) { /* as below: the overlapped all-gather may end sooner */
+            plain_stopped = 1;
+            R[1].r.makespan = SYN_TIME_MAX_PS;
         }
     } else if (par) {
         pthread_t th;

@@ -1927,6 +1927,7 @@ tc_status tc_synth_ten_run(const syn_net *net, const syn_job *job, syn_result *r
 {
     eng E, *e = &E;
     memset(e, 0, sizeof *e);
+    res->last_check = 0;
     e->net = net;
     e->job = job;
     e->n = net->n;
@@ -2121,6 +2122,7 @@ tc_status tc_synth_ten_run(const syn_net *net, const syn_job *job, syn_result *r
                 goto fail;
         }
         if ((++iter & 255) == 0) {
+            res->last_check = e->now;
             if (job->stop && job->stop->fn(job->stop->u, job->stop_offset + e->now)) {
                 res->stopped = 1;
                 eng_free(e);
