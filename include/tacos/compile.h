@@ -101,16 +101,6 @@ tc_status tc_compile(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc_co
 
 void tc_compile_result_free(tc_compile_result *res);
 
-/** Diagnostics held back in order, to be passed on later (or dropped): a sink and its state. */
-typedef struct tc_diag_hold {
-    struct tc_held_diag *d;
-    int n, cap, nomem;
-} tc_diag_hold;
-/** The sink (user: a zeroed tc_diag_hold). */
-void tc_diag_hold_sink(void *user, tc_diag_level level, const char *file, int line, int col, const char *msg);
-/** Pass the held diagnostics on to ctx in order (counted there), or drop them (ctx NULL); then free them. */
-void tc_diag_hold_release(tc_diag_hold *h, tc_ctx *ctx);
-
 /** The check and the plan's own simulation as tc_compile runs them on a generated plan s (a failed check is
  *  reported as "ALGO produced an incorrect schedule"): plans of 100,000 transfers or more are checked on a
  *  second thread beside the simulation unless o->gen.threads is 1 or there is one core, with the same

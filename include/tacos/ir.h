@@ -122,6 +122,15 @@ typedef struct tc_diag_rec {
 /** A sink that records the first error into a tc_diag_rec and passes nothing on (zero the record first). */
 void tc_diag_record(void *user /* tc_diag_rec* */, tc_diag_level level, const char *file, int line, int col,
                     const char *msg);
+/** Diagnostics held back in order, to be passed on later (or dropped): a sink and its state. */
+typedef struct tc_diag_hold {
+    struct tc_held_diag *d;
+    int n, cap, nomem;
+} tc_diag_hold;
+/** The sink (user: a zeroed tc_diag_hold). */
+void tc_diag_hold_sink(void *user, tc_diag_level level, const char *file, int line, int col, const char *msg);
+/** Pass the held diagnostics on to ctx in order (counted there), or drop them (ctx NULL); then free them. */
+void tc_diag_hold_release(tc_diag_hold *h, tc_ctx *ctx);
 void tc_buf_free(tc_buf *b);
 
 /* ------------------------------------------------------------------------------------------------ */

@@ -302,55 +302,6 @@ static void sim_adopt(tc_sched *s, const tc_compile_opts *o, tc_compile_result *
         tc_sim_result_free(r);
 }
 
-/* Diagnostics held back in order and passed on later (the simulation's, while the checker runs beside it). */
-typedef struct tc_held_diag {
-    tc_diag_level level;
-    char *file, *msg;
-    int line, col;
-} tc_held_diag;
-
-void tc_diag_hold_sink(void *user, tc_diag_level level, const char *file, int line, int col, const char *msg)
-{
-    tc_diag_hold *h = user;
-    if (h->n == h->cap) {
-        int cap = h->cap ? 2 * h->cap : 8;
-        tc_held_diag *d = realloc(h->d, (size_t)cap * sizeof *d);
-        if (!d) {
-            h->nomem = 1;
-            return;
-        }
-        h->d = d;
-        h->cap = cap;
-    }
-    tc_held_diag *e = &h->d[h->n];
-    e->file = file ? strdup(file) : NULL;
-    e->msg = strdup(msg);
-    if ((file && !e->file) || !e->msg) {
-        free(e->file);
-        free(e->msg);
-        h->nomem = 1;
-        return;
-    }
-    e->level = level;
-    e->line = line;
-    e->col = col;
-    h->n++;
-}
-
-void tc_diag_hold_release(tc_diag_hold *h, tc_ctx *ctx)
-{
-    for (int i = 0; i < h->n; i++) {
-        if (ctx)
-            tc_diag(ctx, h->d[i].level, h->d[i].file, h->d[i].line, h->d[i].col, "%s", h->d[i].msg);
-        free(h->d[i].file);
-        free(h->d[i].msg);
-    }
-    if (ctx && h->nomem)
-        tc_warn(ctx, NULL, 0, "out of memory: held diagnostics were lost");
-    free(h->d);
-    memset(h, 0, sizeof *h);
-}
-
 /* Plans of at least this many transfers are checked on a second thread while the plan's simulation runs
  * (issue 27: on the 2,095,104 transfers of a 32x32 mesh all-reduce the checker takes ~0.6 s, the simulation
  * ~0.3 s); smaller ones, and a single core or --threads 1, keep one thread. */
