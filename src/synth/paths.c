@@ -55,6 +55,11 @@ int64_t tc_synth_cal_earliest(const syn_cal *c, int64_t t, int64_t cost)
 tc_status tc_synth_cal_insert(syn_cal *c, int64_t a, int64_t cost)
 {
     const int64_t b = a + cost;
+    if (c->n > 0 && c->bs[c->n - 1] < b && a - c->be[c->n - 1] < cost) {
+        c->be[c->n - 1] = b; /* the common case (the engine's busy_out): after the last block, less than a
+                                chunk after it, joined to it as below */
+        return TC_OK;
+    }
     int i = 0, lo = 0, hi = c->n;
     while (lo < hi) { /* the first block starting at or after b */
         const int mid = lo + (hi - lo) / 2;

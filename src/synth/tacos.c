@@ -272,16 +272,29 @@ static void overlap_free(overlap *o)
     tc_synth_cals_free(o->block, o->m);
 }
 
+/* Chunk c's release in the all-gather after a reduce-scatter of makespan T, from its owner's first send in
+ * the reduce-scatter's own (reversed) clock (INT64_MAX: never sent). */
+static int64_t release_of(const overlap *o, int c, int64_t T)
+{
+    return o->release[c] == INT64_MAX ? 0 : T - o->release[c];
+}
+
+/* Is some chunk of C released before T (done before the reduce-scatter ends)? */
+static int overlap_early(const overlap *o, int C, int64_t T)
+{
+    for (int c = 0; c < C; c++)
+        if (release_of(o, c, T) < T)
+            return 1;
+    return 0;
+}
+
 /* After the reduce-scatter of makespan T: release times and mirrored timetables.  *early: some chunk is
  * done before T. */
 static tc_status overlap_prepare(overlap *o, int C, int64_t T, int *early)
 {
-    *early = 0;
-    for (int c = 0; c < C; c++) { /* reused in place as the release times */
-        o->release[c] = o->release[c] == INT64_MAX ? 0 : T - o->release[c];
-        if (o->release[c] < T)
-            *early = 1;
-    }
+    *early = overlap_early(o, C, T);
+    for (int c = 0; c < C; c++) /* reused in place as the release times */
+        o->release[c] = release_of(o, c, T);
     if (!*early)
         return TC_OK;
     if (!(o->block = calloc((size_t)o->m + 1, sizeof *o->block)))
@@ -546,18 +559,10 @@ static tc_status mirror_image(const run_cfg *cfg, phase_run R[2], tc_sched *rec,
  * them, and should some chunk be early after all, it runs again for them alone (the same run: the same
  * timetables; through the mirror's map when the mirror took it).  The plan never depends on which way.
  */
-static int overlap_early(const run_cfg *cfg, const overlap *o, int64_t T)
-{
-    for (int c = 0; c < cfg->C; c++) /* overlap_prepare's test, before it turns first sends into releases */
-        if ((o->release[c] == INT64_MAX ? 0 : T - o->release[c]) < T)
-            return 1;
-    return 0;
-}
-
 static tc_status busy_on_demand(const run_cfg *cfg, const phase_run R[2], overlap *o, int parallel)
 {
     const int64_t T = R[0].r.makespan;
-    if (!overlap_early(cfg, o, T))
+    if (!overlap_early(o, cfg->C, T))
         return TC_OK;
     const int mirrored = cfg->mirror != NULL;
     phase_run X = R[mirrored ? 1 : 0];
@@ -674,7 +679,7 @@ static tc_status run_all(const run_cfg *cfg, uint64_t seed, tc_sched *rec, int p
             overlap_free(&O);
             return st;
         }
-        if (cfg->busy_hash && overlap_early(cfg, &O, R[0].r.makespan)) { /* tests */
+        if (cfg->busy_hash && overlap_early(&O, cfg->C, R[0].r.makespan)) { /* tests */
             uint64_t h = 1469598103934665603ull;
             for (int l = 0; l < O.m; l++)
                 for (int i = 0; i < O.busy[l].n; i++)

@@ -566,17 +566,11 @@ static tc_status start_rest(eng *e, int l, int c)
         e->job->first_out[c] = e->now;
     if (e->job->busy_out) { /* te-ccl: the hold placed as it falls once the reversed phase is mirrored (the
                                transfer then starts lat before the mirrored time): [now + lat - hold, now + lat) */
-        const int64_t hl = tc_synth_hold(net, l), a = e->now + net->cost[l] - hl;
-        syn_cal *cal = &e->job->busy_out[e->job->busy_map ? e->job->busy_map[l] : l];
-        const int n = cal->n;
-        if (n > 0 && cal->bs[n - 1] < a + hl && a - cal->be[n - 1] < hl)
-            cal->be[n - 1] = a + hl; /* the common case: after the last block, less than a chunk after it (as
-                                        tc_synth_cal_insert joins it) */
-        else {
-            tc_status st = tc_synth_cal_insert(cal, a, hl);
-            if (st)
-                return st;
-        }
+        const int64_t hl = tc_synth_hold(net, l);
+        tc_status st = tc_synth_cal_insert(&e->job->busy_out[e->job->busy_map ? e->job->busy_map[l] : l],
+                                           e->now + net->cost[l] - hl, hl);
+        if (st)
+            return st;
     }
     if (e->fl_copy && e->fl_copy[l] >= 0)
         return TC_OK; /* a hop of a routed copy: recorded whole when it arrives (tree_arrive) */
