@@ -1497,6 +1497,168 @@ static tc_topo *rough_grid(tc_rng *r, int a, int b)
     return t;
 }
 
+/* ------------------------------------------------------------------------------------------------ */
+/* rounds.c: the FIFO engine round by round on one-cost networks (issue 27)                          */
+
+/* A network of one link class (one cost): shape 0 a mesh, 1 a torus, 2 a unidirectional ring, 3 a ring
+ * plus random one-way chords, 4 a mesh with some links one way only (maybe not strongly connected). */
+static tc_topo *one_cost_net(tc_rng *r, int shape, int *n_out)
+{
+    const int a = 2 + (int)tc_rng_below(r, 8), b = 1 + (int)tc_rng_below(r, 8);
+    const int n = shape == 2 || shape == 3 ? 3 + (int)tc_rng_below(r, 40) : a * b;
+    tc_topo *t;
+    ck_assert_int_eq(tc_topo_create("one-cost", n, &t), TC_OK);
+    if (shape == 2 || shape == 3) {
+        for (int v = 0; v < n; v++)
+            tc_topo_add_link(t, v, (v + 1) % n, 0, -1, -1, 0);
+        for (int k = 0; shape == 3 && k < n / 2; k++) {
+            const int u = (int)tc_rng_below(r, (uint64_t)n), v = (int)tc_rng_below(r, (uint64_t)n);
+            ck_assert_int_eq(tc_topo_index(t), TC_OK);
+            if (u != v && tc_topo_link_between(t, u, v) < 0)
+                tc_topo_add_link(t, u, v, 0, -1, -1, 0);
+        }
+    } else
+        for (int y = 0; y < b; y++)
+            for (int x = 0; x < a; x++) {
+                const int v = y * a + x, right = y * a + (x + 1) % a, down = ((y + 1) % b) * a + x;
+                const int wrap_x = x + 1 < a || (shape == 1 && a > 2), wrap_y = y + 1 < b || (shape == 1 && b > 2);
+                if (wrap_x && right != v) {
+                    if (shape != 4 || tc_rng_below(r, 6))
+                        tc_topo_add_link(t, v, right, 0, -1, -1, 0);
+                    if (shape != 4 || tc_rng_below(r, 6))
+                        tc_topo_add_link(t, right, v, 0, -1, -1, 0);
+                }
+                if (wrap_y && down != v) {
+                    tc_topo_add_link(t, v, down, 0, -1, -1, 0);
+                    tc_topo_add_link(t, down, v, 0, -1, -1, 0);
+                }
+            }
+    ck_assert_int_eq(tc_topo_index(t), TC_OK);
+    *n_out = n;
+    return t;
+}
+
+/* A statistics-only SPREAD run: status, result and first sends (first[] filled here). */
+static tc_status spread_stats(const syn_net *net, int n, int K, int root, int events, int threads, int band,
+                              int64_t *first, syn_result *res)
+{
+    const int C = root >= 0 ? K : n * K;
+    for (int c = 0; c < C; c++)
+        first[c] = INT64_MAX;
+    syn_job job = {.mode = SYN_SPREAD, .n_chunks = C, .n_ranks = n, .mcast = 1, .K = K, .root = root,
+                   .match = TC_MATCH_BEST, .seed = 7, .first_out = first, .fifo_above = 1, .threads = threads,
+                   .events = events, .rounds_band = band};
+    ck_assert_int_eq(tc_synth_rounds_ok(net, &job), 1); /* with events set the engine just does not ask */
+    memset(res, 0, sizeof *res);
+    return tc_synth_ten_run(net, &job, res);
+}
+
+/* rounds.c against the event-driven engine on random one-cost networks (meshes, tori, rings, random
+ * chords, one-way links that may leave a node unreachable), all-gathers of 1 to 3 chunks per rank and
+ * broadcasts, on 1 to 3 threads and bands of 1 node up to all: the same status, makespan, rounds,
+ * transfers and first sends; on the one-way ring the closed forms (n - 1) K rounds (all-gather) and
+ * n - 1 + K - 1 (broadcast); jobs with transfers kept, several costs or a stop stay on the event engine. */
+START_TEST(test_rounds_same_as_events)
+{
+    const unsigned long seed = tu_seed();
+    tc_rng r;
+    tc_rng_seed(&r, seed + 31);
+    int stalls = 0, runs = 0;
+    for (int it = 0; it < 60; it++) {
+        const int shape = it % 5;
+        int n;
+        tc_topo *t = one_cost_net(&r, shape, &n);
+        syn_net net;
+        ck_assert_int_eq(tc_synth_net_build(t, (int)tc_rng_below(&r, 2), 1024, &net), TC_OK);
+        ck_assert_int_eq(net.n_groups, 1);
+        const int K = 1 + (int)tc_rng_below(&r, 3), root = tc_rng_below(&r, 4) ? -1 : (int)tc_rng_below(&r, (uint64_t)n);
+        const int C = root >= 0 ? K : n * K;
+        int64_t *first[2] = {malloc((size_t)C * sizeof(int64_t)), malloc((size_t)C * sizeof(int64_t))};
+        syn_result res[2];
+        const tc_status se = spread_stats(&net, n, K, root, 1, 0, 0, first[0], &res[0]);
+        const int threads = 1 + (int)tc_rng_below(&r, 3), band = 1 + (int)tc_rng_below(&r, (uint64_t)n);
+        const tc_status sr = spread_stats(&net, n, K, root, 0, threads, band, first[1], &res[1]);
+        ck_assert_msg(se == sr, "seed %lu it %d: events %s, rounds %s", seed, it, tc_status_str(se), tc_status_str(sr));
+        ck_assert(se == TC_OK || (se == TC_ERR_INTERNAL && shape == 4));
+        stalls += se != TC_OK;
+        runs++;
+        if (se == TC_OK) {
+            ck_assert_msg(res[0].makespan == res[1].makespan && res[0].rounds == res[1].rounds &&
+                              res[0].n_xfers == res[1].n_xfers,
+                          "seed %lu it %d (shape %d, %d npus, K %d, root %d, %d threads, band %d): events %lld ps "
+                          "%d rounds %lld transfers, rounds %lld ps %d rounds %lld transfers",
+                          seed, it, shape, n, K, root, threads, band, (long long)res[0].makespan, res[0].rounds,
+                          (long long)res[0].n_xfers, (long long)res[1].makespan, res[1].rounds,
+                          (long long)res[1].n_xfers);
+            ck_assert_int_eq(res[1].n_xfers, (int64_t)n * C - C);
+            ck_assert_int_eq(res[1].makespan, (int64_t)res[1].rounds * net.cost[0]);
+            ck_assert(memcmp(first[0], first[1], (size_t)C * sizeof(int64_t)) == 0);
+            if (shape == 2) /* one way round: one chunk per link per round, pipelined */
+                ck_assert_int_eq(res[1].rounds, root < 0 ? (n - 1) * K : n - 1 + K - 1);
+        }
+        free(first[0]);
+        free(first[1]);
+        tc_synth_net_free(&net);
+        tc_topo_free(t);
+    }
+    ck_assert_int_eq(runs, 60);
+    /* a larger mesh (or torus) on several tiles of each colour, 2 threads side by side */
+    for (int shape = 0; shape < 2; shape++) {
+        tc_topo *t;
+        const int a = 20 + (int)tc_rng_below(&r, 12), b = 20 + (int)tc_rng_below(&r, 12), n = a * b;
+        char dims[32];
+        snprintf(dims, sizeof dims, "%dx%d", a, b);
+        tc_ctx ctx;
+        tu_ctx(&ctx);
+        ck_assert_int_eq(tc_topo_generate(&ctx, shape ? "torus" : "mesh", dims, NULL, 0, &t), TC_OK);
+        syn_net net;
+        ck_assert_int_eq(tc_synth_net_build(t, shape, 4096, &net), TC_OK);
+        int64_t *first[2] = {malloc((size_t)n * sizeof(int64_t)), malloc((size_t)n * sizeof(int64_t))};
+        syn_result res[2];
+        ck_assert_int_eq(spread_stats(&net, n, 1, -1, 1, 0, 0, first[0], &res[0]), TC_OK);
+        const int side = 3 + (int)tc_rng_below(&r, 8);
+        ck_assert_int_eq(spread_stats(&net, n, 1, -1, 0, 2, side, first[1], &res[1]), TC_OK);
+        ck_assert_msg(res[0].makespan == res[1].makespan && res[0].rounds == res[1].rounds &&
+                          res[0].n_xfers == res[1].n_xfers && res[1].n_xfers == (int64_t)n * (n - 1),
+                      "seed %lu: %s %s, tiles of %d: events %d rounds, rounds.c %d", seed, shape ? "torus" : "mesh",
+                      dims, side, res[0].rounds, res[1].rounds);
+        ck_assert(memcmp(first[0], first[1], (size_t)n * sizeof(int64_t)) == 0);
+        if (!shape) /* a torus's wrap may join tiles of one colour: then one thread */
+            ck_assert_int_eq(res[1].threads, 2);
+        free(first[0]);
+        free(first[1]);
+        tc_synth_net_free(&net);
+        tc_topo_free(t);
+    }
+    /* the event engine keeps: transfers kept, several costs, a stop, the te-ccl model (rounds_ok says no) */
+    int n;
+    tc_topo *t = one_cost_net(&r, 0, &n);
+    syn_net net;
+    ck_assert_int_eq(tc_synth_net_build(t, 0, 1024, &net), TC_OK);
+    tc_sched *rec = NULL;
+    ck_assert_int_eq(tc_sched_create(TC_COLL_ALLGATHER, n, 1, 1024, &rec), TC_OK);
+    syn_stop stop = {NULL, NULL};
+    syn_job job = {.mode = SYN_SPREAD, .n_chunks = n, .n_ranks = n, .K = 1, .root = -1, .fifo_above = 1};
+    ck_assert_int_eq(tc_synth_rounds_ok(&net, &job), 1);
+    job.rec = rec;
+    ck_assert_int_eq(tc_synth_rounds_ok(&net, &job), 0);
+    job.rec = NULL;
+    job.stop = &stop;
+    ck_assert_int_eq(tc_synth_rounds_ok(&net, &job), 0);
+    job.stop = NULL;
+    job.match = TC_MATCH_RANDOM;
+    ck_assert_int_eq(tc_synth_rounds_ok(&net, &job), 0);
+    job.match = TC_MATCH_BEST;
+    net.cost[0]++;
+    net.n_groups = 2; /* as tc_synth_net_build would count them */
+    ck_assert_int_eq(tc_synth_rounds_ok(&net, &job), 0);
+    tc_sched_free(rec);
+    tc_synth_net_free(&net);
+    tc_topo_free(t);
+    (void)stalls;
+}
+END_TEST
+
 /* The split phases on 1, 2 and 3 threads give exactly the transfers of the engine run match by match
  * (threads 0), in the same order, on random topologies large enough for FIFO mode (a mesh with cost
  * groups and long links, a random graph, reversed views, 2 chunks per rank); and tacosc's own path with
@@ -1902,6 +2064,10 @@ static Suite *synth_suite(void)
     tcase_set_timeout(eng, 120);
     tcase_add_test(eng, test_engine_threads_same_transfers);
     suite_add_tcase(s, eng);
+    TCase *rnd = tcase_create("rounds"); /* issue 27: rounds.c */
+    tcase_set_timeout(rnd, 120);
+    tcase_add_test(rnd, test_rounds_same_as_events);
+    suite_add_tcase(s, rnd);
     TCase *mir = tcase_create("mirror"); /* issue 27: the all-reduce's mirror */
     tcase_set_timeout(mir, 120);
     tcase_add_test(mir, test_mirror_same_plan);

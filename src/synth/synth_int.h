@@ -61,6 +61,35 @@ void tc_synth_net_free(syn_net *net);
  *  when any of that fails; else the caller frees it.  TC_ERR_NOMEM only. */
 tc_status tc_synth_net_mirror(const syn_net *a, const syn_net *b, int **map);
 
+/** A node's chunks in arrival order (ten.c, rounds.c): entries [base, len) live in buf[0 .. len - base),
+ *  uint16_t each when chunk ids fit (esz 2: half the memory traffic of the scans), else uint32_t (esz 4). */
+typedef struct syn_log {
+    void *buf;
+    int base, len, cap;
+} syn_log;
+
+/** Room for one more entry in a full list: the entries before `low` (no reader's cursor is before it) are
+ *  dropped when that frees a quarter of it, else it grows, to `most` entries at most.  TC_ERR_NOMEM, or
+ *  TC_ERR_INTERNAL when it holds `most` already. */
+tc_status tc_synth_log_room(syn_log *L, size_t esz, int low, int64_t most);
+
+static inline void tc_synth_log_put(syn_log *L, size_t esz, int c)
+{
+    if (esz == 2)
+        ((uint16_t *)L->buf)[L->len - L->base] = (uint16_t)c;
+    else
+        ((uint32_t *)L->buf)[L->len - L->base] = (uint32_t)c;
+    L->len++;
+}
+
+static inline int tc_synth_log_at(const syn_log *L, size_t esz, int i)
+{
+    return esz == 2 ? (int)((const uint16_t *)L->buf)[i - L->base] : (int)((const uint32_t *)L->buf)[i - L->base];
+}
+
+/** A zeroed bitset of `words` 64-bit words (free()); large ones on transparent huge pages where asked for. */
+uint64_t *tc_synth_claim_alloc(size_t words);
+
 typedef enum {
     SYN_SPREAD,  /* every node wants every chunk (all-gather, broadcast) */
     SYN_RELAY,   /* every chunk goes to `root`, relayed downhill (gather on the largest topologies) */
@@ -144,6 +173,8 @@ typedef struct syn_job {
                            this many threads (ten.c, par_*; 1: the split phases on one thread), with the
                            same result as 0: one thread, match by match (the reference) */
     const char *what;   /* phase name for the progress line */
+    int events;         /* nonzero: the event-driven engine even where rounds.c could run the job (tests) */
+    int rounds_band;    /* rounds.c: nodes per band (0: its default; tests make them few) */
 } syn_job;
 
 typedef struct syn_result {
@@ -169,6 +200,16 @@ tc_status tc_synth_paths_run(const syn_net *net, const syn_job *job, syn_result 
 /** Does the run match FIFO (best mode on node x chunk pairs from job->fifo_above)?  Then, on NPUs only and
  *  without switch vertices, the run does not read job->seed. */
 int tc_synth_ten_fifo(const syn_net *net, const syn_job *job);
+
+/** The transient progress line on a terminal (job->progress with ctx->progress): the round and the share
+ *  of postconditions met, from 2 s after t0 (tc_now()), at most every 0.5 s (*last_print). */
+void tc_synth_progress(const syn_job *job, int round, double done, double t0, double *last_print);
+
+/** Can rounds.c run the job (SPREAD, FIFO, NPUs only, one link cost, tacos link model, no overlap inputs
+ *  or timetables, no stop, statistics only)?  tc_synth_ten_run then hands it over: the same result. */
+int tc_synth_rounds_ok(const syn_net *net, const syn_job *job);
+/** The job on rounds.c's engine (tc_synth_rounds_ok must hold). */
+tc_status tc_synth_rounds_run(const syn_net *net, const syn_job *job, syn_result *res);
 
 /** Run one synthesis.  Returns TC_ERR_NOMEM, TC_ERR_INTERNAL (stall: some postcondition unreachable),
  *  TC_ERR_LIMIT (the clock would pass SYN_TIME_MAX_PS), or the status of tc_sched_add. */

@@ -50,6 +50,9 @@
  * Threads (job->threads): large FIFO-mode runs match and take arrivals part by part on several threads
  *   and start the transfers on one, in the order one thread would (par_*, "Threads" below): the same
  *   transfers, byte for byte, on any number.
+ * Rounds: a statistics-only FIFO SPREAD run on NPUs whose links all cost the same (tc_synth_rounds_ok)
+ *   goes to rounds.c, which computes the same result node by node and round by round, tile by tile in the
+ *   cache (job->events keeps it here: the tests compare the two).
  * Limits: a stall (nothing in flight, postconditions left) returns TC_ERR_INTERNAL; callers check
  *   reachability first.
  * Trace, unidirectional ring 0->1->2, K = 1, all-gather: t=0 each link i->i+1 moves chunk i; at t=c node
@@ -257,6 +260,50 @@ tc_status tc_synth_net_mirror(const syn_net *a, const syn_net *b, int **map)
 }
 
 /* ------------------------------------------------------------------------------------------------ */
+/* Lists and claim bits (shared with rounds.c)                                                       */
+
+tc_status tc_synth_log_room(syn_log *L, size_t esz, int low, int64_t most)
+{
+    if (low > L->base && (low - L->base) * 4 >= L->cap) {
+        memmove(L->buf, (char *)L->buf + (size_t)(low - L->base) * esz, (size_t)(L->len - low) * esz);
+        L->base = low;
+        return TC_OK;
+    }
+    int64_t nc = L->cap ? 2 * (int64_t)L->cap : 16;
+    if (nc > most)
+        nc = most;
+    if (nc > INT32_MAX)
+        nc = INT32_MAX;
+    if (nc <= L->cap)
+        return TC_ERR_INTERNAL;
+    void *b = realloc(L->buf, (size_t)nc * esz);
+    if (!b)
+        return TC_ERR_NOMEM;
+    L->buf = b;
+    L->cap = (int)nc;
+    return TC_OK;
+}
+
+/* A zeroed claim bitset of `words` words.  Large ones ask for transparent huge pages (madvise: where the
+ * system grants them only on request): the matching reads it at random, and with 4 KiB pages nearly every
+ * read of a 200 MB bitset (200x200 all-gather) also misses the TLB. */
+#define CLAIM_HUGE_FROM ((size_t)8 << 20) /* bytes */
+uint64_t *tc_synth_claim_alloc(size_t words)
+{
+    const size_t bytes = words * sizeof(uint64_t);
+    if (bytes < CLAIM_HUGE_FROM)
+        return calloc(words, sizeof(uint64_t));
+    void *p = NULL;
+    if (posix_memalign(&p, (size_t)2 << 20, bytes))
+        return NULL;
+#ifdef MADV_HUGEPAGE
+    madvise(p, bytes, MADV_HUGEPAGE); /* advice only: without it, ordinary pages */
+#endif
+    memset(p, 0, bytes);
+    return p;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
 /* Engine                                                                                            */
 
 enum { L_READY = 0, L_BUSY = 1, L_SLEEP = 2, L_DEAD = 3, L_BLOCKED = 4, L_ROUTED = 5 /* idle link out of a tree vertex */ };
@@ -288,11 +335,6 @@ typedef struct tev {
 #endif
 #define TREE_PAIR_NPUS 8192 /* up to this many NPUs (a byte per pair, 64 MiB), TREE_PAIR_MAX holds */
 
-typedef struct syn_log {
-    void *buf;       /* entries [base, len) live in buf[0 .. len - base): uint16_t when chunk ids fit,
-                        else uint32_t (halves the memory traffic of the cursor scans) */
-    int base, len, cap;
-} syn_log;
 
 typedef struct eng {
     const syn_net *net;
@@ -389,25 +431,6 @@ static inline void set_claim(eng *e, int d, int c)
     e->claim[claim_at(e, d, c)] |= claim_bit(d, c);
 }
 
-/* A zeroed claim bitset of `words` words.  Large ones ask for transparent huge pages (madvise: where the
- * system grants them only on request): the matching reads it at random, and with 4 KiB pages nearly every
- * read of a 200 MB bitset (200x200 all-gather) also misses the TLB. */
-#define CLAIM_HUGE_FROM ((size_t)8 << 20) /* bytes */
-static uint64_t *claim_alloc(size_t words)
-{
-    const size_t bytes = words * sizeof(uint64_t);
-    if (bytes < CLAIM_HUGE_FROM)
-        return calloc(words, sizeof(uint64_t));
-    void *p = NULL;
-    if (posix_memalign(&p, (size_t)2 << 20, bytes))
-        return NULL;
-#ifdef MADV_HUGEPAGE
-    madvise(p, bytes, MADV_HUGEPAGE); /* advice only: without it, ordinary pages */
-#endif
-    memset(p, 0, bytes);
-    return p;
-}
-
 static inline uint64_t mix64(uint64_t x)
 {
     x += 0x9e3779b97f4a7c15ull;
@@ -444,42 +467,20 @@ static tc_status log_append(eng *e, int v, int c)
 {
     syn_log *L = &e->log[v];
     if (L->len - L->base == L->cap) {
-        int low = log_low_water(e, v);
-        if (low > L->base && (low - L->base) * 4 >= L->cap) {
-            memmove(L->buf, (char *)L->buf + (size_t)(low - L->base) * e->esz,
-                    (size_t)(L->len - low) * e->esz);
-            L->base = low;
-        } else {
-            /* an NPU holds each chunk once; a node switch a copy per in-link at most at a time */
-            const int64_t most = v < e->R ? (int64_t)e->C + 1
-                                          : (int64_t)e->C * (e->net->in_off[v + 1] - e->net->in_off[v]) + 1;
-            int64_t nc = L->cap ? 2 * (int64_t)L->cap : 16;
-            if (nc > most)
-                nc = most;
-            if (nc > INT32_MAX)
-                nc = INT32_MAX;
-            if (nc <= L->cap)
-                return TC_ERR_INTERNAL;
-            void *b = realloc(L->buf, (size_t)nc * e->esz);
-            if (!b)
-                return TC_ERR_NOMEM;
-            L->buf = b;
-            L->cap = nc;
-        }
+        /* an NPU holds each chunk once; a node switch a copy per in-link at most at a time */
+        const int64_t most = v < e->R ? (int64_t)e->C + 1
+                                      : (int64_t)e->C * (e->net->in_off[v + 1] - e->net->in_off[v]) + 1;
+        tc_status st = tc_synth_log_room(L, e->esz, log_low_water(e, v), most);
+        if (st)
+            return st;
     }
-    if (e->esz == 2)
-        ((uint16_t *)L->buf)[L->len - L->base] = (uint16_t)c;
-    else
-        ((uint32_t *)L->buf)[L->len - L->base] = (uint32_t)c;
-    L->len++;
+    tc_synth_log_put(L, e->esz, c);
     return TC_OK;
 }
 
 static inline int log_at(const eng *e, int v, int i)
 {
-    const syn_log *L = &e->log[v];
-    return e->esz == 2 ? (int)((const uint16_t *)L->buf)[i - L->base]
-                       : (int)((const uint32_t *)L->buf)[i - L->base];
+    return tc_synth_log_at(&e->log[v], e->esz, i);
 }
 
 /* A node switch's copy that a port sent: -1 in its list (lists of switch vertices take 4 bytes an entry). */
@@ -1811,21 +1812,26 @@ static void par_free(eng *e)
     e->par = NULL;
 }
 
-static void progress(eng *e)
+void tc_synth_progress(const syn_job *job, int round, double done, double t0, double *last_print)
 {
-    const syn_job *job = e->job;
     if (!job->progress || !job->ctx || !job->ctx->progress)
         return;
     double now = tc_now();
-    if (now - e->t0_wall < 2.0 || now - e->last_print < 0.5 || !isatty(2))
+    if (now - t0 < 2.0 || now - *last_print < 0.5 || !isatty(2))
         return;
-    e->last_print = now;
-    double total = job->mode == SYN_RELAY ? (double)(e->R - 1) * job->K : (double)e->R * e->C;
+    *last_print = now;
     /* the only output outside main(): a transient progress line on a terminal (see synth.h) */
     fprintf(stderr, "\rtacos: %s%sround %d, %.1f%% of postconditions, %.0f s   ", job->what ? job->what : "",
-            job->what && *job->what ? ", " : "", e->round,
-            100.0 * (1.0 - (double)e->remaining / (total > 0 ? total : 1)), now - e->t0_wall);
+            job->what && *job->what ? ", " : "", round, 100.0 * done, now - t0);
     fflush(stderr);
+}
+
+static void progress(eng *e)
+{
+    const syn_job *job = e->job;
+    double total = job->mode == SYN_RELAY ? (double)(e->R - 1) * job->K : (double)e->R * e->C;
+    tc_synth_progress(job, e->round, 1.0 - (double)e->remaining / (total > 0 ? total : 1), e->t0_wall,
+                      &e->last_print);
 }
 
 static void eng_free(eng *e)
@@ -1919,6 +1925,8 @@ int tc_synth_ten_fifo(const syn_net *net, const syn_job *job)
 
 tc_status tc_synth_ten_run(const syn_net *net, const syn_job *job, syn_result *res)
 {
+    if (!job->events && tc_synth_rounds_ok(net, job))
+        return tc_synth_rounds_run(net, job, res);
     eng E, *e = &E;
     memset(e, 0, sizeof *e);
     res->last_check = 0;
@@ -1991,7 +1999,7 @@ tc_status tc_synth_ten_run(const syn_net *net, const syn_job *job, syn_result *r
     } else {
         e->cursor = calloc((size_t)m + 1, sizeof *e->cursor);
         e->cnt = calloc((size_t)e->C + 1, sizeof *e->cnt);
-        e->claim = claim_alloc((CLAIM_NODE_MAJOR ? (size_t)n : (size_t)e->C) * e->W + 1);
+        e->claim = tc_synth_claim_alloc((CLAIM_NODE_MAJOR ? (size_t)n : (size_t)e->C) * e->W + 1);
         if (!e->cursor || !e->cnt || !e->claim)
             goto fail;
         if (n > e->R && !(e->tok = calloc((size_t)(n - e->R) * (size_t)e->C + 1, sizeof *e->tok)))

@@ -1,0 +1,522 @@
+/*
+ * rounds: ten.c's FIFO matching on networks whose links all cost the same, computed node by node and round
+ * by round in an order that keeps a band of nodes in the cache for several rounds: the same result as the
+ * event-driven engine, with a fraction of its memory traffic.
+ *
+ * Accepts: a SPREAD job in FIFO matching (tc_synth_ten_fifo) on NPUs only (no switch vertex), every link
+ *   of one cost (one cost group), the tacos link model (no hold), no release, block or timetables, no
+ *   early stop, statistics only (no rec, no out): tc_synth_rounds_ok says so.
+ * Returns: what tc_synth_ten_run returns for the same job: makespan, rounds and transfers, job->first_out,
+ *   the same errors (TC_ERR_INTERNAL on a stall, TC_ERR_LIMIT past the clock's range).
+ * Why it is the same: with one cost c every transfer starts at a multiple of c and every link is free again
+ *   at the next one, so ten.c's event time k c is round k, and in it each node d takes, over each of its
+ *   in-links l in CSR order, the first entry of the source's list from l's cursor that d has not claimed,
+ *   and claims it (a link asleep finds none: every entry past its cursor was claimed when it came; a link
+ *   ten.c skips is one of those).  The chunks d takes in round k arrive together at round k + 1 in that
+ *   order (one completion FIFO, filled in start order, and d's starts are made one after the other), and
+ *   are appended to d's list in it.  So round k at d reads only d's claim bits and in-link cursors and its
+ *   sources' lists as they stood after those sources' round k - 1; any order of (node, round) steps that
+ *   respects that gives the same lists, claims and transfers.
+ * Order: node v takes its round r = done[v] once every neighbour (in or out) has taken round r - 1 (done >=
+ *   r).  Neighbours are then never more than one round apart, so a reader of v's list at its round r sees
+ *   the whole list when done[v] == r and all but v's last round's entries (prev_len[v]) when done[v] ==
+ *   r + 1.  Nodes are swept in bands of consecutive ids (a mesh's rows): each band is advanced until none
+ *   of its nodes can go on or all reach the sweep's cap (BAND_ROUNDS more rounds a sweep) while its claim
+ *   rows and lists are in the cache.  ten.c visits every dirty node once per event time: at 200x200 its
+ *   claim bitset is 200 MB, each row reloaded every round.
+ * Cost: O(transfers + cursor steps) as ten.c, plus a neighbour test per node per pass.
+ * Trace, unidirectional ring 0->1->2, K = 1: nodes 0, 1, 2 take round 0 (0 gets chunk 2 from 2, 1 chunk 0,
+ *   2 chunk 1), then round 1 (0 gets 1, 1 gets 2, 2 gets 0): 6 transfers, 2 rounds, makespan 2c, as ten.c.
+ */
+#include "synth_int.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ROUNDS_MAX_IN 64 /* in-links per node (a pick each per round) */
+#define ROUNDS_MAX_THREADS 8
+#define TILE_MIN 4         /* a tile's side at least */
+#define PREFETCH_AHEAD 8   /* nodes: claim bits asked for this far ahead of the scan, list entries twice as far */
+#define PREFETCH_ENTRIES 3 /* list entries per cursor whose claim bits are asked for */
+/* A tile's rounds per sweep: half its side (its middle can rise about that far before its edges hold it),
+ * within these */
+#define TILE_ROUNDS_MIN 4
+#define TILE_ROUNDS_MAX 32
+#ifndef TILE_BYTES
+#define TILE_BYTES ((size_t)8 << 20) /* claim rows and lists per tile: about this many bytes */
+#endif
+#define TILE_LIST_BYTES 2048 /* a node's list, a guess (200x200 mesh: 2.3 KB on average) */
+
+typedef struct rn {
+    const syn_net *net;
+    const syn_job *job;
+    int n, C;
+    size_t W, esz;
+    uint64_t *claim;   /* node d has or is receiving chunk c: bit c & 63 of word d W + c / 64 */
+    syn_log *log;
+    int *cursor;       /* per link */
+    int *done;         /* per node: rounds taken */
+    int *prev_len;     /* per node: its list's length before its last round's entries */
+    int *need;         /* per node: chunks it has not claimed */
+    int *nb_off, *nb;  /* per node: its neighbours (sources of in-links, destinations of out-links) */
+    int64_t need_all;  /* chunks not claimed yet, all nodes (between phases) */
+} rn;
+
+/* A thread's tallies of one phase (merged after it). */
+typedef struct rn_w {
+    int64_t xfers;     /* transfers started */
+    int last_round;    /* the last round in which one started */
+    tc_status st;
+} rn_w;
+
+int tc_synth_rounds_ok(const syn_net *net, const syn_job *job)
+{
+    if (!(tc_synth_ten_fifo(net, job) && net->n_groups == 1 && !net->hold && net->n_npus == net->n &&
+          (job->n_ranks <= 0 || job->n_ranks == net->n) && !job->rec && !job->out && !job->release &&
+          !job->block && !job->busy_out && !job->stop))
+        return 0;
+    for (int v = 0; v < net->n; v++)
+        if (net->in_off[v + 1] - net->in_off[v] > ROUNDS_MAX_IN)
+            return 0;
+    return 1;
+}
+
+static inline int claimed(const rn *e, int d, int c)
+{
+    return (e->claim[(size_t)d * e->W + ((unsigned)c >> 6)] >> (c & 63)) & 1;
+}
+
+static inline void set_claim(rn *e, int d, int c)
+{
+    e->claim[(size_t)d * e->W + ((unsigned)c >> 6)] |= (uint64_t)1 << (c & 63);
+}
+
+static tc_status append(rn *e, int v, int c)
+{
+    syn_log *L = &e->log[v];
+    if (L->len - L->base == L->cap) {
+        const syn_net *net = e->net;
+        int low = L->len;
+        for (int k = net->out_off[v]; k < net->out_off[v + 1]; k++)
+            if (net->src[net->out_lk[k]] >= 0 && e->cursor[net->out_lk[k]] < low)
+                low = e->cursor[net->out_lk[k]];
+        tc_status st = tc_synth_log_room(L, e->esz, low, (int64_t)e->C + 1);
+        if (st)
+            return st;
+    }
+    tc_synth_log_put(L, e->esz, c);
+    return TC_OK;
+}
+
+/* Node d takes its round r = done[d] (its neighbours have taken round r - 1). */
+static tc_status step(rn *e, rn_w *w, int d)
+{
+    const syn_net *net = e->net;
+    const int r = e->done[d];
+    int pick[ROUNDS_MAX_IN], np = 0;
+    if (e->need[d] > 0) {
+        for (int k = net->in_off[d]; k < net->in_off[d + 1]; k++) {
+            const int l = net->in_lk[k], s = net->src[l];
+            if (s < 0)
+                continue;
+            const syn_log *L = &e->log[s];
+            const int lim = e->done[s] > r ? e->prev_len[s] : L->len;
+            int cur = e->cursor[l];
+            while (cur < lim && claimed(e, d, tc_synth_log_at(L, e->esz, cur)))
+                cur++;
+            e->cursor[l] = cur;
+            if (cur < lim) {
+                const int c = tc_synth_log_at(L, e->esz, cur);
+                set_claim(e, d, c);
+                pick[np++] = c;
+                if (e->job->first_out && s == (e->job->root >= 0 ? e->job->root : c / e->job->K)) {
+                    /* the earliest start from the owner (another thread's node may lower it too) */
+                    const int64_t t = (int64_t)r * net->group_cost[0];
+                    int64_t *f = &e->job->first_out[c], old = __atomic_load_n(f, __ATOMIC_RELAXED);
+                    while (t < old && !__atomic_compare_exchange_n(f, &old, t, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+                        ;
+                }
+            }
+        }
+        e->need[d] -= np;
+    }
+    e->prev_len[d] = e->log[d].len;
+    for (int i = 0; i < np; i++) {
+        tc_status st = append(e, d, pick[i]);
+        if (st)
+            return st;
+    }
+    if (np) {
+        w->xfers += np;
+        if (r > w->last_round)
+            w->last_round = r;
+    }
+    e->done[d] = r + 1;
+    return TC_OK;
+}
+
+/* Ask for the list entries at v's in-link cursors (stage 0) or for the claim bits of the first entries
+ * there (stage 1, once those entries are in the cache): the scans in step() wait on each load in turn,
+ * these let the processor fetch a few nodes' ahead meanwhile. */
+static inline void prefetch(const rn *e, int v, int stage)
+{
+    const syn_net *net = e->net;
+    for (int k = net->in_off[v]; k < net->in_off[v + 1]; k++) {
+        const int l = net->in_lk[k], s = net->src[l];
+        if (s < 0)
+            continue;
+        const syn_log *L = &e->log[s];
+        const int cur = e->cursor[l];
+        if (cur >= L->len)
+            continue;
+        if (!stage)
+            __builtin_prefetch((const char *)L->buf + (size_t)(cur - L->base) * e->esz);
+        else
+            for (int p = cur; p < L->len && p < cur + PREFETCH_ENTRIES; p++) {
+                const int c = tc_synth_log_at(L, e->esz, p);
+                __builtin_prefetch(&e->claim[(size_t)v * e->W + ((unsigned)c >> 6)]);
+            }
+    }
+}
+
+/* May v take its next round (every neighbour has taken the one before)? */
+static inline int ready(const rn *e, int v)
+{
+    const int r = e->done[v];
+    for (int k = e->nb_off[v]; k < e->nb_off[v + 1]; k++)
+        if (e->done[e->nb[k]] < r)
+            return 0;
+    return 1;
+}
+
+static tc_status neighbours(rn *e)
+{
+    const syn_net *net = e->net;
+    const int n = e->n;
+    if (!(e->nb_off = calloc((size_t)n + 1, sizeof *e->nb_off)) ||
+        !(e->nb = malloc(((size_t)net->in_off[n] + net->out_off[n] + 1) * sizeof *e->nb)))
+        return TC_ERR_NOMEM;
+    int k = 0;
+    for (int v = 0; v < n; v++) {
+        e->nb_off[v] = k;
+        for (int j = net->in_off[v]; j < net->in_off[v + 1]; j++)
+            if (net->src[net->in_lk[j]] >= 0)
+                e->nb[k++] = net->src[net->in_lk[j]];
+        for (int j = net->out_off[v]; j < net->out_off[v + 1]; j++)
+            if (net->dst[net->out_lk[j]] >= 0)
+                e->nb[k++] = net->dst[net->out_lk[j]];
+    }
+    e->nb_off[n] = k;
+    return TC_OK;
+}
+
+static void rn_free(rn *e)
+{
+    if (e->log)
+        for (int v = 0; v < e->n; v++)
+            free(e->log[v].buf);
+    free(e->log);
+    free(e->claim);
+    free(e->cursor);
+    free(e->done);
+    free(e->prev_len);
+    free(e->need);
+    free(e->nb_off);
+    free(e->nb);
+}
+
+/* The tiles of one sweep.  Node v sits at (v mod W, v / W) of a grid W wide (W: the stride most links
+ * span, a mesh's or torus's row; n when none stands out: a single row), cut into tiles of a x a (columns
+ * from off, off + a, ..., rows likewise; the first column and row of tiles may be narrower).  Tiles are
+ * coloured (column parity, row parity); tiles of one colour share no link unless the grid wraps (then
+ * threads = 1), so threads may advance them side by side. */
+typedef struct rn_tiles {
+    int W, H, nx, ny;
+    int *xs, *ys;      /* tile column i: x in [xs[i], xs[i + 1]); row j: y in [ys[j], ys[j + 1]) */
+    int *by_colour;    /* tile ids (j nx + i), colour by colour */
+    int col_off[5];    /* colour c: by_colour[col_off[c] .. col_off[c + 1]) */
+    int threads;
+} rn_tiles;
+
+static void tiles_free(rn_tiles *T)
+{
+    free(T->xs);
+    free(T->ys);
+    free(T->by_colour);
+}
+
+static int cuts(int len, int a, int off, int *out)
+{
+    int k = 0;
+    out[k++] = 0;
+    for (int x = off > 0 ? off : a; x < len; x += a)
+        out[k++] = x;
+    out[k] = len;
+    return k;
+}
+
+static inline int tile_of(const int *cut, int ncut, int x)
+{
+    int lo = 0, hi = ncut - 1;
+    while (lo < hi) { /* the last cut <= x */
+        const int mid = (lo + hi + 1) / 2;
+        if (cut[mid] <= x)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+static tc_status tiles_make(const rn *e, int W, int a, int off, int threads, rn_tiles *T)
+{
+    const syn_net *net = e->net;
+    memset(T, 0, sizeof *T);
+    T->W = W;
+    T->H = (e->n + W - 1) / W;
+    const int ax = a < W ? a : W, ay = a < T->H ? a : T->H, ox = off % ax, oy = off % ay;
+    T->xs = malloc(((size_t)W / ax + 3) * sizeof *T->xs);
+    T->ys = malloc(((size_t)T->H / ay + 3) * sizeof *T->ys);
+    if (!T->xs || !T->ys)
+        return TC_ERR_NOMEM;
+    T->nx = cuts(W, ax, ox, T->xs);
+    T->ny = cuts(T->H, ay, oy, T->ys);
+    if (!(T->by_colour = malloc(((size_t)T->nx * T->ny + 1) * sizeof *T->by_colour)))
+        return TC_ERR_NOMEM;
+    int k = 0;
+    for (int c = 0; c < 4; c++) {
+        T->col_off[c] = k;
+        for (int j = c >> 1; j < T->ny; j += 2)
+            for (int i = c & 1; i < T->nx; i += 2)
+                T->by_colour[k++] = j * T->nx + i;
+    }
+    T->col_off[4] = k;
+    T->threads = threads;
+    for (int l = 0; l < net->m && T->threads > 1; l++) {
+        const int u = net->src[l], v = net->dst[l];
+        if (u < 0)
+            continue;
+        const int iu = tile_of(T->xs, T->nx, u % W), ju = tile_of(T->ys, T->ny, u / W);
+        const int iv = tile_of(T->xs, T->nx, v % W), jv = tile_of(T->ys, T->ny, v / W);
+        if ((iu != iv || ju != jv) && (iu - iv) % 2 == 0 && (ju - jv) % 2 == 0)
+            T->threads = 1;
+    }
+    return TC_OK;
+}
+
+/* The grid's width: the difference |u - v| > 1 most links span, if a quarter of them do; else n. */
+static int grid_width(const rn *e)
+{
+    const syn_net *net = e->net;
+    const int n = e->n;
+    int *cnt = calloc((size_t)n + 1, sizeof *cnt), best = 0;
+    if (!cnt)
+        return n;
+    int m = 0;
+    for (int l = 0; l < net->m; l++) {
+        if (net->src[l] < 0)
+            continue;
+        m++;
+        const int d = abs(net->src[l] - net->dst[l]);
+        if (d > 1 && ++cnt[d] > cnt[best])
+            best = d;
+    }
+    const int W = best && cnt[best] * 4 >= m ? best : n;
+    free(cnt);
+    return W;
+}
+
+/* Advance the nodes of tile t as far as they can go, up to round cap, pass after pass (ready() decides;
+ * any order gives the same result, this one keeps a tile's memory in the cache). */
+static tc_status tile_advance(rn *e, rn_w *w, const rn_tiles *T, int t, int cap)
+{
+    const int pfa = PREFETCH_AHEAD, i = t % T->nx, j = t / T->nx;
+    const int x0 = T->xs[i], x1 = T->xs[i + 1], y0 = T->ys[j], y1 = T->ys[j + 1];
+    for (int moved = 1; moved;) {
+        moved = 0;
+        for (int y = y0; y < y1; y++) {
+            const int v0 = y * T->W + x0, v1 = y * T->W + x1 < e->n ? y * T->W + x1 : e->n;
+            for (int v = v0; v < v1; v++) {
+                if (v + 2 * pfa < v1 && e->need[v + 2 * pfa])
+                    prefetch(e, v + 2 * pfa, 0);
+                if (v + pfa < v1 && e->need[v + pfa])
+                    prefetch(e, v + pfa, 1);
+                while (e->done[v] < cap && ready(e, v)) {
+                    tc_status st = step(e, w, v);
+                    if (st)
+                        return st;
+                    moved = 1;
+                }
+            }
+        }
+    }
+    return TC_OK;
+}
+
+/* One phase: the tiles of one colour, on T->threads threads (tiles of a colour share no link, so no two
+ * threads touch one node's list, claims or cursors, nor read a list another thread writes). */
+typedef struct rn_phase {
+    rn *e;
+    const rn_tiles *T;
+    int colour, cap;
+    int next;          /* atomic: the next of the colour's tiles to take */
+    rn_w *w;
+} rn_phase;
+
+typedef struct rn_arg {
+    rn_phase *P;
+    int k;
+} rn_arg;
+
+static void *phase_worker(void *arg)
+{
+    const rn_arg *a = arg;
+    rn_phase *P = a->P;
+    const rn_tiles *T = P->T;
+    rn_w *w = &P->w[a->k];
+    for (;;) {
+        const int i = T->col_off[P->colour] + __atomic_fetch_add(&P->next, 1, __ATOMIC_RELAXED);
+        if (i >= T->col_off[P->colour + 1] || w->st)
+            return NULL;
+        w->st = tile_advance(P->e, w, T, T->by_colour[i], P->cap);
+    }
+}
+
+static tc_status phase_run(rn *e, const rn_tiles *T, int colour, int cap, rn_w *w)
+{
+    rn_phase P = {.e = e, .T = T, .colour = colour, .cap = cap, .next = 0, .w = w};
+    pthread_t th[ROUNDS_MAX_THREADS];
+    rn_arg arg[ROUNDS_MAX_THREADS];
+    int started = 1;
+    const int nth = T->col_off[colour + 1] - T->col_off[colour] > 1 ? T->threads : 1;
+    for (int k = 0; k < T->threads; k++) {
+        w[k].xfers = 0;
+        w[k].last_round = -1;
+        w[k].st = TC_OK;
+        arg[k] = (rn_arg){&P, k};
+    }
+    for (int k = 1; k < nth; k++) {
+        if (pthread_create(&th[k], NULL, phase_worker, &arg[k]))
+            break; /* fewer threads: the same result */
+        started++;
+    }
+    phase_worker(&arg[0]);
+    for (int k = 1; k < started; k++)
+        pthread_join(th[k], NULL);
+    for (int k = 0; k < T->threads; k++)
+        if (w[k].st)
+            return w[k].st;
+    return TC_OK;
+}
+
+tc_status tc_synth_rounds_run(const syn_net *net, const syn_job *job, syn_result *res)
+{
+    rn E, *e = &E;
+    rn_tiles TL[3];
+    memset(e, 0, sizeof *e);
+    memset(TL, 0, sizeof TL);
+    memset(res, 0, sizeof *res);
+    e->net = net;
+    e->job = job;
+    e->n = net->n;
+    e->C = job->n_chunks;
+    e->W = ((size_t)e->C + 63) / 64;
+    e->esz = e->C <= 65536 ? 2 : 4;
+    const int n = e->n, C = e->C;
+    tc_status st = TC_ERR_NOMEM;
+    e->log = calloc((size_t)n + 1, sizeof *e->log);
+    e->cursor = calloc((size_t)net->m + 1, sizeof *e->cursor);
+    e->done = calloc((size_t)n + 1, sizeof *e->done);
+    e->prev_len = calloc((size_t)n + 1, sizeof *e->prev_len);
+    e->need = malloc(((size_t)n + 1) * sizeof *e->need);
+    e->claim = tc_synth_claim_alloc((size_t)n * e->W + 1);
+    if (!e->log || !e->cursor || !e->done || !e->prev_len || !e->need || !e->claim || neighbours(e))
+        goto fail_tiles;
+    for (int v = 0; v < n; v++)
+        e->need[v] = C;
+    e->need_all = (int64_t)n * C;
+    for (int c = 0; c < C; c++) {
+        const int owner = job->root >= 0 ? job->root : c / job->K;
+        set_claim(e, owner, c);
+        e->need[owner]--;
+        e->need_all--;
+        if ((st = append(e, owner, c)))
+            goto fail_tiles;
+    }
+    st = TC_ERR_NOMEM;
+    for (int v = 0; v < n; v++)
+        e->prev_len[v] = e->log[v].len;
+    /* tiles of about TILE_BYTES of claim rows and lists */
+    const size_t node_bytes = e->W * sizeof(uint64_t) + TILE_LIST_BYTES;
+    int a = 1;
+    while ((size_t)(a + 1) * (a + 1) * node_bytes <= TILE_BYTES)
+        a++;
+    if (a < TILE_MIN)
+        a = TILE_MIN;
+    int W = grid_width(e);
+    if (W >= n) /* no grid: one row, tiles of a x a nodes */
+        a *= a;
+    if (job->rounds_band > 0)
+        a = job->rounds_band;
+    const int R = a / 2 < TILE_ROUNDS_MIN ? TILE_ROUNDS_MIN : a / 2 > TILE_ROUNDS_MAX ? TILE_ROUNDS_MAX : a / 2;
+    int threads = job->threads > 1 ? job->threads : 1;
+    if (threads > ROUNDS_MAX_THREADS)
+        threads = ROUNDS_MAX_THREADS;
+    for (int k = 0; k < 3; k++)
+        if ((st = tiles_make(e, W, a, k * a / 3, threads, &TL[k])))
+            goto fail_tiles;
+    const double t0 = tc_now();
+    double last_print = 0;
+    int cap = 0, last_round = -1;
+    int64_t n_xfers = 0;
+    for (int sweep = 0; e->need_all > 0; sweep++) {
+        cap += R;
+        /* the tiles move by a third of a tile each sweep: the nodes near a tile's edges, held back by the
+         * tiles not advanced yet, are inside a tile in one of the three sweeps */
+        const rn_tiles *T = &TL[sweep % 3];
+        for (int colour = 0; colour < 4; colour++) {
+            rn_w w[ROUNDS_MAX_THREADS];
+            if ((st = phase_run(e, T, colour, cap, w)))
+                goto fail_tiles;
+            for (int k = 0; k < T->threads; k++) {
+                n_xfers += w[k].xfers;
+                e->need_all -= w[k].xfers; /* a transfer is one chunk claimed by one NPU */
+                if (w[k].last_round > last_round)
+                    last_round = w[k].last_round;
+            }
+        }
+        int low = cap;
+        for (int v = 0; v < n; v++)
+            if (e->done[v] < low)
+                low = e->done[v];
+        /* every node has taken round low - 1; none started a transfer in it: nothing can start after it */
+        if (e->need_all > 0 && last_round < low - 1) {
+            st = TC_ERR_INTERNAL;
+            goto fail_tiles;
+        }
+        if ((int64_t)low * net->group_cost[0] > SYN_TIME_MAX_PS) {
+            st = TC_ERR_LIMIT;
+            goto fail_tiles;
+        }
+        tc_synth_progress(job, low, 1.0 - (double)e->need_all / ((double)n * C), t0, &last_print);
+    }
+    if (job->progress && job->ctx && job->ctx->progress && last_print > 0)
+        fprintf(stderr, "\r%60s\r", "");
+    res->makespan = (int64_t)(last_round + 1) * net->group_cost[0];
+    if (res->makespan > SYN_TIME_MAX_PS) {
+        st = TC_ERR_LIMIT;
+        goto fail_tiles;
+    }
+    res->rounds = last_round + 1;
+    res->n_xfers = n_xfers;
+    res->threads = TL[0].threads;
+    res->last_check = 0;
+    st = TC_OK;
+fail_tiles:
+    for (int k = 0; k < 3; k++)
+        tiles_free(&TL[k]);
+    rn_free(e);
+    return st;
+}
