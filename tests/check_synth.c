@@ -1539,15 +1539,21 @@ static tc_topo *one_cost_net(tc_rng *r, int shape, int *n_out)
 }
 
 /* A statistics-only SPREAD run: status, result and first sends (first[] filled here). */
+/* A stop at a clock: stop once t > *u. */
+static int stop_past(void *u, int64_t t)
+{
+    return t > *(const int64_t *)u;
+}
+
 static tc_status spread_stats(const syn_net *net, int n, int K, int root, int events, int threads, int band,
-                              int64_t *first, syn_result *res)
+                              const syn_stop *stop, int64_t *first, syn_result *res)
 {
     const int C = root >= 0 ? K : n * K;
     for (int c = 0; c < C; c++)
         first[c] = INT64_MAX;
     syn_job job = {.mode = SYN_SPREAD, .n_chunks = C, .n_ranks = n, .mcast = 1, .K = K, .root = root,
                    .match = TC_MATCH_BEST, .seed = 7, .first_out = first, .fifo_above = 1, .threads = threads,
-                   .events = events, .rounds_band = band};
+                   .events = events, .rounds_band = band, .stop = stop, .stop_offset = 1000};
     ck_assert_int_eq(tc_synth_rounds_ok(net, &job), 1); /* with events set the engine just does not ask */
     memset(res, 0, sizeof *res);
     return tc_synth_ten_run(net, &job, res);
@@ -1555,9 +1561,11 @@ static tc_status spread_stats(const syn_net *net, int n, int K, int root, int ev
 
 /* rounds.c against the event-driven engine on random one-cost networks (meshes, tori, rings, random
  * chords, one-way links that may leave a node unreachable), all-gathers of 1 to 3 chunks per rank and
- * broadcasts, on 1 to 3 threads and bands of 1 node up to all: the same status, makespan, rounds,
+ * broadcasts, on 1 to 3 threads and tiles of 1 node up to all: the same status, makespan, rounds,
  * transfers and first sends; on the one-way ring the closed forms (n - 1) K rounds (all-gather) and
- * n - 1 + K - 1 (broadcast); jobs with transfers kept, several costs or a stop stay on the event engine. */
+ * n - 1 + K - 1 (broadcast); on larger meshes and tori on 2 threads, also under a search's stop (stopped
+ * alike, last asked at the same clock); jobs with transfers kept, several costs or random matching stay on
+ * the event engine. */
 START_TEST(test_rounds_same_as_events)
 {
     const unsigned long seed = tu_seed();
@@ -1575,9 +1583,9 @@ START_TEST(test_rounds_same_as_events)
         const int C = root >= 0 ? K : n * K;
         int64_t *first[2] = {malloc((size_t)C * sizeof(int64_t)), malloc((size_t)C * sizeof(int64_t))};
         syn_result res[2];
-        const tc_status se = spread_stats(&net, n, K, root, 1, 0, 0, first[0], &res[0]);
+        const tc_status se = spread_stats(&net, n, K, root, 1, 0, 0, NULL, first[0], &res[0]);
         const int threads = 1 + (int)tc_rng_below(&r, 3), band = 1 + (int)tc_rng_below(&r, (uint64_t)n);
-        const tc_status sr = spread_stats(&net, n, K, root, 0, threads, band, first[1], &res[1]);
+        const tc_status sr = spread_stats(&net, n, K, root, 0, threads, band, NULL, first[1], &res[1]);
         ck_assert_msg(se == sr, "seed %lu it %d: events %s, rounds %s", seed, it, tc_status_str(se), tc_status_str(sr));
         ck_assert(se == TC_OK || (se == TC_ERR_INTERNAL && shape == 4));
         stalls += se != TC_OK;
@@ -1605,7 +1613,7 @@ START_TEST(test_rounds_same_as_events)
     /* a larger mesh (or torus) on several tiles of each colour, 2 threads side by side */
     for (int shape = 0; shape < 2; shape++) {
         tc_topo *t;
-        const int a = 20 + (int)tc_rng_below(&r, 12), b = 20 + (int)tc_rng_below(&r, 12), n = a * b;
+        const int a = 32 + (int)tc_rng_below(&r, 8), b = 32 + (int)tc_rng_below(&r, 8), n = a * b;
         char dims[32];
         snprintf(dims, sizeof dims, "%dx%d", a, b);
         tc_ctx ctx;
@@ -1615,16 +1623,35 @@ START_TEST(test_rounds_same_as_events)
         ck_assert_int_eq(tc_synth_net_build(t, shape, 4096, &net), TC_OK);
         int64_t *first[2] = {malloc((size_t)n * sizeof(int64_t)), malloc((size_t)n * sizeof(int64_t))};
         syn_result res[2];
-        ck_assert_int_eq(spread_stats(&net, n, 1, -1, 1, 0, 0, first[0], &res[0]), TC_OK);
+        ck_assert_int_eq(spread_stats(&net, n, 1, -1, 1, 0, 0, NULL, first[0], &res[0]), TC_OK);
         const int side = 3 + (int)tc_rng_below(&r, 8);
-        ck_assert_int_eq(spread_stats(&net, n, 1, -1, 0, 2, side, first[1], &res[1]), TC_OK);
+        ck_assert_int_eq(spread_stats(&net, n, 1, -1, 0, 2, side, NULL, first[1], &res[1]), TC_OK);
         ck_assert_msg(res[0].makespan == res[1].makespan && res[0].rounds == res[1].rounds &&
                           res[0].n_xfers == res[1].n_xfers && res[1].n_xfers == (int64_t)n * (n - 1),
                       "seed %lu: %s %s, tiles of %d: events %d rounds, rounds.c %d", seed, shape ? "torus" : "mesh",
                       dims, side, res[0].rounds, res[1].rounds);
         ck_assert(memcmp(first[0], first[1], (size_t)n * sizeof(int64_t)) == 0);
+        ck_assert_int_eq(res[0].last_check, res[1].last_check);
         if (!shape) /* a torus's wrap may join tiles of one colour: then one thread */
             ck_assert_int_eq(res[1].threads, 2);
+        /* on the mesh, a search's stop at clocks from before the first question (256 rounds) to past the
+         * end: stopped or not alike, asked last at the same clock (the mirror under a cut reads it) */
+        int stopped = 0;
+        for (int q = 0; q < 4 && !shape; q++) {
+            int64_t at = 1000 + (int64_t)((0.1 + 0.4 * q) * (double)res[0].makespan);
+            const syn_stop stop = {stop_past, &at};
+            syn_result x[2];
+            ck_assert_int_eq(spread_stats(&net, n, 1, -1, 1, 0, 0, &stop, first[0], &x[0]), TC_OK);
+            ck_assert_int_eq(spread_stats(&net, n, 1, -1, 0, 2, side, &stop, first[1], &x[1]), TC_OK);
+            ck_assert_msg(x[0].stopped == x[1].stopped && x[0].last_check == x[1].last_check,
+                          "seed %lu: stop past %lld ps: events stopped %d at %lld, rounds.c %d at %lld", seed,
+                          (long long)at, x[0].stopped, (long long)x[0].last_check, x[1].stopped,
+                          (long long)x[1].last_check);
+            if (!x[0].stopped)
+                ck_assert_int_eq(x[0].makespan, x[1].makespan);
+            stopped += x[0].stopped;
+        }
+        ck_assert(shape || (stopped > 0 && stopped < 4));
         free(first[0]);
         free(first[1]);
         tc_synth_net_free(&net);
@@ -1637,15 +1664,11 @@ START_TEST(test_rounds_same_as_events)
     ck_assert_int_eq(tc_synth_net_build(t, 0, 1024, &net), TC_OK);
     tc_sched *rec = NULL;
     ck_assert_int_eq(tc_sched_create(TC_COLL_ALLGATHER, n, 1, 1024, &rec), TC_OK);
-    syn_stop stop = {NULL, NULL};
     syn_job job = {.mode = SYN_SPREAD, .n_chunks = n, .n_ranks = n, .K = 1, .root = -1, .fifo_above = 1};
     ck_assert_int_eq(tc_synth_rounds_ok(&net, &job), 1);
     job.rec = rec;
     ck_assert_int_eq(tc_synth_rounds_ok(&net, &job), 0);
     job.rec = NULL;
-    job.stop = &stop;
-    ck_assert_int_eq(tc_synth_rounds_ok(&net, &job), 0);
-    job.stop = NULL;
     job.match = TC_MATCH_RANDOM;
     ck_assert_int_eq(tc_synth_rounds_ok(&net, &job), 0);
     job.match = TC_MATCH_BEST;

@@ -4,10 +4,11 @@
  * event-driven engine, with a fraction of its memory traffic.
  *
  * Accepts: a SPREAD job in FIFO matching (tc_synth_ten_fifo) on NPUs only (no switch vertex), every link
- *   of one cost (one cost group), the tacos link model (no hold), no release, block or timetables, no
- *   early stop, statistics only (no rec, no out): tc_synth_rounds_ok says so.
+ *   of one cost (one cost group), the tacos link model (no hold), no release, block or timetables,
+ *   statistics only (no rec, no out): tc_synth_rounds_ok says so.
  * Returns: what tc_synth_ten_run returns for the same job: makespan, rounds and transfers, job->first_out,
- *   the same errors (TC_ERR_INTERNAL on a stall, TC_ERR_LIMIT past the clock's range).
+ *   the same early stop and last_check (job->stop asked at the same clocks: ask_stop), the same errors
+ *   (TC_ERR_INTERNAL on a stall, TC_ERR_LIMIT past the clock's range).
  * Why it is the same: with one cost c every transfer starts at a multiple of c and every link is free again
  *   at the next one, so ten.c's event time k c is round k, and in it each node d takes, over each of its
  *   in-links l in CSR order, the first entry of the source's list from l's cursor that d has not claimed,
@@ -75,7 +76,7 @@ int tc_synth_rounds_ok(const syn_net *net, const syn_job *job)
 {
     if (!(tc_synth_ten_fifo(net, job) && net->n_groups == 1 && !net->hold && net->n_npus == net->n &&
           (job->n_ranks <= 0 || job->n_ranks == net->n) && !job->rec && !job->out && !job->release &&
-          !job->block && !job->busy_out && !job->stop))
+          !job->block && !job->busy_out))
         return 0;
     for (int v = 0; v < net->n; v++)
         if (net->in_off[v + 1] - net->in_off[v] > ROUNDS_MAX_IN)
@@ -411,6 +412,21 @@ static tc_status phase_run(rn *e, const rn_tiles *T, int colour, int cap, rn_w *
     return TC_OK;
 }
 
+/* ten.c asks job->stop after every SYN_STOP_EVERY-th event time, round k's end being event time k (k c): the
+ * same questions here for every such round up to `upto` (every node has passed it, or the run ends there),
+ * res->last_check set as ten.c sets it.  1: stopped (res->stopped set). */
+static int ask_stop(const syn_job *job, int64_t cost, int upto, int *next, syn_result *res)
+{
+    for (; *next <= upto; *next += SYN_STOP_EVERY) {
+        res->last_check = *next * cost;
+        if (job->stop && job->stop->fn(job->stop->u, job->stop_offset + *next * cost)) {
+            res->stopped = 1;
+            return 1;
+        }
+    }
+    return 0;
+}
+
 tc_status tc_synth_rounds_run(const syn_net *net, const syn_job *job, syn_result *res)
 {
     rn E, *e = &E;
@@ -448,22 +464,25 @@ tc_status tc_synth_rounds_run(const syn_net *net, const syn_job *job, syn_result
     st = TC_ERR_NOMEM;
     for (int v = 0; v < n; v++)
         e->prev_len[v] = e->log[v].len;
-    /* tiles of about TILE_BYTES of claim rows and lists */
+    /* tiles of about TILE_BYTES of claim rows and lists, shared among the threads' tiles; with threads,
+     * two tiles a thread in each colour at least, for the threads to share them out */
+    int threads = job->threads > 1 ? job->threads : 1;
+    if (threads > ROUNDS_MAX_THREADS)
+        threads = ROUNDS_MAX_THREADS;
     const size_t node_bytes = e->W * sizeof(uint64_t) + TILE_LIST_BYTES;
     int a = 1;
-    while ((size_t)(a + 1) * (a + 1) * node_bytes <= TILE_BYTES)
+    while ((size_t)(a + 1) * (a + 1) * node_bytes * threads <= TILE_BYTES)
         a++;
+    const int W = grid_width(e), H = (n + W - 1) / W;
+    while (threads > 1 && W < n && a > TILE_MIN && (int64_t)((W + a - 1) / a) * ((H + a - 1) / a) < 8 * threads)
+        a--;
     if (a < TILE_MIN)
         a = TILE_MIN;
-    int W = grid_width(e);
     if (W >= n) /* no grid: one row, tiles of a x a nodes */
         a *= a;
     if (job->rounds_band > 0)
         a = job->rounds_band;
     const int R = a / 2 < TILE_ROUNDS_MIN ? TILE_ROUNDS_MIN : a / 2 > TILE_ROUNDS_MAX ? TILE_ROUNDS_MAX : a / 2;
-    int threads = job->threads > 1 ? job->threads : 1;
-    if (threads > ROUNDS_MAX_THREADS)
-        threads = ROUNDS_MAX_THREADS;
     for (int k = 0; k < 3; k++)
         if ((st = tiles_make(e, W, a, k * a / 3, threads, &TL[k])))
             goto fail_tiles;
@@ -471,6 +490,8 @@ tc_status tc_synth_rounds_run(const syn_net *net, const syn_job *job, syn_result
     double last_print = 0;
     int cap = 0, last_round = -1;
     int64_t n_xfers = 0;
+    const int64_t cost = net->group_cost[0];
+    int next_check = SYN_STOP_EVERY;
     for (int sweep = 0; e->need_all > 0; sweep++) {
         cap += R;
         /* the tiles move by a third of a tile each sweep: the nodes near a tile's edges, held back by the
@@ -491,8 +512,14 @@ tc_status tc_synth_rounds_run(const syn_net *net, const syn_job *job, syn_result
         for (int v = 0; v < n; v++)
             if (e->done[v] < low)
                 low = e->done[v];
-        /* every node has taken round low - 1; none started a transfer in it: nothing can start after it */
-        if (e->need_all > 0 && last_round < low - 1) {
+        /* every node has taken round low - 1; none started a transfer in it: nothing can start after it
+         * (ten.c runs until the last arrival, round last_round + 1, asking the stop on its way) */
+        const int stall = e->need_all > 0 && last_round < low - 1;
+        if (ask_stop(job, cost, stall ? last_round + 1 : low, &next_check, res)) {
+            st = TC_OK;
+            goto fail_tiles;
+        }
+        if (stall) {
             st = TC_ERR_INTERNAL;
             goto fail_tiles;
         }
@@ -509,11 +536,12 @@ tc_status tc_synth_rounds_run(const syn_net *net, const syn_job *job, syn_result
         st = TC_ERR_LIMIT;
         goto fail_tiles;
     }
+    st = TC_OK;
+    if (ask_stop(job, cost, last_round + 1, &next_check, res))
+        goto fail_tiles;
     res->rounds = last_round + 1;
     res->n_xfers = n_xfers;
     res->threads = TL[0].threads;
-    res->last_check = 0;
-    st = TC_OK;
 fail_tiles:
     for (int k = 0; k < 3; k++)
         tiles_free(&TL[k]);

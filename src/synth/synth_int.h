@@ -133,6 +133,9 @@ typedef enum {
  * off there (routed copies keep no timetables).
  */
 
+/** The engines ask a search's stop (syn_stop) after every SYN_STOP_EVERY-th event time. */
+#define SYN_STOP_EVERY 256
+
 /** A search's early stop: fn(u, t) != 0 once a candidate's clock t (ps, whole collective) shows it cannot win. */
 typedef struct syn_stop {
     int (*fn)(void *u, int64_t t);

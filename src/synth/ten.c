@@ -335,7 +335,6 @@ typedef struct tev {
 #endif
 #define TREE_PAIR_NPUS 8192 /* up to this many NPUs (a byte per pair, 64 MiB), TREE_PAIR_MAX holds */
 
-
 typedef struct eng {
     const syn_net *net;
     const syn_job *job;
@@ -2123,7 +2122,7 @@ tc_status tc_synth_ten_run(const syn_net *net, const syn_job *job, syn_result *r
             if (st)
                 goto fail;
         }
-        if ((++iter & 255) == 0) {
+        if (++iter % SYN_STOP_EVERY == 0) {
             res->last_check = e->now;
             if (job->stop && job->stop->fn(job->stop->u, job->stop_offset + e->now)) {
                 res->stopped = 1;
