@@ -464,14 +464,15 @@ tc_status tc_synth_rounds_run(const syn_net *net, const syn_job *job, syn_result
     st = TC_ERR_NOMEM;
     for (int v = 0; v < n; v++)
         e->prev_len[v] = e->log[v].len;
-    /* tiles of about TILE_BYTES of claim rows and lists, shared among the threads' tiles; with threads,
-     * two tiles a thread in each colour at least, for the threads to share them out */
+    /* tiles of about TILE_BYTES of claim rows and lists (at 200x200 on 2 threads, sides 24, 34 and 48 took
+     * 178, 162-176 and 172 s); with threads, two tiles a thread in each colour at least, for the threads
+     * to share them out */
     int threads = job->threads > 1 ? job->threads : 1;
     if (threads > ROUNDS_MAX_THREADS)
         threads = ROUNDS_MAX_THREADS;
     const size_t node_bytes = e->W * sizeof(uint64_t) + TILE_LIST_BYTES;
     int a = 1;
-    while ((size_t)(a + 1) * (a + 1) * node_bytes * threads <= TILE_BYTES)
+    while ((size_t)(a + 1) * (a + 1) * node_bytes <= TILE_BYTES)
         a++;
     const int W = grid_width(e), H = (n + W - 1) / W;
     while (threads > 1 && W < n && a > TILE_MIN && (int64_t)((W + a - 1) / a) * ((H + a - 1) / a) < 8 * threads)
