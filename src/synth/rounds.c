@@ -1,6 +1,6 @@
 /*
  * rounds: ten.c's FIFO matching on networks whose links all cost the same, computed node by node and round
- * by round in an order that keeps a band of nodes in the cache for several rounds: the same result as the
+ * by round in an order that keeps a tile of nodes in the cache for several rounds: the same result as the
  * event-driven engine, with a fraction of its memory traffic.
  *
  * Accepts: a SPREAD job in FIFO matching (tc_synth_ten_fifo) on NPUs only (no switch vertex), every link
@@ -21,10 +21,16 @@
  * Order: node v takes its round r = done[v] once every neighbour (in or out) has taken round r - 1 (done >=
  *   r).  Neighbours are then never more than one round apart, so a reader of v's list at its round r sees
  *   the whole list when done[v] == r and all but v's last round's entries (prev_len[v]) when done[v] ==
- *   r + 1.  Nodes are swept in bands of consecutive ids (a mesh's rows): each band is advanced until none
- *   of its nodes can go on or all reach the sweep's cap (BAND_ROUNDS more rounds a sweep) while its claim
- *   rows and lists are in the cache.  ten.c visits every dirty node once per event time: at 200x200 its
- *   claim bitset is 200 MB, each row reloaded every round.
+ *   r + 1.  Nodes are swept in tiles (rn_tiles: a x a of a mesh's or torus's grid, runs of a^2 ids on other
+ *   networks), each advanced pass after pass up to a / 2 more rounds a sweep while its claim rows and
+ *   lists are in the cache; the cut moves by a third of a tile from sweep to sweep, so the nodes a tile's
+ *   edge held back are inside a tile in a later sweep (time skewing: with one fixed cut, or one shifted by
+ *   half a tile, a 2-D grid advances about 2 rounds a sweep whatever the tile; with three cuts, about a / 4).
+ *   ten.c instead visits every node once per event time: at 200x200 its claim bitset is 200 MB, each row
+ *   reloaded from memory every round.
+ * Threads: tiles of one colour (column and row parity) share no link on a grid that does not wrap, so
+ *   job->threads threads advance them side by side: no two threads touch one node's list, claims or
+ *   cursors, and no list is read while another thread writes it; which thread ran a tile never shows.
  * Cost: O(transfers + cursor steps) as ten.c, plus a neighbour test per node per pass.
  * Trace, unidirectional ring 0->1->2, K = 1: nodes 0, 1, 2 take round 0 (0 gets chunk 2 from 2, 1 chunk 0,
  *   2 chunk 1), then round 1 (0 gets 1, 1 gets 2, 2 gets 0): 6 transfers, 2 rounds, makespan 2c, as ten.c.
