@@ -1554,7 +1554,7 @@ static tc_status spread_stats(const syn_net *net, int n, int K, int root, int ev
         first[c] = INT64_MAX;
     syn_job job = {.mode = SYN_SPREAD, .n_chunks = C, .n_ranks = n, .mcast = 1, .K = K, .root = root,
                    .match = TC_MATCH_BEST, .seed = 7, .first_out = first, .fifo_above = 1, .threads = threads,
-                   .events = events, .rounds_band = band, .stop = stop, .stop_offset = 1000};
+                   .events = events, .rounds_tile = band, .stop = stop, .stop_offset = 1000};
     ck_assert_int_eq(tc_synth_rounds_ok(net, &job), 1); /* with events set the engine just does not ask */
     memset(res, 0, sizeof *res);
     return tc_synth_ten_run(net, &job, res);

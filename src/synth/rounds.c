@@ -487,8 +487,8 @@ tc_status tc_synth_rounds_run(const syn_net *net, const syn_job *job, syn_result
         a = TILE_MIN;
     if (W >= n) /* no grid: one row, tiles of a x a nodes */
         a *= a;
-    if (job->rounds_band > 0)
-        a = job->rounds_band;
+    if (job->rounds_tile > 0)
+        a = job->rounds_tile;
     const int R = a / 2 < TILE_ROUNDS_MIN ? TILE_ROUNDS_MIN : a / 2 > TILE_ROUNDS_MAX ? TILE_ROUNDS_MAX : a / 2;
     for (int k = 0; k < 3; k++)
         if ((st = tiles_make(e, W, a, k * a / 3, threads, &TL[k])))

@@ -177,7 +177,7 @@ typedef struct syn_job {
                            same result as 0: one thread, match by match (the reference) */
     const char *what;   /* phase name for the progress line */
     int events;         /* nonzero: the event-driven engine even where rounds.c could run the job (tests) */
-    int rounds_band;    /* rounds.c: nodes per band (0: its default; tests make them few) */
+    int rounds_tile;    /* rounds.c: a tile's side (a run of ids where no grid; 0: its own; tests: small) */
 } syn_job;
 
 typedef struct syn_result {
@@ -209,7 +209,8 @@ int tc_synth_ten_fifo(const syn_net *net, const syn_job *job);
 void tc_synth_progress(const syn_job *job, int round, double done, double t0, double *last_print);
 
 /** Can rounds.c run the job (SPREAD, FIFO, NPUs only, one link cost, tacos link model, no overlap inputs
- *  or timetables, no stop, statistics only)?  tc_synth_ten_run then hands it over: the same result. */
+ *  or timetables, statistics only; a stop is asked as ten.c asks it)?  tc_synth_ten_run then hands it
+ *  over: the same result. */
 int tc_synth_rounds_ok(const syn_net *net, const syn_job *job);
 /** The job on rounds.c's engine (tc_synth_rounds_ok must hold). */
 tc_status tc_synth_rounds_run(const syn_net *net, const syn_job *job, syn_result *res);
