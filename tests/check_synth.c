@@ -1538,8 +1538,8 @@ static tc_topo *one_cost_net(tc_rng *r, int shape, int *n_out)
     return t;
 }
 
-/* A stop at a clock: stop once t > *u. */
-static int stop_past(void *u, int64_t t)
+/* A search's cut (auto.c stop_fn): stop once the clock t passes *u (ps). */
+static int cut_fn(void *u, int64_t t)
 {
     return t > *(const int64_t *)u;
 }
@@ -1639,7 +1639,7 @@ START_TEST(test_rounds_same_as_events)
         int stopped = 0;
         for (int q = 0; q < 4 && !shape; q++) {
             int64_t at = 1000 + (int64_t)((0.1 + 0.4 * q) * (double)res[0].makespan);
-            const syn_stop stop = {stop_past, &at};
+            const syn_stop stop = {cut_fn, &at};
             syn_result x[2];
             ck_assert_int_eq(spread_stats(&net, n, 1, -1, 1, 0, 0, &stop, first[0], &x[0]), TC_OK);
             ck_assert_int_eq(spread_stats(&net, n, 1, -1, 0, 2, side, &stop, first[1], &x[1]), TC_OK);
@@ -1938,12 +1938,6 @@ START_TEST(test_mirror_same_plan)
     }
 }
 END_TEST
-
-/* A search's cut (auto.c stop_fn): stop once the clock passes cut_ps. */
-static int cut_fn(void *u, int64_t t)
-{
-    return t > *(const int64_t *)u;
-}
 
 /* Under a search's cut the mirrored all-reduce stops where the two phases run one by one stop (in the
  * reduce-scatter, in the all-gather, whose stop the mirror infers from the reduce-scatter's last asked
