@@ -1220,7 +1220,7 @@ START_TEST(test_calibrate_table)
     const tc_link_class *k = &c->classes[0];
     ck_assert_str_eq(k->name, "default");
     ck_assert_msg(k->n_at == 3, "%d points\n%s", k->n_at, text);
-    double med[3];
+    double med[3], rep[3][3], rmed[3];
     for (int z = 0; z < 3; z++) {
         const unsigned long S = 65536ul << z;
         ck_assert_msg(k->at_bytes[z] == (double)(S / 2), "point %d at %g bytes\n%s", z, k->at_bytes[z], text);
@@ -1235,7 +1235,32 @@ START_TEST(test_calibrate_table)
                       1e-9 / k->at_beta[z], bw);
         snprintf(line, sizeof line, "default    at %lu ", S / 2);
         ck_assert_msg(strstr(text, line), "%s\n%s", line, text);
+        /* every repetition's time in the order it ran, their median the size's */
+        const char *r = strstr(l, "; by repetition ");
+        ck_assert_msg(r && sscanf(r, "; by repetition %lf %lf %lf", &rep[z][0], &rep[z][1], &rep[z][2]) == 3, "%s",
+                      text);
+        const double *q = rep[z];
+        rmed[z] = fmax(fmin(q[0], q[1]), fmin(fmax(q[0], q[1]), q[2]));
+        ck_assert_msg(fabs(rmed[z] - med[z]) <= 0.051, "size %lu: median %.2f of the repetitions, %.1f written", S,
+                      rmed[z], med[z]);
     }
+    /* each repetition against the medians, recomputed from the times: the geometric mean over the sizes of
+     * its time over the size's median; the warning iff the slowest is more than 1.5x the fastest (a loaded
+     * machine may give either: the file must say which) */
+    const char *sp = strstr(text, "# each repetition against the medians (");
+    double spd[3], lo = INFINITY, hi = 0;
+    ck_assert_msg(sp && (sp = strstr(sp, "slower):")) && sscanf(sp, "slower): %lf %lf %lf", &spd[0], &spd[1], &spd[2]) == 3,
+                  "%s", text);
+    for (int i = 0; i < 3; i++) {
+        const double want = cbrt(rep[0][i] / rmed[0] * rep[1][i] / rmed[1] * rep[2][i] / rmed[2]);
+        ck_assert_msg(fabs(spd[i] - want) <= 2e-3 * want, "repetition %d: %.4f written, %.4f from its times\n%s", i,
+                      spd[i], want, text);
+        lo = fmin(lo, want);
+        hi = fmax(hi, want);
+    }
+    if (fabs(hi / lo - 1.5) > 0.01)
+        ck_assert_msg(!!strstr(text, "# warning: the repetitions took from ") == (hi > 1.5 * lo),
+                      "repetitions %.4f..%.4f apart %.3fx\n%s", lo, hi, hi / lo, text);
     calibrated_ring(topo, costs, plan);
     for (int z = 0; z < 3; z++) { /* the replay's median back, up to the file's 4 decimals */
         const double t = sim_us(plan, topo, costs, 65536ul << z);

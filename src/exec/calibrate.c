@@ -29,7 +29,9 @@
  *   15 MiB: on a loaded machine the difference of two noisy times went negative, and the replay, which
  *   does more per byte than MPI_Sendrecv, ran 2-6x slower than the file predicted.
  * Each measurement is repeated R times (default 7), after one untimed warm-up; the file gets the median
- * and, as comments, the spread (smallest and largest).  Rank 0 writes the file (stdout without -o); a
+ * and, as comments, the spread (smallest and largest), every replay repetition in the order it ran, and
+ * each repetition against the medians (CAL_DRIFT: a warning, here and on stderr, when the machine changed
+ * speed while the calibration ran).  Rank 0 writes the file (stdout without -o); a
  * regular file is written through a temporary file renamed into place.
  */
 #include "calibrate.h"
@@ -50,11 +52,25 @@
 
 #define PP_ITERS 200
 #define MAX_SIZES 24
+/* A calibration whose repetitions ran more than this far apart in speed (the slowest repetition's replay
+ * times over the fastest's, geometric mean over the sizes) is flagged: the machine changed speed while it
+ * ran.  On this project's 2-core VM, Open MPI's own 512 KiB MPI_Sendrecv between the two ranks ran at
+ * 72 us for 19 s, then 255-285 us for 65 s, then 74 us again (the host: nothing else ran in the
+ * guest): 3.7x, where the noise of a still machine moves one repetition by 1.1-1.3x. */
+#define CAL_DRIFT 1.5
 
 static int cmp_d(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
+}
+
+/* Decimals that give a bandwidth in GB/s six significant digits (four at least): a loaded machine's
+ * replay can run at 0.03 GB/s, where four decimals would move its price by 0.15%. */
+static int bw_prec(double gbps)
+{
+    int d = gbps > 0 ? 5 - (int)floor(log10(gbps)) : 4;
+    return d < 4 ? 4 : d > 12 ? 12 : d;
 }
 
 typedef struct stat3 {
@@ -233,7 +249,8 @@ static int usage(FILE *f, int rank)
               "(default 7) of I runs back to back (default 5, as tacos-run -n times them), and write a cost\n"
               "file (man 5 tacosc-costs) with the medians: a class line and a size table, one point\n"
               "'CLASS at S/N BANDWIDTH' per size; as comments the spread, each size's beta and the MPI\n"
-              "library's raw streaming.  --class names the class of ranks sharing memory (default\n"
+              "library's raw streaming, every repetition and a warning when the machine changed speed\n"
+              "while it ran.  --class names the class of ranks sharing memory (default\n"
               "\"default\"); across nodes the class is \"inter\".  --device cuda replays with the buffers on\n"
               "the GPU, as tacos-run --device cuda (default host).\n",
               f);
@@ -412,6 +429,15 @@ int tc_exec_calibrate_main(int argc, char **argv)
         stat3 sc[MAX_SIZES], sr[MAX_SIZES], sm[MAX_SIZES], rp[MAX_SIZES];
         double bz[MAX_SIZES], bs[MAX_SIZES], bmin = 0, bmax = 0;
         const int ring_steps = 2 * (n - 1); /* a ring all-reduce: 2(N-1) steps of S/N bytes */
+        /* each repetition's replay times in the order they ran (stats sorts them) */
+        double *byrep = malloc((size_t)reps * ((size_t)n_sizes + 1) * sizeof *byrep), *speed = byrep;
+        if (!byrep) {
+            fprintf(stderr, "tacos-run: error: out of memory\n");
+            MPI_Abort(comm, 1);
+        }
+        for (int z = 0; z < n_sizes; z++)
+            for (int i = 0; i < reps; i++)
+                byrep[(size_t)reps * (1 + (size_t)z) + (size_t)i] = STEP(3, z, i);
         for (int z = 0; z < n_sizes; z++) {
             sc[z] = stats(&STEP(0, z, 0), reps);
             sr[z] = stats(&STEP(1, z, 0), reps);
@@ -427,6 +453,26 @@ int tc_exec_calibrate_main(int argc, char **argv)
                 bmax = bz[z];
         }
         const double beta = sqrt(bmin * bmax); /* the largest relative error over the sizes, smallest */
+        /* the machine's speed per repetition: its replay times over the sizes' medians, their geometric mean
+         * (1: as the medians, 2: twice as slow).  The repetitions go round the sizes, so a machine that
+         * changes speed while the calibration runs shows here, where each size's median hides it. */
+        double s_lo = 0, s_hi = 0;
+        for (int i = 0; i < reps; i++) {
+            double l = 0;
+            for (int z = 0; z < n_sizes; z++)
+                l += log(byrep[(size_t)reps * (1 + (size_t)z) + (size_t)i] / rp[z].med);
+            speed[i] = exp(l / n_sizes);
+            if (i == 0 || speed[i] < s_lo)
+                s_lo = speed[i];
+            if (i == 0 || speed[i] > s_hi)
+                s_hi = speed[i];
+        }
+        const int drift = s_hi > CAL_DRIFT * s_lo;
+        if (drift)
+            fprintf(stderr, "tacos-run: warning: --calibrate: the repetitions took from %.2f to %.2f times the medians' "
+                            "time: the machine changed speed during the calibration (its load, or a VM's host), "
+                            "so the file prices no one moment of it; calibrate again while it holds "
+                            "still\n", s_lo, s_hi);
         char host[256] = "?";
         gethostname(host, sizeof host - 1);
         char tmp[4200];
@@ -459,23 +505,36 @@ int tc_exec_calibrate_main(int argc, char **argv)
                        "tacos-run's engine; per size S its median time (us) and beta(S) = (time / %d steps - alpha) / "
                        "(S/%d) as a bandwidth%s:\n",
                     n, ring_steps, n, cuda ? " (buffers on the GPU: --device cuda)" : "");
-            for (int z = 0; z < n_sizes; z++)
-                fprintf(f, "#   replay S %10llu: %.1f (%.1f..%.1f), %.4f GB/s\n", (unsigned long long)used[z],
-                        rp[z].med * 1e6, rp[z].lo * 1e6, rp[z].hi * 1e6, 1e-9 / bz[z]);
+            for (int z = 0; z < n_sizes; z++) {
+                fprintf(f, "#   replay S %10llu: %.1f (%.1f..%.1f), %.*f GB/s; by repetition", (unsigned long long)used[z],
+                        rp[z].med * 1e6, rp[z].lo * 1e6, rp[z].hi * 1e6, bw_prec(1e-9 / bz[z]), 1e-9 / bz[z]);
+                for (int i = 0; i < reps; i++)
+                    fprintf(f, " %.2f", byrep[(size_t)reps * (1 + (size_t)z) + (size_t)i] * 1e6);
+                fputc('\n', f);
+            }
             fprintf(f, "#   the class's beta: the geometric mean of the smallest and largest, %.4f GB/s (from %.4f to "
                        "%.4f: within %.0f%% of every size's)\n",
                     1e-9 / beta, 1e-9 / bmax, 1e-9 / bmin, 100 * (sqrt(bmax / bmin) - 1));
+            fprintf(f, "# each repetition against the medians (its replay times over them, geometric mean over the "
+                       "sizes; 1.25: 25%% slower):");
+            for (int i = 0; i < reps; i++)
+                fprintf(f, " %.4f", speed[i]);
+            fprintf(f, "\n");
+            if (drift)
+                fprintf(f, "# warning: the repetitions took from %.2f to %.2f times the medians' time (more than %.1fx "
+                           "apart): the machine changed speed during the calibration; calibrate again while it holds "
+                           "still\n", s_lo, s_hi, CAL_DRIFT);
             fprintf(f, "# the size table: beta(S) at the bytes of one replay step, S/%d (man 5 tacosc-costs: linear in "
                        "log2 of the bytes between points, the end points beyond); the class line scales links of their own beta\n", n);
             const char *names[3] = {cls, "intra", "inter"};
             const double alphas[3] = {a_cls, a_cls, ao.med};
             for (int c = 0; c < (nodes > 1 ? 3 : 1); c++) {
-                fprintf(f, "%-10s %.4f us %.4f GB/s%s\n", names[c], alphas[c] * 1e6, 1e-9 / beta,
+                fprintf(f, "%-10s %.4f us %.*f GB/s%s\n", names[c], alphas[c] * 1e6, bw_prec(1e-9 / beta), 1e-9 / beta,
                         c == 2 ? "   # the ring crosses nodes: its beta is the slowest hop's" : "");
                 for (int z = 0; z < n_sizes; z++)
                     if (z == 0 || used[z] / (uint64_t)n > used[z - 1] / (uint64_t)n)
-                        fprintf(f, "%-10s at %llu %.4f GB/s\n", names[c], (unsigned long long)(used[z] / (uint64_t)n),
-                                1e-9 / bz[z]);
+                        fprintf(f, "%-10s at %llu %.*f GB/s\n", names[c], (unsigned long long)(used[z] / (uint64_t)n),
+                                bw_prec(1e-9 / bz[z]), 1e-9 / bz[z]);
             }
             if (out) {
                 if (fclose(f) || rename(tmp, out)) {
@@ -486,6 +545,7 @@ int tc_exec_calibrate_main(int argc, char **argv)
                     fprintf(stderr, "tacos-run: wrote %s\n", out);
             }
         }
+        free(byrep);
     }
     MPI_Bcast(&rc, 1, MPI_INT, 0, comm);
 cleanup:

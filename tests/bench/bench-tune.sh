@@ -107,6 +107,12 @@ cross() {
 # all-reduce plan priced with it (tacos-run --topo --costs: the event model of tacosc sim) against
 # tacos-run's measured median of 3 launches, 1 MiB to 64 MiB: within 25% (issue 24).  CAL_NP ranks (default 2: more ranks than cores make both the
 # calibration and the replay measure the scheduler).
+# A trial is judged only when the machine held its speed through it: the MPI library's own streaming at
+# 1 MiB (MPI_Sendrecv, the calibration's comment; nothing of tacosc in it) measured before the calibration
+# and after each launch within 1.5x, and the calibration's repetitions not flagged as drifting.  On this
+# project's VM that streaming ran at 72 us for 19 s and then at 255-285 us for 65 s with nothing else
+# running in the VM (the host): no file priced before such a change can match launches after it.
+# Up to CAL_TRIALS trials (default 3); every trial's figures are printed.
 calibrate() {
     command -v mpirun >/dev/null && [ -x "${TACOSRUN:-./tacos-run}" ] || { echo "bench-tune: calibrate: skipped (no mpirun or tacos-run)"; return; }
     TR=${TACOSRUN:-./tacos-run}
@@ -115,33 +121,55 @@ calibrate() {
     mpirun --version 2>/dev/null | grep -q "Open MPI" && mr="$mr --oversubscribe" && [ "$(id -u)" -eq 0 ] && mr="$mr --allow-run-as-root"
     d="$tmp/cal"
     mkdir -p "$d"
-    echo "bench-tune: calibrate: load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null) on $(nproc 2>/dev/null) cores before calibrating"
-    OMPI_MCA_btl_vader_single_copy_mechanism=none $mr -np "$np" "$TR" --calibrate -o "$d/c.cost" 2>/dev/null
-    sed 's/^/bench-tune: calibrate: /' "$d/c.cost"
+    probe() { # the MPI library's copy step at 1 MiB, median of 3, us
+        OMPI_MCA_btl_vader_single_copy_mechanism=none $mr -np "$np" "$TR" --calibrate -b 1M -e 1M --reps 3 --iters 2 2>/dev/null |
+            sed -n 's/^#   S *1048576: copy \([0-9.]*\) .*/\1/p'
+    }
     $TACOSC topo fc "$np" -o "$d/fc.xml"
-    $TACOSC "$d/fc.xml" --costs "$d/c.cost" -c allreduce --algo ring --size 1M --target tacos-run -o "$d/ring.xml" -q
-    # tacos-run prices the plan itself (--topo, --costs: tacosc's event model, as tacosc sim) beside the
-    # measured time: columns 9 (in-place time) and 13 (predicted), both us.  Each launch starts at 512K, a
-    # row that is not checked: the first size a launch times is measured in its start-up transient (2-3.5x
-    # below the steady state here beside busy processes, 1.2-1.4x above it on a quiet 16-core GPU host),
-    # where the calibration times every size in the steady state
-    for k in 1 2 3; do
-        OMPI_MCA_btl_vader_single_copy_mechanism=none $mr -np "$np" "$TR" "$d/ring.xml" -b 512K -e 64M -f 2 -n 5 -w 1 -c 0 \
-            --mode in-place --topo "$d/fc.xml" --costs "$d/c.cost" 2>/dev/null | tee "$d/out$k" |
-            awk '!/^#/ && NF > 12 { print $1, $9, $13 }' >"$d/m$k"
-        grep "^# Measured / predicted" "$d/out$k" | sed "s/^# /bench-tune: calibrate: launch $k: /"
+    judged=0
+    trial=1
+    while [ $trial -le "${CAL_TRIALS:-3}" ] && [ $judged -eq 0 ]; do
+        echo "bench-tune: calibrate: trial $trial: load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null) on $(nproc 2>/dev/null) cores before calibrating"
+        probes=$(probe)
+        OMPI_MCA_btl_vader_single_copy_mechanism=none $mr -np "$np" "$TR" --calibrate -o "$d/c.cost" 2>/dev/null
+        sed 's/^/bench-tune: calibrate: /' "$d/c.cost"
+        $TACOSC "$d/fc.xml" --costs "$d/c.cost" -c allreduce --algo ring --size 1M --target tacos-run -o "$d/ring.xml" -q
+        # tacos-run prices the plan itself (--topo, --costs: tacosc's event model, as tacosc sim) beside the
+        # measured time: columns 9 (in-place time) and 13 (predicted), both us.  Each launch starts at 512K, a
+        # row that is not checked: the first size a launch times is measured in its start-up transient (2-3.5x
+        # below the steady state here beside busy processes, 1.2-1.4x above it on a quiet 16-core GPU host),
+        # where the calibration times every size in the steady state
+        for k in 1 2 3; do
+            OMPI_MCA_btl_vader_single_copy_mechanism=none $mr -np "$np" "$TR" "$d/ring.xml" -b 512K -e 64M -f 2 -n 5 -w 1 -c 0 \
+                --mode in-place --topo "$d/fc.xml" --costs "$d/c.cost" 2>/dev/null | tee "$d/out$k" |
+                awk '!/^#/ && NF > 12 { print $1, $9, $13 }' >"$d/m$k"
+            grep "^# Measured / predicted" "$d/out$k" | sed "s/^# /bench-tune: calibrate: launch $k: /"
+            probes="$probes $(probe)"
+        done
+        bad=0
+        for s in 1048576 2097152 4194304 8388608 16777216 33554432 67108864; do
+            all=$(for k in 1 2 3; do awk -v s=$s '$1 == s { print $2 }' "$d/m$k"; done)
+            med=$(echo "$all" | sort -g | sed -n 2p)
+            pred=$(awk -v s=$s '$1 == s { print $3 }' "$d/m1")
+            r=$(awk -v p="$pred" -v m="$med" 'BEGIN { printf "%.3f", p / m }')
+            ok=$(awk -v r="$r" 'BEGIN { print (r >= 0.75 && r <= 1.25) ? "within 25%" : "OFF" }')
+            [ "$ok" = "within 25%" ] || bad=1
+            echo "bench-tune: calibrate: ring all-reduce $s B on $np ranks: predicted $pred us, measured median $med us (launches" $all"), ratio $r: $ok"
+        done
+        still=$(echo $probes | awk '{ lo = hi = $1; for (i = 2; i <= NF; i++) { if ($i < lo) lo = $i; if ($i > hi) hi = $i }
+                                      print (NF == 4 && lo > 0 && hi <= 1.5 * lo) ? "yes" : "no" }')
+        drift=no
+        grep -q "^# warning: the repetitions took from" "$d/c.cost" && drift=yes
+        echo "bench-tune: calibrate: trial $trial: the MPI library's 1 MiB copy step before and after each launch:" $probes "us; calibration flagged as drifting: $drift"
+        if [ "$still" = yes ] && [ $drift = no ]; then
+            judged=1
+            [ $bad -eq 0 ] && echo "bench-tune: calibrate: every size within 25%" || { echo "bench-tune: calibrate: some sizes off by more than 25% (OFF above)"; short=1; }
+        else
+            echo "bench-tune: calibrate: trial $trial not judged: the machine changed speed during it"
+        fi
+        trial=$((trial + 1))
     done
-    bad=0
-    for s in 1048576 2097152 4194304 8388608 16777216 33554432 67108864; do
-        all=$(for k in 1 2 3; do awk -v s=$s '$1 == s { print $2 }' "$d/m$k"; done)
-        med=$(echo "$all" | sort -g | sed -n 2p)
-        pred=$(awk -v s=$s '$1 == s { print $3 }' "$d/m1")
-        r=$(awk -v p="$pred" -v m="$med" 'BEGIN { printf "%.3f", p / m }')
-        ok=$(awk -v r="$r" 'BEGIN { print (r >= 0.75 && r <= 1.25) ? "within 25%" : "OFF" }')
-        [ "$ok" = "within 25%" ] || bad=1
-        echo "bench-tune: calibrate: ring all-reduce $s B on $np ranks: predicted $pred us, measured median $med us (launches" $all"), ratio $r: $ok"
-    done
-    [ $bad -eq 0 ] && echo "bench-tune: calibrate: every size within 25%" || { echo "bench-tune: calibrate: some sizes off by more than 25% (OFF above)"; short=1; }
+    [ $judged -eq 1 ] || { echo "bench-tune: calibrate: not judged: the machine changed speed in every trial"; short=1; }
 }
 if [ "$BENCH_TUNE_ONLY" = calibrate ]; then
     calibrate
