@@ -108,11 +108,12 @@ cross() {
 # tacos-run's measured median of 3 launches, 1 MiB to 64 MiB: within 25% (issue 24).  CAL_NP ranks (default 2: more ranks than cores make both the
 # calibration and the replay measure the scheduler).
 # A trial is judged only when the machine held its speed through it: the MPI library's own streaming at
-# 1 MiB (MPI_Sendrecv, the calibration's comment; nothing of tacosc in it) measured before the calibration
-# and after each launch within 1.5x, and the calibration's repetitions not flagged as drifting.  On this
-# project's VM that streaming ran at 72 us for 19 s and then at 255-285 us for 65 s with nothing else
-# running in the VM (the host): no file priced before such a change can match launches after it.
-# Up to CAL_TRIALS trials (default 3); every trial's figures are printed.
+# 1 MiB (MPI_Sendrecv, the calibration's comment; nothing of tacosc in it) measured before the
+# calibration and after each launch within 1.8x (here 76-110 us in one stretch, 217-324 us in the
+# other), and the calibration's repetitions not flagged as drifting.  On this project's VM that
+# streaming ran at 72 us for 19 s and then at 255-285 us for 65 s with nothing else running in the VM
+# (the host): no file priced before such a change can match launches after it.  Up to CAL_TRIALS
+# trials (default 5); every trial's figures are printed.
 calibrate() {
     command -v mpirun >/dev/null && [ -x "${TACOSRUN:-./tacos-run}" ] || { echo "bench-tune: calibrate: skipped (no mpirun or tacos-run)"; return; }
     TR=${TACOSRUN:-./tacos-run}
@@ -128,7 +129,7 @@ calibrate() {
     $TACOSC topo fc "$np" -o "$d/fc.xml"
     judged=0
     trial=1
-    while [ $trial -le "${CAL_TRIALS:-3}" ] && [ $judged -eq 0 ]; do
+    while [ $trial -le "${CAL_TRIALS:-5}" ] && [ $judged -eq 0 ]; do
         echo "bench-tune: calibrate: trial $trial: load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null) on $(nproc 2>/dev/null) cores before calibrating"
         probes=$(probe)
         OMPI_MCA_btl_vader_single_copy_mechanism=none $mr -np "$np" "$TR" --calibrate -o "$d/c.cost" 2>/dev/null
@@ -157,7 +158,7 @@ calibrate() {
             echo "bench-tune: calibrate: ring all-reduce $s B on $np ranks: predicted $pred us, measured median $med us (launches" $all"), ratio $r: $ok"
         done
         still=$(echo $probes | awk '{ lo = hi = $1; for (i = 2; i <= NF; i++) { if ($i < lo) lo = $i; if ($i > hi) hi = $i }
-                                      print (NF == 4 && lo > 0 && hi <= 1.5 * lo) ? "yes" : "no" }')
+                                      print (NF == 4 && lo > 0 && hi <= 1.8 * lo) ? "yes" : "no" }')
         drift=no
         grep -q "^# warning: the repetitions took from" "$d/c.cost" && drift=yes
         echo "bench-tune: calibrate: trial $trial: the MPI library's 1 MiB copy step before and after each launch:" $probes "us; calibration flagged as drifting: $drift"
