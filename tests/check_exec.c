@@ -1262,7 +1262,7 @@ START_TEST(test_calibrate_table)
         ck_assert_msg(!!strstr(text, "# warning: the repetitions took from ") == (hi > 1.5 * lo),
                       "repetitions %.4f..%.4f apart %.3fx\n%s", lo, hi, hi / lo, text);
     calibrated_ring(topo, costs, plan);
-    for (int z = 0; z < 3; z++) { /* the replay's median back, up to the file's 4 decimals */
+    for (int z = 0; z < 3; z++) { /* the replay's median back, up to the file's six digits and 0.1 us */
         const double t = sim_us(plan, topo, costs, 65536ul << z);
         ck_assert_msg(fabs(t - med[z]) <= 2e-3 * med[z] + 0.01, "size %lu: sim %.3f us, replay median %.3f us\n%s",
                       65536ul << z, t, med[z], text);

@@ -429,7 +429,8 @@ int tc_exec_calibrate_main(int argc, char **argv)
         stat3 sc[MAX_SIZES], sr[MAX_SIZES], sm[MAX_SIZES], rp[MAX_SIZES];
         double bz[MAX_SIZES], bs[MAX_SIZES], bmin = 0, bmax = 0;
         const int ring_steps = 2 * (n - 1); /* a ring all-reduce: 2(N-1) steps of S/N bytes */
-        /* each repetition's replay times in the order they ran (stats sorts them) */
+        /* each repetition's replay times in the order they ran (stats sorts them), per size after the first
+         * reps slots, which get each repetition's speed (below) */
         double *byrep = malloc((size_t)reps * ((size_t)n_sizes + 1) * sizeof *byrep), *speed = byrep;
         if (!byrep) {
             fprintf(stderr, "tacos-run: error: out of memory\n");
