@@ -107,13 +107,13 @@ cross() {
 # all-reduce plan priced with it (tacos-run --topo --costs: the event model of tacosc sim) against
 # tacos-run's measured median of 3 launches, 1 MiB to 64 MiB: within 25% (issue 24).  CAL_NP ranks (default 2: more ranks than cores make both the
 # calibration and the replay measure the scheduler).
-# A trial is judged only when the machine held its speed through it: the MPI library's own streaming at
-# 1 MiB (MPI_Sendrecv, the calibration's comment; nothing of tacosc in it) measured before the
-# calibration and after each launch within 1.8x (here 76-110 us in one stretch, 217-324 us in the
-# other), and the calibration's repetitions not flagged as drifting.  On this project's VM that
-# streaming ran at 72 us for 19 s and then at 255-285 us for 65 s with nothing else running in the VM
-# (the host): no file priced before such a change can match launches after it.  Up to CAL_TRIALS
-# trials (default 5); every trial's figures are printed.
+# A trial is judged only when the machine ran at the calibration's speed through it: before the
+# calibration and after each launch a short calibration (one repetition, 2 runs a size: the same replay)
+# in its own job, each within 1.5x of the calibration's medians (geometric mean over 1M-64M), and the
+# calibration's repetitions not flagged as drifting.  This VM changes speed without load inside it:
+# Open MPI's own 512 KiB MPI_Sendrecv ran at 72 us for 19 s, then at 255-285 us for 65 s, and jobs
+# started half a second apart ran the replay at 300 or 650 us; no file priced in one such state can
+# match launches in the other.  Up to CAL_TRIALS trials (default 5); every trial's figures are printed.
 calibrate() {
     command -v mpirun >/dev/null && [ -x "${TACOSRUN:-./tacos-run}" ] || { echo "bench-tune: calibrate: skipped (no mpirun or tacos-run)"; return; }
     TR=${TACOSRUN:-./tacos-run}
@@ -122,17 +122,21 @@ calibrate() {
     mpirun --version 2>/dev/null | grep -q "Open MPI" && mr="$mr --oversubscribe" && [ "$(id -u)" -eq 0 ] && mr="$mr --allow-run-as-root"
     d="$tmp/cal"
     mkdir -p "$d"
-    probe() { # the MPI library's copy step at 1 MiB, median of 3, us
-        OMPI_MCA_btl_vader_single_copy_mechanism=none $mr -np "$np" "$TR" --calibrate -b 1M -e 1M --reps 3 --iters 2 2>/dev/null |
-            sed -n 's/^#   S *1048576: copy \([0-9.]*\) .*/\1/p'
+    brief() { # FILE: a short calibration in its own job (one repetition, 2 runs a size)
+        OMPI_MCA_btl_vader_single_copy_mechanism=none $mr -np "$np" "$TR" --calibrate --reps 1 --iters 2 -o "$1" 2>/dev/null
+    }
+    speed() { # FILE: its replay times over the calibration's medians, geometric mean over the sizes
+        cat "$1" "$d/c.cost" | awk '/^#   replay S/ { s = $4; sub(":", "", s); if (s in a) { l += log(a[s] / $5); n++ } else a[s] = $5 }
+                                    END { printf "%.3f", n ? exp(l / n) : 0 }'
     }
     $TACOSC topo fc "$np" -o "$d/fc.xml"
     judged=0
     trial=1
     while [ $trial -le "${CAL_TRIALS:-5}" ] && [ $judged -eq 0 ]; do
         echo "bench-tune: calibrate: trial $trial: load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null) on $(nproc 2>/dev/null) cores before calibrating"
-        probes=$(probe)
+        brief "$d/p0.cost"
         OMPI_MCA_btl_vader_single_copy_mechanism=none $mr -np "$np" "$TR" --calibrate -o "$d/c.cost" 2>/dev/null
+        probes=$(speed "$d/p0.cost")
         sed 's/^/bench-tune: calibrate: /' "$d/c.cost"
         $TACOSC "$d/fc.xml" --costs "$d/c.cost" -c allreduce --algo ring --size 1M --target tacos-run -o "$d/ring.xml" -q
         # tacos-run prices the plan itself (--topo, --costs: tacosc's event model, as tacosc sim) beside the
@@ -145,7 +149,8 @@ calibrate() {
                 --mode in-place --topo "$d/fc.xml" --costs "$d/c.cost" 2>/dev/null | tee "$d/out$k" |
                 awk '!/^#/ && NF > 12 { print $1, $9, $13 }' >"$d/m$k"
             grep "^# Measured / predicted" "$d/out$k" | sed "s/^# /bench-tune: calibrate: launch $k: /"
-            probes="$probes $(probe)"
+            brief "$d/p.cost"
+            probes="$probes $(speed "$d/p.cost")"
         done
         bad=0
         for s in 1048576 2097152 4194304 8388608 16777216 33554432 67108864; do
@@ -158,10 +163,10 @@ calibrate() {
             echo "bench-tune: calibrate: ring all-reduce $s B on $np ranks: predicted $pred us, measured median $med us (launches" $all"), ratio $r: $ok"
         done
         still=$(echo $probes | awk '{ lo = hi = $1; for (i = 2; i <= NF; i++) { if ($i < lo) lo = $i; if ($i > hi) hi = $i }
-                                      print (NF == 4 && lo > 0 && hi <= 1.8 * lo) ? "yes" : "no" }')
+                                      print (NF == 4 && lo >= 1 / 1.5 && hi <= 1.5) ? "yes" : "no" }')
         drift=no
         grep -q "^# warning: the repetitions took from" "$d/c.cost" && drift=yes
-        echo "bench-tune: calibrate: trial $trial: the MPI library's 1 MiB copy step before and after each launch:" $probes "us; calibration flagged as drifting: $drift"
+        echo "bench-tune: calibrate: trial $trial: short calibrations before it and after each launch against its medians:" $probes"; calibration flagged as drifting: $drift"
         if [ "$still" = yes ] && [ $drift = no ]; then
             judged=1
             [ $bad -eq 0 ] && echo "bench-tune: calibrate: every size within 25%" || { echo "bench-tune: calibrate: some sizes off by more than 25% (OFF above)"; short=1; }
