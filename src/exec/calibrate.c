@@ -28,7 +28,8 @@
  *   Earlier versions took beta from that raw streaming at 1 MiB and 16 MiB alone, (t(16 MiB) - t(1 MiB)) /
  *   15 MiB: on a loaded machine the difference of two noisy times went negative, and the replay, which
  *   does more per byte than MPI_Sendrecv, ran 2-6x slower than the file predicted.
- * Each measurement is repeated R times (default 7), after one untimed warm-up; the file gets the median
+ * Each measurement is repeated R times (default 7), after untimed warm-up (the replay: tacos-run's default
+ * 5 runs before each timing; the MPI streaming and ping-pong: one); the file gets the median
  * and, as comments, the spread (smallest and largest), every replay repetition in the order it ran, and
  * each repetition against the medians (CAL_DRIFT: a warning, here and on stderr, when the machine changed
  * speed while the calibration ran).  Rank 0 writes the file (stdout without -o); a
@@ -187,7 +188,9 @@ static void copy_path_free(copy_path *cp)
 }
 
 /* The ring all-reduce of `bytes` (rounded down to whole chunks) in place, as tacos-run times a size: one
- * engine and one set of buffers, one untimed warm-up run, then `reps` repetitions of `iters` runs back to
+ * engine and one set of buffers, tacos-run's default untimed warm-up runs (TC_EXEC_WARMUP_DEFAULT: with one,
+ * a launch timed the way tacos-run times by default ran its smallest sizes 10-25% faster than the file
+ * priced them), then `reps` repetitions of `iters` runs back to
  * back after a barrier (tacos-run -n: no barrier between them), each repetition the slowest rank's mean
  * run, into times[stride * i]; *used the bytes. */
 static tc_status copy_path_time(copy_path *cp, MPI_Comm comm, uint64_t bytes, int reps, int iters, double *times,
@@ -222,9 +225,10 @@ static tc_status copy_path_time(copy_path *cp, MPI_Comm comm, uint64_t bytes, in
     for (int i = -1; i < reps && !st; i++) {
         MPI_Barrier(comm);
         double t0 = MPI_Wtime();
-        for (int k = 0; k < (i < 0 ? 1 : iters) && !st; k++)
+        const int runs = i < 0 ? TC_EXEC_WARMUP_DEFAULT : iters;
+        for (int k = 0; k < runs && !st; k++)
             st = tc_exec_engine_run(eng, bufs);
-        double t = (MPI_Wtime() - t0) / (i < 0 ? 1 : iters), tmax = 0;
+        double t = (MPI_Wtime() - t0) / runs, tmax = 0;
         MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, comm);
         if (i >= 0)
             times[stride * (size_t)i] = tmax;
@@ -400,7 +404,7 @@ int tc_exec_calibrate_main(int argc, char **argv)
         fprintf(stderr, "tacos-run: error: --calibrate: cannot build the ring all-reduce replay (rank %d)\n", rank);
         MPI_Abort(comm, 1);
     }
-    /* the repetitions go round the sizes (each size an engine, a warm-up and I timed runs per round), so
+    /* the repetitions go round the sizes (each size an engine, warm-up runs and I timed runs per round), so
      * that every size's median spreads over the whole calibration: on a shared machine the load changes
      * by the second, and measuring one size after the other would give each size its own moment's load */
     for (int i = 0; i < reps; i++)

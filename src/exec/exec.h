@@ -18,6 +18,10 @@
 #include "tacos/msccl.h"
 #include "tacos/sparse.h"
 
+/** tacos-run's untimed runs before each size's timed ones (-w; nccl-tests' default too), which
+ *  --calibrate also runs before each of its timings, so that both time the same steady state. */
+#define TC_EXEC_WARMUP_DEFAULT 5
+
 /* ------------------------------------------------------------------------------------------------ */
 /* Data types and reduction operators                                                                */
 

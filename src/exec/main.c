@@ -162,7 +162,7 @@ static int parse_args(int argc, char **argv, opts *o, int print)
     o->minbytes = 32u << 20;
     o->factor = 2;
     o->iters = 20;
-    o->warmup = 5;
+    o->warmup = TC_EXEC_WARMUP_DEFAULT;
     o->timeout = 60;
     o->prepost = 2;
     o->idle_sleep = -1; /* automatic */
