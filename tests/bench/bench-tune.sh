@@ -114,7 +114,7 @@ cross() {
 # Open MPI's own 512 KiB MPI_Sendrecv ran at 72 us for 19 s, then at 255-285 us for 65 s, and jobs
 # started half a second apart ran the replay at 300 or 650 us; no file priced in one such state can
 # match launches in the other.  The probes miss some changes: in one judged trial here the launches ran
-# 1M-8M 1.3-1.7x faster than the calibration while every probe was within 1.25x of it.  Up to CAL_TRIALS
+# 1M-8M 1.3-1.7x faster than the calibration while every probe was within 1.3x of it.  Up to CAL_TRIALS
 # trials (default 5); every trial's figures are printed.
 calibrate() {
     command -v mpirun >/dev/null && [ -x "${TACOSRUN:-./tacos-run}" ] || { echo "bench-tune: calibrate: skipped (no mpirun or tacos-run)"; return; }
