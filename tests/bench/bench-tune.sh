@@ -146,7 +146,7 @@ calibrate() {
         # row that is not checked: the first size a launch times is measured in its start-up transient (2-3.5x
         # below the steady state here beside busy processes, 1.2-1.4x above it on a quiet 16-core GPU host),
         # where the calibration times every size in the steady state.  The launches time as tacos-run does by
-        # default (5 warm-up runs, then 20: nccl-tests' defaults): with 1 and 5 they ran 8-15% slower than
+        # default (5 warm-up runs, then 20: nccl-tests' defaults): with -w 1 -n 5 they ran 8-15% slower than
         # with its defaults (geometric mean over 1M-64M, 3 calibrations here), a fresh job's first runs being
         # slower than the steady state a calibration's repetitions reach
         for k in 1 2 3; do
