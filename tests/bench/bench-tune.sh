@@ -124,8 +124,11 @@ calibrate() {
     mpirun --version 2>/dev/null | grep -q "Open MPI" && mr="$mr --oversubscribe" && [ "$(id -u)" -eq 0 ] && mr="$mr --allow-run-as-root"
     d="$tmp/cal"
     mkdir -p "$d"
-    brief() { # FILE: a short calibration in its own job (3 repetitions, 2 runs a size)
-        OMPI_MCA_btl_vader_single_copy_mechanism=none $mr -np "$np" "$TR" --calibrate --reps 3 --iters 2 -o "$1" 2>/dev/null
+    calib() { # ARGS...: tacos-run --calibrate in its own job
+        OMPI_MCA_btl_vader_single_copy_mechanism=none $mr -np "$np" "$TR" --calibrate "$@" 2>/dev/null
+    }
+    brief() { # FILE: a short calibration (3 repetitions, 2 runs a size)
+        calib --reps 3 --iters 2 -o "$1"
     }
     speed() { # FILE: its replay times over the calibration's medians, geometric mean over the sizes
         cat "$1" "$d/c.cost" | awk '/^#   replay S/ { s = $4; sub(":", "", s); if (s in a) { l += log(a[s] / $5); n++ } else a[s] = $5 }
@@ -137,7 +140,7 @@ calibrate() {
     while [ $trial -le "${CAL_TRIALS:-5}" ] && [ $judged -eq 0 ]; do
         echo "bench-tune: calibrate: trial $trial: load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null) on $(nproc 2>/dev/null) cores before calibrating"
         brief "$d/p0.cost"
-        OMPI_MCA_btl_vader_single_copy_mechanism=none $mr -np "$np" "$TR" --calibrate -o "$d/c.cost" 2>/dev/null
+        calib -o "$d/c.cost"
         probes=$(speed "$d/p0.cost")
         sed 's/^/bench-tune: calibrate: /' "$d/c.cost"
         $TACOSC "$d/fc.xml" --costs "$d/c.cost" -c allreduce --algo ring --size 1M --target tacos-run -o "$d/ring.xml" -q
