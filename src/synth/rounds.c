@@ -22,8 +22,8 @@
  *   r).  Neighbours are then never more than one round apart, so a reader of v's list at its round r sees
  *   the whole list when done[v] == r and all but v's last round's entries (prev_len[v]) when done[v] ==
  *   r + 1.  Nodes are swept in tiles (rn_tiles: a x a of a mesh's or torus's grid, runs of a^2 ids on other
- *   networks), each advanced pass after pass up to a / 2 more rounds a sweep while its claim rows and
- *   lists are in the cache; the cut moves by a third of a tile from sweep to sweep, so the nodes a tile's
+ *   networks), each advanced up to a / 2 more rounds a sweep (a work list of its nodes that may take a
+ *   round: tile_advance) while its claim rows and lists are in the cache; the cut moves by a third of a tile from sweep to sweep, so the nodes a tile's
  *   edge held back are inside a tile in a later sweep (time skewing: with one fixed cut, or one shifted by
  *   half a tile, a 2-D grid advances about 2 rounds a sweep whatever the tile; with three cuts, about a / 4).
  *   ten.c instead visits every node once per event time: at 200x200 its claim bitset is 200 MB, each row
@@ -31,7 +31,9 @@
  * Threads: tiles of one colour (column and row parity) share no link on a grid that does not wrap, so
  *   job->threads threads advance them side by side: no two threads touch one node's list, claims or
  *   cursors, and no list is read while another thread writes it; which thread ran a tile never shows.
- * Cost: O(transfers + cursor steps) as ten.c, plus a neighbour test per node per pass.
+ * Labels: the lists and claim rows hold a chunk's slot, not its number (slots_make): on a grid, chunks of
+ *   nearby owners share a cache line of the claim row.
+ * Cost: O(transfers + cursor steps) as ten.c, plus a neighbour test per node per visit.
  * Trace, unidirectional ring 0->1->2, K = 1: nodes 0, 1, 2 take round 0 (0 gets chunk 2 from 2, 1 chunk 0,
  *   2 chunk 1), then round 1 (0 gets 1, 1 gets 2, 2 gets 0): 6 transfers, 2 rounds, makespan 2c, as ten.c.
  */
@@ -52,7 +54,7 @@
 #define TILE_ROUNDS_MIN 4
 #define TILE_ROUNDS_MAX 32
 #ifndef TILE_BYTES
-#define TILE_BYTES ((size_t)8 << 20) /* claim rows and lists per tile: about this many bytes */
+#define TILE_BYTES ((size_t)24 << 20) /* claim rows and lists per tile: about this many bytes */
 #endif
 #define TILE_LIST_BYTES 2048 /* a node's list, a guess (200x200 mesh: 2.3 KB on average) */
 
@@ -68,6 +70,11 @@ typedef struct rn {
     int *prev_len;     /* per node: its list's length before its last round's entries */
     int *need;         /* per node: chunks it has not claimed */
     int *nb_off, *nb;  /* per node: its neighbours (sources of in-links, destinations of out-links) */
+    int *slot;         /* per chunk: its label in the lists and its claim bit (slots_make) */
+    int *chunk;        /* per slot: the chunk (first_out only) */
+    unsigned char *inq; /* per node: 0 outside the tile being advanced, 1 in it, 2 in its queue */
+    int *queue[ROUNDS_MAX_THREADS]; /* per thread: tile_advance's work list (qcap entries) */
+    int qcap;
     int64_t need_all;  /* chunks not claimed yet, all nodes (between phases) */
 } rn;
 
@@ -133,19 +140,20 @@ static tc_status step(rn *e, rn_w *w, int d)
             int cur = e->cursor[l];
             while (cur < lim && claimed(e, d, tc_synth_log_at(L, e->esz, cur)))
                 cur++;
-            e->cursor[l] = cur;
             if (cur < lim) {
                 const int c = tc_synth_log_at(L, e->esz, cur);
                 set_claim(e, d, c);
+                cur++; /* claimed now: the next round's scan would step over it */
                 pick[np++] = c;
-                if (e->job->first_out && s == (e->job->root >= 0 ? e->job->root : c / e->job->K)) {
+                if (e->job->first_out && s == (e->job->root >= 0 ? e->job->root : e->chunk[c] / e->job->K)) {
                     /* the earliest start from the owner (another thread's node may lower it too) */
                     const int64_t t = (int64_t)r * net->group_cost[0];
-                    int64_t *f = &e->job->first_out[c], old = __atomic_load_n(f, __ATOMIC_RELAXED);
+                    int64_t *f = &e->job->first_out[e->chunk[c]], old = __atomic_load_n(f, __ATOMIC_RELAXED);
                     while (t < old && !__atomic_compare_exchange_n(f, &old, t, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
                         ;
                 }
             }
+            e->cursor[l] = cur;
         }
         e->need[d] -= np;
     }
@@ -214,6 +222,17 @@ static tc_status neighbours(rn *e)
         for (int j = net->out_off[v]; j < net->out_off[v + 1]; j++)
             if (net->dst[net->out_lk[j]] >= 0)
                 e->nb[k++] = net->dst[net->out_lk[j]];
+        /* each neighbour once (a bidirectional link is an in- and an out-link): ready() tests them all on
+         * every pass */
+        int u = e->nb_off[v];
+        for (int i = e->nb_off[v]; i < k; i++) {
+            int seen = 0;
+            for (int h = e->nb_off[v]; h < u && !seen; h++)
+                seen = e->nb[h] == e->nb[i];
+            if (!seen)
+                e->nb[u++] = e->nb[i];
+        }
+        k = u;
     }
     e->nb_off[n] = k;
     return TC_OK;
@@ -232,6 +251,48 @@ static void rn_free(rn *e)
     free(e->need);
     free(e->nb_off);
     free(e->nb);
+    free(e->slot);
+    free(e->chunk);
+    free(e->inq);
+    for (int k = 0; k < ROUNDS_MAX_THREADS; k++)
+        free(e->queue[k]);
+}
+
+/* Claim slots.  A node's scans test the chunks near its in-links' cursors, which on a grid come from
+ * owners near one another (a chunk's wave front); numbered by owner row by row, two owners one row apart
+ * are W bits apart, so every test loads another cache line of the node's claim row.  So the lists and
+ * claim rows label a chunk by its slot: owners in blocks of SLOT_BLOCK x SLOT_BLOCK (row-major inside a
+ * block, blocks row-major; edge blocks narrower), an owner's K chunks side by side; a one-to-one relabeling,
+ * so the same transfers, and the slots number 0 .. C - 1 as the chunks do.  Broadcast (one owner) or no
+ * grid: slot = chunk.  140x140 all-gather, stats only, one thread: 37.0 and 35.7 s with chunk numbers,
+ * 31.5 and 32.0 s with slots (runs interleaved); of each node's last 8 claim lines, a test hit one 72% of
+ * the time with chunk numbers, 91% with slots (100x100). */
+#ifndef SLOT_BLOCK
+#define SLOT_BLOCK 16
+#endif
+
+static tc_status slots_make(rn *e, int W)
+{
+    const syn_job *job = e->job;
+    const int C = e->C, K = job->K, n = e->n;
+    if (!(e->slot = malloc(((size_t)C + 1) * sizeof *e->slot)) ||
+        !(e->chunk = malloc(((size_t)C + 1) * sizeof *e->chunk)))
+        return TC_ERR_NOMEM;
+    int next = 0;
+    if (job->root < 0 && W < n && K > 0 && (int64_t)n * K == C) {
+        const int H = (n + W - 1) / W, B = SLOT_BLOCK;
+        for (int by = 0; by < H; by += B)
+            for (int bx = 0; bx < W; bx += B)
+                for (int y = by; y < by + B && y < H; y++)
+                    for (int x = bx; x < bx + B && x < W && y * W + x < n; x++)
+                        for (int k = 0; k < K; k++)
+                            e->slot[(y * W + x) * K + k] = next++;
+    } else
+        for (; next < C; next++)
+            e->slot[next] = next;
+    for (int c = 0; c < C; c++)
+        e->chunk[e->slot[c]] = c;
+    return TC_OK;
 }
 
 /* The tiles of one sweep.  Node v sits at (v mod W, v / W) of a grid W wide (W: the stride most links
@@ -335,31 +396,60 @@ static int grid_width(const rn *e)
     return W;
 }
 
-/* Advance the nodes of tile t as far as they can go, up to round cap, pass after pass (ready() decides;
- * any order gives the same result, this one keeps a tile's memory in the cache). */
-static tc_status tile_advance(rn *e, rn_w *w, const rn_tiles *T, int t, int cap)
+/* Advance the nodes of tile t as far as they can go, up to round cap (ready() decides; any order gives the
+ * same result).  A work list, first in first out, of the tile's nodes that may take a round: all of them,
+ * row by row, at first; then a node whose neighbour took rounds and is no longer behind it.  A pass over
+ * the whole tile per round instead visited each node 3.5 times per round taken (100x100 all-gather), most
+ * of them to find it blocked, with its prefetches. */
+static tc_status tile_advance(rn *e, rn_w *w, int *q, const rn_tiles *T, int t, int cap)
 {
-    const int pfa = PREFETCH_AHEAD, i = t % T->nx, j = t / T->nx;
+    const int pfa = PREFETCH_AHEAD, i = t % T->nx, j = t / T->nx, qn = e->qcap;
     const int x0 = T->xs[i], x1 = T->xs[i + 1], y0 = T->ys[j], y1 = T->ys[j + 1];
-    for (int moved = 1; moved;) {
-        moved = 0;
-        for (int y = y0; y < y1; y++) {
-            const int v0 = y * T->W + x0, v1 = y * T->W + x1 < e->n ? y * T->W + x1 : e->n;
-            for (int v = v0; v < v1; v++) {
-                if (v + 2 * pfa < v1 && e->need[v + 2 * pfa])
-                    prefetch(e, v + 2 * pfa, 0);
-                if (v + pfa < v1 && e->need[v + pfa])
-                    prefetch(e, v + pfa, 1);
-                while (e->done[v] < cap && ready(e, v)) {
-                    tc_status st = step(e, w, v);
-                    if (st)
-                        return st;
-                    moved = 1;
-                }
+    int head = 0, len = 0;
+    for (int y = y0; y < y1; y++) {
+        const int v1 = y * T->W + x1 < e->n ? y * T->W + x1 : e->n;
+        for (int v = y * T->W + x0; v < v1; v++) {
+            e->inq[v] = 1;
+            if (e->done[v] < cap) {
+                e->inq[v] = 2;
+                q[len++] = v;
             }
         }
     }
-    return TC_OK;
+    tc_status st = TC_OK;
+    while (len > 0) {
+        if (len > 2 * pfa && e->need[q[(head + 2 * pfa) % qn]])
+            prefetch(e, q[(head + 2 * pfa) % qn], 0);
+        if (len > pfa && e->need[q[(head + pfa) % qn]])
+            prefetch(e, q[(head + pfa) % qn], 1);
+        const int v = q[head];
+        head = (head + 1) % qn;
+        len--;
+        e->inq[v] = 1;
+        int moved = 0;
+        while (e->done[v] < cap && ready(e, v)) {
+            if ((st = step(e, w, v)))
+                goto out;
+            moved = 1;
+        }
+        if (!moved)
+            continue;
+        for (int k = e->nb_off[v]; k < e->nb_off[v + 1]; k++) {
+            const int u = e->nb[k];
+            /* u waits for v no longer (v is not behind it): it may take a round now */
+            if (e->inq[u] == 1 && e->done[u] < cap && e->done[u] <= e->done[v]) {
+                e->inq[u] = 2;
+                q[(head + len++) % qn] = u;
+            }
+        }
+    }
+out:
+    for (int y = y0; y < y1; y++) {
+        const int v1 = y * T->W + x1 < e->n ? y * T->W + x1 : e->n;
+        for (int v = y * T->W + x0; v < v1; v++)
+            e->inq[v] = 0;
+    }
+    return st;
 }
 
 /* One phase: the tiles of one colour, on T->threads threads (tiles of a colour share no link, so no two
@@ -387,7 +477,7 @@ static void *phase_worker(void *arg)
         const int i = T->col_off[P->colour] + __atomic_fetch_add(&P->next, 1, __ATOMIC_RELAXED);
         if (i >= T->col_off[P->colour + 1] || w->st)
             return NULL;
-        w->st = tile_advance(P->e, w, T, T->by_colour[i], P->cap);
+        w->st = tile_advance(P->e, w, P->e->queue[a->k], T, T->by_colour[i], P->cap);
     }
 }
 
@@ -454,25 +544,30 @@ tc_status tc_synth_rounds_run(const syn_net *net, const syn_job *job, syn_result
     e->prev_len = calloc((size_t)n + 1, sizeof *e->prev_len);
     e->need = malloc(((size_t)n + 1) * sizeof *e->need);
     e->claim = tc_synth_claim_alloc((size_t)n * e->W + 1);
-    if (!e->log || !e->cursor || !e->done || !e->prev_len || !e->need || !e->claim || neighbours(e))
+    const int W = grid_width(e), H = (n + W - 1) / W;
+    if (!e->log || !e->cursor || !e->done || !e->prev_len || !e->need || !e->claim || neighbours(e) ||
+        slots_make(e, W))
         goto fail_tiles;
     for (int v = 0; v < n; v++)
         e->need[v] = C;
     e->need_all = (int64_t)n * C;
     for (int c = 0; c < C; c++) {
         const int owner = job->root >= 0 ? job->root : c / job->K;
-        set_claim(e, owner, c);
+        set_claim(e, owner, e->slot[c]);
         e->need[owner]--;
         e->need_all--;
-        if ((st = append(e, owner, c)))
+        if ((st = append(e, owner, e->slot[c])))
             goto fail_tiles;
     }
     st = TC_ERR_NOMEM;
     for (int v = 0; v < n; v++)
         e->prev_len[v] = e->log[v].len;
-    /* tiles of about TILE_BYTES of claim rows and lists (at 200x200 on 2 threads, sides 24, 34 and 48 took
-     * 178, 162-176 and 172 s); with threads, two tiles a thread in each colour at least, for the threads
-     * to share them out */
+    /* tiles of about TILE_BYTES of claim rows and lists.  A node's scans touch a few lines of its row (the
+     * slots), not all of it, so a tile may hold more rows than the cache (this machine: 19 ns a load up to
+     * 2 MB, 140-230 ns from 4 MB).  At 200x200 on 2 threads: 149 s before slots and work lists (8 MB, side
+     * 34), 108 s with them at 16 MB (side 48), 95 s at 24 MB (side 58); a model of a 2 MB cache (slots,
+     * passes) counted 0.72, 0.60, 0.54 and 0.53 misses per transfer at sides 34, 48, 56 and 64.  With
+     * threads, two tiles a thread in each colour at least, for the threads to share them out */
     int threads = job->threads > 1 ? job->threads : 1;
     if (threads > ROUNDS_MAX_THREADS)
         threads = ROUNDS_MAX_THREADS;
@@ -480,7 +575,6 @@ tc_status tc_synth_rounds_run(const syn_net *net, const syn_job *job, syn_result
     int a = 1;
     while ((size_t)(a + 1) * (a + 1) * node_bytes <= TILE_BYTES)
         a++;
-    const int W = grid_width(e), H = (n + W - 1) / W;
     while (threads > 1 && W < n && a > TILE_MIN && (int64_t)((W + a - 1) / a) * ((H + a - 1) / a) < 8 * threads)
         a--;
     if (a < TILE_MIN)
@@ -492,6 +586,22 @@ tc_status tc_synth_rounds_run(const syn_net *net, const syn_job *job, syn_result
     const int R = a / 2 < TILE_ROUNDS_MIN ? TILE_ROUNDS_MIN : a / 2 > TILE_ROUNDS_MAX ? TILE_ROUNDS_MAX : a / 2;
     for (int k = 0; k < 3; k++)
         if ((st = tiles_make(e, W, a, k * a / 3, threads, &TL[k])))
+            goto fail_tiles;
+    /* the work lists: a tile's nodes at most (each queued once at a time) */
+    for (int k = 0; k < 3; k++) {
+        int mx = 0, my = 0;
+        for (int i = 0; i < TL[k].nx; i++)
+            mx = TL[k].xs[i + 1] - TL[k].xs[i] > mx ? TL[k].xs[i + 1] - TL[k].xs[i] : mx;
+        for (int j = 0; j < TL[k].ny; j++)
+            my = TL[k].ys[j + 1] - TL[k].ys[j] > my ? TL[k].ys[j + 1] - TL[k].ys[j] : my;
+        if ((int64_t)mx * my > e->qcap)
+            e->qcap = mx * my;
+    }
+    st = TC_ERR_NOMEM;
+    if (!(e->inq = calloc((size_t)n + 1, 1)))
+        goto fail_tiles;
+    for (int k = 0; k < threads; k++) /* every tiling's threads at most */
+        if (!(e->queue[k] = malloc(((size_t)e->qcap + 1) * sizeof *e->queue[k])))
             goto fail_tiles;
     const double t0 = tc_now();
     double last_print = 0;
