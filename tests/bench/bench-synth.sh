@@ -17,7 +17,7 @@
 #   JSON plan written.  Every target line says "met" or "MISSED"; the closing note sums up.
 #
 # Environment: BUILD (default build), TACOSC (default ./tacosc for BUILD=build, else $BUILD/tacosc),
-#   CC, SYNTH_BENCH_LARGE=0 skips section 7 (the 200x200 mesh takes many minutes) and the 64x64 and 100x100
+#   CC, SYNTH_BENCH_LARGE=0 skips section 7 (the 200x200 mesh takes minutes) and the 64x64 and 100x100
 #   meshes of section 6, SYNTH_BENCH_ONLY=N runs section N only, SYNTH_BENCH_REPS=N repeats each run of
 #   section 7 N times (default 1) and prints the medians.
 set -e
@@ -237,7 +237,7 @@ if [ "${SYNTH_BENCH_LARGE:-1}" != 0 ]; then
     run mesh-100x100 allgather "$reps" mesh:100x100 -S
     run mesh-200x200 allgather "$reps" mesh:200x200 -S
     target "mesh 200x200 all-gather --stats-only wall s" "$(field 4)" "<=" 120 \
-        "1.6e9 transfers, each about 4 claim bits and list entries read, from the cache tile by tile (src/synth/rounds.c): cache latency bound"
+        "1.6e9 transfers, each about 4 claim bits and list entries read, from the cache tile by tile (src/synth/rounds.c): bound by the cache lines a tile touches"
     target "mesh 200x200 peak RSS MiB" "$(field 6)" "<=" 4096
     if [ -x "$TACOSC" ]; then
         tmp=$(mktemp /tmp/bench-synth.XXXXXX.json)
