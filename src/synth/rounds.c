@@ -23,9 +23,10 @@
  *   the whole list when done[v] == r and all but v's last round's entries (prev_len[v]) when done[v] ==
  *   r + 1.  Nodes are swept in tiles (rn_tiles: a x a of a mesh's or torus's grid, runs of a^2 ids on other
  *   networks), each advanced up to a / 2 more rounds a sweep (a work list of its nodes that may take a
- *   round: tile_advance) while its claim rows and lists are in the cache; the cut moves by a third of a tile from sweep to sweep, so the nodes a tile's
- *   edge held back are inside a tile in a later sweep (time skewing: with one fixed cut, or one shifted by
- *   half a tile, a 2-D grid advances about 2 rounds a sweep whatever the tile; with three cuts, about a / 4).
+ *   round: tile_advance) while its claim rows and lists are in the cache; the cut moves by a third of a
+ *   tile from sweep to sweep, so the nodes a tile's edge held back are inside a tile in a later sweep
+ *   (time skewing: with one fixed cut, or one shifted by half a tile, a 2-D grid advances about 2 rounds
+ *   a sweep whatever the tile; with three cuts, about a / 4).
  *   ten.c instead visits every node once per event time: at 200x200 its claim bitset is 200 MB, each row
  *   reloaded from memory every round.
  * Threads: tiles of one colour (column and row parity) share no link on a grid that does not wrap, so
@@ -223,7 +224,7 @@ static tc_status neighbours(rn *e)
             if (net->dst[net->out_lk[j]] >= 0)
                 e->nb[k++] = net->dst[net->out_lk[j]];
         /* each neighbour once (a bidirectional link is an in- and an out-link): ready() tests them all on
-         * every pass */
+         * every visit */
         int u = e->nb_off[v];
         for (int i = e->nb_off[v]; i < k; i++) {
             int seen = 0;
@@ -260,7 +261,7 @@ static void rn_free(rn *e)
 
 /* Claim slots.  A node's scans test the chunks near its in-links' cursors, which on a grid come from
  * owners near one another (a chunk's wave front); numbered by owner row by row, two owners one row apart
- * are W bits apart, so every test loads another cache line of the node's claim row.  So the lists and
+ * are W bits apart, so tests of chunks from owners one above another load different lines of the row.  So the lists and
  * claim rows label a chunk by its slot: owners in blocks of SLOT_BLOCK x SLOT_BLOCK (row-major inside a
  * block, blocks row-major; edge blocks narrower), an owner's K chunks side by side; a one-to-one relabeling,
  * so the same transfers, and the slots number 0 .. C - 1 as the chunks do.  Broadcast (one owner) or no
