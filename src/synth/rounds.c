@@ -146,10 +146,11 @@ static tc_status step(rn *e, rn_w *w, int d)
                 set_claim(e, d, c);
                 cur++; /* claimed now: the next round's scan would step over it */
                 pick[np++] = c;
-                if (e->job->first_out && s == (e->job->root >= 0 ? e->job->root : e->chunk[c] / e->job->K)) {
+                const int ch = e->job->first_out ? e->chunk[c] : 0;
+                if (e->job->first_out && s == (e->job->root >= 0 ? e->job->root : ch / e->job->K)) {
                     /* the earliest start from the owner (another thread's node may lower it too) */
                     const int64_t t = (int64_t)r * net->group_cost[0];
-                    int64_t *f = &e->job->first_out[e->chunk[c]], old = __atomic_load_n(f, __ATOMIC_RELAXED);
+                    int64_t *f = &e->job->first_out[ch], old = __atomic_load_n(f, __ATOMIC_RELAXED);
                     while (t < old && !__atomic_compare_exchange_n(f, &old, t, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
                         ;
                 }
@@ -402,6 +403,12 @@ static int grid_width(const rn *e)
  * row by row, at first; then a node whose neighbour took rounds and is no longer behind it.  A pass over
  * the whole tile per round instead visited each node 3.5 times per round taken (100x100 all-gather), most
  * of them to find it blocked, with its prefetches. */
+/* Position i of a work list of qn entries, for i < 2 qn (head < qn plus fewer than qn). */
+static inline int qpos(int i, int qn)
+{
+    return i < qn ? i : i - qn;
+}
+
 static tc_status tile_advance(rn *e, rn_w *w, int *q, const rn_tiles *T, int t, int cap)
 {
     const int pfa = PREFETCH_AHEAD, i = t % T->nx, j = t / T->nx, qn = e->qcap;
@@ -419,12 +426,12 @@ static tc_status tile_advance(rn *e, rn_w *w, int *q, const rn_tiles *T, int t, 
     }
     tc_status st = TC_OK;
     while (len > 0) {
-        if (len > 2 * pfa && e->need[q[(head + 2 * pfa) % qn]])
-            prefetch(e, q[(head + 2 * pfa) % qn], 0);
-        if (len > pfa && e->need[q[(head + pfa) % qn]])
-            prefetch(e, q[(head + pfa) % qn], 1);
+        if (len > 2 * pfa && e->need[q[qpos(head + 2 * pfa, qn)]])
+            prefetch(e, q[qpos(head + 2 * pfa, qn)], 0);
+        if (len > pfa && e->need[q[qpos(head + pfa, qn)]])
+            prefetch(e, q[qpos(head + pfa, qn)], 1);
         const int v = q[head];
-        head = (head + 1) % qn;
+        head = qpos(head + 1, qn);
         len--;
         e->inq[v] = 1;
         int moved = 0;
@@ -440,7 +447,7 @@ static tc_status tile_advance(rn *e, rn_w *w, int *q, const rn_tiles *T, int t, 
             /* u waits for v no longer (v is not behind it): it may take a round now */
             if (e->inq[u] == 1 && e->done[u] < cap && e->done[u] <= e->done[v]) {
                 e->inq[u] = 2;
-                q[(head + len++) % qn] = u;
+                q[qpos(head + len++, qn)] = u;
             }
         }
     }
@@ -588,16 +595,9 @@ tc_status tc_synth_rounds_run(const syn_net *net, const syn_job *job, syn_result
     for (int k = 0; k < 3; k++)
         if ((st = tiles_make(e, W, a, k * a / 3, threads, &TL[k])))
             goto fail_tiles;
-    /* the work lists: a tile's nodes at most (each queued once at a time) */
-    for (int k = 0; k < 3; k++) {
-        int mx = 0, my = 0;
-        for (int i = 0; i < TL[k].nx; i++)
-            mx = TL[k].xs[i + 1] - TL[k].xs[i] > mx ? TL[k].xs[i + 1] - TL[k].xs[i] : mx;
-        for (int j = 0; j < TL[k].ny; j++)
-            my = TL[k].ys[j + 1] - TL[k].ys[j] > my ? TL[k].ys[j + 1] - TL[k].ys[j] : my;
-        if ((int64_t)mx * my > e->qcap)
-            e->qcap = mx * my;
-    }
+    /* the work lists: a tile's nodes at most (each queued once at a time); cuts() makes tiles of a x a
+     * at most, within the grid */
+    e->qcap = (a < W ? a : W) * (a < H ? a : H);
     st = TC_ERR_NOMEM;
     if (!(e->inq = calloc((size_t)n + 1, 1)))
         goto fail_tiles;
