@@ -669,6 +669,59 @@ START_TEST(test_bound_cut_small)
 }
 END_TEST
 
+/* Hand-computed: three servers of two NPUs (fast links both ways inside), joined in a one-way ring by one
+ * slow link from NPU 2i + 1 to NPU 2i + 2 (mod 6).  All-to-all of one block per pair: the 4 blocks from
+ * server A to the server after it cross one slow link, the 4 to the one after that cross two, so the three
+ * slow links carry 3 x 4 x (1 + 2) = 36 blocks: 12 each, where a server's own cut (8 blocks in over its one
+ * link) gives 8.  Random alpha, bandwidth and block size. */
+START_TEST(test_bound_node_hops)
+{
+    tc_rng g;
+    tc_rng_seed(&g, tu_seed() + 29);
+    for (int it = 0; it < 4; it++) {
+        const double a_in = (0.1 + tc_rng_unit(&g)) * 1e-6, a_x = (1 + 2 * tc_rng_unit(&g)) * 1e-6;
+        const double bw_in = (100 + 100 * tc_rng_unit(&g)) * 1e9, bw_x = (5 + 20 * tc_rng_unit(&g)) * 1e9;
+        const uint64_t m = 1000 * (1 + tc_rng_below(&g, 4000)); /* block bytes */
+        tc_topo *t = NULL;
+        ck_assert_int_eq(tc_topo_create("server-ring", 6, &t), TC_OK);
+        for (int i = 0; i < 3; i++) {
+            tc_topo_add_link(t, 2 * i, 2 * i + 1, 0, a_in, 1 / bw_in, 0);
+            tc_topo_add_link(t, 2 * i + 1, 2 * i, 0, a_in, 1 / bw_in, 0);
+            tc_topo_add_link(t, 2 * i + 1, (2 * i + 2) % 6, 0, a_x, 1 / bw_x, 0);
+        }
+        ck_assert_int_eq(tc_topo_index(t), TC_OK);
+        t->node_of = malloc(6 * sizeof *t->node_of);
+        for (int v = 0; v < 6; v++)
+            t->node_of[v] = v / 2;
+        t->n_nodes = 3;
+        tc_sched *s = NULL;
+        ck_assert_int_eq(tc_sched_create(TC_COLL_ALLTOALL, 6, 1, 6 * m, &s), TC_OK);
+        tc_ctx ctx;
+        tu_ctx(&ctx);
+        tc_bound b;
+        ck_assert_int_eq(tc_sim_bound(&ctx, t, s, 0, &b), TC_OK);
+        const double cx = a_x + (double)m / bw_x, want = 12 * cx;
+        /* the model counts an occupancy in whole picoseconds: 12 of them off by less than one each */
+        ck_assert_msg(fabs(b.time - want) <= 12e-12, "%.12g want %.12g (%s)", b.time, want, b.cut_desc);
+        ck_assert_int_eq(b.binding, TC_BOUND_CUT);
+        ck_assert_msg(strstr(b.cut_desc, "node hops"), "%s", b.cut_desc);
+        /* and no plan beats it: tacos' all-to-all, simulated */
+        tc_sched *p = NULL;
+        tc_gen_opts o;
+        tc_gen_opts_init(&o);
+        o.size = 6 * m; /* a rank's buffer: a block per rank */
+        o.chunks = 1;
+        ck_assert_int_eq(tc_algo_run(&ctx, "tacos", t, TC_COLL_ALLTOALL, &o, &p), TC_OK);
+        tc_sim_result *r = sim(p, t, TC_SIM_EVENT, 0);
+        ck_assert_msg(r->time >= want * (1 - 1e-9), "simulated %.12g below the bound %.12g", r->time, want);
+        tc_sim_result_free(r);
+        tc_sched_free(p);
+        tc_sched_free(s);
+        tc_topo_free(t);
+    }
+}
+END_TEST
+
 /* A 3-NPU star through one switch of the given model and link model, unwound (links 2i: i -> switch,
  * 2i + 1: back), alpha and bw on every link; the raw topology is freed. */
 static tc_topo *star3(double alpha, double bw, int multicast, tc_link_model lm)
@@ -1695,6 +1748,7 @@ static Suite *sim_suite(void)
     tcase_add_test(tc, test_event_paths_and_bounds);
     tcase_add_test(tc, test_tacos_reproduced);
     tcase_add_test(tc, test_bound_cut_small);
+    tcase_add_test(tc, test_bound_node_hops);
     tcase_add_test(tc, test_bound_ndv2);
     tcase_add_test(tc, test_switch_multicast_sim);
     tcase_add_test(tc, test_explain);

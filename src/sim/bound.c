@@ -21,7 +21,9 @@
  *     broadcast C into S when the root is outside, else out; reduce the mirror; gather K(R-s) into S when
  *     the root is inside, else Ks out; scatter the mirror; all-to-all Ks(R-s) each way.  Sets: each server
  *     (<nodes>, <npu node>), the lower half of each grid dimension (tc_topo_grid_dims), and the partition
- *     of the minimum cut by bandwidth (igraph_mincut, max-flow based; up to 256 NPUs).
+ *     of the minimum cut by bandwidth (igraph_mincut, max-flow based; up to 256 NPUs).  All-to-all, gather
+ *     and scatter also over the links between servers together, each chunk crossing as many as its
+ *     servers are hops apart in the graph of servers (node_hops).
  *   - latency: store and forward, the cheapest sum of c_l from a source to a destination that must hear
  *     from it, over the farthest such pair (exact up to 1024 NPUs, else from 32 spread sources: a pair's
  *     distance is a bound either way).
@@ -464,6 +466,71 @@ static void set_name_of(const unsigned char *in, int n, char *buf, size_t len)
     set_name(lo, hi, cnt, buf, len);
 }
 
+/*
+ * All-to-all, gather, scatter: the links between servers, each chunk over its server hops.  A chunk from
+ * server A to server B crosses at least h(A, B) links whose ends lie in different servers (h: hops in the
+ * graph of servers, one arc per such link), so those links together carry K sum over rank pairs of h: the
+ * aggregate bound on them alone.  Where servers are joined in a chain or ring (a rail unwound to a ring),
+ * chunks cross several and this passes each server's own cut.  vn: the server of each vertex; ol[ooff[a]
+ * .. ooff[a + 1]): the links out of server a.
+ */
+static tc_status node_hops(bctx *b, const int *vn, const int *cnt, const int *ol, const int *ooff, tc_bound *out)
+{
+    const tc_topo *t = b->t;
+    const shape *h = &b->h;
+    const int N = t->n_nodes, a2a = h->coll == TC_COLL_ALLTOALL, gather = h->coll == TC_COLL_GATHER;
+    if (!a2a && !gather && h->coll != TC_COLL_SCATTER)
+        return TC_OK;
+    const int rn = t->node_of[h->root];
+    int *hop = malloc((size_t)N * sizeof *hop), *queue = malloc((size_t)N * sizeof *queue);
+    if (!hop || !queue) {
+        free(hop);
+        free(queue);
+        return TC_ERR_NOMEM;
+    }
+    int64_t need = 0;
+    for (int a = 0; a < N && need >= 0; a++) {
+        if (!cnt[a] || (!a2a && !gather && a != rn))
+            continue;
+        for (int k = 0; k < N; k++)
+            hop[k] = -1;
+        int qh = 0, qt = 0;
+        hop[a] = 0;
+        queue[qt++] = a;
+        while (qh < qt) {
+            const int x = queue[qh++];
+            for (int k = ooff[x]; k < ooff[x + 1]; k++) {
+                const int y = vn[t->links[ol[k]].dst];
+                if (hop[y] < 0) {
+                    hop[y] = hop[x] + 1;
+                    queue[qt++] = y;
+                }
+            }
+        }
+        for (int c = 0; c < N; c++) {
+            if (!cnt[c] || (gather && c != rn))
+                continue;
+            if (hop[c] < 0) { /* unreachable: no bound (the reachability checks report it) */
+                need = -1;
+                break;
+            }
+            /* all-to-all: every rank of a to every rank of c; gather: a's ranks to the root; scatter: the
+             * root to c's ranks */
+            need += (int64_t)h->K * (a2a ? (int64_t)cnt[a] * cnt[c] : gather ? cnt[a] : cnt[c]) * hop[c];
+        }
+    }
+    free(hop);
+    free(queue);
+    if (need <= 0)
+        return TC_OK;
+    const double tm = sim_sec(model_link_bound(b, ol, ooff[N], NULL, need));
+    if (tm > out->cut) {
+        out->cut = tm;
+        snprintf(out->cut_desc, sizeof out->cut_desc, "the links between nodes, each chunk over its node hops");
+    }
+    return TC_OK;
+}
+
 /* Every server at once: the links between servers bucketed by the server they enter and leave. */
 static tc_status node_cuts(bctx *b, tc_bound *out)
 {
@@ -520,7 +587,7 @@ static tc_status node_cuts(bctx *b, tc_bound *out)
         cut_eval(b, cnt[k], t->node_of[b->h.root] == k, il + ioff[k], ioff[k + 1] - ioff[k], ol + ooff[k],
                  ooff[k + 1] - ooff[k], what, out);
     }
-    st = TC_OK;
+    st = node_hops(b, vn, cnt, ol, ooff, out);
 done:
     free(first);
     free(last);
