@@ -868,6 +868,60 @@ START_TEST(test_search_estimate_and_cut)
 }
 END_TEST
 
+/* The path collectives (all-to-all, gather, scatter) skip a candidate whose quick bound (per NPU, every link
+ * at one hop a chunk) or full bound is above the best finished time, and never by estimate: on random
+ * networks at random sizes the search's choice is as fast as the fastest of every candidate synthesized
+ * and simulated (small problems are ranked by the simulator), and the bounds skip some candidates. */
+START_TEST(test_search_path_bound_skips)
+{
+    tc_rng r;
+    tc_rng_seed(&r, tu_seed() + 41);
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    static const tc_coll colls[] = {TC_COLL_ALLTOALL, TC_COLL_GATHER, TC_COLL_SCATTER};
+    static const int ks[] = {1, 2, 3, 4, 6, 8};
+    int searches = 0, skipped = 0;
+    for (int trial = 0; trial < 10; trial++) {
+        const int n = 3 + (int)tc_rng_below(&r, 8);
+        tc_topo *t = random_topo(&r, n);
+        for (size_t ci = 0; ci < sizeof colls / sizeof colls[0]; ci++) {
+            tc_gen_opts o;
+            tc_gen_opts_init(&o);
+            o.size = (uint64_t)1 << (16 + tc_rng_below(&r, 13)); /* 64 KiB to 256 MiB */
+            o.root = (int)tc_rng_below(&r, (uint64_t)n);
+            ctx.seed = tc_rng_next(&r);
+            tc_synth_search a;
+            ck_assert_int_eq(tc_synth_tacos_search(&ctx, t, colls[ci], &o, 1, 0, &a), TC_OK);
+            ck_assert(a.simulated);
+            double best = INFINITY;
+            for (size_t k = 0; k < sizeof ks / sizeof ks[0]; k++) {
+                tc_gen_opts ok = o;
+                ok.chunks = ks[k];
+                ok.trials = 1;
+                tc_sched *s = NULL;
+                ck_assert_int_eq(tc_synth_tacos(&ctx, t, colls[ci], &ok, &s), TC_OK);
+                tc_sim_opts so;
+                tc_sim_opts_init(&so);
+                so.no_bound = 1;
+                tc_sim_result *res = NULL;
+                ck_assert_int_eq(tc_sim_run(&ctx, s, t, &so, &res), TC_OK);
+                if (res->time < best)
+                    best = res->time;
+                tc_sim_result_free(res);
+                tc_sched_free(s);
+            }
+            ck_assert_msg(a.best.time == best, "%s on %d npus, %llu B: search %.12g (%d per rank), best %.12g",
+                          tc_coll_name(colls[ci]), n, (unsigned long long)o.size, a.best.time, a.best.chunks, best);
+            searches++;
+            skipped += a.synthesized < a.candidates;
+        }
+        tc_topo_free(t);
+    }
+    ck_assert_int_eq(searches, 30);
+    ck_assert_msg(skipped > 0, "no candidate skipped in %d searches", searches);
+}
+END_TEST
+
 /* --unwind auto on one 1000-port switch estimates before it unwinds: degrees 1, 2, 4, 8, 16 only (degree 999
  * would unwind a million links and take minutes), and a size no link can carry is refused after the first
  * candidate (the plain run's refusal), not after every degree. */
@@ -2059,6 +2113,7 @@ static Suite *synth_suite(void)
     tcase_add_test(tc, test_allreduce_overlap_never_slower);
     tcase_add_test(tc, test_search_chunks_and_unwind);
     tcase_add_test(tc, test_search_latency_bound_one_candidate);
+    tcase_add_test(tc, test_search_path_bound_skips);
     tcase_add_test(tc, test_search_unwind_estimate_first);
     tcase_add_test(tc, test_search_plan_kept);
     tcase_add_test(tc, test_search_estimate_and_cut);

@@ -21,10 +21,11 @@
  *   a cut, the best time finished before it, fixed while it runs; a candidate is decided before it is
  *   synthesized, cheapest test first:
  *   - skipped when its quick bound (per-NPU link and aggregate bounds, no igraph) is above the cut;
- *   - skipped when its quick bound is above EST_SLACK times that of the candidate that set the cut (its
- *     estimate, the cut scaled by that ratio, is above EST_SLACK times the cut): latency-bound problems (more
- *     chunks only add alpha per hop) stop at one candidate this way, even where the bounds alone (a mesh
- *     all-reduce, whose bound counts both phases at once) cannot tell;
+ *   - (all-gather, reduce-scatter, all-reduce) skipped when its quick bound is above EST_SLACK times that
+ *     of the candidate that set the cut (its estimate, the cut scaled by that ratio, is above EST_SLACK
+ *     times the cut): latency-bound problems (more chunks only add alpha per hop) stop at one candidate
+ *     this way, even where the bounds alone (a mesh all-reduce, whose bound counts both phases at once)
+ *     cannot tell; the path collectives (all-to-all, gather, scatter) by their bounds alone;
  *   - skipped when its full bound (tc_sim_bound: cuts, latency) is above the cut;
  *   - else synthesized, least work first, in up to opts->threads threads (0: one per core); (by the
  *     synthesizer's time) stopped once its clock passes the cut, since it can no longer win.
@@ -146,9 +147,10 @@ static double links_bound(const tc_topo *t, const int *lk, int deg, double need,
 
 /* A quick lower bound of a candidate (the per-NPU link bound and the aggregate bound of tc_sim_bound, with no
  * cut, latency or igraph: microseconds where tc_sim_bound takes milliseconds on dense topologies), slightly
- * lowered so that rounding never puts it above a real plan's time; 0 for the collectives it does not know
- * (the path collectives: hop distances). */
-static double quick_bound(const tc_topo *t, tc_coll coll, int K, uint64_t size)
+ * lowered so that rounding never puts it above a real plan's time; 0 for the collectives it does not know.
+ * All-to-all, gather, scatter: each chunk counted as one hop in the aggregate (tc_sim_bound counts their
+ * hop distances), chunk bytes as tc_sim_bound prices them (all-to-all: a rank pair's block over K). */
+static double quick_bound(const tc_topo *t, tc_coll coll, int K, uint64_t size, int root)
 {
     const int R = t->n_npus;
     const double C = (double)R * K, bytes = (double)size / C;
@@ -158,14 +160,26 @@ static double quick_bound(const tc_topo *t, tc_coll coll, int K, uint64_t size)
     switch (coll) {
     case TC_COLL_ALLREDUCE: agg *= 2; break;
     case TC_COLL_ALLGATHER:
-    case TC_COLL_REDUCESCATTER: break;
+    case TC_COLL_REDUCESCATTER:
+    case TC_COLL_ALLTOALL: break; /* R (R - 1) K blocks, C (R - 1) */
+    case TC_COLL_GATHER:
+    case TC_COLL_SCATTER:
+        if (root < 0 || root >= R)
+            return 0;
+        agg = C - K;
+        break;
     default: return 0;
     }
     double b = 0;
     const double epoch = t->link_model != TC_LINK_TACOS ? tc_link_epoch(t, bytes) : 0;
     for (int v = 0; v < R; v++)
         for (int dir = 0; dir < 2; dir++) {
+            /* gather: the root takes in C - K, the others send K; scatter: the mirror */
+            const int into_root = (coll == TC_COLL_GATHER) == (dir == 0);
             const double need = coll == TC_COLL_ALLREDUCE                  ? C
+                                : coll == TC_COLL_ALLTOALL                 ? C - K
+                                : coll == TC_COLL_GATHER || coll == TC_COLL_SCATTER
+                                    ? (v == root ? (into_root ? C - K : 0) : (into_root ? 0 : K))
                                 : (coll == TC_COLL_ALLGATHER) == (dir == 0) ? C - K
                                                                             : K;
             const int *lk = dir ? t->out_link + t->out_off[v] : t->in_link + t->in_off[v];
@@ -218,8 +232,11 @@ static void *worker(void *arg)
         quiet.progress = 0;
         /* the cut is fixed while the round runs: which candidates are skipped or stopped, and where they
          * stop, does not depend on the threads' timing */
-        c->quick = quick_bound(S->flat[c->unwind], S->coll, c->chunks, S->opts->size);
-        if (S->cut_quick > 0 && isfinite(S->cut))
+        c->quick = quick_bound(S->flat[c->unwind], S->coll, c->chunks, S->opts->size, S->opts->root);
+        /* estimates for the all-gather family only (measured there, EST_SLACK); the path collectives'
+         * quick bounds skip by bound alone */
+        if (S->cut_quick > 0 && isfinite(S->cut) &&
+            (S->coll == TC_COLL_ALLGATHER || S->coll == TC_COLL_REDUCESCATTER || S->coll == TC_COLL_ALLREDUCE))
             c->est = S->cut * c->quick / S->cut_quick;
         if (c->quick > S->cut) {
             c->skipped = SKIP_BOUND;
