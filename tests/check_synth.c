@@ -2051,6 +2051,101 @@ START_TEST(test_mirror_under_cut)
 }
 END_TEST
 
+/* The all-reduce overlap's lower bound from the release times (tacos.c overlap_bound) is never above where the
+ * overlapped all-gather ends when it runs, and not trivially low: on 3-D tori at small sizes, 2-D grids and
+ * random networks, 2 to 6 chunks per rank, random sizes and seeds. */
+START_TEST(test_overlap_bound_below)
+{
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    const unsigned long seed = tu_seed();
+    tc_rng r;
+    tc_rng_seed(&r, seed + 2704);
+    static const char *const tori[] = {"4x4x4", "3x4x4", "4x4x2"};
+    int ran = 0, near = 0;
+    for (int round = 0; round < 24; round++) {
+        tc_topo *t = NULL;
+        tc_gen_opts o;
+        tc_gen_opts_init(&o);
+        o.chunks = 2 + (int)tc_rng_below(&r, 5);
+        o.stats_only = 1;
+        o.size = (uint64_t)1 << (14 + tc_rng_below(&r, 16));
+        switch (round % 3) {
+        case 0: ck_assert_int_eq(tc_topo_generate(&ctx, "torus", tori[tc_rng_below(&r, 3)], NULL, 0, &t), TC_OK); break;
+        case 1: t = pair_grid(&r, 3 + (int)tc_rng_below(&r, 8), 2 + (int)tc_rng_below(&r, 8), round % 2, 0, 0); break;
+        default: t = random_topo(&r, 3 + (int)tc_rng_below(&r, 10)); break;
+        }
+        ctx.seed = tc_rng_next(&r);
+        syn_knobs k = {.probe = 1};
+        tc_sched *s = NULL;
+        ck_assert_int_eq(tc_synth_tacos_knobs(&ctx, t, TC_COLL_ALLREDUCE, &o, NULL, &k, &s), TC_OK);
+        if (k.ovl_probe[1] >= 0) { /* the overlap ran */
+            ck_assert_msg(k.ovl_probe[0] <= k.ovl_probe[1], "seed %lu, round %d (%d npus, K %d, %llu B): bound %lld ps above the overlap's %lld",
+                          seed, round, t->n_npus, o.chunks, (unsigned long long)o.size, (long long)k.ovl_probe[0],
+                          (long long)k.ovl_probe[1]);
+            ran++;
+            near += k.ovl_probe[0] >= k.ovl_probe[1] / 2;
+        }
+        ck_assert(s->time * 1e12 >= (double)k.ovl_probe[0] * (1 - 1e-12) || k.ovl_probe[1] < 0);
+        tc_sched_free(s);
+        tc_topo_free(t);
+    }
+    ck_assert_msg(ran >= 6 && near > 0, "seed %lu: the overlap ran %d times, bound within half of it %d", seed, ran,
+                  near);
+}
+END_TEST
+
+/* Under a search's cut the overlap is not run where that bound shows it cannot end before the plain plan or
+ * the cut.  Oracle: the run without a cut.  Whatever the cut, a run that finishes gives the uncut run's time,
+ * and one stops only under a cut below that time (where the plain plan ends past the cut and the overlap is
+ * cut short, which of them is faster is unknown: stopped); 3-D tori at small sizes and random networks. */
+START_TEST(test_overlap_skipped_under_cut)
+{
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    const unsigned long seed = tu_seed();
+    tc_rng r;
+    tc_rng_seed(&r, seed + 2705);
+    static const double frac[] = {0.9, 0.97, 0.995, 1.0, 1.003, 1.03, 1.2};
+    static const char *const tori[] = {"4x4x4", "3x4x4", "4x4x2"};
+    int runs = 0, stops = 0;
+    for (int round = 0; round < 10; round++) {
+        tc_topo *t = NULL;
+        tc_gen_opts o;
+        tc_gen_opts_init(&o);
+        o.chunks = 2 + (int)tc_rng_below(&r, 3);
+        o.stats_only = 1;
+        if (round % 2) {
+            t = random_topo(&r, 3 + (int)tc_rng_below(&r, 10));
+            o.size = (uint64_t)1 << (14 + tc_rng_below(&r, 16));
+        } else {
+            ck_assert_int_eq(tc_topo_generate(&ctx, "torus", tori[tc_rng_below(&r, 3)], NULL, 0, &t), TC_OK);
+            o.size = (uint64_t)1 << (14 + tc_rng_below(&r, 5));
+        }
+        ctx.seed = tc_rng_next(&r);
+        tc_sched *full = NULL;
+        ck_assert_int_eq(tc_synth_tacos_knobs(&ctx, t, TC_COLL_ALLREDUCE, &o, NULL, NULL, &full), TC_OK);
+        const double T = full->time;
+        tc_sched_free(full);
+        for (size_t f = 0; f < sizeof frac / sizeof frac[0]; f++) {
+            int64_t cut = (int64_t)(frac[f] * T * 1e12);
+            const syn_stop stop = {cut_fn, &cut};
+            tc_sched *s = NULL;
+            ck_assert_int_eq(tc_synth_tacos_knobs(&ctx, t, TC_COLL_ALLREDUCE, &o, &stop, NULL, &s), TC_OK);
+            const int stopped = isinf(s->time);
+            ck_assert_msg(stopped ? (double)cut < T * 1e12 : s->time == T,
+                          "seed %lu, round %d (%d npus, K %d, %llu B), cut %.3f of %.12g s: %.12g s", seed, round,
+                          t->n_npus, o.chunks, (unsigned long long)o.size, frac[f], T, s->time);
+            stops += stopped;
+            runs++;
+            tc_sched_free(s);
+        }
+        tc_topo_free(t);
+    }
+    ck_assert_msg(stops > 0 && stops < runs, "seed %lu: %d of %d runs stopped", seed, stops, runs);
+}
+END_TEST
+
 /* Where the mirror must not apply it does not, and the plan is still right: one pair costing differently
  * each way, pairs numbered so the sorted link lists disagree, random matching (it reads the seeds, which
  * differ per phase), and below the FIFO size with the default threshold. */
@@ -2147,6 +2242,8 @@ static Suite *synth_suite(void)
     tcase_add_test(mir, test_mirror_same_plan);
     tcase_add_test(mir, test_mirror_refused);
     tcase_add_test(mir, test_mirror_under_cut);
+    tcase_add_test(mir, test_overlap_bound_below);
+    tcase_add_test(mir, test_overlap_skipped_under_cut);
     suite_add_tcase(s, mir);
     return s;
 }

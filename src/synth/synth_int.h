@@ -233,6 +233,9 @@ typedef struct syn_knobs {
     uint64_t busy_hash;  /* out: a hash of the all-reduce overlap's reduce-scatter timetables where the
                             overlap reads them (some chunk reduced early), else 0 */
     int mirrored;        /* out: runs of the phases (run_all) that took the mirror */
+    int probe;           /* in: fill ovl_probe */
+    int64_t ovl_probe[2];/* out: the all-reduce overlap's lower bound (tacos.c overlap_bound) and its end
+                            where it ran to the end (-1 where not) */
 } syn_knobs;
 
 /** tc_synth_tacos_run with test knobs (NULL: none); only the tests call it with knobs. */

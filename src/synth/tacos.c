@@ -184,6 +184,7 @@ typedef struct run_cfg {
                                net[1] (tc_synth_net_mirror), or NULL (run_all) */
     int *mirrored;          /* NULL, or counts the runs that took the mirror (tests) */
     int lazy_all;           /* tests: the overlap's timetables recorded on demand at any K (see busy_on_demand) */
+    int64_t *ovl_probe;     /* tests: NULL, or [0] overlap_bound, [1] the overlap's end where it ran to the end */
     uint64_t *busy_hash;    /* tests: NULL, or a hash of the reduce-scatter's timetables when they are used */
     int64_t fifo_above;     /* syn_job's (0: the default) */
     tc_ctx *ctx;
@@ -286,6 +287,53 @@ static int overlap_early(const overlap *o, int C, int64_t T)
         if (release_of(o, c, T) < T)
             return 1;
     return 0;
+}
+
+static int cmp_int64_desc(const void *a, const void *b)
+{
+    const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x < y) - (x > y);
+}
+
+/*
+ * A lower bound (ps) on where the overlapped all-gather ends (the all-reduce's time when it is kept), from
+ * the release times alone, after a reduce-scatter of makespan T.  An NPU takes in every chunk it does not own,
+ * so of the N(r) chunks released at r or later at least N(r) - K, each over one of its in-links and
+ * starting no sooner than its release: T' >= r + (N(r) - K) / rate, rate the chunks per ps its in-links
+ * carry together (fractional: a link of cost c carries (T' - r) / c at most).  The NPU of least rate gives
+ * the largest for every r.  Tacos link model only (a transfer holds its link for its whole cost); 0 when
+ * none.  32x32 mesh all-reduce of 1 GiB, 2 chunks per rank: almost every chunk is released at T or one
+ * hop before, and a corner takes 2046 chunks over 2 links: 22.466 ms, the plain plan 22.477 ms.
+ */
+static int64_t overlap_bound(const run_cfg *cfg, const overlap *o, int64_t T)
+{
+    const syn_net *net = cfg->net[cfg->ph[1].reversed];
+    const int C = cfg->C, K = cfg->K;
+    if (net->hold || C <= K)
+        return 0;
+    double rate = INFINITY;
+    for (int v = 0; v < net->n_npus; v++) {
+        double r = 0;
+        for (int k = net->in_off[v]; k < net->in_off[v + 1]; k++)
+            r += 1 / (double)net->cost[net->in_lk[k]];
+        if (r < rate)
+            rate = r;
+    }
+    int64_t *rel = rate > 0 && isfinite(rate) ? malloc((size_t)C * sizeof *rel) : NULL;
+    if (!rel)
+        return 0;
+    for (int c = 0; c < C; c++)
+        rel[c] = release_of(o, c, T);
+    qsort(rel, (size_t)C, sizeof *rel, cmp_int64_desc);
+    double lb = 0;
+    for (int i = K; i < C; i++) /* rel[0 .. i] are the i + 1 released at rel[i] or later */
+        if (i + 1 == C || rel[i + 1] != rel[i]) {
+            const double t = (double)rel[i] + (double)(i + 1 - K) / rate;
+            if (t > lb)
+                lb = t;
+        }
+    free(rel);
+    return (int64_t)(lb * (1 - 1e-9)); /* down: rounding never puts it above a real plan's time */
 }
 
 /* After the reduce-scatter of makespan T: release times and mirrored timetables.  *early: some chunk is
@@ -606,7 +654,8 @@ static tc_status run_all(const run_cfg *cfg, uint64_t seed, tc_sched *rec, int p
     int ovl = 0, plain_stopped = 0; /* the plain all-gather passed the search's cut: only the overlap may win */
     overlap O = {0};
     tc_status st = TC_OK;
-    const int lazy = can_ovl && (cfg->K == 1 || cfg->lazy_all); /* see busy_on_demand */
+    /* see busy_on_demand; under a search's cut too, where overlap_bound may show the overlap hopeless */
+    const int lazy = can_ovl && (cfg->K == 1 || cfg->lazy_all || cfg->stop);
     for (int p = 0; p < cfg->n_ph; p++)
         R[p] = (phase_run){.cfg = cfg, .p = p, .seed = seed, .rec = rec, .progress = progress && p == 0};
     if (can_ovl) {
@@ -673,7 +722,24 @@ static tc_status run_all(const run_cfg *cfg, uint64_t seed, tc_sched *rec, int p
             first[p + 1] = rec ? rec->n_xfers : 0;
         }
     }
-    if (can_ovl) { /* the all-gather again on the reduce-scatter's clock, kept when it ends sooner */
+    /* Under a search's cut, an overlap that cannot end before the plain plan, nor before the cut, is not run
+     * (its result would be dropped, or stopped): the same choice, without the timetables or the run.  When
+     * the overlap is cut short (so, or stopped in its run) and the plain plan ends past the cut, which of
+     * the two is faster is unknown: the run is stopped, its time above the cut. */
+    int hopeless = 0, ovl_cut = 0;
+    const int64_t plain_ps = plain_stopped ? INT64_MAX : R[0].r.makespan + R[1].r.makespan;
+    if (can_ovl && (cfg->stop || cfg->ovl_probe)) {
+        const int64_t lb = overlap_bound(cfg, &O, R[0].r.makespan);
+        if (cfg->ovl_probe) /* tests */
+            cfg->ovl_probe[0] = lb;
+        if (cfg->stop && lb >= plain_ps)
+            hopeless = 1;
+        else if (cfg->stop && cfg->stop->fn(cfg->stop->u, lb))
+            hopeless = ovl_cut = 1;
+    }
+    if (hopeless)
+        overlap_free(&O);
+    else if (can_ovl) { /* the all-gather again on the reduce-scatter's clock, kept when it ends sooner */
         int early;
         if (lazy && (st = busy_on_demand(cfg, R, &O, parallel))) {
             overlap_free(&O);
@@ -695,7 +761,10 @@ static tc_status run_all(const run_cfg *cfg, uint64_t seed, tc_sched *rec, int p
             A.block = O.block;
             A.stop_offset = 0;
             phase_worker(&A);
-            if (!(st = A.st) && !A.r.stopped && (plain_stopped || A.r.makespan < R[0].r.makespan + R[1].r.makespan)) {
+            ovl_cut = !A.st && A.r.stopped;
+            if (cfg->ovl_probe && !A.st && !A.r.stopped) /* tests */
+                cfg->ovl_probe[1] = A.r.makespan;
+            if (!(st = A.st) && !A.r.stopped && A.r.makespan < plain_ps) {
                 ovl = 1;
                 if (rec) { /* with its transfers, in place of the plain one's */
                     A.rec = rec;
@@ -715,7 +784,8 @@ static tc_status run_all(const run_cfg *cfg, uint64_t seed, tc_sched *rec, int p
         if (st)
             return st;
     }
-    if (plain_stopped && !ovl) { /* neither all-gather ends before the cut */
+    if (!ovl && (plain_stopped || (ovl_cut && cfg->stop->fn(cfg->stop->u, plain_ps)))) {
+        /* neither all-gather ends before the cut (or the plain one past it, the overlap cut short) */
         *time_ps = INT64_MAX;
         return TC_OK;
     }
@@ -949,6 +1019,10 @@ tc_status tc_synth_tacos_knobs(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, c
         cfg.mirrored = &knobs->mirrored;
         cfg.lazy_all = knobs->lazy_all;
         cfg.busy_hash = &knobs->busy_hash;
+        if (knobs->probe) {
+            knobs->ovl_probe[0] = knobs->ovl_probe[1] = -1;
+            cfg.ovl_probe = knobs->ovl_probe;
+        }
     }
     cfg.n_ph = plan(coll, opts->root, t->n_npus, K, cfg.ph);
     /* gather and scatter: also the mirror (the chunks scattered from the root on the other view, reversed) */
