@@ -333,6 +333,35 @@ static int64_t hop_sum(bctx *b, int src, int rev)
     return npus == t->n_npus ? sum : -1;
 }
 
+/* Every link of one latency: the hops to the farthest NPU from src (a breadth-first search, what dijkstra
+ * finds with its sums), in seconds as dijkstra adds them up, link by link. */
+static double farthest_hops(bctx *b, int src, double per_hop)
+{
+    const tc_topo *t = b->t;
+    const int n = tc_topo_n_vertices(t);
+    for (int v = 0; v < n; v++)
+        b->hops[v] = -1;
+    int qh = 0, qt = 0, far = 0;
+    b->hops[src] = 0;
+    b->queue[qt++] = src;
+    while (qh < qt) {
+        const int v = b->queue[qh++];
+        if (v < t->n_npus && b->hops[v] > far)
+            far = b->hops[v];
+        for (int k = t->out_off[v]; k < t->out_off[v + 1]; k++) {
+            const int u = t->links[t->out_link[k]].dst;
+            if (b->hops[u] < 0) {
+                b->hops[u] = b->hops[v] + 1;
+                b->queue[qt++] = u;
+            }
+        }
+    }
+    double d = 0;
+    for (int i = 0; i < far; i++)
+        d += per_hop;
+    return d;
+}
+
 static double latency_bound(bctx *b)
 {
     const tc_topo *t = b->t;
@@ -345,9 +374,12 @@ static double latency_bound(bctx *b)
     default: break;
     }
     double worst = 0;
+    int one_lat = t->n_links > 0;
+    for (int l = 1; l < t->n_links && one_lat; l++)
+        one_lat = b->lat[l] == b->lat[0];
     if (n <= EXACT_NPUS) {
         for (int v = 0; v < n; v++) {
-            const double d = dijkstra(b, v, 0, NULL);
+            const double d = one_lat ? farthest_hops(b, v, sim_sec(b->lat[0])) : dijkstra(b, v, 0, NULL);
             if (d > worst)
                 worst = d;
         }
