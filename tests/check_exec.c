@@ -530,6 +530,49 @@ START_TEST(test_deadlock_refused)
 }
 END_TEST
 
+/* A JSON plan that tacosc verify refuses is not replayed: tacos-run runs the same checker first, and its error
+ * names the file, the line and the transfer (audit: a reduce transfer written twice was replayed, the
+ * all-reduce's result wrong, exit 0).  A tacos all-reduce on a biring of 4 (random size), one of its reduce
+ * transfers copied onto the next line. */
+START_TEST(test_json_checked_before_replay)
+{
+    if (!have_exec("test_json_checked_before_replay"))
+        return;
+    char cmd[2048], topo[256], plan[256], bad[256], *out = NULL;
+    snprintf(topo, sizeof topo, "%s/biring4.xml", workdir());
+    snprintf(plan, sizeof plan, "%s/ar4.json", workdir());
+    snprintf(bad, sizeof bad, "%s/ar4-twice.json", workdir());
+    snprintf(cmd, sizeof cmd, "%s topo biring 4 -o %s && %s %s --collective allreduce --chunks 1 --size %uK -o %s",
+             tu_tacosc(), topo, tu_tacosc(), topo, 4 * (1 + (unsigned)(tu_seed() % 64)), plan);
+    ck_assert_msg(tu_run(cmd, &out) == 0, "%s\n%s", cmd, tu_tail(out));
+    free(out);
+    FILE *in = fopen(plan, "r"), *o = fopen(bad, "w");
+    ck_assert(in && o);
+    char line[4096];
+    int n = 0, copied = 0;
+    while (fgets(line, sizeof line, in)) {
+        n++;
+        fputs(line, o);
+        /* a transfer's line, not the list's last (it ends with a comma): the copy keeps the JSON valid */
+        if (!copied && strstr(line, "\"reduce\"") && strstr(line, "],\n")) {
+            fputs(line, o);
+            copied = n + 1;
+        }
+    }
+    fclose(in);
+    fclose(o);
+    ck_assert_int_gt(copied, 0);
+    snprintf(cmd, sizeof cmd, "%s verify %s", tu_tacosc(), bad);
+    ck_assert_int_eq(tu_run(cmd, NULL), 1);
+    char args[512], want[300];
+    snprintf(args, sizeof args, "%s -b 1K -n 1 -w 0", bad);
+    snprintf(want, sizeof want, "ar4-twice.json:%d: error: transfer", copied);
+    refused_same(4, args, want);
+    /* the plan as written replays */
+    replay_ok(plan, 4, NULL, 2, 41);
+}
+END_TEST
+
 START_TEST(test_truncated_refused)
 {
     if (!have_exec("test_truncated_refused"))
@@ -1337,6 +1380,7 @@ static Suite *exec_suite(void)
     tcase_add_test(tc, test_rccl_plans);
     tcase_add_test(tc, test_wrong_rank_count);
     tcase_add_test(tc, test_deadlock_refused);
+    tcase_add_test(tc, test_json_checked_before_replay);
     tcase_add_test(tc, test_truncated_refused);
     tcase_add_test(tc, test_check_counts_wrong);
     tcase_add_test(tc, test_swap_in_place);
