@@ -48,6 +48,35 @@ END_TEST
 
 /* issue 23: --unwind auto on a problem no candidate can write is refused before the search (it took 97 s
  * and 1.1 GB), as the plain run refuses it */
+/* info whose lower bounds cannot be computed (a link holding a chunk past the clock: alpha 1e6 s, the
+ * largest the reader takes) says why and exits 1, as compile does (audit: it printed the errors and
+ * exited 0); the same ring at a random alpha within range exits 0 with the bounds. */
+START_TEST(test_info_bound_error_exits)
+{
+    static const char *const fmt = "<?xml version=\"1.0\"?>\n<topology name=\"t\" npus=\"4\">\n"
+                                   "  <class name=\"default\" alpha=\"%s\" bandwidth=\"50GB/s\"/>\n"
+                                   "  <link src=\"0\" dst=\"1\" duplex=\"1\"/>\n  <link src=\"1\" dst=\"2\" duplex=\"1\"/>\n"
+                                   "  <link src=\"2\" dst=\"3\" duplex=\"1\"/>\n  <link src=\"3\" dst=\"0\" duplex=\"1\"/>\n"
+                                   "</topology>\n";
+    char text[1024], alpha[32], *out = NULL;
+    snprintf(text, sizeof text, fmt, "1e6s");
+    char *bad = tu_tmpfile(".xml", text);
+    ck_assert_int_eq(tu_tacosc_run(&out, "info %s", bad), 1);
+    ck_assert_msg(strstr(out, ":4: error: sim: link 0->1 holds a chunk"), "%s", out);
+    free(out);
+    snprintf(alpha, sizeof alpha, "%uus", 1 + (unsigned)(tu_seed() % 1000));
+    snprintf(text, sizeof text, fmt, alpha);
+    char *good = tu_tmpfile(".xml", text);
+    ck_assert_int_eq(tu_tacosc_run(&out, "info %s", good), 0);
+    ck_assert_msg(strstr(out, "lower bound for") && strstr(out, "allreduce") && !strstr(out, "error"), "%s", out);
+    free(out);
+    unlink(bad);
+    unlink(good);
+    free(bad);
+    free(good);
+}
+END_TEST
+
 START_TEST(test_unwind_auto_refuses_first)
 {
     char *d = tmpdir(), *out, cmd[1024];
@@ -1156,6 +1185,7 @@ static Suite *suite(void)
     TCase *tc = tcase_create("cli");
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, test_help_version);
+    tcase_add_test(tc, test_info_bound_error_exits);
     tcase_add_test(tc, test_output_not_input);
     tcase_add_test(tc, test_topo_photonic);
     tcase_add_test(tc, test_bit_units);

@@ -450,6 +450,9 @@ START_TEST(test_semantic_rules)
     t = subst(ring4_text(), "<step s=\"3\" type=\"rrcs\"", "<step s=\"3\" type=\"rcs\"");
     expect(t, TC_ERR_CHECK, "postcondition at end");
     ck_assert_msg(strstr(tu_diags(), "rank 0 is missing"), "%s", tu_diags());
+    /* the program's times are the steps' order, not seconds (audit: "t=28.375 s") */
+    ck_assert_msg(strstr(tu_diags(), "postcondition at end (execution order ") && !strstr(tu_diags(), " s)"), "%s",
+                  tu_diags());
     free(t);
     /* a data race: gpu 1's tb 1 overwrites o[0] with no dependency on tb 0's receive into it; fine when
      * every tb runs each round, wrong when tb 1 runs last */

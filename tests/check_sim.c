@@ -1120,6 +1120,55 @@ START_TEST(test_svg)
 END_TEST
 
 /* The CLI: sim on a generated topology, and compare lists every applicable algorithm. */
+/* sim prices what verify accepts only (audit: a plan missing a transfer, or sending a chunk its rank does not
+ * hold, was priced at efficiency 1.0).  A tacos all-gather on a bidirectional ring of 3 to 8 (random size),
+ * its first transfer's chunk changed to one its sender does not hold yet: sim refuses it with verify's
+ * error, the file's line and exit 1, and prices the plan as written. */
+START_TEST(test_sim_refuses_incorrect)
+{
+    const int n = 3 + (int)(tu_seed() % 6);
+    char cmd[1024], *out = NULL, *topo = tu_tmpfile(".xml", NULL), *plan = tu_tmpfile(".json", NULL);
+    char *bad = tu_tmpfile(".json", NULL);
+    snprintf(cmd, sizeof cmd, "%s topo biring %d -o %s && %s %s --collective allgather --chunks 1 --size %dK -q -o %s",
+             tu_tacosc(), n, topo, tu_tacosc(), topo, n * (1 + (int)(tu_seed() % 100)), plan);
+    ck_assert_msg(tu_run(cmd, &out) == 0, "%s\n%s", cmd, out);
+    free(out);
+    FILE *in = fopen(plan, "r"), *o = fopen(bad, "w");
+    ck_assert(in && o);
+    char line[4096];
+    int ln = 0, at = 0;
+    while (fgets(line, sizeof line, in)) {
+        ln++;
+        int src, dst, chunk, off;
+        if (!at && sscanf(line, "    [%d, %d, %d,%n", &src, &dst, &chunk, &off) == 3) {
+            /* at the start a rank holds its own chunk only (one per rank): the next rank's it lacks */
+            ck_assert_int_eq(chunk, src);
+            fprintf(o, "    [%d, %d, %d,%s", src, dst, (src + 1) % n, line + off);
+            at = ln;
+        } else
+            fputs(line, o);
+    }
+    fclose(in);
+    fclose(o);
+    ck_assert_int_gt(at, 0);
+    char want[256];
+    snprintf(want, sizeof want, "%s:%d: error: transfer 0 ", bad, at);
+    snprintf(cmd, sizeof cmd, "%s sim %s %s", tu_tacosc(), bad, topo);
+    ck_assert_int_eq(tu_run(cmd, &out), 1);
+    ck_assert_msg(strstr(out, want) && strstr(out, "nothing priced") && !strstr(out, "algbw"), "%s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s sim %s %s", tu_tacosc(), plan, topo);
+    ck_assert_msg(tu_run(cmd, &out) == 0 && strstr(out, "algbw"), "%s", out);
+    free(out);
+    unlink(topo);
+    unlink(plan);
+    unlink(bad);
+    free(topo);
+    free(plan);
+    free(bad);
+}
+END_TEST
+
 START_TEST(test_cli)
 {
     char cmd[1024], *out = NULL, *topo = tu_tmpfile(".xml", NULL), *svg = tu_tmpfile(".svg", NULL);
@@ -1753,6 +1802,7 @@ static Suite *sim_suite(void)
     tcase_add_test(tc, test_switch_multicast_sim);
     tcase_add_test(tc, test_explain);
     tcase_add_test(tc, test_svg);
+    tcase_add_test(tc, test_sim_refuses_incorrect);
     tcase_add_test(tc, test_cli);
     tcase_add_test(tc, test_igraph_threads);
     suite_add_tcase(s, tc);

@@ -17,6 +17,8 @@ typedef struct tc_check_opts {
     int no_link_check;    /**< skip the one-chunk-per-link test */
     size_t group_bytes;   /**< reducing collectives: contribution sets swept this many bytes of them at a
                                time, by chunk groups (0: 16 MiB; tests force small groups); same result */
+    int order_times;      /**< the times are an order of execution (an MSCCL program's steps 1, 2, ...), not
+                               seconds: diagnostics say so */
 } tc_check_opts;
 
 /**

@@ -157,16 +157,23 @@ int tc_cli_info(int argc, char **argv)
            tc_fmt_bytes((double)size, b1, sizeof b1));
     if ((st = tc_topo_unwind(&ctx, t, 0, &flat)) != TC_OK)
         goto done;
+    tc_status bad = TC_OK; /* a bound that could not be computed has said why: the exit status says so too */
     for (int c = 0; c < TC_COLL_COUNT; c++) {
         tc_sched *probe = NULL;
         tc_bound b;
-        if (tc_sched_create((tc_coll)c, flat->n_npus, 1, size, &probe) == TC_OK &&
-            tc_sim_bound(&ctx, flat, probe, 0, &b) == TC_OK)
+        tc_status sb = tc_sched_create((tc_coll)c, flat->n_npus, 1, size, &probe);
+        if (!sb)
+            sb = tc_sim_bound(&ctx, flat, probe, 0, &b);
+        if (!sb)
             printf("  %-14s %s  (%s)\n", tc_coll_name((tc_coll)c), tc_fmt_time(b.time, b1, sizeof b1),
                    tc_bound_describe(&b, b2, sizeof b2));
+        else if (!bad)
+            bad = sb;
         tc_sched_free(probe);
     }
     st = tc_cli_stdout_close(&ctx);
+    if (!st)
+        st = bad;
 done:
     tc_topo_free(flat);
     tc_costs_free(costs);

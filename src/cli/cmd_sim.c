@@ -2,8 +2,10 @@
  * link-level event simulation) and print time, bandwidths, efficiency and link utilization. */
 #include "cli.h"
 #include "tacos/algo.h"
+#include "tacos/check.h"
 #include "tacos/emit.h"
 #include "tacos/msccl.h"
+#include "tacos/mscclpp.h"
 #include "tacos/photonic.h"
 #include "tacos/sim.h"
 #include "tacos/sparse.h"
@@ -22,7 +24,8 @@ static void usage(FILE *f)
           "       tacosc sim --algo A --collective C TOPO.xml [options]\n"
           "\n"
           "Simulate a schedule (JSON, MSCCL XML or an MSCCL++ plan) on a topology and report its time, algbw and busbw\n"
-          "(nccl-tests conventions), its lower bound and efficiency, and per-link utilization.  The event\n"
+          "(nccl-tests conventions), its lower bound and efficiency, and per-link utilization.  A plan that\n"
+          "tacosc verify refuses (it does not compute its collective) is refused, not priced.  The event\n"
           "model is tacosc's prediction: the time the compile summary prints and a plan's predicted_time.\n"
           "The bound is the largest of four lower bounds on any plan of the collective with the plan's\n"
           "chunks (man 1 tacosc, BOUNDS): per-NPU links, all links, cuts (servers, grid halves, the minimum\n"
@@ -87,6 +90,35 @@ static tc_status sim_photonic(tc_ctx *ctx, const tc_sched *s, const tc_topo *top
            fabs(t - stored) > 1e-6 * (t + stored) ? tc_fmt_time(stored, b, sizeof b) : "",
            fabs(t - stored) > 1e-6 * (t + stored) ? " (edited, or other costs than the plan was made with)" : "");
     return TC_OK;
+}
+
+/* What tacosc verify proves of the plan file (without --target or --topo): the schedule checker for JSON
+ * (and its sparse formats), the MSCCL program check under tacos-run's limits (none of the runtimes'), the
+ * MSCCL++ checks; a plan that does not compute its collective is not priced. */
+static tc_status plan_correct(tc_ctx *ctx, const char *path, tc_format fmt, const tc_sched *s)
+{
+    tc_status st;
+    if (fmt == TC_FMT_JSON) {
+        /* te-ccl plans overlap a link's chunks between start and arrival: no one-chunk-per-link test */
+        tc_check_opts co = {.topo = NULL, .no_link_check = s->link_model != TC_LINK_TACOS};
+        if ((st = tc_sched_check(ctx, s, &co, path)))
+            return st;
+        return tc_sparse_verify(ctx, s, NULL);
+    }
+    if (fmt == TC_FMT_MSCCLPP) {
+        tc_mscclpp *p = NULL;
+        if (!(st = tc_mscclpp_read(ctx, path, &p)))
+            st = tc_mscclpp_verify(ctx, p, 0, path, NULL);
+        tc_mscclpp_free(p);
+        return st;
+    }
+    tc_msccl *m = NULL;
+    tc_msccl_limits lim;
+    tc_msccl_limits_get(TC_TARGET_EXEC, &lim);
+    if (!(st = tc_msccl_read(ctx, path, &m)))
+        st = tc_msccl_verify(ctx, m, &lim, path);
+    tc_msccl_free(m);
+    return st;
 }
 
 int tc_cli_sim(int argc, char **argv)
@@ -174,6 +206,11 @@ int tc_cli_sim(int argc, char **argv)
     if (plan) { /* the plan first: it knows the unwinding degree its link ids refer to */
         if ((st = tc_sched_sniff(&ctx, plan, &fmt)) || (st = tc_sched_load(&ctx, plan, &s)))
             goto done;
+        if ((st = plan_correct(&ctx, plan, fmt, s))) {
+            tc_error(&ctx, st, plan, 0, "not a correct %s plan (see above; tacosc verify %s): nothing priced",
+                     tc_coll_name(s->coll), plan);
+            goto done;
+        }
         if (!unwind)
             unwind = s->unwind;
         if (!swmodel)

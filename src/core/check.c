@@ -82,10 +82,23 @@ typedef struct chk {
 static tc_status xfer_error(chk *k, int i, double t, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* "t=T" (seconds), or where the times are an order of execution (an MSCCL program's steps: order_times)
+ * "execution order T". */
+static const char *when(const chk *k, double t, char *buf, size_t n)
+{
+    if (k->opts && k->opts->order_times)
+        snprintf(buf, n, "execution order %g", t);
+    else {
+        char tb[32];
+        snprintf(buf, n, "t=%s", tc_fmt_time(t, tb, sizeof tb));
+    }
+    return buf;
+}
+
 /* "transfer I (step S, t=T): MSG" */
 static tc_status xfer_error(chk *k, int i, double t, const char *fmt, ...)
 {
-    char msg[1024], tb[32];
+    char msg[1024], tb[64];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
@@ -93,7 +106,7 @@ static tc_status xfer_error(chk *k, int i, double t, const char *fmt, ...)
     /* a transfer's line belongs to the schedule's own file: none under another name */
     const int own = k->name && k->s->file && !strcmp(k->name, k->s->file);
     return tc_error(k->ctx, TC_ERR_CHECK, k->name, own ? tc_sched_line(k->s, i) : 0,
-                    "transfer %d (step %d, t=%s): %s", i, k->s->xfers[i].step, tc_fmt_time(t, tb, sizeof tb), msg);
+                    "transfer %d (step %d, %s): %s", i, k->s->xfers[i].step, when(k, t, tb, sizeof tb), msg);
 }
 
 static tc_status nomem(chk *k, const char *what)
@@ -468,8 +481,8 @@ static tc_status check_xfer(chk *k, int i)
     if (!isfinite(x->t_start) || !isfinite(x->t_end))
         return xfer_error(k, i, t, "time is not a finite number");
     if (before(x->t_end, x->t_start)) {
-        char tb[32];
-        return xfer_error(k, i, t, "ends at t=%s, before it starts", tc_fmt_time(x->t_end, tb, sizeof tb));
+        char tb[64];
+        return xfer_error(k, i, t, "ends at %s, before it starts", when(k, x->t_end, tb, sizeof tb));
     }
     if (topo && x->link >= 0) {
         if (x->link >= topo->n_links)
@@ -489,9 +502,9 @@ static tc_status check_xfer(chk *k, int i)
 
 static tc_status post_error(chk *k, int r, int c, const char *detail)
 {
-    char tb[32];
-    return tc_error(k->ctx, TC_ERR_CHECK, k->name, 0, "postcondition at end (t=%s): rank %d lacks chunk %d%s",
-                    tc_fmt_time(tc_sched_makespan(k->s), tb, sizeof tb), r, c, detail);
+    char tb[64];
+    return tc_error(k->ctx, TC_ERR_CHECK, k->name, 0, "postcondition at end (%s): rank %d lacks chunk %d%s",
+                    when(k, tc_sched_makespan(k->s), tb, sizeof tb), r, c, detail);
 }
 
 static tc_status need_held(chk *k, int r, int c)
@@ -703,11 +716,11 @@ static tc_status conflict_error(chk *k, int x, int with)
     const tc_xfer *a = &s->xfers[x], *b = &s->xfers[with];
     const tc_topo *topo = k->opts ? k->opts->topo : NULL;
     int ls = topo ? topo->links[a->link].src : a->src, ld = topo ? topo->links[a->link].dst : a->dst;
-    char tb[32];
+    char tb[64];
     return xfer_error(k, x, a->t_start,
                       "link %d (%d->%d) carries chunks %d and %d at the same time (transfer %d holds it until "
-                      "t=%s)",
-                      a->link, ls, ld, b->chunk, a->chunk, with, tc_fmt_time(b->t_end, tb, sizeof tb));
+                      "%s)",
+                      a->link, ls, ld, b->chunk, a->chunk, with, when(k, b->t_end, tb, sizeof tb));
 }
 
 /* The events ev[steps[q]] (ev[q] when steps is NULL), q < m, applied in order; at the first violation

@@ -1222,7 +1222,8 @@ static tc_status run_mode(tc_ctx *ctx, const tc_msccl *m, const char *name, int 
         goto done;
     if ((st = sim_run(&S)))
         goto done;
-    if (check && ((st = check_outputs(&S)) || (st = tc_sched_check(ctx, S.out, NULL, name))))
+    const tc_check_opts co = {.order_times = 1}; /* its times are the steps' order */
+    if (check && ((st = check_outputs(&S)) || (st = tc_sched_check(ctx, S.out, &co, name))))
         goto done;
     if (out) {
         tc_sched_sort(S.out);
