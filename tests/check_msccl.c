@@ -381,6 +381,13 @@ START_TEST(test_text_rules)
     tc_msccl_limits_get(TC_TARGET_EXEC, &ex);
     ck_assert_int_eq(read_verify(t, &ex), TC_OK);
     free(t);
+    /* a byte range no size falls in (audit: verify and tacos-run accepted it; maxBytes 0 is no limit) */
+    t = subst(ring4_text(), "minBytes=\"0\" maxBytes=\"0\"", "minBytes=\"100\" maxBytes=\"10\"");
+    expect(t, TC_ERR_INVALID, "t.xml:1: error: minBytes=\"100\" is above maxBytes=\"10\"");
+    free(t);
+    t = subst(ring4_text(), "minBytes=\"0\" maxBytes=\"0\"", "minBytes=\"100\" maxBytes=\"0\"");
+    ck_assert_int_eq(read_verify(t, &ex), TC_OK);
+    free(t);
 }
 END_TEST
 

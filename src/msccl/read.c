@@ -257,6 +257,11 @@ static tc_status on_algo(rd *r)
             return st;
         m->max_bytes = (uint64_t)v;
     }
+    if (m->max_bytes && m->min_bytes > m->max_bytes) /* maxBytes 0: no limit */
+        return tc_error(r->ctx, TC_ERR_INVALID, r->name, r->line,
+                        "minBytes=\"%llu\" is above maxBytes=\"%llu\": the runtime would use the plan for no size "
+                        "[attribute-value]",
+                        (unsigned long long)m->min_bytes, (unsigned long long)m->max_bytes);
     return TC_OK;
 }
 
