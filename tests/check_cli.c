@@ -817,6 +817,9 @@ START_TEST(test_option_table)
         {"topo dgx1 4", 2, "tacosc: error: dgx1: takes no dimensions (it has 8 GPUs), got '4'\n"},
         {"topo dgx1 2x4", 2, "tacosc: error: dgx1: takes no dimensions (it has 8 GPUs), got '2x4'\n"},
         {"topo ring 4 --class a --class b", 2, "tacosc: error: ring-4: 2 --class values, but it has 1 link class\n"},
+        /* a name the topology reader would refuse is refused before the file is written (audit D4) */
+        {"topo ring 4 --class 1x", 2, "tacosc: error: --class '1x': a class name is letters, digits, '_', '-' and "
+                                      "'.', starting with a letter or '_' (see 'tacosc topo --help')\n"},
         {"topo mesh 4x4 --class a --class b --class c", 2,
          "tacosc: error: mesh2d-4x4: 3 --class values, but it has 2 link classes (one per dimension)\n"},
         {"topo mesh 4x4 --bandwidth 1GB/s,2GB/s,3GB/s", 2,

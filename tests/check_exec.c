@@ -1249,6 +1249,11 @@ START_TEST(test_calibrate_table)
     snprintf(topo, sizeof topo, "%s/cal-fc2.xml", workdir());
     snprintf(costs, sizeof costs, "%s/cal.cost", workdir());
     snprintf(plan, sizeof plan, "%s/cal-ring.xml", workdir());
+    /* a class name the cost reader would refuse: usage error, no file (audit D5) */
+    snprintf(cmd, sizeof cmd, "%s -np 2 %s --calibrate --class 'a b' -o %s 2>&1", mpirun(), tacosrun(), costs);
+    ck_assert_msg(tu_run(cmd, &out) != 0 && strstr(out, "--class 'a b': a class name is") && access(costs, F_OK) != 0,
+                  "%s\n%s", cmd, tu_tail(out));
+    free(out);
     snprintf(cmd, sizeof cmd, "%s -np 2 %s --calibrate --reps 3 --iters 2 -b 64K -e 256K -o %s 2>&1", mpirun(),
              tacosrun(), costs);
     ck_assert_msg(tu_run(cmd, &out) == 0, "%s\n%s", cmd, tu_tail(out));

@@ -131,6 +131,12 @@ int tc_cli_topo(int argc, char **argv)
                                 : !strcmp(a, "--bandwidth") ? (const char **)&bw_arg
                                 : !strcmp(a, "--photonic")  ? &photonic
                                                             : NULL;
+            if (!strcmp(a, "--class") && !tc_class_name_valid(v)) { /* as the topology reader would refuse */
+                tc_cli_usage(&ctx, "topo", "--class '%s': a class name is letters, digits, '_', '-' and '.', starting "
+                             "with a letter or '_'", v);
+                st = TC_ERR_USAGE;
+                goto done;
+            }
             if (!strcmp(a, "--class"))
                 classes[n_classes++] = v;
             else if (slot && *slot) {

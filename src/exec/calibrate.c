@@ -286,8 +286,16 @@ int tc_exec_calibrate_main(int argc, char **argv)
             }
             *(argv[i][2] == 'r' ? &reps : &iters) = (int)v;
             i++;
-        } else if (!strcmp(argv[i], "--class") && i + 1 < argc)
+        } else if (!strcmp(argv[i], "--class") && i + 1 < argc) {
             cls = argv[++i];
+            if (!tc_class_name_valid(cls)) { /* the cost file it writes must read back */
+                if (rank == 0)
+                    fprintf(stderr, "tacos-run: error: --calibrate --class '%s': a class name is letters, digits, "
+                                    "'_', '-' and '.', starting with a letter or '_'\n", cls);
+                rc = 2;
+                goto done;
+            }
+        }
         else if (!strcmp(argv[i], "--device") && i + 1 < argc) {
             if (strcmp(argv[i + 1], "host") && strcmp(argv[i + 1], "cuda")) {
                 if (rank == 0)

@@ -210,7 +210,7 @@ void tc_costs_free(tc_costs *c)
     free(c);
 }
 
-static int valid_name(const char *s)
+int tc_class_name_valid(const char *s)
 {
     if (!(isalpha((unsigned char)*s) || *s == '_'))
         return 0;
@@ -437,7 +437,7 @@ tc_status tc_costs_read_mem(tc_ctx *ctx, const char *name, const char *buf, size
                 goto fail;
             continue;
         }
-        if (!valid_name(cls)) {
+        if (!tc_class_name_valid(cls)) {
             st = tc_error(ctx, TC_ERR_PARSE, name, lineno,
                           "bad class name '%s' (letters, digits, '_', '-', '.'; starting with a letter or '_')", cls);
             goto fail;
