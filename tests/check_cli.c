@@ -831,6 +831,9 @@ START_TEST(test_option_table)
         {"topo", 2, "tacosc: error: no topology kind given; usage: tacosc topo KIND [DIMS] [options] (see 'tacosc "
                     "topo --help')\n"},
         {"info", 2, "tacosc: error: no topology file given (see 'tacosc info --help')\n"},
+        /* an endless input stops at the reader's limit, not at the memory's end (audit D6) */
+        {"info topologies/ring-64.xml --costs /dev/zero", 1, "/dev/zero: error: larger than 16.00 MiB: not a cost file\n"},
+        {"topo import /dev/zero", 1, "/dev/zero: error: larger than 64.00 MiB: not a topology dump\n"},
         {"info M --size 1M --size 2M", 2, "tacosc: error: option '--size' given twice (see 'tacosc info --help')\n"},
         {"info M --sise 1M", 2, "tacosc: error: unknown option '--sise' (see 'tacosc info --help')\n"},
         {"verify", 2, "tacosc: error: no plan file given (see 'tacosc verify --help')\n"},

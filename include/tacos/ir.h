@@ -165,6 +165,16 @@ const char *tc_fmt_double(double d, char *buf, size_t n);
 /** Read a whole file into a malloc'd, NUL-terminated buffer (*len excludes the NUL).  Errors are reported
  *  as `tacosc: error: cannot open 'PATH': reason` or `PATH: error: cannot read: reason`. */
 tc_status tc_read_file(tc_ctx *ctx, const char *path, char **buf, size_t *len);
+/** tc_read_file refusing, as soon as it has read more, a file of more than max bytes (0: no limit):
+ *  `PATH: error: larger than MAX: not a WHAT` (text inputs that are never that large: an endless input such
+ *  as /dev/zero stops there). */
+tc_status tc_read_file_max(tc_ctx *ctx, const char *path, size_t max, const char *what, char **buf, size_t *len);
+/* The largest text inputs read whole (a 200x200 mesh's topology is 3.5 MB, a cost file a few KB). */
+#define TC_TEXT_MAX_COSTS ((size_t)16 << 20)
+#define TC_TEXT_MAX_TOPOLOGY ((size_t)256 << 20)
+#define TC_TEXT_MAX_DUMP ((size_t)64 << 20)
+#define TC_TEXT_MAX_TUNE ((size_t)256 << 20)
+#define TC_TEXT_MAX_MODEL ((size_t)256 << 20)
 /** Hold while calling igraph: its error state and cleanup stack are process globals (not thread-safe as
  *  Debian builds it); recursive. */
 void tc_igraph_lock(void);

@@ -205,6 +205,11 @@ tc_status tc_open_read(tc_ctx *ctx, const char *path, FILE **out)
 
 tc_status tc_read_file(tc_ctx *ctx, const char *path, char **out, size_t *out_len)
 {
+    return tc_read_file_max(ctx, path, 0, NULL, out, out_len);
+}
+
+tc_status tc_read_file_max(tc_ctx *ctx, const char *path, size_t max, const char *what, char **out, size_t *out_len)
+{
     FILE *f = NULL;
     tc_status ost = tc_open_read(ctx, path, &f);
     if (ost)
@@ -214,6 +219,13 @@ tc_status tc_read_file(tc_ctx *ctx, const char *path, char **out, size_t *out_le
     tc_status st = TC_OK;
     while (buf && (got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
         len += got;
+        if (max && len > max) { /* an endless or huge input (/dev/zero) stops here, not at the memory's end */
+            free(buf);
+            fclose(f);
+            char mb[32];
+            return tc_error(ctx, TC_ERR_LIMIT, path, 0, "larger than %s: not a %s", tc_fmt_bytes((double)max, mb, sizeof mb),
+                            what ? what : "file this reads");
+        }
         if (cap - len - 1 == 0) {
             char *p = realloc(buf, cap *= 2);
             if (!p)

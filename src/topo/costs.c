@@ -520,7 +520,7 @@ tc_status tc_costs_read(tc_ctx *ctx, const char *path, tc_costs **out)
 {
     char *buf;
     size_t len;
-    tc_status st = tc_read_file(ctx, path, &buf, &len);
+    tc_status st = tc_read_file_max(ctx, path, TC_TEXT_MAX_COSTS, "cost file", &buf, &len);
     if (st)
         return st;
     st = tc_costs_read_mem(ctx, path, buf, len, out);

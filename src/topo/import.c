@@ -873,7 +873,7 @@ tc_status tc_topo_import(tc_ctx *ctx, const char *path, const tc_import_opts *o,
 {
     char *buf;
     size_t len;
-    tc_status st = tc_read_file(ctx, path, &buf, &len);
+    tc_status st = tc_read_file_max(ctx, path, TC_TEXT_MAX_DUMP, "topology dump", &buf, &len);
     if (st)
         return st;
     st = tc_topo_import_mem(ctx, path, buf, len, o, out);

@@ -1007,7 +1007,7 @@ tc_status tc_topo_read(tc_ctx *ctx, const char *path, tc_topo **out)
 {
     char *buf;
     size_t len;
-    tc_status st = tc_read_file(ctx, path, &buf, &len);
+    tc_status st = tc_read_file_max(ctx, path, TC_TEXT_MAX_TOPOLOGY, "topology file", &buf, &len);
     if (st)
         return st;
     st = tc_topo_read_mem(ctx, path, buf, len, out);

@@ -348,7 +348,7 @@ tc_status tc_tune_data_read(tc_ctx *ctx, const char *path, tc_tune_data **out)
 {
     char *buf = NULL;
     size_t len = 0;
-    tc_status st = tc_read_file(ctx, path, &buf, &len);
+    tc_status st = tc_read_file_max(ctx, path, TC_TEXT_MAX_TUNE, "tuning table", &buf, &len);
     if (st)
         return st;
     st = tc_tune_data_read_mem(ctx, path, buf, len, out);

@@ -24,7 +24,7 @@ tc_status tc_tune_model_write_svm(tc_ctx *ctx, tc_tune_model *m, const char *pat
         return tc_error(ctx, TC_ERR_IO, NULL, 0, "cannot write '%s': libsvm's svm_save_model failed", path);
     char *buf = NULL;
     size_t len = 0;
-    tc_status st = tc_read_file(ctx, path, &buf, &len);
+    tc_status st = tc_read_file_max(ctx, path, TC_TEXT_MAX_MODEL, "model file", &buf, &len);
     if (!st)
         m->svm_checksum = tc_tune_fnv(TC_FNV_OFFSET, buf, len);
     free(buf);
@@ -358,7 +358,7 @@ tc_status tc_tune_model_load(tc_ctx *ctx, const char *dir, tc_coll coll, tc_tune
     cJSON *j = NULL;
     tc_tune_model *m = calloc(1, sizeof *m);
     uint64_t want = 0;
-    tc_status st = m ? tc_read_file(ctx, meta, &text, &len) : TC_ERR_NOMEM;
+    tc_status st = m ? tc_read_file_max(ctx, meta, TC_TEXT_MAX_MODEL, "model file", &text, &len) : TC_ERR_NOMEM;
     mreader r = {ctx, meta};
     if (st)
         goto fail;
@@ -369,7 +369,7 @@ tc_status tc_tune_model_load(tc_ctx *ctx, const char *dir, tc_coll coll, tc_tune
     }
     if ((st = parse_meta(&r, j, m, &want)))
         goto fail;
-    if ((st = tc_read_file(ctx, svmp, &svm_text, &svm_len)))
+    if ((st = tc_read_file_max(ctx, svmp, TC_TEXT_MAX_MODEL, "libsvm model", &svm_text, &svm_len)))
         goto fail;
     m->svm_checksum = tc_tune_fnv(TC_FNV_OFFSET, svm_text, svm_len);
     if (m->svm_checksum != want) {
