@@ -72,6 +72,21 @@ START_TEST(test_parse_size)
     ck_assert_int_eq(tc_parse_size("4X", &v), TC_ERR_INVALID);
     ck_assert_int_eq(tc_parse_size("4KQ", &v), TC_ERR_INVALID);
     ck_assert_int_eq(tc_parse_size("0.3", &v), TC_ERR_INVALID);
+    /* whole numbers exactly, past 2^53 too (a double would read 2^53 + 1 as 2^53), random ones among them */
+    ck_assert_int_eq(tc_parse_size("9007199254740993", &v), TC_OK);
+    ck_assert_uint_eq(v, (1ull << 53) + 1);
+    const uint64_t r = ((uint64_t)tu_seed() << 20 | 12345u) & ((1ull << 62) - 1);
+    char b[32];
+    snprintf(b, sizeof b, "%llu", (unsigned long long)r);
+    ck_assert_int_eq(tc_parse_size(b, &v), TC_OK);
+    ck_assert_uint_eq(v, r);
+    snprintf(b, sizeof b, "%llu K", (unsigned long long)(r >> 12));
+    ck_assert_int_eq(tc_parse_size(b, &v), TC_OK);
+    ck_assert_uint_eq(v, (r >> 12) * 1024);
+    ck_assert_int_eq(tc_parse_size("18446744073709551616", &v), TC_ERR_INVALID); /* 2^64 */
+    ck_assert_int_eq(tc_parse_size("17179869184G", &v), TC_ERR_INVALID);       /* 2^64 bytes */
+    /* a fraction or exponent where a double cannot hold every whole number: refused, not rounded */
+    ck_assert_int_eq(tc_parse_size("9007199254740993.0", &v), TC_ERR_INVALID);
 }
 END_TEST
 

@@ -138,8 +138,20 @@ tc_status tc_parse_size(const char *s, uint64_t *out)
         } else if (toupper((unsigned char)*end) == 'B' && *rest)
             return TC_ERR_INVALID;
     }
+    size_t digits = strspn(s, "0123456789");
+    if (s + digits == end || (s + digits < end && s[digits] == ' ' && s + strspn(s + digits, " ") + digits == end)) {
+        /* a whole number: exactly, not through a double (2^53 + 1 would read as 2^53) */
+        errno = 0;
+        const unsigned long long n = strtoull(s, NULL, 10);
+        const uint64_t m = (uint64_t)mul;
+        if (errno == ERANGE || (m > 1 && n > UINT64_MAX / m))
+            return TC_ERR_INVALID;
+        *out = (uint64_t)n * m;
+        return TC_OK;
+    }
     double b = v * mul;
-    if (b > 1.8e19 || b != floor(b))
+    /* a fraction or an exponent: exact only below 2^53, where every whole number is a double */
+    if (b >= 9007199254740992.0 || b != floor(b))
         return TC_ERR_INVALID;
     *out = (uint64_t)b;
     return TC_OK;
