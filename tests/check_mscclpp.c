@@ -336,6 +336,32 @@ START_TEST(test_rules_broken)
 }
 END_TEST
 
+/* A protocol other than "Simple" or "LL": the executor runs it as Simple (it tests protocol == "LL"), and so
+ * does the reader, with a warning (audit: LL128 was read as Simple silently). */
+START_TEST(test_protocol_other_warned)
+{
+    size_t n = 0;
+    char *text = tu_slurp("tests/mscclpp/pull-allreduce-2.json", &n);
+    ck_assert_ptr_nonnull(text);
+    char *at = strstr(text, "\"protocol\": \"Simple\"");
+    ck_assert_ptr_nonnull(at);
+    static const char *const others[] = {"LL128", "simple", "ll"};
+    const char *o = others[tu_seed() % 3];
+    char *edited = malloc(n + 16);
+    ck_assert_ptr_nonnull(edited);
+    snprintf(edited, n + 16, "%.*s\"protocol\": \"%s\"%s", (int)(at - text), text, o, at + strlen("\"protocol\": \"Simple\""));
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_mscclpp *p = NULL;
+    ck_assert_int_eq(tc_mscclpp_read_mem(&ctx, "plan.json", edited, strlen(edited), &p), TC_OK);
+    ck_assert_int_eq(p->packets, 0);
+    ck_assert_msg(strstr(tu_diags(), "warning: protocol") && strstr(tu_diags(), "runs it as Simple"), "%s", tu_diags());
+    tc_mscclpp_free(p);
+    free(edited);
+    free(text);
+}
+END_TEST
+
 /* limits the reader applies, on plans written here */
 static void read_fails(const char *text, const char *rule)
 {
@@ -528,6 +554,7 @@ static Suite *mscclpp_suite(void)
     tcase_add_test(tc, test_shipped_topologies);
     tcase_add_test(tc, test_roundtrip_deterministic);
     tcase_add_test(tc, test_rules_broken);
+    tcase_add_test(tc, test_protocol_other_warned);
     tcase_add_test(tc, test_reader_limits);
     tcase_add_test(tc, test_foreign_style_plan);
     tcase_add_test(tc, test_bundle);

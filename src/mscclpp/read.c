@@ -366,6 +366,11 @@ static tc_status read_top(rd *r, const cJSON *root, tc_mscclpp **out)
     p->line = line_of(r, root);
     p->inplace = cJSON_IsTrue(ip);
     p->packets = !strcmp(proto, "LL");
+    /* the executor tests protocol == "LL" and runs anything else as Simple (microsoft/mscclpp
+     * src/executor/execution_plan.cc, ExecutionPlan::Impl::loadExecutionPlan): so do we, aloud */
+    if (!p->packets && strcmp(proto, "Simple"))
+        tc_warn(r->ctx, r->name, line_of(r, root), /* lines are known for objects */
+                "protocol \"%s\" is neither \"Simple\" nor \"LL\": MSCCL++ runs it as Simple [protocol]", proto);
     static const int dthreads = TC_MSCCLPP_DEFAULT_THREADS_PER_BLOCK, dalign = TC_MSCCLPP_DEFAULT_ALIGNMENT;
     const cJSON *v;
     if ((st = get_int(r, root, "num_threads_per_block", &dthreads, 1, 1024, &p->threads)) ||
