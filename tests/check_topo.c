@@ -254,11 +254,15 @@ START_TEST(test_read_negative)
         {HDR "<class name=\"c\" alpha=\"1e308s\" bandwidth=\"1GB/s\"/>\n" RING4 "</topology>\n",
          "b.xml:2: error: class 'c': bad alpha: time '1e308s' is out of range (at most 1000000 s)"},
         {HDR "<class name=\"c\" alpha=\"1us\" bandwidth=\"1e308TB/s\"/>\n" RING4 "</topology>\n",
-         "b.xml:2: error: class 'c': bad bandwidth: bandwidth '1e308TB/s' is out of range (finite, at least "
-         "0.000001 B/s)"},
+         "b.xml:2: error: class 'c': bad bandwidth: bandwidth '1e308TB/s' is out of range (at least "
+         "0.000001 B/s, at most 1e+18 B/s)"},
+        /* audit: 1e308 B/s was taken and overflowed the sums over links (info printed 'none', algbw 0) */
+        {HDR "<class name=\"c\" alpha=\"0us\" bandwidth=\"1e308B/s\"/>\n" RING4 "</topology>\n",
+         "b.xml:2: error: class 'c': bad bandwidth: bandwidth '1e308B/s' is out of range (at least "
+         "0.000001 B/s, at most 1e+18 B/s)"},
         {HDR RING4 "<link src=\"0\" dst=\"3\" bandwidth=\"1e-7B/s\"/>\n</topology>\n",
-         "b.xml:3: error: link 0->3: bad bandwidth: bandwidth '1e-7B/s' is out of range (finite, at least "
-         "0.000001 B/s)"},
+         "b.xml:3: error: link 0->3: bad bandwidth: bandwidth '1e-7B/s' is out of range (at least "
+         "0.000001 B/s, at most 1e+18 B/s)"},
         {HDR RING4 "<link src=\"0\" dst=\"3\" alpha=\"2000000 s\"/>\n</topology>\n",
          "b.xml:3: error: link 0->3: bad alpha: time '2000000 s' is out of range (at most 1000000 s)"},
         {HDR RING4 "<photonic reconfig=\"2e9ms\"/>\n</topology>\n",

@@ -25,6 +25,9 @@
  * sums of a few such times still fit; longer times are refused with a message instead of overflowing.
  */
 #define TC_TIME_MAX 1e6
+/** The fastest bandwidth (B/s) a class or link may have: 1 EB/s, beyond any link, so that the sums over a
+ *  topology's links stay finite (1e308 B/s overflowed them). */
+#define TC_BW_MAX 1e18
 /** A duration in seconds as the integer picoseconds the TACOS synthesizer (src/synth/ten.c) and the event
  *  simulator count in: rounded to nearest, at least 1.  s is finite, >= 0 and at most TC_TIME_MAX. */
 static inline int64_t tc_time_ps(double s)

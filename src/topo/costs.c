@@ -123,10 +123,10 @@ static tc_status parse_unit(const char *s, const unit *units, const char *kind, 
                              TC_TIME_MAX);
                 return TC_ERR_INVALID;
             }
-            if (units == bw_units && (!isfinite(x) || (x > 0 && x < 1.0 / TC_TIME_MAX))) {
+            if (units == bw_units && (!isfinite(x) || x > TC_BW_MAX || (x > 0 && x < 1.0 / TC_TIME_MAX))) {
                 if (why && n)
-                    snprintf(why, n, "bandwidth '%s' is out of range (finite, at least %.6f B/s)",
-                             trimmed(s, num, sizeof num), 1.0 / TC_TIME_MAX);
+                    snprintf(why, n, "bandwidth '%s' is out of range (at least %.6f B/s, at most %.0e B/s)",
+                             trimmed(s, num, sizeof num), 1.0 / TC_TIME_MAX, TC_BW_MAX);
                 return TC_ERR_INVALID;
             }
             *out = x;
@@ -479,10 +479,11 @@ tc_status tc_costs_read_mem(tc_ctx *ctx, const char *name, const char *buf, size
                 goto fail;
             }
             beta /= 1e9;
-            if (beta > TC_TIME_MAX || !isfinite(1.0 / beta)) { /* the bandwidth limits, as 1/beta */
+            if (beta > TC_TIME_MAX || !(1.0 / beta <= TC_BW_MAX)) { /* the bandwidth limits, as 1/beta */
                 st = tc_error(ctx, TC_ERR_INVALID, name, lineno,
-                              "class '%s': beta '%s' is out of range (at most %.0f s/GB, and a finite bandwidth)",
-                              cls, v, TC_TIME_MAX * 1e9);
+                              "class '%s': beta '%s' is out of range (at most %.0f s/GB, at least %g s/GB: a "
+                              "bandwidth of at most %.0e B/s)",
+                              cls, v, TC_TIME_MAX * 1e9, 1e9 / TC_BW_MAX, TC_BW_MAX);
                 goto fail;
             }
         } else {
