@@ -816,6 +816,7 @@ START_TEST(test_option_table)
          "predicted 11.321 us\n"},
         {"topo dgx1 4", 2, "tacosc: error: dgx1: takes no dimensions (it has 8 GPUs), got '4'\n"},
         {"topo dgx1 2x4", 2, "tacosc: error: dgx1: takes no dimensions (it has 8 GPUs), got '2x4'\n"},
+        {"topo import tests/import/dgx-h100.xml --nodes 0", 2, "tacosc: error: --nodes: '0' is not an integer in [1, 100000]\n"},
         {"topo ring 4 --class a --class b", 2, "tacosc: error: ring-4: 2 --class values, but it has 1 link class\n"},
         /* a name the topology reader would refuse is refused before the file is written (audit D4) */
         {"topo ring 4 --class 1x", 2, "tacosc: error: --class '1x': a class name is letters, digits, '_', '-' and "

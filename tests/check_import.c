@@ -200,6 +200,40 @@ START_TEST(test_import_errors)
 }
 END_TEST
 
+/* A NIC speed that is not a positive number is read as NCCL reads it (10000 Mb/s: ncclTopoAddNet), with a
+ * warning naming the line (audit: "nan", "fast" and "0" became 10000 Mb/s silently): the shipped DGX H100
+ * dump, its first <net> speed replaced by one of them, imports with that warning. */
+START_TEST(test_nic_speed_fallback_warned)
+{
+    size_t n = 0;
+    char *text = tu_slurp("tests/import/dgx-h100.xml", &n);
+    ck_assert_ptr_nonnull(text);
+    char *at = strstr(text, " speed=\""); /* a <net>'s, not a <pci>'s link_speed */
+    ck_assert_ptr_nonnull(at);
+    at++;
+    char *q = strchr(at + 7, '"');
+    ck_assert_ptr_nonnull(q);
+    static const char *const junk[] = {"nan", "fast", "0", "-1"};
+    const char *j = junk[tu_seed() % 4];
+    char *edited = malloc(n + 16);
+    ck_assert_ptr_nonnull(edited);
+    snprintf(edited, n + 16, "%.*sspeed=\"%s%s", (int)(at - text), text, j, q);
+    int line = 1;
+    for (const char *p = text; p < at; p++)
+        line += *p == '\n';
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_topo *t = NULL;
+    ck_assert_int_eq(tc_topo_import_mem(&ctx, "d.xml", edited, strlen(edited), NULL, &t), TC_OK);
+    char want[160];
+    snprintf(want, sizeof want, "d.xml:%d: warning: <net>: speed '%s' is not a positive number of Mb/s", line, j);
+    ck_assert_msg(strstr(tu_diags(), want), "want '%s' in: %s", want, tu_diags());
+    tc_topo_free(t);
+    free(edited);
+    free(text);
+}
+END_TEST
+
 /* Two servers of two GPUs, a fast link inside each; the GPUs of a server share one NIC (shared = 1) or have
  * one each, every NIC on one switch.  All-to-all, one chunk per pair: 4 chunks must leave server 0 and 4
  * enter it; with one NIC port each way that is 4 c, with two 2 c, c = alpha + beta * chunk (integer ps). */
@@ -545,6 +579,7 @@ static Suite *import_suite(void)
     Suite *s = suite_create("import");
     TCase *tc = tcase_create("import");
     tcase_add_test(tc, test_import_tables);
+    tcase_add_test(tc, test_nic_speed_fallback_warned);
     tcase_add_test(tc, test_import_cli);
     tcase_add_test(tc, test_import_errors);
     tcase_add_test(tc, test_nic_share_bound);

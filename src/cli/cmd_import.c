@@ -69,7 +69,7 @@ int tc_cli_topo_import(int argc, char **argv, int compose)
         case 'o': outp = optarg; break;
         case O_SPLIT: break;
         case O_NODES:
-            if ((st = tc_cli_parse_int(&ctx, "--nodes", optarg, 1, 100000, &nodes)))
+            if ((st = tc_cli_parse_int(&ctx, "nodes", optarg, 1, 100000, &nodes)))
                 return tc_cli_exit(st);
             break;
         case O_NET:
@@ -87,7 +87,7 @@ int tc_cli_topo_import(int argc, char **argv, int compose)
         case O_SM:
             if (compose)
                 return tc_cli_usage(&ctx, cmd, "--sm is an import option");
-            if ((st = tc_cli_parse_int(&ctx, "--sm", optarg, 30, 1000, &io.sm)))
+            if ((st = tc_cli_parse_int(&ctx, "sm", optarg, 30, 1000, &io.sm)))
                 return tc_cli_exit(st);
             break;
         case O_GCN:

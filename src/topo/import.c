@@ -259,6 +259,12 @@ static tc_status collect(imp *m, xmlNode *n)
             if (ok && sp > 2147483647) /* NCCL reads an int of Mb/s */
                 return err(m, c, "<net>: speed %lld is not a speed in Mb/s (at most 2147483647)", sp);
             x->mbps = sp > 0 ? (long)sp : 10000; /* NCCL ncclTopoAddNet: "Some NICs define speed = -1" */
+            if (!(ok && sp > 0)) { /* as NCCL reads it, but not silently */
+                char *sv = attr(c, "speed");
+                tc_warn(m->ctx, m->file, line(c), "<net>: speed '%s' is not a positive number of Mb/s: read as NCCL "
+                        "reads it, 10000 Mb/s", sv ? sv : "(none)");
+                xmlFree(sv);
+            }
             x->gdr = (int)num_attr(c, "gdr", &ok);
             if (!ok)
                 x->gdr = -1;
