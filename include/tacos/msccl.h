@@ -63,6 +63,9 @@ typedef struct tc_msccl {
     int root;            /**< root of a rooted collective when known (lowered from a schedule, or given by
                               the user), else -1: MSCCL XML carries none and the verifier infers it */
     int line;            /**< line of <algo> when read from a file, else 0 */
+    int unwind, switch_model, link_model; /**< the schedule's (tc_sched), carried by a leading comment
+                              `<!-- tacosc: unwind D, switch-model M, link-model L -->` (the runtimes' parser
+                              skips comments): the topology its time is for; 0 each when absent */
     tc_msccl_gpu *gpus;  /**< ngpus entries, gpus[i].id == i */
 } tc_msccl;
 

@@ -981,6 +981,9 @@ static tc_status bld_program(lw *L, bld *B)
     m->inplace = L->inplace || L->dual;
     m->outofplace = !L->inplace;
     m->root = s->root;
+    m->unwind = s->unwind;
+    m->switch_model = s->switch_model;
+    m->link_model = s->link_model;
     m->min_bytes = L->o->min_bytes;
     m->max_bytes = L->o->max_bytes;
     m->nchannels = L->groups * B->nch;

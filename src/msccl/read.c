@@ -60,6 +60,7 @@ typedef struct rd {
     size_t cap, len;
     int line;
     int in_comment, comment_line;
+    int unwind, switch_model, link_model; /* from a `<!-- tacosc: ... -->` comment (tc_msccl) */
     int depth;
     elem stack[5];
     int done_root;
@@ -394,6 +395,40 @@ static int stop_char(char c)
     return c == ' ' || c == '>' || c == '/' || c == '\n' || c == '\r' || c == 0;
 }
 
+/* `<!-- tacosc: unwind D, switch-model M, link-model L -->` (tc_msccl_write): the topology the plan's time is
+ * for.  Any other comment, or a part not understood, is left as a comment. */
+static void tacosc_comment(rd *r, const char *t)
+{
+    while (*t == ' ')
+        t++;
+    if (strncmp(t, "tacosc:", 7))
+        return;
+    t += 7;
+    for (;;) {
+        while (*t == ' ' || *t == ',')
+            t++;
+        char key[16], val[16];
+        int n = 0;
+        if (sscanf(t, "%15[a-z-] %15[a-z0-9-]%n", key, val, &n) != 2)
+            return;
+        t += n;
+        if (!strcmp(key, "unwind")) {
+            char *end;
+            const long d = strtol(val, &end, 10);
+            if (!*end && d > 0 && d < INT_MAX)
+                r->unwind = (int)d;
+        } else if (!strcmp(key, "switch-model")) {
+            tc_switch_model sm;
+            if (!tc_switch_model_parse(val, &sm))
+                r->switch_model = 1 + (int)sm;
+        } else if (!strcmp(key, "link-model")) {
+            tc_link_model lm;
+            if (!tc_link_model_parse(val, &lm))
+                r->link_model = (int)lm;
+        }
+    }
+}
+
 /* One tag starting at buf[*pos] == '<'. */
 static tc_status tag(rd *r, size_t *pos)
 {
@@ -404,6 +439,7 @@ static tc_status tag(rd *r, size_t *pos)
         r->in_comment = 1;
         r->comment_line = r->line;
         *pos = p + 3;
+        tacosc_comment(r, b + p + 3);
         return TC_OK;
     }
     if (b[p] == '?')
@@ -622,6 +658,9 @@ static tc_status run(rd *r)
     if (!r->m)
         return perr(r, r->line ? r->line : 1, "no <algo> element [element]");
     tc_msccl *m = r->m;
+    m->unwind = r->unwind;
+    m->switch_model = r->switch_model;
+    m->link_model = r->link_model;
     if (r->n_gpus != m->ngpus)
         return tc_error(r->ctx, TC_ERR_INVALID, r->name, m->line, "ngpus=\"%d\" but %d <gpu> elements [gpu-count]",
                         m->ngpus, r->n_gpus);

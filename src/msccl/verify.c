@@ -1218,6 +1218,9 @@ static tc_status run_mode(tc_ctx *ctx, const tc_msccl *m, const char *name, int 
     if (m->coll == TC_COLL_ALLREDUCE)
         S.out->n_chunks = S.N;
     S.out->root = S.root;
+    S.out->unwind = m->unwind; /* the topology the plan's time is for (its tacosc comment) */
+    S.out->switch_model = m->switch_model;
+    S.out->link_model = m->link_model;
     if ((st = tc_sched_set_names(S.out, m->name ? m->name : "msccl", NULL)) || (st = tc_sched_set_file(S.out, name)))
         goto done;
     if ((st = sim_run(&S)))

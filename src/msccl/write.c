@@ -258,6 +258,27 @@ tc_status tc_msccl_write(tc_ctx *ctx, const tc_msccl *m, FILE *f)
     for (char *p = name; *p; p++)
         if ((unsigned char)*p < 32 || *p == '"' || *p == '<' || *p == '&' || *p == 127)
             *p = '_';
+    if (m->unwind > 0 || m->switch_model > 0 || m->link_model != TC_LINK_TACOS) {
+        /* the topology the plan's time is for, which MSCCL XML has no attribute for: a comment, which the
+         * runtimes' parser skips (msccl_parser.cc mscclXmlGetNode, mscclXmlSkipComment) and tacosc reads */
+        char c[160];
+        int n = snprintf(c, sizeof c, "<!-- tacosc:");
+        const char *sep = " ";
+        if (m->unwind > 0) {
+            n += snprintf(c + n, sizeof c - (size_t)n, "%sunwind %d", sep, m->unwind);
+            sep = ", ";
+        }
+        if (m->switch_model > 0) {
+            n += snprintf(c + n, sizeof c - (size_t)n, "%sswitch-model %s", sep,
+                          tc_switch_model_name((tc_switch_model)(m->switch_model - 1)));
+            sep = ", ";
+        }
+        if (m->link_model != TC_LINK_TACOS)
+            n += snprintf(c + n, sizeof c - (size_t)n, "%slink-model %s", sep,
+                          tc_link_model_name((tc_link_model)m->link_model));
+        snprintf(c + n, sizeof c - (size_t)n, " -->\n");
+        w_str(w, c);
+    }
     W_LIT(w, "<algo name=\"");
     w_str(w, name);
     W_LIT(w, "\" proto=\"");
