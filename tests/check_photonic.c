@@ -1538,6 +1538,38 @@ START_TEST(test_cli_end_to_end)
 }
 END_TEST
 
+/* MSCCL XML has no circuits and no reconfiguration: compile --photonic to XML prints the time of the file it
+ * writes (tacosc sim of it, on the fixed links), says so, and keeps the photonic plan in the breakdown
+ * (audit: it printed the photonic plan's time, up to 2x below the file's).  Random algorithm and size on a
+ * photonic 4x4 torus. */
+START_TEST(test_photonic_xml_prices_the_file)
+{
+    static const char *const algos[] = {"ring", "rhd", "tacos"};
+    const unsigned long seed = tu_seed();
+    char *topo = tu_tmpfile(".xml", NULL), *xml = tu_tmpfile(".xml", NULL), *out = NULL;
+    ck_assert_int_eq(tu_tacosc_run(&out, "topo torus 4x4 --photonic reconfig=5us,tx=4,rx=4,wavelengths=4,mzi=16,fibers=8 "
+                                         "-o %s", topo), 0);
+    free(out);
+    const unsigned kb = 64u << (seed % 6);
+    ck_assert_int_eq(tu_tacosc_run(&out, "%s --collective allreduce --size %uK --algo %s --photonic -o %s", topo, kb,
+                                   algos[seed / 6 % 3], xml), 0);
+    const char *p = strstr(out, "predicted time ");
+    ck_assert_msg(p && strstr(out, "MSCCL program written") && strstr(out, "photonic time "), "%s", out);
+    char printed[32];
+    ck_assert_int_eq(sscanf(p, "predicted time %31[0-9.] ", printed), 1);
+    free(out);
+    ck_assert_int_eq(tu_tacosc_run(&out, "sim %s %s --size %uK", xml, topo, kb), 0);
+    char want[64];
+    snprintf(want, sizeof want, "  time %s ", printed);
+    ck_assert_msg(strstr(out, want), "compile printed %s: %s", printed, out);
+    free(out);
+    unlink(topo);
+    unlink(xml);
+    free(topo);
+    free(xml);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("photonic");
@@ -1573,6 +1605,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_svg);
     tcase_add_test(tc, test_cli_bad_input);
     tcase_add_test(tc, test_cli_end_to_end);
+    tcase_add_test(tc, test_photonic_xml_prices_the_file);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -699,7 +699,9 @@ int tc_cli_compile(int argc, char **argv)
     }
     if (!quiet && !(out_path && !strcmp(out_path, "-"))) /* the plan itself went to stdout */
         summary(topo_run ? topo_run : flat, s, &bound,
-                photonic     ? "photonic: each round on its circuits, reconfigurations included; the breakdown below"
+                photonic && m ? "event simulation of the MSCCL program written, as tacosc sim; the photonic plan's "
+                                "time is in the breakdown below"
+                : photonic     ? "photonic: each round on its circuits, reconfigurations included; the breakdown below"
                 : g.stats_only ? "synthesizer's estimate: no transfers kept"
                 : sparse       ? "event simulation of the plan with its sparse messages, as tacosc sim"
                 : m            ? "event simulation of the MSCCL program written, as tacosc sim"

@@ -203,7 +203,7 @@ static tc_status lower(tc_ctx *ctx, const tc_topo *topo, tc_sched *s, const tc_c
                        tc_compile_result *res)
 {
     tc_status st = tc_msccl_lower(ctx, s, o->lower, &res->msccl);
-    if (st || o->gen.stats_only || o->photonic || o->sparse)
+    if (st || o->gen.stats_only || o->sparse)
         return st;
     /* the program as `tacosc sim FILE` prices it, with the plan's model; a kept simulation becomes the
      * program's (compare's rows and SVG show the file's time) */
@@ -232,8 +232,11 @@ static tc_status lower(tc_ctx *ctx, const tc_topo *topo, tc_sched *s, const tc_c
         for (int i = 0; i < topo->n_swnodes; i++)
             mc |= topo->swnodes[i].multicast != 0;
         snprintf(res->lost, sizeof res->lost, "%s",
-                 mc ? "MSCCL XML has no multicast, each switch copy is a send of its own"
-                    : "MSCCL XML keeps no link choice and no times, only each rank's order of sends and receives");
+                 o->photonic ? "MSCCL XML has no optical circuits and no reconfiguration: the file runs on the "
+                               "topology's fixed links (the photonic plan is the breakdown below)"
+                 : mc        ? "MSCCL XML has no multicast, each switch copy is a send of its own"
+                             : "MSCCL XML keeps no link choice and no times, only each rank's order of sends and "
+                               "receives");
     }
     s->time = t;
     return TC_OK;
