@@ -409,10 +409,10 @@ START_TEST(test_costs_errors)
         {"reconfig 5", "reconfig: missing time unit in '5' (use ns, us, ms or s)"},
         {"reconfig 5us 6us", "reconfig: unexpected '6us' after the delay"},
         {"reconfig 2e6s", "reconfig: time '2e6s' is out of range (at most 1000000 s)"},
-        {"ib 2us beta=1e308", "class 'ib': beta '1e308' is out of range (at most 1000000000000000 s/GB, and a finite "
-                              "bandwidth)"},
-        {"ib 2us beta=1e-305", "class 'ib': beta '1e-305' is out of range (at most 1000000000000000 s/GB, and a "
-                               "finite bandwidth)"},
+        {"ib 2us beta=1e308", "class 'ib': beta '1e308' is out of range (at most 1000000000000000 s/GB, at least "
+                              "1e-09 s/GB: a bandwidth of at most 1e+18 B/s)"},
+        {"ib 2us beta=1e-305", "class 'ib': beta '1e-305' is out of range (at most 1000000000000000 s/GB, at least "
+                               "1e-09 s/GB: a bandwidth of at most 1e+18 B/s)"},
         {"nvlink 0.7 \xce\xbcs 25GB/s extra", "class 'nvlink': unexpected 'extra' after the bandwidth"},
         /* issue 14: more than 8 fields overflowed the tokenizer (segfault) */
         {"a b b b b b b b b b b", "class 'a': bad alpha: expected a number, got 'b'"},
