@@ -2051,9 +2051,32 @@ START_TEST(test_mirror_under_cut)
 }
 END_TEST
 
+/* A random all-reduce for the overlap's tests: by round, a 3-D torus at a small size (where the overlap wins
+ * some), a 2-D grid of pairs costing the same both ways (the mirror) or a random network; 2 to kmax chunks
+ * per rank, statistics only. */
+static tc_topo *overlap_case(tc_ctx *ctx, tc_rng *r, int round, int kmax, tc_gen_opts *o)
+{
+    static const char *const tori[] = {"4x4x4", "3x4x4", "4x4x2"};
+    tc_topo *t = NULL;
+    tc_gen_opts_init(o);
+    o->chunks = 2 + (int)tc_rng_below(r, (uint64_t)kmax - 1);
+    o->stats_only = 1;
+    o->size = (uint64_t)1 << (14 + tc_rng_below(r, 16));
+    switch (round % 3) {
+    case 0:
+        ck_assert_int_eq(tc_topo_generate(ctx, "torus", tori[tc_rng_below(r, 3)], NULL, 0, &t), TC_OK);
+        o->size = (uint64_t)1 << (14 + tc_rng_below(r, 5));
+        break;
+    case 1: t = pair_grid(r, 3 + (int)tc_rng_below(r, 8), 2 + (int)tc_rng_below(r, 8), round % 2, 0, 0); break;
+    default: t = random_topo(r, 3 + (int)tc_rng_below(r, 10)); break;
+    }
+    ctx->seed = tc_rng_next(r);
+    return t;
+}
+
 /* The all-reduce overlap's lower bound from the release times (tacos.c overlap_bound) is never above where the
- * overlapped all-gather ends when it runs, and not trivially low: on 3-D tori at small sizes, 2-D grids and
- * random networks, 2 to 6 chunks per rank, random sizes and seeds. */
+ * overlapped all-gather ends when it runs, and not trivially low (overlap_case's networks, 2 to 6 chunks
+ * per rank). */
 START_TEST(test_overlap_bound_below)
 {
     tc_ctx ctx;
@@ -2061,21 +2084,10 @@ START_TEST(test_overlap_bound_below)
     const unsigned long seed = tu_seed();
     tc_rng r;
     tc_rng_seed(&r, seed + 2704);
-    static const char *const tori[] = {"4x4x4", "3x4x4", "4x4x2"};
     int ran = 0, near = 0;
     for (int round = 0; round < 15; round++) {
-        tc_topo *t = NULL;
         tc_gen_opts o;
-        tc_gen_opts_init(&o);
-        o.chunks = 2 + (int)tc_rng_below(&r, 5);
-        o.stats_only = 1;
-        o.size = (uint64_t)1 << (14 + tc_rng_below(&r, 16));
-        switch (round % 3) {
-        case 0: ck_assert_int_eq(tc_topo_generate(&ctx, "torus", tori[tc_rng_below(&r, 3)], NULL, 0, &t), TC_OK); break;
-        case 1: t = pair_grid(&r, 3 + (int)tc_rng_below(&r, 8), 2 + (int)tc_rng_below(&r, 8), round % 2, 0, 0); break;
-        default: t = random_topo(&r, 3 + (int)tc_rng_below(&r, 10)); break;
-        }
-        ctx.seed = tc_rng_next(&r);
+        tc_topo *t = overlap_case(&ctx, &r, round, 6, &o);
         syn_knobs k = {.probe = 1};
         tc_sched *s = NULL;
         ck_assert_int_eq(tc_synth_tacos_knobs(&ctx, t, TC_COLL_ALLREDUCE, &o, NULL, &k, &s), TC_OK);
@@ -2098,7 +2110,7 @@ END_TEST
 /* Under a search's cut the overlap is not run where that bound shows it cannot end before the plain plan or
  * the cut.  Oracle: the run without a cut.  Whatever the cut, a run that finishes gives the uncut run's time,
  * and one stops only under a cut below that time (where the plain plan ends past the cut and the overlap is
- * cut short, which of them is faster is unknown: stopped); 3-D tori at small sizes and random networks. */
+ * cut short, which of them is faster is unknown: stopped); overlap_case's networks, 2 to 4 chunks. */
 START_TEST(test_overlap_skipped_under_cut)
 {
     tc_ctx ctx;
@@ -2107,22 +2119,10 @@ START_TEST(test_overlap_skipped_under_cut)
     tc_rng r;
     tc_rng_seed(&r, seed + 2705);
     static const double frac[] = {0.9, 0.97, 0.995, 1.0, 1.003, 1.03, 1.2};
-    static const char *const tori[] = {"4x4x4", "3x4x4", "4x4x2"};
     int runs = 0, stops = 0;
     for (int round = 0; round < 6; round++) {
-        tc_topo *t = NULL;
         tc_gen_opts o;
-        tc_gen_opts_init(&o);
-        o.chunks = 2 + (int)tc_rng_below(&r, 3);
-        o.stats_only = 1;
-        if (round % 2) {
-            t = random_topo(&r, 3 + (int)tc_rng_below(&r, 10));
-            o.size = (uint64_t)1 << (14 + tc_rng_below(&r, 16));
-        } else {
-            ck_assert_int_eq(tc_topo_generate(&ctx, "torus", tori[tc_rng_below(&r, 3)], NULL, 0, &t), TC_OK);
-            o.size = (uint64_t)1 << (14 + tc_rng_below(&r, 5));
-        }
-        ctx.seed = tc_rng_next(&r);
+        tc_topo *t = overlap_case(&ctx, &r, round, 4, &o);
         tc_sched *full = NULL;
         ck_assert_int_eq(tc_synth_tacos_knobs(&ctx, t, TC_COLL_ALLREDUCE, &o, NULL, NULL, &full), TC_OK);
         const double T = full->time;

@@ -304,8 +304,10 @@ static double dijkstra(bctx *b, int src, int rev, int *far)
     return worst;
 }
 
-/* Sum of hop distances from src over out-links (rev = 0) or in-links; -1 when some NPU is unreachable. */
-static int64_t hop_sum(bctx *b, int src, int rev)
+/* Breadth-first hops from src over out-links (rev = 0) or in-links into b->hops (-1: unreachable); hops
+ * through a switch vertex count, the vertex itself is no destination: the sum of the NPUs' hops in *sum,
+ * the largest in *far; returns the NPUs reached. */
+static int bfs_hops(bctx *b, int src, int rev, int64_t *sum, int *far)
 {
     const tc_topo *t = b->t;
     const int n = tc_topo_n_vertices(t);
@@ -314,14 +316,17 @@ static int64_t hop_sum(bctx *b, int src, int rev)
     int qh = 0, qt = 0, npus = 0;
     b->hops[src] = 0;
     b->queue[qt++] = src;
-    int64_t sum = 0;
+    *sum = 0;
+    *far = 0;
+    const int *off = rev ? t->in_off : t->out_off, *adj = rev ? t->in_link : t->out_link;
     while (qh < qt) {
         const int v = b->queue[qh++];
-        if (v < t->n_npus) { /* hops through a switch vertex count, the vertex itself is no destination */
-            sum += b->hops[v];
+        if (v < t->n_npus) {
+            *sum += b->hops[v];
+            if (b->hops[v] > *far)
+                *far = b->hops[v];
             npus++;
         }
-        const int *off = rev ? t->in_off : t->out_off, *adj = rev ? t->in_link : t->out_link;
         for (int k = off[v]; k < off[v + 1]; k++) {
             const int l = adj[k], u = rev ? t->links[l].src : t->links[l].dst;
             if (b->hops[u] < 0) {
@@ -330,32 +335,24 @@ static int64_t hop_sum(bctx *b, int src, int rev)
             }
         }
     }
-    return npus == t->n_npus ? sum : -1;
+    return npus;
 }
 
-/* Every link of one latency: the hops to the farthest NPU from src (a breadth-first search, what dijkstra
- * finds with its sums), in seconds as dijkstra adds them up, link by link. */
+/* Sum of hop distances from src over out-links (rev = 0) or in-links; -1 when some NPU is unreachable. */
+static int64_t hop_sum(bctx *b, int src, int rev)
+{
+    int64_t sum;
+    int far;
+    return bfs_hops(b, src, rev, &sum, &far) == b->t->n_npus ? sum : -1;
+}
+
+/* Every link of one latency: the hops to the farthest NPU from src (what dijkstra finds with its sums), in
+ * seconds as dijkstra adds them up, link by link. */
 static double farthest_hops(bctx *b, int src, double per_hop)
 {
-    const tc_topo *t = b->t;
-    const int n = tc_topo_n_vertices(t);
-    for (int v = 0; v < n; v++)
-        b->hops[v] = -1;
-    int qh = 0, qt = 0, far = 0;
-    b->hops[src] = 0;
-    b->queue[qt++] = src;
-    while (qh < qt) {
-        const int v = b->queue[qh++];
-        if (v < t->n_npus && b->hops[v] > far)
-            far = b->hops[v];
-        for (int k = t->out_off[v]; k < t->out_off[v + 1]; k++) {
-            const int u = t->links[t->out_link[k]].dst;
-            if (b->hops[u] < 0) {
-                b->hops[u] = b->hops[v] + 1;
-                b->queue[qt++] = u;
-            }
-        }
-    }
+    int64_t sum;
+    int far;
+    bfs_hops(b, src, 0, &sum, &far);
     double d = 0;
     for (int i = 0; i < far; i++)
         d += per_hop;
