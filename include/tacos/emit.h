@@ -32,5 +32,13 @@ tc_status tc_sched_sniff(tc_ctx *ctx, const char *path, tc_format *out);
 /** Read any schedule file: JSON, MSCCL XML or an MSCCL++ plan (by content).  MSCCL and MSCCL++ files are
  *  turned into the IR (their data movements; an MSCCL++ plan's chunk size is 1 byte until priced at a size). */
 tc_status tc_sched_load(tc_ctx *ctx, const char *path, tc_sched **out);
+/** What tacosc verify proves of a schedule in the IR without a runtime target: the checker (the one-chunk-per-
+ *  link test but for te-ccl plans, link ids against topo when given) and its sparse formats.  name: for
+ *  messages (the file, whose lines the transfers record). */
+tc_status tc_sched_verify(tc_ctx *ctx, const tc_sched *s, const tc_topo *topo, const char *name);
+/** tc_sched_load of a file that must compute its collective: JSON through tc_sched_verify, MSCCL XML through
+ *  tc_msccl_verify under tacos-run's limits, MSCCL++ through tc_mscclpp_verify, each file read once.
+ *  *refused = 1 when the file reads but fails them (the checks said why). */
+tc_status tc_sched_load_verified(tc_ctx *ctx, const char *path, tc_sched **out, int *refused);
 
 #endif

@@ -2,10 +2,8 @@
  * link-level event simulation) and print time, bandwidths, efficiency and link utilization. */
 #include "cli.h"
 #include "tacos/algo.h"
-#include "tacos/check.h"
 #include "tacos/emit.h"
 #include "tacos/msccl.h"
-#include "tacos/mscclpp.h"
 #include "tacos/photonic.h"
 #include "tacos/sim.h"
 #include "tacos/sparse.h"
@@ -92,35 +90,6 @@ static tc_status sim_photonic(tc_ctx *ctx, const tc_sched *s, const tc_topo *top
     return TC_OK;
 }
 
-/* What tacosc verify proves of the plan file (without --target or --topo): the schedule checker for JSON
- * (and its sparse formats), the MSCCL program check under tacos-run's limits (none of the runtimes'), the
- * MSCCL++ checks; a plan that does not compute its collective is not priced. */
-static tc_status plan_correct(tc_ctx *ctx, const char *path, tc_format fmt, const tc_sched *s)
-{
-    tc_status st;
-    if (fmt == TC_FMT_JSON) {
-        /* te-ccl plans overlap a link's chunks between start and arrival: no one-chunk-per-link test */
-        tc_check_opts co = {.topo = NULL, .no_link_check = s->link_model != TC_LINK_TACOS};
-        if ((st = tc_sched_check(ctx, s, &co, path)))
-            return st;
-        return tc_sparse_verify(ctx, s, NULL);
-    }
-    if (fmt == TC_FMT_MSCCLPP) {
-        tc_mscclpp *p = NULL;
-        if (!(st = tc_mscclpp_read(ctx, path, &p)))
-            st = tc_mscclpp_verify(ctx, p, 0, path, NULL);
-        tc_mscclpp_free(p);
-        return st;
-    }
-    tc_msccl *m = NULL;
-    tc_msccl_limits lim;
-    tc_msccl_limits_get(TC_TARGET_EXEC, &lim);
-    if (!(st = tc_msccl_read(ctx, path, &m)))
-        st = tc_msccl_verify(ctx, m, &lim, path);
-    tc_msccl_free(m);
-    return st;
-}
-
 int tc_cli_sim(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -204,11 +173,10 @@ int tc_cli_sim(int argc, char **argv)
     tc_format fmt = TC_FMT_JSON;
     double t0 = tc_now(), t_gen = 0, t_sim = 0;
     if (plan) { /* the plan first: it knows the unwinding degree its link ids refer to */
-        if ((st = tc_sched_sniff(&ctx, plan, &fmt)) || (st = tc_sched_load(&ctx, plan, &s)))
-            goto done;
-        if ((st = plan_correct(&ctx, plan, fmt, s))) {
-            tc_error(&ctx, st, plan, 0, "not a correct %s plan (see above; tacosc verify %s): nothing priced",
-                     tc_coll_name(s->coll), plan);
+        int refused = 0; /* a plan that does not compute its collective is not priced */
+        if ((st = tc_sched_sniff(&ctx, plan, &fmt)) || (st = tc_sched_load_verified(&ctx, plan, &s, &refused))) {
+            if (refused)
+                tc_error(&ctx, st, plan, 0, "not a correct plan (see above; tacosc verify %s): nothing priced", plan);
             goto done;
         }
         if (!unwind)

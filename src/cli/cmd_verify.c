@@ -1,6 +1,5 @@
 /* tacosc verify PLAN: check a JSON schedule or an MSCCL XML program. */
 #include "cli.h"
-#include "tacos/check.h"
 #include "tacos/emit.h"
 #include "tacos/msccl.h"
 #include "tacos/mscclpp.h"
@@ -149,9 +148,7 @@ int tc_cli_verify(int argc, char **argv)
         if (topo_path && (st = tc_cli_load_topo(&ctx, topo_path, costs_path, unwind ? unwind : s->unwind,
                                                 swmodel ? swmodel : s->switch_model, &flat)))
             goto done;
-        /* te-ccl plans overlap a link's chunks between start and arrival: no one-chunk-per-link test */
-        tc_check_opts co = {.topo = flat, .no_link_check = s->link_model != TC_LINK_TACOS};
-        if ((st = tc_sched_check(&ctx, s, &co, path)) || (st = tc_sparse_verify(&ctx, s, flat)))
+        if ((st = tc_sched_verify(&ctx, s, flat, path)))
             goto done;
         if ((st = tc_photonic_verify(&ctx, s, costs_path ? flat : NULL, path))) /* G0's prices need the costs */
             goto done;

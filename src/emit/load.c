@@ -1,9 +1,11 @@
 /* Load any schedule file into the IR: JSON by content ('{' or '[' first, after an optional UTF-8 byte order
  * mark and blanks) -- an MSCCL++ plan when tc_mscclpp_sniff says so, else a tacosc schedule --, otherwise
  * MSCCL XML. */
+#include "tacos/check.h"
 #include "tacos/emit.h"
 #include "tacos/msccl.h"
 #include "tacos/mscclpp.h"
+#include "tacos/sparse.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -40,26 +42,65 @@ tc_status tc_sched_sniff(tc_ctx *ctx, const char *path, tc_format *out)
     return TC_OK;
 }
 
-tc_status tc_sched_load(tc_ctx *ctx, const char *path, tc_sched **out)
+tc_status tc_sched_verify(tc_ctx *ctx, const tc_sched *s, const tc_topo *topo, const char *name)
+{
+    /* te-ccl plans overlap a link's chunks between start and arrival: no one-chunk-per-link test */
+    tc_check_opts co = {.topo = topo, .no_link_check = s->link_model != TC_LINK_TACOS};
+    tc_status st = tc_sched_check(ctx, s, &co, name);
+    return st ? st : tc_sparse_verify(ctx, s, topo);
+}
+
+/* tc_sched_load; with verify, the file read once is also checked (*refused = 1 when it reads but fails) */
+static tc_status load(tc_ctx *ctx, const char *path, int verify, tc_sched **out, int *refused)
 {
     tc_format fmt;
     tc_status st = tc_sched_sniff(ctx, path, &fmt);
     if (st)
         return st;
-    if (fmt == TC_FMT_JSON)
-        return tc_emit_json_read(ctx, path, out);
+    if (fmt == TC_FMT_JSON) {
+        if ((st = tc_emit_json_read(ctx, path, out)) || !verify)
+            return st;
+        if ((st = tc_sched_verify(ctx, *out, NULL, path))) {
+            *refused = 1;
+            tc_sched_free(*out);
+            *out = NULL;
+        }
+        return st;
+    }
     if (fmt == TC_FMT_MSCCLPP) {
         tc_mscclpp *p = NULL;
         if ((st = tc_mscclpp_read(ctx, path, &p)))
             return st;
-        st = tc_mscclpp_to_sched(ctx, p, 0, path, out);
+        if (verify && (st = tc_mscclpp_verify(ctx, p, 0, path, NULL)))
+            *refused = 1;
+        if (!st)
+            st = tc_mscclpp_to_sched(ctx, p, 0, path, out);
         tc_mscclpp_free(p);
         return st;
     }
     tc_msccl *m = NULL;
     if ((st = tc_msccl_read(ctx, path, &m)))
         return st;
-    st = tc_msccl_to_sched(ctx, m, path, out);
+    if (verify) { /* under tacos-run's limits: none of the runtimes' (verify --target says those) */
+        tc_msccl_limits lim;
+        tc_msccl_limits_get(TC_TARGET_EXEC, &lim);
+        if ((st = tc_msccl_verify(ctx, m, &lim, path)))
+            *refused = 1;
+    }
+    if (!st)
+        st = tc_msccl_to_sched(ctx, m, path, out);
     tc_msccl_free(m);
     return st;
+}
+
+tc_status tc_sched_load(tc_ctx *ctx, const char *path, tc_sched **out)
+{
+    int refused = 0;
+    return load(ctx, path, 0, out, &refused);
+}
+
+tc_status tc_sched_load_verified(tc_ctx *ctx, const char *path, tc_sched **out, int *refused)
+{
+    *refused = 0;
+    return load(ctx, path, 1, out, refused);
 }

@@ -48,7 +48,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "tacos/check.h"
 #include "tacos/emit.h"
 #include "tacos/msccl.h"
 #include "tacos/mscclpp.h"
@@ -421,12 +420,9 @@ static tc_status load_plan(tc_ctx *ctx, const opts *o, int n, tc_msccl **out, in
         tc_sched *s = NULL;
         from_json = 1;
         st = tc_emit_json_read(ctx, o->plan, &s);
-        if (!st) { /* the checker tacosc verify runs first: its errors name the transfer and its line; a plan it
-                      refuses is not replayed (te-ccl plans overlap a link's chunks: no one-chunk-per-link test) */
-            tc_check_opts co = {.topo = NULL, .no_link_check = s->link_model != TC_LINK_TACOS};
-            if (!(st = tc_sched_check(ctx, s, &co, o->plan)))
-                st = tc_sparse_verify(ctx, s, NULL);
-        }
+        if (!st) /* what tacosc verify checks first: its errors name the transfer and its line; a plan it
+                    refuses is not replayed */
+            st = tc_sched_verify(ctx, s, NULL, o->plan);
         if (!st)
             st = tc_exec_sparse_dtype(ctx, o->plan, s, o->dtype); /* sizes of another type: re-decide */
         if (!st) {
