@@ -137,6 +137,9 @@ typedef struct tc_bound {
  * (indexed, no switches left, switch vertices allowed, s->n_ranks NPUs).  One line describing the binding bound: tc_bound_describe.
  */
 tc_status tc_sim_bound(tc_ctx *ctx, const tc_topo *topo, const tc_sched *s, uint64_t size, tc_bound *out);
+/** The per-NPU count behind tc_sim_bound's link bound: chunks NPU v must receive (dir 0) or send (dir 1) in
+ *  the collective of R ranks, C chunks, K per rank (all-to-all: per rank pair) and the root root_rank. */
+int64_t tc_bound_npu_need(tc_coll coll, int64_t R, int64_t C, int64_t K, int root_rank, int v, int dir);
 /** "cut: node 1 (npus 8-15), in" / "link: npu 3 in-links" / ... into buf (n bytes). */
 const char *tc_bound_describe(const tc_bound *b, char *buf, size_t n);
 

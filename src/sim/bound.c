@@ -120,12 +120,10 @@ typedef struct shape {
     int R, C, K, root;  /* K: chunks per rank (all-to-all: per rank pair) */
 } shape;
 
-/* Chunks NPU v must receive (dir 0) or send (dir 1). */
-static int64_t npu_need(const shape *h, int v, int dir)
+int64_t tc_bound_npu_need(tc_coll coll, int64_t R, int64_t C, int64_t K, int root_rank, int v, int dir)
 {
-    const int64_t R = h->R, C = h->C, K = h->K;
-    const int root = v == h->root;
-    switch (h->coll) {
+    const int root = v == root_rank;
+    switch (coll) {
     case TC_COLL_ALLGATHER: return dir ? K : C - K;
     case TC_COLL_REDUCESCATTER: return dir ? C - K : K;
     case TC_COLL_ALLREDUCE: return C;
@@ -136,6 +134,12 @@ static int64_t npu_need(const shape *h, int v, int dir)
     case TC_COLL_ALLTOALL: return (R - 1) * K;
     default: return 0;
     }
+}
+
+/* Chunks NPU v must receive (dir 0) or send (dir 1). */
+static int64_t npu_need(const shape *h, int v, int dir)
+{
+    return tc_bound_npu_need(h->coll, h->R, h->C, h->K, h->root, v, dir);
 }
 
 /* Chunks that must enter (dir 0) or leave (dir 1) a set of s NPUs, root_in: the root is inside. */

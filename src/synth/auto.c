@@ -174,14 +174,7 @@ static double quick_bound(const tc_topo *t, tc_coll coll, int K, uint64_t size, 
     const double epoch = t->link_model != TC_LINK_TACOS ? tc_link_epoch(t, bytes) : 0;
     for (int v = 0; v < R; v++)
         for (int dir = 0; dir < 2; dir++) {
-            /* gather: the root takes in C - K, the others send K; scatter: the mirror */
-            const int into_root = (coll == TC_COLL_GATHER) == (dir == 0);
-            const double need = coll == TC_COLL_ALLREDUCE                  ? C
-                                : coll == TC_COLL_ALLTOALL                 ? C - K
-                                : coll == TC_COLL_GATHER || coll == TC_COLL_SCATTER
-                                    ? (v == root ? (into_root ? C - K : 0) : (into_root ? 0 : K))
-                                : (coll == TC_COLL_ALLGATHER) == (dir == 0) ? C - K
-                                                                            : K;
+            const double need = (double)tc_bound_npu_need(coll, R, (int64_t)R * K, K, root, v, dir);
             const int *lk = dir ? t->out_link + t->out_off[v] : t->in_link + t->in_off[v];
             const int deg = dir ? t->out_off[v + 1] - t->out_off[v] : t->in_off[v + 1] - t->in_off[v];
             const double tm = links_bound(t, lk, deg, need, bytes, epoch);
