@@ -65,9 +65,9 @@ typedef struct tc_costs {
 tc_status tc_costs_read(tc_ctx *ctx, const char *path, tc_costs **out);
 tc_status tc_costs_read_mem(tc_ctx *ctx, const char *name, const char *buf, size_t len, tc_costs **out);
 void tc_costs_free(tc_costs *c);
-/** A link class name as topology and cost files take it (tacosc-costs(5)): letters, digits, '_', '-', '.',
- *  starting with a letter or '_'. */
+/** A link class name as topology and cost files take it (tacosc-costs(5)): TC_CLASS_NAME_RULE. */
 int tc_class_name_valid(const char *name);
+#define TC_CLASS_NAME_RULE "a class name is letters, digits, '_', '-' and '.', starting with a letter or '_'"
 /** Apply a cost file (may be NULL) to a topology: define classes, check that every used class is
  *  defined (error names the first link using an undefined class), refresh link costs. */
 tc_status tc_topo_apply_costs(tc_ctx *ctx, tc_topo *t, const tc_costs *c);

@@ -131,15 +131,14 @@ int tc_cli_topo(int argc, char **argv)
                                 : !strcmp(a, "--bandwidth") ? (const char **)&bw_arg
                                 : !strcmp(a, "--photonic")  ? &photonic
                                                             : NULL;
-            if (!strcmp(a, "--class") && !tc_class_name_valid(v)) { /* as the topology reader would refuse */
-                tc_cli_usage(&ctx, "topo", "--class '%s': a class name is letters, digits, '_', '-' and '.', starting "
-                             "with a letter or '_'", v);
-                st = TC_ERR_USAGE;
-                goto done;
-            }
-            if (!strcmp(a, "--class"))
+            if (!strcmp(a, "--class")) {
+                if (!tc_class_name_valid(v)) { /* as the topology reader would refuse */
+                    tc_cli_usage(&ctx, "topo", "--class '%s': %s", v, TC_CLASS_NAME_RULE);
+                    st = TC_ERR_USAGE;
+                    goto done;
+                }
                 classes[n_classes++] = v;
-            else if (slot && *slot) {
+            } else if (slot && *slot) {
                 tc_cli_usage(&ctx, "topo", "option '%s' given twice (give one comma-separated list)", a);
                 st = TC_ERR_USAGE;
                 goto done;

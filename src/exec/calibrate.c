@@ -290,8 +290,7 @@ int tc_exec_calibrate_main(int argc, char **argv)
             cls = argv[++i];
             if (!tc_class_name_valid(cls)) { /* the cost file it writes must read back */
                 if (rank == 0)
-                    fprintf(stderr, "tacos-run: error: --calibrate --class '%s': a class name is letters, digits, "
-                                    "'_', '-' and '.', starting with a letter or '_'\n", cls);
+                    fprintf(stderr, "tacos-run: error: --calibrate --class '%s': %s\n", cls, TC_CLASS_NAME_RULE);
                 rc = 2;
                 goto done;
             }
