@@ -138,8 +138,8 @@ tc_status tc_parse_size(const char *s, uint64_t *out)
         } else if (toupper((unsigned char)*end) == 'B' && *rest)
             return TC_ERR_INVALID;
     }
-    size_t digits = strspn(s, "0123456789");
-    if (s + digits == end || (s + digits < end && s[digits] == ' ' && s + strspn(s + digits, " ") + digits == end)) {
+    const char *after = s + strspn(s, "0123456789");
+    if (after + strspn(after, " ") == end) { /* digits, then (after blanks) the unit or the end */
         /* a whole number: exactly, not through a double (2^53 + 1 would read as 2^53) */
         errno = 0;
         const unsigned long long n = strtoull(s, NULL, 10);
