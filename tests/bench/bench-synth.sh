@@ -182,15 +182,23 @@ fi
 
 if only 6; then
 echo
-echo "6. the cost of --chunks auto: tacosc end to end (plan written) against the same with --chunks K (its choice), median of 3 wall s:"
+echo "6. the cost of --chunks auto: tacosc end to end (plan written) against the same with --chunks K (its choice), wall s per run (median of 3 batches):"
 if [ -x "$TACOSC" ]; then
     tmp=$(mktemp /tmp/bench-synth.XXXXXX.json)
-    med() { # command...: median wall seconds of 3 runs
-        for i in 1 2 3; do
+    # per-run wall seconds, the median of 3 batches, each repeating the command until it has run 0.3 s (after
+    # one run that sets the batch's length), so that the process start and the clock's grain do not decide a
+    # ratio of runs of a few ms; runs above 0.3 s are batches of one
+    batch() { # command...: per-run wall seconds, median of 3 batches
+        t0=$(date +%s.%N)
+        "$@" > /dev/null
+        t1=$(date +%s.%N)
+        n=$(awk -v a="$t0" -v b="$t1" 'BEGIN { d = b - a; n = d > 0 ? int(0.3 / d) : 1; print (n < 1 ? 1 : n) }')
+        for _ in 1 2 3; do
             t0=$(date +%s.%N)
-            "$@" > /dev/null
+            j=0
+            while [ $j -lt "$n" ]; do "$@" > /dev/null; j=$((j + 1)); done
             t1=$(date +%s.%N)
-            awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", b - a }'
+            awk -v a="$t0" -v b="$t1" -v n="$n" 'BEGIN { printf "%.5f\n", (b - a) / n }'
         done | sort -n | sed -n 2p
     }
     large=""
@@ -208,8 +216,8 @@ EOS
         esac
         if [ -n "$so" ]; then set -- --stats-only; else set -- -o "$tmp"; fi
         k=$("$TACOSC" "$topo" --collective "$coll" --size "$size" ${so:+--stats-only} | sed -n 's/.*chunks [0-9]* (\([0-9]*\) per rank).*/\1/p')
-        a=$(med "$TACOSC" "$topo" --collective "$coll" --size "$size" -q "$@")
-        b=$(med "$TACOSC" "$topo" --collective "$coll" --size "$size" --chunks "$k" -q "$@")
+        a=$(batch "$TACOSC" "$topo" --collective "$coll" --size "$size" -q "$@")
+        b=$(batch "$TACOSC" "$topo" --collective "$coll" --size "$size" --chunks "$k" -q "$@")
         r=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')
         echo "$tp $coll $size${so:+ --stats-only}: auto $a s, --chunks $k $b s, ratio $r"
         target "$tp $coll auto search within 1.3x one synthesis (issue 27)" "$r" "<=" 1.3
@@ -222,25 +230,10 @@ EOS
         rm -f "$tmp.$$.xml"
     done
     # every shipped topology at the default size (1 MiB), the four collectives --chunks auto serves by
-    # default, the plan written as JSON (issue 27: "on every shipped topology").  Runs of a few ms are timed
-    # in batches (each batch repeats the command until it has run 0.3 s; the median of 3 batches per run),
-    # so that the process start and the clock's grain do not decide the ratio.  All-to-all above 256 NPUs
+    # default, the plan written as JSON (issue 27: "on every shipped topology").  All-to-all above 256 NPUs
     # is left out: a 1024-NPU all-to-all is a million routed chunks, minutes per run.
     echo
     echo "   every shipped topology, 1 MiB (the default size), plan written, per-run wall s (batched, median of 3):"
-    batch() { # command...: per-run wall seconds, median of 3 batches
-        t0=$(date +%s.%N)
-        "$@" > /dev/null
-        t1=$(date +%s.%N)
-        n=$(awk -v a="$t0" -v b="$t1" 'BEGIN { d = b - a; n = d > 0 ? int(0.3 / d) : 1; print (n < 1 ? 1 : n) }')
-        for _ in 1 2 3; do
-            t0=$(date +%s.%N)
-            j=0
-            while [ $j -lt "$n" ]; do "$@" > /dev/null; j=$((j + 1)); done
-            t1=$(date +%s.%N)
-            awk -v a="$t0" -v b="$t1" -v n="$n" 'BEGIN { printf "%.5f\n", (b - a) / n }'
-        done | sort -n | sed -n 2p
-    }
     worst=0 worst_case=""
     for f in "$T"/*.xml; do
         tp=$(basename "$f" .xml)
