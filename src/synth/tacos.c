@@ -761,10 +761,12 @@ static tc_status run_all(const run_cfg *cfg, uint64_t seed, tc_sched *rec, int p
             A.block = O.block;
             A.stop_offset = 0;
             phase_worker(&A);
-            ovl_cut = !A.st && A.r.stopped;
+            /* a run asks its stop every SYN_STOP_EVERY event times, so it may end past the cut unstopped: with
+             * the plain all-gather stopped, which of the two is faster is then unknown too */
+            ovl_cut = !A.st && (A.r.stopped || (plain_stopped && cfg->stop->fn(cfg->stop->u, A.r.makespan)));
             if (cfg->ovl_probe && !A.st && !A.r.stopped) /* tests */
                 cfg->ovl_probe[1] = A.r.makespan;
-            if (!(st = A.st) && !A.r.stopped && A.r.makespan < plain_ps) {
+            if (!(st = A.st) && !ovl_cut && A.r.makespan < plain_ps) {
                 ovl = 1;
                 if (rec) { /* with its transfers, in place of the plain one's */
                     A.rec = rec;
