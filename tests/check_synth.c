@@ -1168,6 +1168,128 @@ START_TEST(test_teccl_all_collectives)
 }
 END_TEST
 
+/* Under te-ccl a switch port's cost is its latency (1 ps once alpha is dropped) while it is held beta m: an
+ * NPU's slower link that waits for what its switch brings (ten.c defer_link) was polled every 2 ps, millions
+ * of empty engine steps (rfs-2x4x4 broadcast 1 MiB: 14 s).  On random two-server networks (a node switch per
+ * server, direct links of other costs between NPUs, rails between the servers), all-gather and broadcast:
+ * - the polls that cannot see anything new are skipped (ten.c skip_idle_polls): the engine steps, counted by
+ *   a stop function it asks every SYN_STOP_EVERY steps, stay within a few per transfer (each step holds an
+ *   event, or a waiting link's last poll before one);
+ * - oracle, where the switch's alpha is dropped and polling every 2 ps is affordable (chunks of 4 to 8 KiB,
+ *   held 10 to 20 ns by a switch port): the plan is the one running every poll gives (knob poll_all),
+ *   transfer for transfer, to the picosecond;
+ * - the plans pass the checker. */
+static int count_steps(void *u, int64_t t)
+{
+    (void)t;
+    ++*(int64_t *)u;
+    return 0;
+}
+
+/* A stop that gives up after 2^19 engine steps. */
+static int cap_steps(void *u, int64_t t)
+{
+    (void)t;
+    return ++*(int64_t *)u * SYN_STOP_EVERY > (1 << 19);
+}
+
+START_TEST(test_teccl_node_switch_steps)
+{
+    tc_ctx ctx;
+    tu_ctx(&ctx);
+    tc_rng r;
+    tc_rng_seed(&r, tu_seed() + 2728);
+    int compared = 0;
+    for (int it = 0; it < 8; it++) {
+        const int per = 3 + (int)tc_rng_below(&r, 6), n = 2 * per;
+        tc_topo *t = NULL;
+        ck_assert_int_eq(tc_topo_create("two-servers", n, &t), TC_OK);
+        int sw, nic, nv;
+        ck_assert_int_eq(tc_topo_class_get(t, "sw", &sw), TC_OK);
+        ck_assert_int_eq(tc_topo_class_get(t, "nic", &nic), TC_OK);
+        ck_assert_int_eq(tc_topo_class_get(t, "nv", &nv), TC_OK);
+        /* odd rounds: a switch of 0.5 ns and 400 GB/s, whose alpha te-ccl drops from chunks of 2 KiB (a tenth
+         * of the epoch, its own beta m) */
+        const double us = it % 2 ? 1e-8 : 1e-6; /* odd rounds: every alpha 100 times shorter */
+        if (it % 2)
+            ck_assert_int_eq(tc_topo_class_set(t, sw, 0.5e-9, 1 / 400e9), TC_OK);
+        else
+            ck_assert_int_eq(tc_topo_class_set(t, sw, (0.2 + 0.1 * (double)tc_rng_below(&r, 5)) * 1e-6, 1 / 50e9),
+                             TC_OK);
+        ck_assert_int_eq(tc_topo_class_set(t, nic, 2 * us, 1 / 12.5e9), TC_OK);
+        ck_assert_int_eq(tc_topo_class_set(t, nv, 0.5 * us, 1 / 100e9), TC_OK);
+        for (int h = 0; h < 2; h++) {
+            int ports[16];
+            for (int i = 0; i < per; i++)
+                ports[i] = h * per + i;
+            ck_assert_int_eq(tc_topo_add_switch(t, h ? "sw1" : "sw0", ports, per, sw, 0, 0), TC_OK);
+            for (int i = 0; i + 1 < per; i += 2) /* pairs joined directly as well */
+                if (tc_rng_below(&r, 2)) {
+                    ck_assert_int_eq(tc_topo_add_link(t, h * per + i, h * per + i + 1, nv, -1, -1, 0), TC_OK);
+                    ck_assert_int_eq(tc_topo_add_link(t, h * per + i + 1, h * per + i, nv, -1, -1, 0), TC_OK);
+                }
+        }
+        for (int i = 0; i < per; i++) { /* rails between the servers */
+            ck_assert_int_eq(tc_topo_add_link(t, i, per + i, nic, -1, -1, 0), TC_OK);
+            ck_assert_int_eq(tc_topo_add_link(t, per + i, i, nic, -1, -1, 0), TC_OK);
+        }
+        ck_assert_int_eq(tc_topo_index(t), TC_OK);
+        tc_topo_set_switch_model(t, TC_SWITCH_NODE);
+        t->link_model = TC_LINK_TECCL;
+        tc_topo *u = NULL;
+        ck_assert_int_eq(tc_topo_unwind(&ctx, t, 0, &u), TC_OK);
+        const tc_coll colls[] = {TC_COLL_BROADCAST, TC_COLL_ALLGATHER};
+        for (int ci = 0; ci < 2; ci++) {
+            tc_gen_opts o;
+            tc_gen_opts_init(&o);
+            o.size = (uint64_t)(256 + tc_rng_below(&r, 2048)) * 1024;
+            o.chunks = 1 + (int)tc_rng_below(&r, 3);
+            o.root = (int)tc_rng_below(&r, (uint64_t)n);
+            o.threads = 1;
+            int64_t asked = 0;
+            const syn_stop stop = {count_steps, &asked};
+            tc_sched *s = NULL;
+            ck_assert_msg(tc_synth_tacos_run(&ctx, t, colls[ci], &o, &stop, &s) == TC_OK, "%s", tu_diags());
+            ck_assert_msg(asked * SYN_STOP_EVERY <= 4 * (int64_t)s->n_xfers + SYN_STOP_EVERY,
+                          "%s on 2 x %d npus, %d chunks: %lld engine steps or more for %d transfers",
+                          tc_coll_name(colls[ci]), per, o.chunks, (long long)(asked * SYN_STOP_EVERY), s->n_xfers);
+            tc_check_opts co = {.topo = u, .no_link_check = 1};
+            ck_assert_msg(tc_sched_check(&ctx, s, &co, "teccl-node") == TC_OK, "%s", tu_diags());
+            tc_sched_free(s);
+            if (it % 2 == 0)
+                continue; /* the oracle where alpha is dropped (polling every 2 ps costs seconds beyond) */
+            o.size = (uint64_t)(4 + tc_rng_below(&r, 5)) * 1024 * (colls[ci] == TC_COLL_ALLGATHER ? n : 1) * o.chunks;
+            tc_sched *a = NULL, *b = NULL;
+            syn_knobs every = {.poll_all = 1};
+            int64_t polls = 0;
+            const syn_stop cap = {cap_steps, &polls};
+            ck_assert_int_eq(tc_synth_tacos_knobs(&ctx, t, colls[ci], &o, NULL, NULL, &a), TC_OK);
+            ck_assert_int_eq(tc_synth_tacos_knobs(&ctx, t, colls[ci], &o, &cap, &every, &b), TC_OK);
+            if (isinf(b->time)) { /* polling every step took too long here */
+                tc_sched_free(a);
+                tc_sched_free(b);
+                continue;
+            }
+            compared++;
+            ck_assert_int_eq(a->n_xfers, b->n_xfers);
+            for (int i = 0; i < a->n_xfers; i++) {
+                const tc_xfer *x = &a->xfers[i], *y = &b->xfers[i];
+                ck_assert_msg(x->src == y->src && x->dst == y->dst && x->chunk == y->chunk && x->link == y->link &&
+                                  x->t_start == y->t_start && x->t_end == y->t_end,
+                              "%s on 2 x %d npus, %d chunks, %llu B: transfer %d differs from polling every step",
+                              tc_coll_name(colls[ci]), per, o.chunks, (unsigned long long)o.size, i);
+            }
+            ck_assert(a->time == b->time);
+            tc_sched_free(a);
+            tc_sched_free(b);
+        }
+        tc_topo_free(u);
+        tc_topo_free(t);
+    }
+    ck_assert_msg(compared >= 3, "polling every step compared on %d plans of 8", compared);
+}
+END_TEST
+
 /*
  * Issue 27's question, under the tacos model: the DGX-2 pair with its switches unwound to degree d gives
  * plans below the bound printed for the switches kept as vertices (19.6 us at 1 MiB: NPU 1 takes 31 chunks
@@ -2220,6 +2342,7 @@ static Suite *synth_suite(void)
     TCase *lm = tcase_create("linkmodel");
     tcase_set_timeout(lm, 120);
     tcase_add_test(lm, test_teccl_all_collectives);
+    tcase_add_test(lm, test_teccl_node_switch_steps);
     tcase_add_test(lm, test_unwound_dgx2_bound_is_its_own);
     suite_add_tcase(s, lm);
     TCase *tree = tcase_create("switch_tree"); /* issue 25 */

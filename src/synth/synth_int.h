@@ -168,6 +168,7 @@ typedef struct syn_job {
                                mirror image, tc_synth_net_mirror) */
     int64_t fifo_above;     /* best mode matches FIFO from this many node x chunk pairs (0: the default,
                                2^20; tests lower it) */
+    int poll_all;           /* te-ccl: run every poll of a deferred link (ten.c skip_idle_polls off; tests) */
     const syn_stop *stop;   /* may be NULL */
     int64_t stop_offset;    /* added to the clock before asking stop (the phases before this one) */
     tc_ctx *ctx;        /* progress line (may be NULL) */
@@ -227,6 +228,7 @@ tc_status tc_synth_tacos_run(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, con
 /** Test knobs for tc_synth_tacos_knobs (zeroed: as tc_synth_tacos_run). */
 typedef struct syn_knobs {
     int no_mirror;       /* never synthesize one phase as the mirror of the other (tacos.c run_all) */
+    int poll_all;        /* te-ccl: every poll of a deferred link run, none skipped (ten.c skip_idle_polls) */
     int64_t fifo_above;  /* see syn_job (0: the default) */
     int lazy_all;        /* the all-reduce overlap's timetables recorded on demand at any chunk count (tacos.c
                             busy_on_demand; by default with one chunk per rank only) */

@@ -187,6 +187,7 @@ typedef struct run_cfg {
     int64_t *ovl_probe;     /* tests: NULL, or [0] overlap_bound, [1] the overlap's end where it ran to the end */
     uint64_t *busy_hash;    /* tests: NULL, or a hash of the reduce-scatter's timetables when they are used */
     int64_t fifo_above;     /* syn_job's (0: the default) */
+    int poll_all;           /* syn_job's */
     tc_ctx *ctx;
 } run_cfg;
 
@@ -238,6 +239,7 @@ static void *phase_worker(void *arg)
         .busy_out = R->busy_out,
         .busy_map = R->busy_map,
         .fifo_above = cfg->fifo_above,
+        .poll_all = cfg->poll_all,
         .stop = R->no_stop ? NULL : cfg->stop,
         .stop_offset = R->stop_offset,
         .ctx = cfg->ctx,
@@ -1018,6 +1020,7 @@ tc_status tc_synth_tacos_knobs(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, c
                    .stop = stop, .ctx = ctx};
     if (knobs) {
         cfg.fifo_above = knobs->fifo_above;
+        cfg.poll_all = knobs->poll_all;
         cfg.mirrored = &knobs->mirrored;
         cfg.lazy_all = knobs->lazy_all;
         cfg.busy_hash = &knobs->busy_hash;

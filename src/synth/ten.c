@@ -35,7 +35,9 @@
  *     than NPUs lack it), the one the fewest other ports could send; a port out of a switch sends the first
  *     chunk of the switch's list its NPU lacks (a node switch's copy is then spent), before the NPU's other
  *     in-links are matched.  An NPU's slower in-link defers a chunk that its switch would bring sooner (it
- *     waits until then, TEV_UNBLOCK) rather than carry it again over a scarce link (a cut).
+ *     waits until then, TEV_UNBLOCK) rather than carry it again over a scarce link (a cut); under te-ccl,
+ *     where that wait is 2 ps and repeats until something happens, the waits that cannot see anything new
+ *     are skipped (skip_idle_polls: the same plan).
  *   - switch trees (synth_int.h): a link from an NPU into a tree vertex takes the first chunk of the NPU's
  *     list that a destination behind it wants; the copy is routed to that destination, hop by hop, first in
  *     first out per link (match_tree, tree_arrive).
@@ -366,6 +368,12 @@ typedef struct eng {
     size_t cap_pairs;
     unsigned char *used;
     int64_t *defer_until;  /* best mode, per free link considered: when to look again after deferring */
+    /* te-ccl (net->hold): deferred links wait outside the event heap, each polled at poll_at (defer_link) */
+    int *parked, n_parked;
+    int64_t *poll_at, *poll_step; /* per link: its next look, and how far its last deferral looked ahead */
+    int64_t *park_epoch;   /* per link: `changes` when it was last deferred (-1 never) */
+    unsigned char *park_idle; /* per link: deferred again with nothing changed since it was last deferred */
+    int64_t changes;       /* events taken and transfers started so far: the state's version */
     tc_rng rng;
     int R;                 /* NPU vertices 0 .. R-1; switch vertices R .. n-1 */
     int *tok;              /* SPREAD, per (switch vertex - R, chunk): copies a node switch holds or receives
@@ -560,6 +568,7 @@ static tc_status start_rest(eng *e, int l, int c)
     }
     e->inflight++;
     e->n_xfers++;
+    e->changes++;
     e->round_started = 1;
     if (e->job->first_out && net->src[l] == (e->job->root >= 0 ? e->job->root : c / e->job->K) &&
         e->job->first_out[c] == INT64_MAX)
@@ -795,14 +804,62 @@ static tc_status match_random(eng *e, int d)
 
 static tc_status tev_push(eng *e, int64_t t, int kind, int id);
 
-/* A link whose chunks the destination's switch brings sooner waits until then, and looks again. */
+/* A link whose chunks the destination's switch brings sooner waits until `until`, and looks again. */
 static tc_status defer_link(eng *e, int l, int64_t until)
 {
     e->state[l] = L_BLOCKED;
     if (until <= e->now)
         until = e->now + 1;
     e->busy[l] = until;
-    return tev_push(e, until, TEV_UNBLOCK, l);
+    if (!e->net->hold)
+        return tev_push(e, until, TEV_UNBLOCK, l);
+    /* te-ccl: parked, polled at `until` by the main loop, which may skip the polls that cannot see anything
+     * new (skip_idle_polls) */
+    e->park_idle[l] = e->park_epoch[l] == e->changes;
+    e->park_epoch[l] = e->changes;
+    e->poll_at[l] = until;
+    e->poll_step[l] = until - e->now;
+    e->parked[e->n_parked++] = l;
+    return TC_OK;
+}
+
+/*
+ * te-ccl: skip the polls of parked links that cannot see anything new before `next`, the next event.
+ * Under te-ccl a switch port's cost is its latency (alpha, 1 ps once dropped below a tenth of the epoch)
+ * while it is held beta m, so a link waiting for what its switch brings looks again 2 ps later, and again:
+ * millions of empty engine steps per hold (dgx2-2x16 broadcast 1 MiB: 52 s).  A poll that finds the state as
+ * its link's last deferral left it (no event taken, no transfer started since: park_idle, epoch current)
+ * defers again by the same step before `next`: its window, claims and the switch ports' busy times are the
+ * same (a port busy past the poll frees at an event, so no earlier than `next`), and match_best's
+ * "free_at + hops x cost < now + cost" stays true as now grows.  So such a link's polls before `next` are
+ * skipped but the last, which the loop runs as it would have run it: the same plan, to the picosecond, as
+ * polling every one (the checks in match_best decide nothing at the skipped ones).
+ */
+static void skip_idle_polls(eng *e, int64_t next)
+{
+    for (int i = 0; i < e->n_parked; i++) {
+        const int l = e->parked[i];
+        if (e->park_idle[l] && e->park_epoch[l] == e->changes && next != INT64_MAX && e->poll_at[l] < next) {
+            e->poll_at[l] += (next - 1 - e->poll_at[l]) / e->poll_step[l] * e->poll_step[l];
+            e->busy[l] = e->poll_at[l];
+        }
+    }
+}
+
+/* te-ccl: the parked links whose poll is at `t` become the TEV_UNBLOCK events they were before parking, so
+ * that the main loop takes them in the same order among the other events of that time. */
+static tc_status wake_parked(eng *e, int64_t t)
+{
+    int k = 0;
+    for (int i = 0; i < e->n_parked; i++) {
+        const int l = e->parked[i];
+        if (e->poll_at[l] != t)
+            e->parked[k++] = l;
+        else if (tev_push(e, t, TEV_UNBLOCK, l))
+            return TC_ERR_NOMEM;
+    }
+    e->n_parked = k;
+    return TC_OK;
 }
 
 typedef struct kuhn {
@@ -1869,6 +1926,11 @@ static void eng_free(eng *e)
     free(e->order);
     free(e->used);
     free(e->defer_until);
+    free(e->parked);
+    free(e->poll_at);
+    free(e->poll_step);
+    free(e->park_epoch);
+    free(e->park_idle);
     free(e->pairs);
     free(e->tq);
     free(e->bcur);
@@ -1967,6 +2029,17 @@ tc_status tc_synth_ten_run(const syn_net *net, const syn_job *job, syn_result *r
     e->order = malloc(md * sizeof *e->order);
     e->used = malloc(md);
     e->defer_until = malloc(md * sizeof *e->defer_until);
+    if (net->hold) {
+        e->parked = malloc(((size_t)m + 1) * sizeof *e->parked);
+        e->poll_at = malloc(((size_t)m + 1) * sizeof *e->poll_at);
+        e->poll_step = malloc(((size_t)m + 1) * sizeof *e->poll_step);
+        e->park_epoch = malloc(((size_t)m + 1) * sizeof *e->park_epoch);
+        e->park_idle = calloc((size_t)m + 1, 1);
+        if (!e->parked || !e->poll_at || !e->poll_step || !e->park_epoch || !e->park_idle)
+            goto fail;
+        for (int l = 0; l < m; l++)
+            e->park_epoch[l] = -1;
+    }
     if (!e->log || !e->state || !e->fl_chunk || !e->q_link || !e->q_time || !e->q_off || !e->q_head ||
         !e->q_len || !e->dirty || !e->is_dirty || !e->cand || !e->calt || !e->busy || !e->het || !e->ncand ||
         !e->rlink || !e->order || !e->used || !e->defer_until)
@@ -2069,14 +2142,36 @@ tc_status tc_synth_ten_run(const syn_net *net, const syn_job *job, syn_result *r
         }
         e->n_dirty = 0;
         /* releases and unblockings still matter; te-ccl arrivals always */
-        const int pend = e->tq_n > 0 && (e->remaining > 0 || (net->hold && e->inflight > 0));
-        if (!e->inflight && !pend)
+        int pend = e->tq_n > 0 && (e->remaining > 0 || (net->hold && e->inflight > 0));
+        if (!e->inflight && !pend && !e->n_parked)
             break;
         /* next event time: the earliest FIFO head or timed event */
         int64_t t = pend ? e->tq[0].t : INT64_MAX;
         for (int g = 0; g < G; g++)
             if (e->q_len[g] && e->q_time[e->q_off[g] + e->q_head[g]] < t)
                 t = e->q_time[e->q_off[g] + e->q_head[g]];
+        const int64_t ev = t;
+        if (e->n_parked) { /* te-ccl: or a parked link's poll */
+            if (!job->poll_all)
+                skip_idle_polls(e, t);
+            int stalled = ev == INT64_MAX;
+            for (int i = 0; i < e->n_parked; i++) {
+                const int l = e->parked[i];
+                if (e->poll_at[l] < t)
+                    t = e->poll_at[l];
+                stalled &= e->park_idle[l] && e->park_epoch[l] == e->changes;
+            }
+            if (stalled) { /* no event left and every parked link finds nothing new: polling would go on
+                              until the clock's end */
+                st = TC_ERR_INTERNAL;
+                goto fail;
+            }
+            if ((st = wake_parked(e, t)))
+                goto fail;
+            pend = e->tq_n > 0;
+        }
+        if (t == ev)
+            e->changes++; /* an event: the state may change */
         if (t > SYN_TIME_MAX_PS) {
             st = TC_ERR_LIMIT;
             goto fail;
