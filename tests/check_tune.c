@@ -838,6 +838,35 @@ START_TEST(test_model_roundtrip)
     }
     tc_tune_model_free(l);
     l = NULL;
+    /* damaged metadata (d2's file, two names swapped): refused, at the line of the key */
+    {
+        tc_tune_model_path(d2, TC_COLL_ALLREDUCE, "json", p2, sizeof p2);
+        size_t jn = 0;
+        char *orig = tu_slurp(p2, &jn);
+        static const struct { const char *a, *b, *key, *why; } dm[] = {
+            {"\"scale_min\"", "\"scale_max\"", "\"scale_min\"", "a \"scale_min\" above its \"scale_max\""},
+            {"\"min_bytes\"", "\"max_bytes\"", "\"data\"", "\"data\".\"min_bytes\" is above \"max_bytes\""},
+        };
+        for (size_t i = 0; i < sizeof dm / sizeof dm[0]; i++) {
+            char *t = tc_strdup(orig), *x = strstr(t, dm[i].a), *y = strstr(t, dm[i].b);
+            ck_assert(x && y && strlen(dm[i].a) == strlen(dm[i].b));
+            memcpy(x, dm[i].b, strlen(dm[i].b));
+            memcpy(y, dm[i].a, strlen(dm[i].a));
+            int line = 1; /* the oracle: the key's line in the damaged text */
+            for (const char *c = t; c < strstr(t, dm[i].key); c++)
+                line += *c == '\n';
+            FILE *jf = fopen(p2, "w");
+            fwrite(t, 1, jn, jf);
+            fclose(jf);
+            tu_ctx(&ctx);
+            ck_assert_int_eq(tc_tune_model_load(&ctx, d2, TC_COLL_ALLREDUCE, &l), TC_ERR_PARSE);
+            char at[600];
+            snprintf(at, sizeof at, "%s:%d: error: not a ", p2, line);
+            ck_assert_msg(strstr(tu_diags(), at) && strstr(tu_diags(), dm[i].why), "%s", tu_diags());
+            free(t);
+        }
+        free(orig);
+    }
     /* damage: one byte of the SVM file */
     tc_tune_model_path(d1, TC_COLL_ALLREDUCE, "svm", p1, sizeof p1);
     size_t n = 0;

@@ -18,6 +18,9 @@ tc_status tc_emit_circuits_write(tc_ctx *ctx, const char *topo_name, const tc_sc
 /** Read a JSON schedule written by tc_emit_json_write (diagnostics name `path`). */
 tc_status tc_emit_json_read(tc_ctx *ctx, const char *path, tc_sched **out);
 tc_status tc_emit_json_read_mem(tc_ctx *ctx, const char *name, const char *buf, size_t len, tc_sched **out);
+/** The 1-based line of the top-level key `key` of the JSON object text buf (0 when it has none): where a
+ *  reader that takes a cJSON tree (which keeps no lines) points its diagnostics. */
+int tc_json_key_line(const char *buf, size_t len, const char *key);
 
 /** Output formats known to the CLI. */
 typedef enum { TC_FMT_AUTO = 0, TC_FMT_JSON, TC_FMT_MSCCL, TC_FMT_SVG, TC_FMT_MSCCLPP } tc_format;

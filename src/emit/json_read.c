@@ -160,6 +160,13 @@ static int key_line(const void *arg)
     return off == (size_t)-1 ? 0 : line_col(k->r, off, NULL);
 }
 
+int tc_json_key_line(const char *buf, size_t len, const char *key)
+{
+    const rd r = {NULL, NULL, buf, len};
+    const keyline k = {&r, key};
+    return key_line(&k);
+}
+
 /* Report a cJSON syntax error at byte offset off. */
 static tc_status syntax_error(const rd *r, size_t off)
 {

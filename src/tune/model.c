@@ -3,6 +3,8 @@
  * (man 5 tacosc-tune, MODEL DIRECTORY). */
 #include "tune_int.h"
 
+#include "tacos/emit.h"
+
 #include <cJSON.h>
 #include <errno.h>
 #include <math.h>
@@ -128,11 +130,15 @@ tc_status tc_tune_model_write_meta(tc_ctx *ctx, const tc_tune_model *m, FILE *f)
 typedef struct mreader {
     tc_ctx *ctx;
     const char *path;
+    const char *text; /* the file, for the lines of its keys */
+    size_t len;
 } mreader;
 
-static tc_status broken(mreader *r, const char *what)
+/* The file is damaged at top-level key `key` (NULL: the whole file), or a value under it. */
+static tc_status broken(mreader *r, const char *key, const char *what)
 {
-    return tc_error(r->ctx, TC_ERR_PARSE, r->path, 0, "not a %s file version %d: %s", TC_TUNE_MODEL_FORMAT,
+    const int line = key && r->text ? tc_json_key_line(r->text, r->len, key) : 0;
+    return tc_error(r->ctx, TC_ERR_PARSE, r->path, line, "not a %s file version %d: %s", TC_TUNE_MODEL_FORMAT,
                     TC_TUNE_MODEL_VERSION, what);
 }
 
@@ -204,42 +210,44 @@ static tc_status parse_meta(mreader *r, const cJSON *j, tc_tune_model *m, uint64
     const cJSON *v;
     double x;
     if (!cJSON_IsObject(j) || !(v = field(j, "format", cJSON_String)) || strcmp(v->valuestring, TC_TUNE_MODEL_FORMAT))
-        return broken(r, "no \"format\": \"" TC_TUNE_MODEL_FORMAT "\"");
+        return broken(r, "format", "no \"format\": \"" TC_TUNE_MODEL_FORMAT "\"");
     if (!int_field(j, "version", 0, 1e9, &x))
-        return broken(r, "an unknown \"version\"");
+        return broken(r, "version", "an unknown \"version\"");
     if (x == 1)
-        return broken(r, "version 1 (4 features, before the network features): train it again with tacosc tune");
+        return broken(r, "version", "version 1 (4 features, before the network features): train it again with tacosc tune");
     if (x != TC_TUNE_MODEL_VERSION)
-        return broken(r, "an unknown \"version\"");
+        return broken(r, "version", "an unknown \"version\"");
     tc_coll coll;
     if (!(v = field(j, "collective", cJSON_String)) || tc_coll_parse(v->valuestring, &coll) || coll != m->coll)
-        return broken(r, "\"collective\" is not the collective its file name says");
+        return broken(r, "collective", "\"collective\" is not the collective its file name says");
     if (int_field(j, "seed", 0, 1.8e19, &x))
         m->seed = (uint64_t)x;
     const cJSON *data = field(j, "data", cJSON_Object);
     if (!data)
-        return broken(r, "no \"data\" object");
+        return broken(r, "data", "no \"data\" object");
     if ((v = field(data, "file", cJSON_String)) && !(m->data_file = tc_strdup(v->valuestring)))
         return TC_ERR_NOMEM;
     hex_field(data, "checksum", &m->data_checksum);
     if (!(v = field(data, "source", cJSON_String)) ||
         (strcmp(v->valuestring, "sim") && strcmp(v->valuestring, "measure")))
-        return broken(r, "\"data\".\"source\" is not sim or measure");
+        return broken(r, "data", "\"data\".\"source\" is not sim or measure");
     m->source = strcmp(v->valuestring, "sim") ? TC_TUNE_MEASURE : TC_TUNE_SIM;
     if (!int_field(data, "chunks", 1, 1 << 24, &x))
-        return broken(r, "\"data\".\"chunks\" is not a positive integer");
+        return broken(r, "data", "\"data\".\"chunks\" is not a positive integer");
     m->chunks = (int)x;
     if (int_field(data, "samples", 0, 1e9, &x))
         m->n_samples = (int)x;
     if (!int_field(data, "min_bytes", 1, 1.8e19, &x))
-        return broken(r, "\"data\".\"min_bytes\" is not a positive integer");
+        return broken(r, "data", "\"data\".\"min_bytes\" is not a positive integer");
     m->min_bytes = (uint64_t)x;
     if (!int_field(data, "max_bytes", 1, 1.8e19, &x))
-        return broken(r, "\"data\".\"max_bytes\" is not a positive integer");
+        return broken(r, "data", "\"data\".\"max_bytes\" is not a positive integer");
     m->max_bytes = (uint64_t)x;
+    if (m->min_bytes > m->max_bytes)
+        return broken(r, "data", "\"data\".\"min_bytes\" is above \"max_bytes\"");
     const cJSON *topos = field(j, "topologies", cJSON_Array), *e;
     if (!topos || cJSON_GetArraySize(topos) < 1)
-        return broken(r, "no \"topologies\"");
+        return broken(r, "topologies", "no \"topologies\"");
     if (!(m->topos = calloc((size_t)cJSON_GetArraySize(topos), sizeof *m->topos)))
         return TC_ERR_NOMEM;
     cJSON_ArrayForEach(e, topos)
@@ -249,7 +257,7 @@ static tc_status parse_meta(mreader *r, const cJSON *j, tc_tune_model *m, uint64
         if (!cJSON_IsObject(e) || !(v = field(e, "name", cJSON_String)) || !hex_field(e, "fingerprint", &t->fingerprint) ||
             !int_field(e, "ranks", 1, 1 << 24, &rk) || !int_field(e, "nodes", 1, 1 << 24, &nd) ||
             !int_field(e, "ranks_per_node", 1, 1 << 24, &rp))
-            return broken(r, "a topology without name, fingerprint, ranks, nodes and ranks_per_node");
+            return broken(r, "topologies", "a topology without name, fingerprint, ranks, nodes and ranks_per_node");
         if (!(t->name = tc_strdup(v->valuestring)))
             return TC_ERR_NOMEM;
         t->ranks = (int)rk;
@@ -259,26 +267,29 @@ static tc_status parse_meta(mreader *r, const cJSON *j, tc_tune_model *m, uint64
     }
     if (!doubles_field(j, "scale_min", m->scale_min, TC_TUNE_FEATURES) ||
         !doubles_field(j, "scale_max", m->scale_max, TC_TUNE_FEATURES))
-        return broken(r, "\"scale_min\" or \"scale_max\" is not " TC_TUNE_FEATURES_STR " numbers");
+        return broken(r, "scale_min", "\"scale_min\" or \"scale_max\" is not " TC_TUNE_FEATURES_STR " numbers");
+    for (int k = 0; k < TC_TUNE_FEATURES; k++)
+        if (m->scale_min[k] > m->scale_max[k])
+            return broken(r, "scale_min", "a \"scale_min\" above its \"scale_max\" (the features' range in training)");
     if (!(m->classes = malloc((size_t)nreg * sizeof *m->classes)) || !(m->cands = malloc((size_t)nreg * sizeof *m->cands)))
         return TC_ERR_NOMEM;
     if (!names_field(j, "classes", m->classes, &m->n_classes, nreg) || m->n_classes < 1)
-        return broken(r, "\"classes\" is not a list of algorithms");
+        return broken(r, "classes", "\"classes\" is not a list of algorithms");
     if (!names_field(j, "candidates", m->cands, &m->n_cands, nreg))
-        return broken(r, "\"candidates\" is not a list of algorithms");
+        return broken(r, "candidates", "\"candidates\" is not a list of algorithms");
     for (int i = 0; i < m->n_classes; i++)
         if (!(tc_algo_registry[m->classes[i]].colls & TC_COLL_BIT(coll)))
-            return broken(r, "a class that does not generate the collective");
+            return broken(r, "classes", "a class that does not generate the collective");
     m->runner_up = -1;
     if ((v = field(j, "runner_up", cJSON_String)) && (m->runner_up = tc_tune_algo_index(v->valuestring)) < 0)
-        return broken(r, "\"runner_up\" is not an algorithm");
+        return broken(r, "runner_up", "\"runner_up\" is not an algorithm");
     const cJSON *nf = cJSON_GetObjectItemCaseSensitive(j, "network_features");
     if (!cJSON_IsBool(nf))
-        return broken(r, "\"network_features\" is not true or false");
+        return broken(r, "network_features", "\"network_features\" is not true or false");
     m->net = cJSON_IsTrue(nf);
     m->common = m->classes[0];
     if ((v = field(j, "commonest_winner", cJSON_String)) && (m->common = tc_tune_algo_index(v->valuestring)) < 0)
-        return broken(r, "\"commonest_winner\" is not an algorithm");
+        return broken(r, "commonest_winner", "\"commonest_winner\" is not an algorithm");
     if ((v = field(j, "grid_samples", cJSON_Number)) && v->valuedouble >= 0 && v->valuedouble <= 1e9)
         m->grid_samples = (int)v->valuedouble;
     const cJSON *bl = field(j, "baselines", cJSON_Object);
@@ -302,7 +313,7 @@ static tc_status parse_meta(mreader *r, const cJSON *j, tc_tune_model *m, uint64
     }
     const cJSON *svm = field(j, "svm", cJSON_Object);
     if (!svm || !hex_field(svm, "checksum", svm_sum))
-        return broken(r, "no \"svm\".\"checksum\"");
+        return broken(r, "svm", "no \"svm\".\"checksum\"");
     if ((v = field(svm, "C", cJSON_Number)))
         m->C = v->valuedouble;
     if ((v = field(svm, "gamma", cJSON_Number)))
@@ -359,12 +370,14 @@ tc_status tc_tune_model_load(tc_ctx *ctx, const char *dir, tc_coll coll, tc_tune
     tc_tune_model *m = calloc(1, sizeof *m);
     uint64_t want = 0;
     tc_status st = m ? tc_read_file_max(ctx, meta, TC_TEXT_MAX_MODEL, "model file", &text, &len) : TC_ERR_NOMEM;
-    mreader r = {ctx, meta};
+    mreader r = {ctx, meta, NULL, 0};
     if (st)
         goto fail;
     m->coll = coll;
+    r.text = text;
+    r.len = len;
     if (!(j = cJSON_ParseWithLength(text, len))) {
-        st = broken(&r, "malformed JSON");
+        st = broken(&r, NULL, "malformed JSON");
         goto fail;
     }
     if ((st = parse_meta(&r, j, m, &want)))
