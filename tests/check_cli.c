@@ -1186,6 +1186,33 @@ START_TEST(test_write_beside_check)
 }
 END_TEST
 
+/* compare (and tune, through the same pricing): an algorithm refused for its input says where, the line of
+ * the too-slow link in the topology file (a ring of random size, the slow link at a random position; the
+ * oracle: the line the test wrote it on). */
+START_TEST(test_compare_note_location)
+{
+    tc_rng r;
+    tc_rng_seed(&r, tu_seed() + 1146);
+    const int n = 3 + (int)tc_rng_below(&r, 6), slow = (int)tc_rng_below(&r, (uint64_t)n);
+    char text[4096];
+    int len = snprintf(text, sizeof text,
+                       "<?xml version=\"1.0\"?>\n<topology name=\"slow\" npus=\"%d\">\n"
+                       "  <class name=\"a\" alpha=\"1us\" bandwidth=\"100GB/s\"/>\n"
+                       "  <class name=\"s\" alpha=\"1us\" bandwidth=\"1B/s\"/>\n", n);
+    for (int i = 0; i < n; i++)
+        len += snprintf(text + len, sizeof text - (size_t)len,
+                        "  <link src=\"%d\" dst=\"%d\" class=\"%s\" duplex=\"1\"/>\n", i, (i + 1) % n,
+                        i == slow ? "s" : "a");
+    snprintf(text + len, sizeof text - (size_t)len, "</topology>\n");
+    char *path = tu_tmpfile(".xml", text), *out = NULL, want[512];
+    ck_assert_int_eq(tu_tacosc_run(&out, "compare %s -c allreduce --size 1T", path), 1);
+    snprintf(want, sizeof want, "failed: %s:%d: link %d->%d: one chunk of ", path, 5 + slow, slow, (slow + 1) % n);
+    ck_assert_msg(strstr(out, want), "no '%s' in:\n%s", want, out);
+    free(out);
+    free(path);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("cli");
@@ -1221,6 +1248,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_chunks_auto);
     tcase_add_test(tc, test_switch_model);
     tcase_add_test(tc, test_write_beside_check);
+    tcase_add_test(tc, test_compare_note_location);
     suite_add_tcase(s, tc);
     return s;
 }

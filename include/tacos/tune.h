@@ -75,7 +75,7 @@ int tc_tune_algo_index(const char *name);
 typedef struct tc_tune_cand {
     int algo;             /**< registry index */
     tc_status status;     /**< TC_OK, TC_ERR_UNSUPPORTED (refused: note says why) or another error */
-    char note[200];       /**< the refusal or failure, without its "file:line: error: " prefix */
+    char note[200];       /**< the refusal or failure, "file:line: " and its message (no "error: ") */
     double time;          /**< simulated time, s (status TC_OK) */
     tc_sim_result *res;   /**< the simulation, when kept (keep), else NULL; owned */
 } tc_tune_cand;

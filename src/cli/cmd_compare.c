@@ -82,8 +82,10 @@ static tc_status price_sparse(const tc_topo *topo, tc_coll coll, const tc_gen_op
     if (st == TC_OK) {
         *time = cr.sched->time;
         *wire = cr.wire;
-    } else
-        snprintf(note, n, "sparse: %.180s", cr.diag.msg);
+    } else {
+        char where[1400];
+        snprintf(note, n, "sparse: %.180s", tc_diag_note(cr.diag.file, cr.diag.line, cr.diag.msg, where, sizeof where));
+    }
     tc_compile_result_free(&cr);
     return st;
 }

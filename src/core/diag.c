@@ -62,6 +62,17 @@ void tc_diag_buffer(void *user, tc_diag_level level, const char *file, int line,
     tc_buf_printf((tc_buf *)user, "%s\n", buf);
 }
 
+const char *tc_diag_note(const char *file, int line, const char *msg, char *buf, size_t n)
+{
+    if (file && file[0] && line > 0)
+        snprintf(buf, n, "%s:%d: %s", file, line, msg);
+    else if (file && file[0])
+        snprintf(buf, n, "%s: %s", file, msg);
+    else
+        snprintf(buf, n, "%s", msg);
+    return buf;
+}
+
 void tc_diag_record(void *user, tc_diag_level level, const char *file, int line, int col, const char *msg)
 {
     tc_diag_rec *r = user;

@@ -163,7 +163,7 @@ tc_status tc_tune_collect(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const 
             sub.sink_user = &diag;
             double *first = malloc((size_t)(n_sizes > 0 ? n_sizes : 1) * (size_t)reps * sizeof *first);
             as = first ? tc_tune_measure_runs(&sub, topo, coll, algos[k], sizes, n_sizes, o, first) : TC_ERR_NOMEM;
-            snprintf(note, sizeof note, "%.199s", diag.msg);
+            tc_diag_note(diag.file, diag.line, diag.msg, note, sizeof note);
             for (int i = 0; as == TC_OK && i < n_sizes; i++) {
                 for (int r = 0; r < reps; r++)
                     runs[((size_t)k * n_sizes + i) * cap + r] = first[(size_t)i * reps + r];

@@ -97,8 +97,8 @@ tc_status tc_tune_price(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const tc
             *res = cr.sim;
             cr.sim = NULL;
         }
-    } else if (note && note_n)
-        snprintf(note, note_n, "%s", cr.diag.msg);
+    } else if (note && note_n) /* with the input's location (a link's line in the topology) */
+        tc_diag_note(cr.diag.file, cr.diag.line, cr.diag.msg, note, note_n);
     tc_compile_result_free(&cr);
     return st;
 }
