@@ -1186,9 +1186,9 @@ START_TEST(test_write_beside_check)
 }
 END_TEST
 
-/* compare (and tune, through the same pricing): an algorithm refused for its input says where, the line of
- * the too-slow link in the topology file (a ring of random size, the slow link at a random position; the
- * oracle: the line the test wrote it on). */
+/* compare (and tune and bundle, through the same pricing) and --algo auto: an algorithm refused for its input
+ * says where, the line of the too-slow link in the topology file (a ring of random size, the slow link at a
+ * random position; the oracle: the line the test wrote it on). */
 START_TEST(test_compare_note_location)
 {
     tc_rng r;
@@ -1208,6 +1208,14 @@ START_TEST(test_compare_note_location)
     ck_assert_int_eq(tu_tacosc_run(&out, "compare %s -c allreduce --size 1T", path), 1);
     snprintf(want, sizeof want, "failed: %s:%d: link %d->%d: one chunk of ", path, 5 + slow, slow, (slow + 1) % n);
     ck_assert_msg(strstr(out, want), "no '%s' in:\n%s", want, out);
+    free(out);
+    /* --algo auto: every algorithm refused, the reason once, with the location, after the names that gave it */
+    ck_assert_int_eq(tu_tacosc_run(&out, "%s -c allreduce --size 1T --algo auto -o %s.json", path, path), 1);
+    snprintf(want, sizeof want, ": %s:%d: link %d->%d: one chunk of ", path, 5 + slow, slow, (slow + 1) % n);
+    const char *at = strstr(out, want);
+    ck_assert_msg(at && !strstr(at + 1, want) && strstr(out, "error: auto: no algorithm can generate allreduce on slow; "),
+                  "%s", out);
+    ck_assert_msg(strstr(out, "tacos, ring, ") && strstr(out, "ring2"), "%s", out);
     free(out);
     free(path);
 }

@@ -71,11 +71,14 @@ tc_status tc_tune_algos_parse(tc_ctx *ctx, const char *list, tc_tune_algos *out)
 /** Index of a registry entry by name, -1 when unknown. */
 int tc_tune_algo_index(const char *name);
 
+/** Room for a candidate's note: a pipeline error with its location, whole (tc_compile_diag's message). */
+#define TC_TUNE_NOTE_MAX 1400
+
 /** One candidate priced at one size. */
 typedef struct tc_tune_cand {
     int algo;             /**< registry index */
     tc_status status;     /**< TC_OK, TC_ERR_UNSUPPORTED (refused: note says why) or another error */
-    char note[200];       /**< the refusal or failure, "file:line: " and its message (no "error: ") */
+    char note[TC_TUNE_NOTE_MAX]; /**< the refusal or failure, "file:line: " and its message (no "error: ") */
     double time;          /**< simulated time, s (status TC_OK) */
     tc_sim_result *res;   /**< the simulation, when kept (keep), else NULL; owned */
 } tc_tune_cand;

@@ -84,7 +84,7 @@ static tc_status price_sparse(const tc_topo *topo, tc_coll coll, const tc_gen_op
         *wire = cr.wire;
     } else {
         char where[1400];
-        snprintf(note, n, "sparse: %.180s", tc_diag_note(cr.diag.file, cr.diag.line, cr.diag.msg, where, sizeof where));
+        snprintf(note, n, "sparse: %s", tc_diag_note(cr.diag.file, cr.diag.line, cr.diag.msg, where, sizeof where));
     }
     tc_compile_result_free(&cr);
     return st;

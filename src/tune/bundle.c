@@ -61,7 +61,7 @@ static tc_status later_wins(oracle *o, int a, int b, uint64_t size, int *yes)
     tc_gen_opts go = *o->go;
     go.size = size;
     double ta, tb;
-    char note[200];
+    char note[TC_TUNE_NOTE_MAX];
     tc_status st = tc_tune_price(o->ctx, o->topo, o->coll, &go, NULL, a, &ta, NULL, note, sizeof note);
     if (!st)
         st = tc_tune_price(o->ctx, o->topo, o->coll, &go, NULL, b, &tb, NULL, note, sizeof note);
@@ -145,7 +145,7 @@ tc_status tc_tune_bundle_ranges(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, 
                                     : sizes[first + (last - first) / 2];
         tc_gen_opts g = *go;
         g.size = r[k].plan_bytes;
-        char note[200];
+        char note[TC_TUNE_NOTE_MAX];
         if ((st = tc_tune_price(ctx, topo, coll, &g, NULL, r[k].algo, &r[k].time, NULL, note, sizeof note)))
             st = tc_error(ctx, st, NULL, 0, "bundle: %s %s of %llu B: %s", tc_algo_registry[r[k].algo].name,
                           tc_coll_name(coll), (unsigned long long)r[k].plan_bytes, note);

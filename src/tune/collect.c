@@ -153,7 +153,7 @@ tc_status tc_tune_collect(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const 
     for (int k = 0; k < n_algos; k++) {
         const char *name = tc_algo_registry[algos[k]].name;
         double *t = times + (size_t)k * (size_t)n_sizes;
-        char note[200] = "";
+        char note[TC_TUNE_NOTE_MAX] = "";
         tc_status as = TC_OK;
         int at = 0; /* the size it failed at */
         if (o->source == TC_TUNE_MEASURE) {

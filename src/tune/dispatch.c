@@ -36,13 +36,27 @@ tc_status tc_tune_choose(tc_ctx *ctx, const tc_topo *topo, tc_coll coll, const t
     for (int i = 0; i < n; i++)
         c.n_refused += cands[i].status != TC_OK;
     if (n == 0 || cands[0].status != TC_OK) {
-        char why[600] = "";
-        for (int i = 0; i < n && strlen(why) + 8 < sizeof why; i++)
-            snprintf(why + strlen(why), sizeof why - strlen(why), "; %s: %s", tc_algo_registry[cands[i].algo].name,
-                     cands[i].note);
+        tc_buf why = {0}; /* every reason once, whole, after the candidates that gave it */
+        for (int i = 0; i < n && !st; i++) {
+            int seen = 0;
+            for (int k = 0; k < i && !seen; k++)
+                seen = !strcmp(cands[k].note, cands[i].note);
+            for (int k = i; k < n && !seen && !st; k++)
+                if (!strcmp(cands[k].note, cands[i].note))
+                    st = tc_buf_printf(&why, "%s%s", k == i ? "; " : ", ", tc_algo_registry[cands[k].algo].name);
+            if (!seen && !st)
+                st = tc_buf_printf(&why, ": %s", cands[i].note);
+        }
+        if (st) {
+            tc_buf_free(&why);
+            tc_tune_cands_free(cands, n);
+            return st;
+        }
         tc_tune_cands_free(cands, n);
-        return tc_error(ctx, TC_ERR_UNSUPPORTED, NULL, 0, "auto: no algorithm can generate %s on %s%s",
-                        tc_coll_name(coll), topo->name ? topo->name : "this topology", why);
+        st = tc_error(ctx, TC_ERR_UNSUPPORTED, NULL, 0, "auto: no algorithm can generate %s on %s%s",
+                      tc_coll_name(coll), topo->name ? topo->name : "this topology", why.data ? why.data : "");
+        tc_buf_free(&why);
+        return st;
     }
     c.algo = cands[0].algo;
     c.time = cands[0].time;
