@@ -527,7 +527,7 @@ START_TEST(test_layout)
     ck_assert_int_eq(tc_sched_add(s, 1, 0, 0, TC_OP_REDUCE, -1, 2, 0.5, 0.75, route, 2), TC_OK);
     j = to_json(s, NULL);
     ck_assert_ptr_nonnull(strstr(j, "  \"seed\": \"18446744073709551615\",\n"));
-    ck_assert_ptr_nonnull(strstr(j, "  \"size_bytes\": \"9007199254740993\",\n  \"chunk_bytes\": 9007199254740992,\n"));
+    ck_assert_ptr_nonnull(strstr(j, "  \"size_bytes\": \"9007199254740993\",\n  \"chunk_bytes\": \"9007199254740992\",\n"));
     ck_assert_ptr_nonnull(strstr(j, "  \"steps\": 3,\n  \"transfers\": [\n    [1, 0, 0, \"reduce\", -1, 2, 0.5, 0.75, [3, 4]]\n  ],\n  \"unwind\": 0\n}\n"));
     free(j);
     tc_sched_free(s);
@@ -671,7 +671,11 @@ START_TEST(test_header_errors)
     expect_edit_error("\"root\": 0", "\"root\": 3", TC_ERR_INVALID,
                       "plan.json:12: error: field \"root\" is 3, out of range (0 to 2)\n");
     expect_edit_error("\"seed\": 7", "\"seed\": 18446744073709551615", TC_ERR_INVALID,
-                      "plan.json:5: error: field \"seed\" is larger than 2^53 and cannot be read exactly as a number; "
+                      "plan.json:5: error: field \"seed\" is 2^53 or larger and cannot be read exactly as a number; "
+                      "write it as a string\n");
+    /* 2^53 + 1, which the JSON parser reads as 2^53, is refused, not rounded */
+    expect_edit_error("\"seed\": 7", "\"seed\": 9007199254740993", TC_ERR_INVALID,
+                      "plan.json:5: error: field \"seed\" is 2^53 or larger and cannot be read exactly as a number; "
                       "write it as a string\n");
     expect_edit_error("\"seed\": 7", "\"seed\": \"18446744073709551616\"", TC_ERR_INVALID,
                       "plan.json:5: error: field \"seed\" must be an unsigned 64-bit integer, not \"18446744073709551616\"\n");

@@ -791,7 +791,7 @@ static void write_model(tc_tune_model *m, const char *dir)
 }
 
 /* A model written, read back and written again gives the same bytes and the same predictions; it records
- * what it was trained on; a damaged file is refused before libsvm reads it. */
+ * what it was trained on (its seed exactly, above 2^53 too); a damaged file is refused before libsvm reads it. */
 START_TEST(test_model_roundtrip)
 {
     tc_rng rng;
@@ -804,9 +804,11 @@ START_TEST(test_model_roundtrip)
     tu_ctx(&ctx);
     tc_tune_model *m = NULL, *l = NULL;
     ck_assert_int_eq(tc_tune_train(&ctx, d, TC_COLL_ALLREDUCE, &m), TC_OK);
+    m->seed = (1ull << 53) + 1 + 2 * tc_rng_below(&rng, 1000); /* odd above 2^53: no double holds it */
     char *d1 = tmpdir(), *d2 = tmpdir(), p1[512], p2[512];
     write_model(m, d1);
     ck_assert_msg(tc_tune_model_load(&ctx, d1, TC_COLL_ALLREDUCE, &l) == TC_OK, "%s", tu_diags());
+    ck_assert_uint_eq(l->seed, m->seed);
     write_model(l, d2);
     for (int e = 0; e < 2; e++) {
         const char *ext = e ? "json" : "svm";

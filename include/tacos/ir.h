@@ -189,6 +189,12 @@ void tc_xml_escape(FILE *f, const char *s);
 /** How a JSON value is worded in messages ("a string", "a number", "an array", ...). */
 struct cJSON;
 const char *tc_json_type_name(const struct cJSON *v);
+/** Write an unsigned 64-bit integer as JSON: a number below 2^53, a string of decimal digits from there (a
+ *  JSON number of 2^53 or more is not read exactly: 2^53 + 1 parses as 2^53). */
+void tc_json_put_u64(FILE *f, uint64_t v);
+/** Read what tc_json_put_u64 writes into *out: NULL, or why v is not one (worded to follow 'field "x" ',
+ *  e.g. "must be an unsigned integer, not -1"), in why[n]. */
+const char *tc_json_get_u64(const struct cJSON *v, uint64_t *out, char *why, size_t n);
 /** Write s to f as a JSON string ("..." with ", \\ and control characters escaped); NULL writes null. */
 void tc_json_escape(FILE *f, const char *s);
 /** qsort comparator of ints, ascending. */

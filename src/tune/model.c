@@ -68,13 +68,19 @@ tc_status tc_tune_model_write_meta(tc_ctx *ctx, const tc_tune_model *m, FILE *f)
     snprintf(svm_name, sizeof svm_name, "%s.svm", tc_coll_name(m->coll));
     fprintf(f, "{\n  \"format\": \"%s\",\n  \"version\": %d,\n  \"tool\": \"tacosc %s\",\n", TC_TUNE_MODEL_FORMAT,
             TC_TUNE_MODEL_VERSION, TC_VERSION);
-    fprintf(f, "  \"collective\": \"%s\",\n  \"seed\": %llu,\n", tc_coll_name(m->coll), (unsigned long long)m->seed);
+    fprintf(f, "  \"collective\": \"%s\",\n  \"seed\": ", tc_coll_name(m->coll));
+    tc_json_put_u64(f, m->seed); /* exact: a string from 2^53 on */
+    fputs(",\n", f);
     fputs("  \"data\": {\"file\": ", f);
     jstr(f, m->data_file);
     fprintf(f, ", \"checksum\": \"%016llx\", \"source\": \"%s\", \"chunks\": %d, \"samples\": %d, "
-               "\"min_bytes\": %llu, \"max_bytes\": %llu},\n",
+               "\"min_bytes\": ",
             (unsigned long long)m->data_checksum, tc_tune_source_name((tc_tune_source)m->source), m->chunks,
-            m->n_samples, (unsigned long long)m->min_bytes, (unsigned long long)m->max_bytes);
+            m->n_samples);
+    tc_json_put_u64(f, m->min_bytes);
+    fputs(", \"max_bytes\": ", f);
+    tc_json_put_u64(f, m->max_bytes);
+    fputs("},\n", f);
     fputs("  \"topologies\": [", f);
     for (int i = 0; i < m->n_topos; i++) {
         const tc_tune_topo_id *t = &m->topos[i];
@@ -220,8 +226,10 @@ static tc_status parse_meta(mreader *r, const cJSON *j, tc_tune_model *m, uint64
     tc_coll coll;
     if (!(v = field(j, "collective", cJSON_String)) || tc_coll_parse(v->valuestring, &coll) || coll != m->coll)
         return broken(r, "collective", "\"collective\" is not the collective its file name says");
-    if (int_field(j, "seed", 0, 1.8e19, &x))
-        m->seed = (uint64_t)x;
+    char why[160];
+    const cJSON *sd = cJSON_GetObjectItemCaseSensitive(j, "seed");
+    if (sd && tc_json_get_u64(sd, &m->seed, why, sizeof why))
+        return broken(r, "seed", "\"seed\" is not an unsigned 64-bit integer (a number below 2^53, or a string)");
     const cJSON *data = field(j, "data", cJSON_Object);
     if (!data)
         return broken(r, "data", "no \"data\" object");
@@ -237,12 +245,12 @@ static tc_status parse_meta(mreader *r, const cJSON *j, tc_tune_model *m, uint64
     m->chunks = (int)x;
     if (int_field(data, "samples", 0, 1e9, &x))
         m->n_samples = (int)x;
-    if (!int_field(data, "min_bytes", 1, 1.8e19, &x))
-        return broken(r, "data", "\"data\".\"min_bytes\" is not a positive integer");
-    m->min_bytes = (uint64_t)x;
-    if (!int_field(data, "max_bytes", 1, 1.8e19, &x))
-        return broken(r, "data", "\"data\".\"max_bytes\" is not a positive integer");
-    m->max_bytes = (uint64_t)x;
+    if (tc_json_get_u64(cJSON_GetObjectItemCaseSensitive(data, "min_bytes"), &m->min_bytes, why, sizeof why) ||
+        !m->min_bytes)
+        return broken(r, "data", "\"data\".\"min_bytes\" is not a positive integer (a number below 2^53, or a string)");
+    if (tc_json_get_u64(cJSON_GetObjectItemCaseSensitive(data, "max_bytes"), &m->max_bytes, why, sizeof why) ||
+        !m->max_bytes)
+        return broken(r, "data", "\"data\".\"max_bytes\" is not a positive integer (a number below 2^53, or a string)");
     if (m->min_bytes > m->max_bytes)
         return broken(r, "data", "\"data\".\"min_bytes\" is above \"max_bytes\"");
     const cJSON *topos = field(j, "topologies", cJSON_Array), *e;
