@@ -122,7 +122,8 @@ typedef struct tc_diag_rec {
     int line, col;
     char msg[1024];
 } tc_diag_rec;
-/** A recorded message with its location as a note: "file:line: msg", "file: msg" or msg; returns buf. */
+/** A recorded message with its location as a note: "file:line: msg" where it has a line, else msg (a
+ *  whole-file message is about the input the note's reader already names); returns buf. */
 const char *tc_diag_note(const char *file, int line, const char *msg, char *buf, size_t n);
 /** A sink that records the first error into a tc_diag_rec and passes nothing on (zero the record first). */
 void tc_diag_record(void *user /* tc_diag_rec* */, tc_diag_level level, const char *file, int line, int col,

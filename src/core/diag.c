@@ -66,8 +66,6 @@ const char *tc_diag_note(const char *file, int line, const char *msg, char *buf,
 {
     if (file && file[0] && line > 0)
         snprintf(buf, n, "%s:%d: %s", file, line, msg);
-    else if (file && file[0])
-        snprintf(buf, n, "%s: %s", file, msg);
     else
         snprintf(buf, n, "%s", msg);
     return buf;
