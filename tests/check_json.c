@@ -88,7 +88,7 @@ static tc_sched *random_sched(void)
     ck_assert_int_eq(tc_sched_create(c, R, K, rnd_u64(), &s), TC_OK);
     if (c == TC_COLL_ALLREDUCE && rnd(0, 1))
         s->n_chunks = rnd(1, R > 1 && 2 * n < 100 ? 2 * n : 100);
-    s->root = rnd(0, R - 1);
+    s->root = tc_coll_rooted(c) ? rnd(0, R - 1) : 0;
     s->seed = rnd_u64();
     s->time = fabs(rnd_double());
     char *a = rnd_name(), *t = rnd_name();
@@ -668,6 +668,9 @@ START_TEST(test_header_errors)
     expect_edit_error("\"chunk_bytes\": 1024", "\"chunk_bytes\": 1", TC_ERR_INVALID,
                       "plan.json:14: error: field \"chunk_bytes\" is 1, but 3072 bytes in allgather's chunks make "
                       "1024\n");
+    /* a root for a collective without one: refused, not ignored */
+    expect_edit_error("\"root\": 0", "\"root\": 2", TC_ERR_INVALID,
+                      "plan.json:12: error: field \"root\" is 2, but allgather has no root (0 is written)\n");
     expect_edit_error("\"root\": 0", "\"root\": 3", TC_ERR_INVALID,
                       "plan.json:12: error: field \"root\" is 3, out of range (0 to 2)\n");
     expect_edit_error("\"seed\": 7", "\"seed\": 18446744073709551615", TC_ERR_INVALID,
@@ -799,13 +802,13 @@ START_TEST(test_reader_accepts)
     const char *doc = "{\"transfers\":[[0,1,0,\"reduce\",-1,0,0,1,[]],[1,0,2,\"reduce\",-1,0,0,1,[]],"
                       "[0,1,4,\"reduce\",-1,0,0,1,[]]],\"format\":\"tacosc-schedule\",\"version\":1,"
                       "\"tool\":\"x\",\"seed\":\"123\",\"topology\":null,\"algorithm\":null,\"collective\":\"all-reduce\","
-                      "\"ranks\":2,\"chunks_per_rank\":1,\"chunks\":5,\"root\":1,\"size_bytes\":10,\"chunk_bytes\":2,"
+                      "\"ranks\":2,\"chunks_per_rank\":1,\"chunks\":5,\"root\":0,\"size_bytes\":10,\"chunk_bytes\":2,"
                       "\"predicted_time\":1e-5,\"steps\":1}";
     tc_sched *s = NULL;
     ck_assert_msg(from_json(doc, &s) == TC_OK, "%s", tu_diags());
     ck_assert_int_eq(s->coll, TC_COLL_ALLREDUCE);
     ck_assert_int_eq(s->n_chunks, 5);
-    ck_assert_int_eq(s->root, 1);
+    ck_assert_int_eq(s->root, 0);
     ck_assert_uint_eq(s->seed, 123);
     ck_assert_uint_eq(s->chunk_bytes, 2);
     ck_assert_int_eq(s->n_xfers, 3);

@@ -405,6 +405,8 @@ static tc_status read_header(const rd *r, const cJSON *root, tc_sched **out, int
         (st = get_int(r, root, "root", 0, R - 1, &root_rank)) || (st = get_u64(r, root, "size_bytes", &size_bytes)) ||
         (st = get_u64(r, root, "chunk_bytes", &chunk_bytes)))
         return st;
+    if (root_rank != 0 && !tc_coll_rooted(coll)) /* the writer's 0: another value means nothing, or a damaged file */
+        return field_error(r, "root", "is %d, but %s has no root (0 is written)", root_rank, tc_coll_name(coll));
     int unwind = 0; /* optional: plans written before it was recorded have none */
     if (cJSON_GetObjectItemCaseSensitive(root, "unwind") && (st = get_int(r, root, "unwind", 0, INT32_MAX, &unwind)))
         return st;
