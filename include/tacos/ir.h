@@ -28,6 +28,8 @@
 /** The fastest bandwidth (B/s) a class or link may have: 1 EB/s, beyond any link, so that the sums over a
  *  topology's links stay finite (1e308 B/s overflowed them). */
 #define TC_BW_MAX 1e18
+/** 2^53: a double holds every whole number below it, not 2^53 + 1 (which reads back as 2^53). */
+#define TC_TWO53 9007199254740992.0
 /** A duration in seconds as the integer picoseconds the TACOS synthesizer (src/synth/ten.c) and the event
  *  simulator count in: rounded to nearest, at least 1.  s is finite, >= 0 and at most TC_TIME_MAX. */
 static inline int64_t tc_time_ps(double s)
@@ -200,6 +202,8 @@ const char *tc_json_get_u64(const struct cJSON *v, uint64_t *out, char *why, siz
 void tc_json_escape(FILE *f, const char *s);
 /** qsort comparator of ints, ascending. */
 int tc_cmp_int(const void *a, const void *b);
+/** qsort comparator of int64_t, ascending. */
+int tc_cmp_int64(const void *a, const void *b);
 /** Open a file for reading (streaming readers); the error is reported as tc_read_file reports it. */
 tc_status tc_open_read(tc_ctx *ctx, const char *path, FILE **out);
 /** strdup that returns NULL on NULL. */

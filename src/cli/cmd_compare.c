@@ -83,7 +83,7 @@ static tc_status price_sparse(const tc_topo *topo, tc_coll coll, const tc_gen_op
         *time = cr.sched->time;
         *wire = cr.wire;
     } else {
-        char where[1400];
+        char where[TC_TUNE_NOTE_MAX];
         snprintf(note, n, "sparse: %s", tc_diag_note(cr.diag.file, cr.diag.line, cr.diag.msg, where, sizeof where));
     }
     tc_compile_result_free(&cr);

@@ -19,7 +19,7 @@ const char *tc_json_type_name(const struct cJSON *v)
 
 void tc_json_put_u64(FILE *f, uint64_t v)
 {
-    if (v < (1ull << 53))
+    if ((double)v < TC_TWO53)
         fprintf(f, "%llu", (unsigned long long)v);
     else
         fprintf(f, "\"%llu\"", (unsigned long long)v);
@@ -53,7 +53,7 @@ const char *tc_json_get_u64(const struct cJSON *v, uint64_t *out, char *why, siz
         snprintf(why, n, "must be an unsigned integer, not %.17g", d);
         return why;
     }
-    if (d >= 9007199254740992.0) { /* 2^53: it may be 2^53 + 1 rounded by the parser, a string only */
+    if (d >= TC_TWO53) { /* it may be 2^53 + 1 rounded by the parser: a string only */
         snprintf(why, n, "is 2^53 or larger and cannot be read exactly as a number; write it as a string");
         return why;
     }

@@ -151,7 +151,7 @@ tc_status tc_parse_size(const char *s, uint64_t *out)
     }
     double b = v * mul;
     /* a fraction or an exponent: exact only below 2^53, where every whole number is a double */
-    if (b >= 9007199254740992.0 || b != floor(b))
+    if (b >= TC_TWO53 || b != floor(b))
         return TC_ERR_INVALID;
     *out = (uint64_t)b;
     return TC_OK;
@@ -190,7 +190,7 @@ const char *tc_fmt_bytes(double b, char *buf, size_t n)
 
 const char *tc_fmt_double(double d, char *buf, size_t n)
 {
-    if (d == floor(d) && fabs(d) < 9007199254740992.0 /* 2^53 */ && !signbit(d)) {
+    if (d == floor(d) && fabs(d) < TC_TWO53 && !signbit(d)) {
         snprintf(buf, n, "%lld", (long long)d);
         return buf;
     }
@@ -203,6 +203,12 @@ const char *tc_fmt_double(double d, char *buf, size_t n)
 int tc_cmp_int(const void *a, const void *b)
 {
     int x = *(const int *)a, y = *(const int *)b;
+    return x < y ? -1 : x > y;
+}
+
+int tc_cmp_int64(const void *a, const void *b)
+{
+    const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
     return x < y ? -1 : x > y;
 }
 

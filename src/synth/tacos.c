@@ -291,12 +291,6 @@ static int overlap_early(const overlap *o, int C, int64_t T)
     return 0;
 }
 
-static int cmp_int64_desc(const void *a, const void *b)
-{
-    const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x < y) - (x > y);
-}
-
 /*
  * A lower bound (ps) on where the overlapped all-gather ends (the all-reduce's time when it is kept), from
  * the release times alone, after a reduce-scatter of makespan T.  An NPU takes in every chunk it does not own,
@@ -326,11 +320,11 @@ static int64_t overlap_bound(const run_cfg *cfg, const overlap *o, int64_t T)
         return 0;
     for (int c = 0; c < C; c++)
         rel[c] = release_of(o, c, T);
-    qsort(rel, (size_t)C, sizeof *rel, cmp_int64_desc);
+    qsort(rel, (size_t)C, sizeof *rel, tc_cmp_int64);
     double lb = 0;
-    for (int i = K; i < C; i++) /* rel[0 .. i] are the i + 1 released at rel[i] or later */
-        if (i + 1 == C || rel[i + 1] != rel[i]) {
-            const double t = (double)rel[i] + (double)(i + 1 - K) / rate;
+    for (int j = 0; j + K < C; j++) /* rel[j .. C) are the C - j released at rel[j] or later */
+        if (j == 0 || rel[j - 1] != rel[j]) {
+            const double t = (double)rel[j] + (double)(C - j - K) / rate;
             if (t > lb)
                 lb = t;
         }

@@ -81,12 +81,6 @@ static int cmp_link_cost(const void *a, const void *b, void *arg)
     return (x > y) - (x < y);
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
 void tc_synth_net_free(syn_net *net)
 {
     if (!net)
@@ -187,7 +181,7 @@ tc_status tc_synth_net_build(const tc_topo *t, int reversed, uint64_t chunk_byte
         net->cost[l] = ps;
         uniq[l] = ps;
     }
-    qsort(uniq, (size_t)m, sizeof *uniq, cmp_i64);
+    qsort(uniq, (size_t)m, sizeof *uniq, tc_cmp_int64);
     int g = 0;
     for (int l = 0; l < m; l++)
         if (g == 0 || uniq[g - 1] != uniq[l])
